@@ -1,0 +1,1 @@
+//! esa-core placeholder
