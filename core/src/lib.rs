@@ -1,1 +1,23 @@
-//! esa-core placeholder
+//! # esa-core
+//!
+//! The sans-IO heart of ESA: everything that decides, nothing that waits.
+//! Time is an argument (`now_us`, microseconds), no function opens a socket or
+//! starts a thread, so tests drive it in virtual time.
+//!
+//! ## Layout
+//! - [`constants`]: the numbers every part agrees on.
+//! - [`wire`]: byte views and parsed forms of Ethernet, IPv4, UDP and ESA.
+//! - [`pool`]: the reference model of the switch's aggregator pool — what the
+//!   P4 program does, packet for packet.
+//! - [`quant`]: float32 to int32 fixed point with exact integer sums.
+//! - [`policy`]: priority policies (fcfs, static, srpt, las) with aging.
+//! - [`worker`] and [`ps`]: the host protocol state machines.
+//! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs.
+//! - [`rng`]: the small seeded generator simulations use.
+//!
+//! `docs/protocol.md` is the specification all of them follow.
+
+pub mod constants;
+pub mod policy;
+pub mod quant;
+pub mod wire;

@@ -1,0 +1,178 @@
+//! Whole ESA frames: Ethernet / IPv4 / UDP / ESA header / lanes.
+
+use super::{
+    EsaPacket, EsaRepr, EthernetFrame, EthernetRepr, Ipv4Addr, Ipv4Packet, Ipv4Repr, Layer,
+    MacAddr, UdpPacket, UdpRepr, WireError,
+};
+use crate::constants::{
+    ESA_UDP_PORT, ETHERNET_LEN, ETHERTYPE_IPV4, IP_PROTO_UDP, IPV4_LEN, UDP_LEN, esa_frame_len,
+    esa_payload_len,
+};
+
+/// Byte offset of the ESA header in a frame.
+pub const ESA_OFFSET: usize = ETHERNET_LEN + IPV4_LEN + UDP_LEN;
+
+impl WireError {
+    /// Whether the error only says the frame is not an ESA packet (another
+    /// EtherType, protocol or port), as opposed to a broken ESA packet.
+    pub fn is_not_esa(&self) -> bool {
+        matches!(
+            self,
+            WireError::NotIpv4(_)
+                | WireError::NotUdp(_)
+                | WireError::NotEsaPort(_)
+                | WireError::IpOptions(_)
+                | WireError::Fragment(_)
+        )
+    }
+}
+
+/// A parsed ESA frame borrowing its lanes from the buffer.
+#[derive(Debug, Clone)]
+pub struct ParsedFrame<'a> {
+    /// Ethernet header.
+    pub eth: EthernetRepr,
+    /// IPv4 header.
+    pub ip: Ipv4Repr,
+    /// UDP header.
+    pub udp: UdpRepr,
+    /// ESA header.
+    pub esa: EsaRepr,
+    /// The ESA payload (header and lanes).
+    pub payload: EsaPacket<&'a [u8]>,
+}
+
+impl<'a> ParsedFrame<'a> {
+    /// Parses a frame that must be an ESA packet with `lanes` lanes. Bytes
+    /// after the IPv4 total length (Ethernet padding) are ignored.
+    pub fn parse(bytes: &'a [u8], lanes: usize) -> Result<ParsedFrame<'a>, WireError> {
+        let eth_frame = EthernetFrame::new_checked(bytes)?;
+        let eth = EthernetRepr::parse(&eth_frame);
+        if eth.ethertype != ETHERTYPE_IPV4 {
+            return Err(WireError::NotIpv4(eth.ethertype));
+        }
+        let ip_bytes = &bytes[ETHERNET_LEN..];
+        let ip_packet = Ipv4Packet::new_checked(ip_bytes)?;
+        if ip_packet.flags_frag() & 0x3fff != 0 {
+            return Err(WireError::Fragment(ip_packet.flags_frag()));
+        }
+        if ip_packet.protocol() != IP_PROTO_UDP {
+            return Err(WireError::NotUdp(ip_packet.protocol()));
+        }
+        let ip = Ipv4Repr::parse(&ip_packet)?;
+        let udp_bytes = &ip_bytes[IPV4_LEN..IPV4_LEN + ip.payload_len];
+        let udp_packet = UdpPacket::new_checked(udp_bytes)?;
+        if udp_packet.dst_port() != ESA_UDP_PORT {
+            return Err(WireError::NotEsaPort(udp_packet.dst_port()));
+        }
+        let udp = UdpRepr::parse(&udp_packet);
+        if udp.payload_len + UDP_LEN != ip.payload_len {
+            return Err(WireError::BadLength {
+                layer: Layer::Udp,
+                field: udp.payload_len + UDP_LEN,
+                available: ip.payload_len,
+            });
+        }
+        let payload_bytes = &udp_bytes[UDP_LEN..];
+        let payload = EsaPacket::new_checked(payload_bytes, lanes)?;
+        let esa = EsaRepr::parse(&payload)?;
+        Ok(ParsedFrame {
+            eth,
+            ip,
+            udp,
+            esa,
+            payload,
+        })
+    }
+}
+
+/// Everything needed to build an ESA frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameRepr {
+    /// Source MAC.
+    pub src_mac: MacAddr,
+    /// Destination MAC.
+    pub dst_mac: MacAddr,
+    /// Source IPv4 address.
+    pub src_ip: Ipv4Addr,
+    /// Destination IPv4 address.
+    pub dst_ip: Ipv4Addr,
+    /// The ESA header.
+    pub esa: EsaRepr,
+}
+
+impl FrameRepr {
+    /// Builds the frame bytes with `values` in `lanes` lanes (missing values
+    /// are 0). TTL is 64, identification 0, DF set, UDP ports both
+    /// [`ESA_UDP_PORT`], UDP checksum 0.
+    pub fn emit(&self, values: &[i32], lanes: usize) -> Vec<u8> {
+        let mut buf = vec![0u8; esa_frame_len(lanes)];
+        let payload_len = esa_payload_len(lanes);
+        let mut eth = EthernetFrame {
+            buffer: &mut buf[..],
+        };
+        EthernetRepr {
+            dst: self.dst_mac,
+            src: self.src_mac,
+            ethertype: ETHERTYPE_IPV4,
+        }
+        .emit(&mut eth);
+        Ipv4Repr {
+            src: self.src_ip,
+            dst: self.dst_ip,
+            protocol: IP_PROTO_UDP,
+            payload_len: UDP_LEN + payload_len,
+            ttl: 64,
+            dscp_ecn: 0,
+            ident: 0,
+            flags_frag: 0x4000,
+        }
+        .emit(&mut buf[ETHERNET_LEN..]);
+        UdpRepr {
+            src_port: ESA_UDP_PORT,
+            dst_port: ESA_UDP_PORT,
+            payload_len,
+        }
+        .emit(&mut buf[ETHERNET_LEN + IPV4_LEN..]);
+        let mut esa = EsaPacket {
+            buffer: &mut buf[ESA_OFFSET..],
+        };
+        self.esa.emit(&mut esa);
+        esa.write_values(values);
+        buf
+    }
+}
+
+/// Rewrites an ESA frame's destination for the host behind an egress port:
+/// destination MAC and IPv4 address, a fresh IPv4 checksum, UDP checksum 0
+/// (`docs/protocol.md` §3.1).
+///
+/// The frame must already have parsed as an ESA frame; shorter buffers are
+/// left untouched and reported.
+pub fn rewrite_destination(frame: &mut [u8], mac: MacAddr, ip: Ipv4Addr) -> Result<(), WireError> {
+    super::check_len(Layer::Esa, ESA_OFFSET, frame.len())?;
+    EthernetFrame {
+        buffer: &mut frame[..],
+    }
+    .set_dst(mac);
+    let mut ip_packet = Ipv4Packet::new_checked(&mut frame[ETHERNET_LEN..])?;
+    ip_packet.set_dst(ip);
+    ip_packet.fill_checksum();
+    clear_udp_checksum(frame);
+    Ok(())
+}
+
+/// Sets the UDP checksum of a frame to 0 (the switch does this to every ESA
+/// packet it emits, since it changes the payload).
+pub fn clear_udp_checksum(frame: &mut [u8]) {
+    let at = ETHERNET_LEN + IPV4_LEN + 6;
+    if frame.len() >= at + 2 {
+        frame[at..at + 2].fill(0);
+    }
+}
+
+/// The ESA payload (header and lanes) of a frame, writable. The frame must
+/// be at least [`ESA_OFFSET`] bytes long.
+pub fn esa_payload_mut(frame: &mut [u8]) -> &mut [u8] {
+    &mut frame[ESA_OFFSET..]
+}
