@@ -19,5 +19,6 @@
 
 pub mod constants;
 pub mod policy;
+pub mod pool;
 pub mod quant;
 pub mod wire;

@@ -1,0 +1,984 @@
+//! The reference model of the switch's aggregator pool.
+//!
+//! [`Pool::process`] does to one frame exactly what the P4 program does in
+//! ingress (`docs/protocol.md` §4): admission, the decision table, the slot
+//! registers and the per-job counters. What leaves is an [`Emit`]: the frame
+//! as ingress leaves it, and a [`Destination`] (a port or a multicast group).
+//! [`Pool::egress`] then expands groups and rewrites destinations per port, as
+//! the replication engine and the egress control do. The P4 program is
+//! compared with this model packet by packet.
+
+use crate::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, MAX_PRIORITY, esa_payload_len};
+use crate::wire::frame::{ESA_OFFSET, clear_udp_checksum, rewrite_destination};
+use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFrame};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Switch timestamps are 48 bits wide (v1model's `ingress_global_timestamp`).
+const TIMESTAMP_MASK: u64 = (1 << 48) - 1;
+
+/// Slot flag: the slot holds a complete sum.
+pub const SLOT_COMPLETE: u8 = 0x01;
+/// Slot flag: complete but not yet released (ATP mode).
+pub const SLOT_HELD: u8 = 0x02;
+/// Slot flag: a contribution saturated.
+pub const SLOT_OVERFLOW: u8 = 0x04;
+
+/// How a job shares the pool (`docs/protocol.md` §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// Preemptive, priority-based sharing; release on completion.
+    Esa,
+    /// No preemption; a slot is held until the result passes back from the PS.
+    Atp,
+    /// No preemption; a static slot range per job.
+    SwitchMl,
+}
+
+impl Mode {
+    /// The mode's code in the P4 job table.
+    pub const fn code(self) -> u8 {
+        match self {
+            Mode::Esa => 0,
+            Mode::Atp => 1,
+            Mode::SwitchMl => 2,
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Esa => "esa",
+            Mode::Atp => "atp",
+            Mode::SwitchMl => "switchml",
+        })
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = PoolError;
+    fn from_str(s: &str) -> Result<Mode, PoolError> {
+        match s {
+            "esa" => Ok(Mode::Esa),
+            "atp" => Ok(Mode::Atp),
+            "switchml" => Ok(Mode::SwitchMl),
+            _ => Err(PoolError::UnknownMode(s.to_string())),
+        }
+    }
+}
+
+/// One entry of the job table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobEntry {
+    /// Number of workers, 2..=32.
+    pub fan_in: u8,
+    /// Sharing mode.
+    pub mode: Mode,
+    /// Highest priority the job's packets may carry; higher ones are clamped.
+    pub max_priority: u8,
+    /// Multicast group of the job's workers and PS.
+    pub mcast_group: u16,
+    /// Port of the job's parameter server.
+    pub ps_port: u16,
+    /// First slot of the job's range.
+    pub slot_base: u16,
+    /// The job's range is `slot_base ..= slot_base + slot_mask`.
+    pub slot_mask: u16,
+}
+
+impl JobEntry {
+    /// Bitmap with one bit per worker.
+    pub const fn full_bitmap(&self) -> u32 {
+        full_bitmap(self.fan_in)
+    }
+}
+
+/// Bitmap with the low `fan_in` bits set.
+pub const fn full_bitmap(fan_in: u8) -> u32 {
+    if fan_in >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << fan_in) - 1
+    }
+}
+
+/// Pool geometry and timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolConfig {
+    /// Number of slots; a power of two.
+    pub slots: usize,
+    /// Value lanes per packet.
+    pub lanes: usize,
+    /// A slot untouched for longer than this (µs) is stale.
+    pub stale_after_us: u64,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            slots: crate::constants::DEFAULT_POOL_SLOTS,
+            lanes: crate::constants::DEFAULT_LANES,
+            stale_after_us: crate::constants::DEFAULT_STALE_AFTER_US,
+        }
+    }
+}
+
+/// A request the pool refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// The slot count is zero, not a power of two, or above 65536.
+    #[error("pool size {0} is not a power of two between 1 and 65536")]
+    BadPoolSize(usize),
+    /// The lane count is zero or above the maximum.
+    #[error("lane count {0} is not between 1 and {MAX_LANES}")]
+    BadLanes(usize),
+    /// The job id is 0 or above 4095.
+    #[error("job id {0} is not between 1 and {MAX_JOB_ID}")]
+    BadJobId(u16),
+    /// The fan-in is below 2 or above 32.
+    #[error("job {job}: fan-in {fan_in} is not between 2 and {MAX_FAN_IN}")]
+    BadFanIn {
+        /// The job.
+        job: u16,
+        /// The fan-in asked for.
+        fan_in: u8,
+    },
+    /// The maximum priority is above 15.
+    #[error("job {job}: max priority {max_priority} is above {MAX_PRIORITY}")]
+    BadPriority {
+        /// The job.
+        job: u16,
+        /// The priority asked for.
+        max_priority: u8,
+    },
+    /// The slot range is not a power of two or does not fit the pool.
+    #[error("job {job}: slot range base {base} mask {mask:#x} does not fit a pool of {slots}")]
+    BadSlotRange {
+        /// The job.
+        job: u16,
+        /// `slot_base`.
+        base: u16,
+        /// `slot_mask`.
+        mask: u16,
+        /// Pool size.
+        slots: usize,
+    },
+    /// A mode name is not `esa`, `atp` or `switchml`.
+    #[error("unknown mode {0:?}: expected esa, atp or switchml")]
+    UnknownMode(String),
+}
+
+/// Where an emitted packet goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Destination {
+    /// One egress port.
+    Port(u16),
+    /// Every member port of a multicast group.
+    Group(u16),
+}
+
+/// A packet leaving ingress.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Emit {
+    /// Where it goes.
+    pub dest: Destination,
+    /// The whole frame as ingress leaves it (before per-port rewriting).
+    pub frame: Vec<u8>,
+}
+
+impl fmt::Debug for Emit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Emit({:?}, {} bytes)", self.dest, self.frame.len())
+    }
+}
+
+/// Why a packet was dropped at admission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// Not parseable as an ESA packet, bad version, type or checksum.
+    Malformed,
+    /// The job is not in the job table.
+    UnknownJob,
+    /// The ingress port may not send for the job.
+    BadPort,
+    /// A type only the switch produces.
+    BadType,
+    /// The slot is outside the job's range.
+    BadSlot,
+    /// The worker id or bitmap of a DATA packet is invalid.
+    BadWorker,
+}
+
+/// What the pool did with one frame; one per call, matching one counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Not an ESA packet: left to L2 forwarding.
+    NotEsa,
+    /// Dropped at admission.
+    Dropped(DropReason),
+    /// D1: completed the chunk.
+    Completed,
+    /// D2: flushed the partial to the PS.
+    Flushed,
+    /// D3: added to the slot.
+    Aggregated,
+    /// D4, D6: already counted.
+    Duplicate,
+    /// D5: result re-emitted from the slot.
+    Reemitted,
+    /// D7, D8, D12: sent unaggregated to the PS.
+    Fallback,
+    /// D9: claimed a free slot.
+    Claimed,
+    /// D10: reclaimed a stale slot, evicting its partial.
+    StaleReclaim,
+    /// D11: preempted a lower-priority partial.
+    Preempted,
+    /// R1, R2: a RESULT relayed to the group.
+    ResultRelayed,
+    /// Q1: a QUERY relayed to the group.
+    QueryRelayed,
+}
+
+/// The result of [`Pool::process`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// What happened.
+    pub outcome: Outcome,
+    /// The row of `docs/protocol.md` §4 that applied (`"D1"` … `"Q1"`), or
+    /// `"admission"` / `"not-esa"`.
+    pub rule: &'static str,
+    /// The packet that leaves, if any.
+    pub emit: Option<Emit>,
+}
+
+/// Per-job counters (`docs/protocol.md` §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JobCounters {
+    /// Admitted DATA packets.
+    pub data_rx: u64,
+    /// D9.
+    pub claimed: u64,
+    /// D3.
+    pub aggregated: u64,
+    /// D1.
+    pub completed: u64,
+    /// D4, D6.
+    pub duplicates: u64,
+    /// D2.
+    pub flushed: u64,
+    /// D5.
+    pub reemitted: u64,
+    /// D7, D8, D12.
+    pub fallbacks: u64,
+    /// D11, counted for the job that preempts.
+    pub preemptions: u64,
+    /// D10, counted for the job that reclaims.
+    pub stale_reclaims: u64,
+    /// D10, D11, counted for the job that loses its slot.
+    pub evictions_suffered: u64,
+    /// R1, R2.
+    pub results_relayed: u64,
+    /// Q1.
+    pub queries_relayed: u64,
+    /// R1 that cleared `HELD` (ATP release).
+    pub released: u64,
+    /// Admission: port not authorized.
+    pub drop_bad_port: u64,
+    /// Admission: switch-only type received.
+    pub drop_bad_type: u64,
+    /// Admission: slot out of range.
+    pub drop_bad_slot: u64,
+    /// Admission: invalid worker id or bitmap.
+    pub drop_bad_worker: u64,
+}
+
+impl JobCounters {
+    /// The sum of the DATA outcome counters, which must equal `data_rx`.
+    pub const fn data_outcomes(&self) -> u64 {
+        self.claimed
+            + self.aggregated
+            + self.completed
+            + self.duplicates
+            + self.flushed
+            + self.reemitted
+            + self.fallbacks
+            + self.preemptions
+            + self.stale_reclaims
+    }
+}
+
+/// Counters not tied to a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GlobalCounters {
+    /// Frames that were not ESA packets.
+    pub not_esa: u64,
+    /// ESA frames that could not be read.
+    pub malformed: u64,
+    /// ESA packets of jobs not in the table.
+    pub unknown_job: u64,
+    /// Multicast emits to a group with no members.
+    pub empty_group: u64,
+}
+
+/// A copy of one slot's registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotState {
+    /// `slot_key`.
+    pub key: Key,
+    /// `slot_bitmap`.
+    pub bitmap: u32,
+    /// `slot_count`.
+    pub count: u8,
+    /// `slot_flags`.
+    pub flags: u8,
+    /// `slot_timestamp`.
+    pub timestamp: u64,
+    /// `slot_tombstone`.
+    pub tombstone: Key,
+    /// The lanes.
+    pub values: Vec<i32>,
+}
+
+/// The slot registers, one array each as in the P4 program.
+#[derive(Debug, Clone)]
+struct SlotTable {
+    key: Vec<u32>,
+    bitmap: Vec<u32>,
+    count: Vec<u8>,
+    flags: Vec<u8>,
+    timestamp: Vec<u64>,
+    tombstone: Vec<u32>,
+    /// `slots × lanes`, slot-major.
+    values: Vec<i32>,
+    lanes: usize,
+}
+
+impl SlotTable {
+    fn new(slots: usize, lanes: usize) -> SlotTable {
+        SlotTable {
+            key: vec![0; slots],
+            bitmap: vec![0; slots],
+            count: vec![0; slots],
+            flags: vec![0; slots],
+            timestamp: vec![0; slots],
+            tombstone: vec![0; slots],
+            values: vec![0; slots * lanes],
+            lanes,
+        }
+    }
+
+    fn lanes_mut(&mut self, i: usize) -> &mut [i32] {
+        &mut self.values[i * self.lanes..(i + 1) * self.lanes]
+    }
+
+    fn is_free(&self, i: usize) -> bool {
+        self.key[i] == 0 || self.flags[i] & (SLOT_COMPLETE | SLOT_HELD) == SLOT_COMPLETE
+    }
+
+    fn is_stale(&self, i: usize, now: u64, stale_after_us: u64) -> bool {
+        !self.is_free(i) && (now.wrapping_sub(self.timestamp[i]) & TIMESTAMP_MASK) > stale_after_us
+    }
+}
+
+/// Lane operation applied to every lane of a slot (`docs/protocol.md` §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LaneOp {
+    /// Write back what was read.
+    Keep,
+    /// Write the packet's value.
+    Write,
+    /// Write read + packet value (wrapping, as 32-bit registers do).
+    Add,
+}
+
+/// Which value leaves in the packet's lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LaneOut {
+    /// The packet's own values.
+    Packet,
+    /// The values read from the slot.
+    Old,
+    /// The values written to the slot.
+    New,
+}
+
+/// The aggregator pool and the tables that steer it.
+#[derive(Debug, Clone)]
+pub struct Pool {
+    config: PoolConfig,
+    jobs: BTreeMap<u16, JobEntry>,
+    authorized: BTreeSet<(u16, u16)>,
+    hosts: BTreeMap<u16, (MacAddr, Ipv4Addr)>,
+    groups: BTreeMap<u16, Vec<u16>>,
+    slots: SlotTable,
+    counters: BTreeMap<u16, JobCounters>,
+    global: GlobalCounters,
+}
+
+impl Pool {
+    /// An empty pool: every slot free, no jobs.
+    pub fn new(config: PoolConfig) -> Result<Pool, PoolError> {
+        if !config.slots.is_power_of_two() || config.slots > 1 << 16 {
+            return Err(PoolError::BadPoolSize(config.slots));
+        }
+        if config.lanes == 0 || config.lanes > MAX_LANES {
+            return Err(PoolError::BadLanes(config.lanes));
+        }
+        Ok(Pool {
+            slots: SlotTable::new(config.slots, config.lanes),
+            config,
+            jobs: BTreeMap::new(),
+            authorized: BTreeSet::new(),
+            hosts: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            global: GlobalCounters::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PoolConfig {
+        &self.config
+    }
+
+    /// A job entry covering the whole pool, as `esa` and `atp` jobs use.
+    pub fn shared_entry(&self, fan_in: u8, mode: Mode, mcast_group: u16, ps_port: u16) -> JobEntry {
+        JobEntry {
+            fan_in,
+            mode,
+            max_priority: MAX_PRIORITY,
+            mcast_group,
+            ps_port,
+            slot_base: 0,
+            slot_mask: (self.config.slots - 1) as u16,
+        }
+    }
+
+    /// Inserts or replaces a job-table entry. Counters of a replaced job are
+    /// kept; slots are not touched.
+    pub fn insert_job(&mut self, job: u16, entry: JobEntry) -> Result<(), PoolError> {
+        if job == 0 || job > MAX_JOB_ID {
+            return Err(PoolError::BadJobId(job));
+        }
+        if entry.fan_in < 2 || entry.fan_in > MAX_FAN_IN {
+            return Err(PoolError::BadFanIn {
+                job,
+                fan_in: entry.fan_in,
+            });
+        }
+        if entry.max_priority > MAX_PRIORITY {
+            return Err(PoolError::BadPriority {
+                job,
+                max_priority: entry.max_priority,
+            });
+        }
+        let range = usize::from(entry.slot_mask) + 1;
+        if !range.is_power_of_two() || usize::from(entry.slot_base) + range > self.config.slots {
+            return Err(PoolError::BadSlotRange {
+                job,
+                base: entry.slot_base,
+                mask: entry.slot_mask,
+                slots: self.config.slots,
+            });
+        }
+        self.jobs.insert(job, entry);
+        self.counters.entry(job).or_default();
+        Ok(())
+    }
+
+    /// Removes a job and its port authorizations.
+    pub fn remove_job(&mut self, job: u16) -> Option<JobEntry> {
+        self.authorized.retain(|&(j, _)| j != job);
+        self.jobs.remove(&job)
+    }
+
+    /// The entry of a job.
+    pub fn job(&self, job: u16) -> Option<&JobEntry> {
+        self.jobs.get(&job)
+    }
+
+    /// Lets `port` send packets of `job`.
+    pub fn authorize(&mut self, job: u16, port: u16) {
+        self.authorized.insert((job, port));
+    }
+
+    /// Sets the host behind an egress port (the egress host table).
+    pub fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
+        self.hosts.insert(port, (mac, ip));
+    }
+
+    /// Sets the member ports of a multicast group.
+    pub fn set_group(&mut self, group: u16, ports: Vec<u16>) {
+        self.groups.insert(group, ports);
+    }
+
+    /// Counters of a job (zero for a job never seen).
+    pub fn counters(&self, job: u16) -> JobCounters {
+        self.counters.get(&job).copied().unwrap_or_default()
+    }
+
+    /// Counters not tied to a job.
+    pub fn global_counters(&self) -> GlobalCounters {
+        self.global
+    }
+
+    /// A copy of slot `i`'s registers.
+    ///
+    /// # Panics
+    /// If `i` is not below the pool size.
+    pub fn slot(&self, i: usize) -> SlotState {
+        let s = &self.slots;
+        SlotState {
+            key: Key(s.key[i]),
+            bitmap: s.bitmap[i],
+            count: s.count[i],
+            flags: s.flags[i],
+            timestamp: s.timestamp[i],
+            tombstone: Key(s.tombstone[i]),
+            values: s.values[i * s.lanes..(i + 1) * s.lanes].to_vec(),
+        }
+    }
+
+    /// Number of slots holding a chunk that is not free.
+    pub fn occupied_slots(&self) -> usize {
+        (0..self.config.slots)
+            .filter(|&i| !self.slots.is_free(i))
+            .count()
+    }
+
+    fn job_counters(&mut self, job: u16) -> &mut JobCounters {
+        self.counters.entry(job).or_default()
+    }
+
+    fn drop_packet(&mut self, job: u16, reason: DropReason) -> Decision {
+        match reason {
+            DropReason::Malformed => self.global.malformed += 1,
+            DropReason::UnknownJob => self.global.unknown_job += 1,
+            DropReason::BadPort => self.job_counters(job).drop_bad_port += 1,
+            DropReason::BadType => self.job_counters(job).drop_bad_type += 1,
+            DropReason::BadSlot => self.job_counters(job).drop_bad_slot += 1,
+            DropReason::BadWorker => self.job_counters(job).drop_bad_worker += 1,
+        }
+        Decision {
+            outcome: Outcome::Dropped(reason),
+            rule: "admission",
+            emit: None,
+        }
+    }
+
+    /// Runs one frame arriving on `ingress_port` at time `now_us` through
+    /// ingress.
+    pub fn process(&mut self, frame: &[u8], ingress_port: u16, now_us: u64) -> Decision {
+        let parsed = match ParsedFrame::parse(frame, self.config.lanes) {
+            Ok(p) => p,
+            Err(e) if e.is_not_esa() => {
+                self.global.not_esa += 1;
+                return Decision {
+                    outcome: Outcome::NotEsa,
+                    rule: "not-esa",
+                    emit: None,
+                };
+            }
+            Err(_) => return self.drop_packet(0, DropReason::Malformed),
+        };
+        let esa = parsed.esa;
+        let job_id = esa.key.job();
+        let Some(&job) = self.jobs.get(&job_id) else {
+            return self.drop_packet(job_id, DropReason::UnknownJob);
+        };
+        if !self.authorized.contains(&(job_id, ingress_port)) {
+            return self.drop_packet(job_id, DropReason::BadPort);
+        }
+        if esa.packet_type.is_part() {
+            return self.drop_packet(job_id, DropReason::BadType);
+        }
+        if esa.slot > job.slot_mask {
+            return self.drop_packet(job_id, DropReason::BadSlot);
+        }
+        let index = (usize::from(job.slot_base) + usize::from(esa.slot)) & (self.config.slots - 1);
+        let now = now_us & TIMESTAMP_MASK;
+        let mut packet = Packet::new(frame, self.config.lanes);
+        match esa.packet_type {
+            PacketType::Data => {
+                if esa.worker >= job.fan_in || esa.bitmap != 1u32 << esa.worker {
+                    return self.drop_packet(job_id, DropReason::BadWorker);
+                }
+                let priority = esa.key.priority().min(job.max_priority);
+                packet.key = esa.key.with_priority(priority);
+                self.job_counters(job_id).data_rx += 1;
+                self.data(&job, job_id, index, packet, now)
+            }
+            PacketType::Result => self.result(&job, job_id, index, packet),
+            PacketType::Query => {
+                self.job_counters(job_id).queries_relayed += 1;
+                let emit = packet.emit(Destination::Group(job.mcast_group));
+                Decision {
+                    outcome: Outcome::QueryRelayed,
+                    rule: "Q1",
+                    emit: Some(emit),
+                }
+            }
+            // Parts were refused above.
+            PacketType::Fallback | PacketType::Evicted | PacketType::Flush => {
+                self.drop_packet(job_id, DropReason::BadType)
+            }
+        }
+    }
+
+    /// Applies a lane operation to slot `i` and sets the packet's lanes.
+    fn lanes(&mut self, i: usize, packet: &mut Packet, op: LaneOp, out: LaneOut) {
+        let slot = self.slots.lanes_mut(i);
+        for (lane, value) in slot.iter_mut().zip(packet.values.iter_mut()) {
+            let old = *lane;
+            let new = match op {
+                LaneOp::Keep => old,
+                LaneOp::Write => *value,
+                LaneOp::Add => old.wrapping_add(*value),
+            };
+            *lane = new;
+            match out {
+                LaneOut::Packet => {}
+                LaneOut::Old => *value = old,
+                LaneOut::New => *value = new,
+            }
+        }
+    }
+
+    /// Writes the packet into slot `i` as a fresh claim.
+    fn claim(&mut self, i: usize, packet: &Packet, now: u64) {
+        let s = &mut self.slots;
+        s.key[i] = packet.key.0;
+        s.bitmap[i] = packet.bitmap;
+        s.count[i] = 1;
+        s.flags[i] = if packet.flags.contains(Flags::OVERFLOW) {
+            SLOT_OVERFLOW
+        } else {
+            0
+        };
+        s.timestamp[i] = now;
+    }
+
+    /// The old chunk of slot `i` leaves as EVICTED while the packet claims it
+    /// (D10, D11).
+    fn swap_evict(&mut self, i: usize, mut packet: Packet, now: u64, stale: bool) -> Option<Emit> {
+        let old_key = Key(self.slots.key[i]);
+        let old_bitmap = self.slots.bitmap[i];
+        let old_count = self.slots.count[i];
+        let old_flags = self.slots.flags[i];
+        self.lanes(i, &mut packet, LaneOp::Write, LaneOut::Old);
+        self.claim(i, &packet, now);
+        self.slots.tombstone[i] = old_key.0;
+        let old_job_id = old_key.job();
+        self.job_counters(old_job_id).evictions_suffered += 1;
+        // The old job may have been removed since it claimed the slot; its
+        // partial then has nowhere to go.
+        let old_job = self.jobs.get(&old_job_id).copied()?;
+        packet.packet_type = PacketType::Evicted;
+        packet.key = old_key;
+        packet.bitmap = old_bitmap;
+        packet.count = old_count;
+        packet.fan_in = old_job.fan_in;
+        packet.slot = (i as u16).wrapping_sub(old_job.slot_base) & old_job.slot_mask;
+        let mut flags = Flags::NONE;
+        if old_flags & SLOT_OVERFLOW != 0 {
+            flags = flags | Flags::OVERFLOW;
+        }
+        if stale {
+            flags = flags | Flags::STALE;
+        }
+        packet.flags = flags;
+        Some(packet.emit(Destination::Port(old_job.ps_port)))
+    }
+
+    fn data(
+        &mut self,
+        job: &JobEntry,
+        job_id: u16,
+        i: usize,
+        mut packet: Packet,
+        now: u64,
+    ) -> Decision {
+        let slot_key = Key(self.slots.key[i]);
+        let slot_flags = self.slots.flags[i];
+        let same = slot_key.0 != 0 && slot_key.same_chunk(packet.key);
+        let complete = slot_flags & SLOT_COMPLETE != 0;
+        let resend = packet.flags.contains(Flags::RESEND);
+        let is_new = self.slots.bitmap[i] & packet.bitmap == 0;
+        let packet_overflow = packet.flags.contains(Flags::OVERFLOW);
+        let overflow_flag = |slot_flags: u8| {
+            if slot_flags & SLOT_OVERFLOW != 0 {
+                Flags::OVERFLOW
+            } else {
+                Flags::NONE
+            }
+        };
+        let result_dest = match job.mode {
+            Mode::Atp => Destination::Port(job.ps_port),
+            Mode::Esa | Mode::SwitchMl => Destination::Group(job.mcast_group),
+        };
+
+        if same && !complete {
+            let ovf = if packet_overflow { SLOT_OVERFLOW } else { 0 };
+            if is_new && u32::from(self.slots.count[i]) + 1 == u32::from(job.fan_in) {
+                // D1: the last contribution.
+                self.lanes(i, &mut packet, LaneOp::Add, LaneOut::New);
+                let s = &mut self.slots;
+                s.bitmap[i] |= packet.bitmap;
+                s.count[i] += 1;
+                s.flags[i] |= SLOT_COMPLETE | ovf;
+                if job.mode == Mode::Atp {
+                    s.flags[i] |= SLOT_HELD;
+                }
+                s.timestamp[i] = now;
+                packet.packet_type = PacketType::Result;
+                packet.flags = overflow_flag(s.flags[i]);
+                packet.key = slot_key;
+                packet.bitmap = s.bitmap[i];
+                packet.count = s.count[i];
+                packet.fan_in = job.fan_in;
+                self.job_counters(job_id).completed += 1;
+                return Decision {
+                    outcome: Outcome::Completed,
+                    rule: "D1",
+                    emit: Some(packet.emit(result_dest)),
+                };
+            }
+            if resend {
+                // D2: hand the partial to the PS and tombstone the chunk.
+                let op = if is_new { LaneOp::Add } else { LaneOp::Keep };
+                self.lanes(i, &mut packet, op, LaneOut::New);
+                let s = &mut self.slots;
+                let (bitmap, count) = if is_new {
+                    (s.bitmap[i] | packet.bitmap, s.count[i] + 1)
+                } else {
+                    (s.bitmap[i], s.count[i])
+                };
+                packet.flags = Flags::RESEND | overflow_flag(s.flags[i] | ovf);
+                s.key[i] = 0;
+                s.tombstone[i] = slot_key.0;
+                s.flags[i] = 0;
+                packet.packet_type = PacketType::Flush;
+                packet.key = slot_key;
+                packet.bitmap = bitmap;
+                packet.count = count;
+                packet.fan_in = job.fan_in;
+                self.job_counters(job_id).flushed += 1;
+                return Decision {
+                    outcome: Outcome::Flushed,
+                    rule: "D2",
+                    emit: Some(packet.emit(Destination::Port(job.ps_port))),
+                };
+            }
+            if is_new {
+                // D3.
+                self.lanes(i, &mut packet, LaneOp::Add, LaneOut::Packet);
+                let s = &mut self.slots;
+                s.bitmap[i] |= packet.bitmap;
+                s.count[i] += 1;
+                s.flags[i] |= ovf;
+                s.timestamp[i] = now;
+                self.job_counters(job_id).aggregated += 1;
+                return Decision {
+                    outcome: Outcome::Aggregated,
+                    rule: "D3",
+                    emit: None,
+                };
+            }
+            // D4.
+            self.job_counters(job_id).duplicates += 1;
+            return Decision {
+                outcome: Outcome::Duplicate,
+                rule: "D4",
+                emit: None,
+            };
+        }
+        if same {
+            if resend {
+                // D5: answer from the slot.
+                self.lanes(i, &mut packet, LaneOp::Keep, LaneOut::Old);
+                let s = &self.slots;
+                packet.packet_type = PacketType::Result;
+                packet.flags = overflow_flag(s.flags[i]);
+                packet.key = slot_key;
+                packet.bitmap = s.bitmap[i];
+                packet.count = s.count[i];
+                packet.fan_in = job.fan_in;
+                self.job_counters(job_id).reemitted += 1;
+                return Decision {
+                    outcome: Outcome::Reemitted,
+                    rule: "D5",
+                    emit: Some(packet.emit(result_dest)),
+                };
+            }
+            // D6.
+            self.job_counters(job_id).duplicates += 1;
+            return Decision {
+                outcome: Outcome::Duplicate,
+                rule: "D6",
+                emit: None,
+            };
+        }
+        let tombstoned = Key(self.slots.tombstone[i]).same_chunk(packet.key);
+        if tombstoned || resend {
+            // D7, D8: the chunk's parts are gathering at the PS.
+            packet.packet_type = PacketType::Fallback;
+            packet.fan_in = job.fan_in;
+            self.job_counters(job_id).fallbacks += 1;
+            return Decision {
+                outcome: Outcome::Fallback,
+                rule: if tombstoned { "D7" } else { "D8" },
+                emit: Some(packet.emit(Destination::Port(job.ps_port))),
+            };
+        }
+        if self.slots.is_free(i) {
+            // D9.
+            self.lanes(i, &mut packet, LaneOp::Write, LaneOut::Packet);
+            self.claim(i, &packet, now);
+            self.job_counters(job_id).claimed += 1;
+            return Decision {
+                outcome: Outcome::Claimed,
+                rule: "D9",
+                emit: None,
+            };
+        }
+        if self.slots.is_stale(i, now, self.config.stale_after_us) {
+            // D10.
+            self.job_counters(job_id).stale_reclaims += 1;
+            let emit = self.swap_evict(i, packet, now, true);
+            return Decision {
+                outcome: Outcome::StaleReclaim,
+                rule: "D10",
+                emit,
+            };
+        }
+        if job.mode == Mode::Esa && packet.key.priority() > slot_key.priority() {
+            // D11.
+            self.job_counters(job_id).preemptions += 1;
+            let emit = self.swap_evict(i, packet, now, false);
+            return Decision {
+                outcome: Outcome::Preempted,
+                rule: "D11",
+                emit,
+            };
+        }
+        // D12.
+        packet.packet_type = PacketType::Fallback;
+        packet.flags = packet.flags | Flags::COLLISION;
+        packet.fan_in = job.fan_in;
+        self.job_counters(job_id).fallbacks += 1;
+        Decision {
+            outcome: Outcome::Fallback,
+            rule: "D12",
+            emit: Some(packet.emit(Destination::Port(job.ps_port))),
+        }
+    }
+
+    fn result(&mut self, job: &JobEntry, job_id: u16, i: usize, mut packet: Packet) -> Decision {
+        let slot_key = Key(self.slots.key[i]);
+        let counters = self.counters.entry(job_id).or_default();
+        counters.results_relayed += 1;
+        let rule = if slot_key.0 != 0 && slot_key.same_chunk(packet.key) {
+            // R1: the slot now holds the true sum and is released.
+            if self.slots.flags[i] & SLOT_HELD != 0 {
+                counters.released += 1;
+            }
+            self.lanes(i, &mut packet, LaneOp::Write, LaneOut::Packet);
+            let s = &mut self.slots;
+            s.bitmap[i] = job.full_bitmap();
+            s.count[i] = job.fan_in;
+            s.flags[i] = SLOT_COMPLETE
+                | if packet.flags.contains(Flags::OVERFLOW) {
+                    SLOT_OVERFLOW
+                } else {
+                    0
+                };
+            "R1"
+        } else {
+            "R2"
+        };
+        Decision {
+            outcome: Outcome::ResultRelayed,
+            rule,
+            emit: Some(packet.emit(Destination::Group(job.mcast_group))),
+        }
+    }
+
+    /// What leaves the switch for an emit: one frame per destination port
+    /// (group members in order), each with its destination rewritten for
+    /// the host behind the port (`docs/protocol.md` §3.1).
+    pub fn egress(&mut self, emit: &Emit) -> Vec<(u16, Vec<u8>)> {
+        let ports = match emit.dest {
+            Destination::Port(p) => vec![p],
+            Destination::Group(g) => self.groups.get(&g).cloned().unwrap_or_default(),
+        };
+        if ports.is_empty() {
+            self.global.empty_group += 1;
+        }
+        ports
+            .into_iter()
+            .map(|port| {
+                let mut frame = emit.frame.clone();
+                if let Some(&(mac, ip)) = self.hosts.get(&port) {
+                    // The frame parsed as ESA in ingress, so it is long enough.
+                    let _ = rewrite_destination(&mut frame, mac, ip);
+                }
+                (port, frame)
+            })
+            .collect()
+    }
+}
+
+/// The fields ingress may change, and the frame they go back into.
+#[derive(Debug)]
+struct Packet {
+    frame: Vec<u8>,
+    packet_type: PacketType,
+    flags: Flags,
+    key: Key,
+    bitmap: u32,
+    count: u8,
+    fan_in: u8,
+    slot: u16,
+    values: Vec<i32>,
+}
+
+impl Packet {
+    /// Reads a frame that already parsed as ESA with `lanes` lanes.
+    fn new(frame: &[u8], lanes: usize) -> Packet {
+        let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
+        let view = EsaPacket::new_checked(payload, lanes).expect("frame parsed in ingress");
+        Packet {
+            frame: frame.to_vec(),
+            packet_type: PacketType::from_code(view.type_code()).unwrap_or(PacketType::Data),
+            flags: view.flags(),
+            key: view.key(),
+            bitmap: view.bitmap(),
+            count: view.count(),
+            fan_in: view.fan_in(),
+            slot: view.slot(),
+            values: view.values().collect(),
+        }
+    }
+
+    /// Writes the fields back and addresses the frame.
+    fn emit(mut self, dest: Destination) -> Emit {
+        let lanes = self.values.len();
+        let payload = &mut self.frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
+        let mut view = EsaPacket::new_checked(payload, lanes).expect("frame parsed in ingress");
+        view.set_packet_type(self.packet_type);
+        view.set_flags(self.flags);
+        view.set_key(self.key);
+        view.set_bitmap(self.bitmap);
+        view.set_count(self.count);
+        view.set_fan_in(self.fan_in);
+        view.set_slot(self.slot);
+        view.write_values(&self.values);
+        clear_udp_checksum(&mut self.frame);
+        Emit {
+            dest,
+            frame: self.frame,
+        }
+    }
+}
