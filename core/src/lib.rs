@@ -20,5 +20,9 @@
 pub mod constants;
 pub mod policy;
 pub mod pool;
+pub mod ps;
 pub mod quant;
+pub mod rng;
+pub mod sim;
 pub mod wire;
+pub mod worker;

@@ -55,8 +55,8 @@ pub fn quantize_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> 
     let mut saturated = false;
     for (o, &x) in out.iter_mut().zip(src) {
         let r = (x * scale).round();
-        // `!(a <= b)` is also true for NaN.
-        saturated |= !(r.abs() <= lf);
+        // NaN is not within the limit either.
+        saturated |= r.is_nan() || r.abs() > lf;
         *o = r.clamp(-lf, lf) as i32;
     }
     if out.len() > src.len() {

@@ -1,0 +1,124 @@
+//! Per-packet costs of the core: wire parse and emit, the pool's decision,
+//! and quantization throughput. `cargo bench -p esa-core`.
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use esa_core::constants::DEFAULT_LANES;
+use esa_core::pool::{Mode, Pool, PoolConfig};
+use esa_core::quant;
+use esa_core::rng::Rng;
+use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType, ParsedFrame};
+use std::hint::black_box;
+
+const LANES: usize = DEFAULT_LANES;
+
+fn data_frame(job: u16, worker: u8, seq: u16, priority: u8, slot: u16, fan_in: u8) -> Vec<u8> {
+    FrameRepr {
+        src_mac: MacAddr::local(u32::from(worker) + 1),
+        dst_mac: MacAddr::local(0xffff),
+        src_ip: Ipv4Addr::new(10, 0, job as u8, worker),
+        dst_ip: Ipv4Addr::new(10, 0, 0, 254),
+        esa: EsaRepr {
+            packet_type: PacketType::Data,
+            flags: Flags::NONE,
+            slot,
+            key: Key::new(priority, job, seq),
+            bitmap: 1 << worker,
+            fan_in,
+            count: 1,
+            exponent: 16,
+            worker,
+        },
+    }
+    .emit(&[7; LANES], LANES)
+}
+
+fn wire(c: &mut Criterion) {
+    let frame = data_frame(1, 2, 7, 3, 5, 4);
+    let mut g = c.benchmark_group("wire");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("parse_frame_k32", |b| {
+        b.iter(|| {
+            let p = ParsedFrame::parse(black_box(&frame), LANES).unwrap();
+            black_box(p.payload.values().fold(0i32, |a, v| a.wrapping_add(v)))
+        })
+    });
+    let repr = FrameRepr {
+        src_mac: MacAddr::local(1),
+        dst_mac: MacAddr::local(2),
+        src_ip: Ipv4Addr::new(10, 0, 0, 1),
+        dst_ip: Ipv4Addr::new(10, 0, 0, 2),
+        esa: ParsedFrame::parse(&frame, LANES).unwrap().esa,
+    };
+    let values = [5i32; LANES];
+    g.bench_function("emit_frame_k32", |b| {
+        b.iter(|| black_box(repr.emit(black_box(&values), LANES)))
+    });
+    g.finish();
+}
+
+/// A multi-job mix: 4 jobs of 4 workers, priorities 0..4, on a 64-slot pool,
+/// so claims, aggregation, completion, fallback and preemption all happen.
+fn pool(c: &mut Criterion) {
+    let mut rng = Rng::new(9);
+    let mut frames = vec![];
+    for seq in 0..256u16 {
+        for job in 1..=4u16 {
+            for worker in 0..4u8 {
+                let slot = (rng.below(64)) as u16;
+                frames.push((
+                    data_frame(job, worker, seq, job as u8, slot, 4),
+                    u16::from(worker) + 1 + (job - 1) * 5,
+                ));
+            }
+        }
+    }
+    let mut base = Pool::new(PoolConfig {
+        slots: 64,
+        lanes: LANES,
+        stale_after_us: 1_000,
+    })
+    .unwrap();
+    for job in 1..=4u16 {
+        let ps = job * 5;
+        let entry = base.shared_entry(4, Mode::Esa, job, ps);
+        base.insert_job(job, entry).unwrap();
+        for p in ps - 4..=ps {
+            base.authorize(job, p);
+        }
+    }
+    let mut g = c.benchmark_group("pool");
+    g.throughput(Throughput::Elements(frames.len() as u64));
+    g.bench_function("process_mix_k32", |b| {
+        b.iter_batched(
+            || base.clone(),
+            |mut pool| {
+                for (i, (f, port)) in frames.iter().enumerate() {
+                    black_box(pool.process(f, *port, i as u64));
+                }
+                pool
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+fn quantization(c: &mut Criterion) {
+    let n = 1 << 20;
+    let mut rng = Rng::new(1);
+    let src: Vec<f32> = (0..n).map(|_| (rng.unit() as f32 - 0.5) * 4.0).collect();
+    let mut q = vec![0i32; n];
+    let mut back = vec![0f32; n];
+    let mut g = c.benchmark_group("quant");
+    g.throughput(Throughput::Bytes((n * 4) as u64));
+    g.bench_function("quantize_4MiB", |b| {
+        b.iter(|| black_box(quant::quantize_into(black_box(&src), 16, 8, &mut q)))
+    });
+    g.bench_function("dequantize_4MiB", |b| {
+        b.iter(|| quant::dequantize_into(black_box(&q), 16, &mut back))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, wire, pool, quantization);
+criterion_main!(benches);

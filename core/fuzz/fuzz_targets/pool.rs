@@ -1,0 +1,30 @@
+//! Any sequence of frames on any ports: the pool never panics and its
+//! counters add up.
+#![no_main]
+
+use esa_core::pool::{Mode, Pool, PoolConfig};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut pool = Pool::new(PoolConfig { slots: 8, lanes: 2, stale_after_us: 50 }).unwrap();
+    for job in 1..=2u16 {
+        let entry = pool.shared_entry(3, if job == 1 { Mode::Esa } else { Mode::Atp }, job, 9 + job);
+        pool.insert_job(job, entry).unwrap();
+        for port in 0..12 {
+            pool.authorize(job, port);
+        }
+    }
+    // Records: [port, time step, length, bytes...].
+    let mut rest = data;
+    let mut now = 0u64;
+    while let [port, dt, len, tail @ ..] = rest {
+        let len = usize::from(*len).min(tail.len());
+        now += u64::from(*dt);
+        let _ = pool.process(&tail[..len], u16::from(*port % 12), now);
+        rest = &tail[len..];
+    }
+    for job in 1..=2 {
+        let c = pool.counters(job);
+        assert_eq!(c.data_outcomes(), c.data_rx);
+    }
+});
