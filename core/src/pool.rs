@@ -337,6 +337,8 @@ pub struct SlotState {
     pub timestamp: u64,
     /// `slot_tombstone`.
     pub tombstone: Key,
+    /// `slot_exponent`.
+    pub exponent: i8,
     /// The lanes.
     pub values: Vec<i32>,
 }
@@ -350,6 +352,7 @@ struct SlotTable {
     flags: Vec<u8>,
     timestamp: Vec<u64>,
     tombstone: Vec<u32>,
+    exponent: Vec<i8>,
     /// `slots × lanes`, slot-major.
     values: Vec<i32>,
     lanes: usize,
@@ -364,6 +367,7 @@ impl SlotTable {
             flags: vec![0; slots],
             timestamp: vec![0; slots],
             tombstone: vec![0; slots],
+            exponent: vec![0; slots],
             values: vec![0; slots * lanes],
             lanes,
         }
@@ -537,6 +541,7 @@ impl Pool {
             flags: s.flags[i],
             timestamp: s.timestamp[i],
             tombstone: Key(s.tombstone[i]),
+            exponent: s.exponent[i],
             values: s.values[i * s.lanes..(i + 1) * s.lanes].to_vec(),
         }
     }
@@ -658,6 +663,7 @@ impl Pool {
             0
         };
         s.timestamp[i] = now;
+        s.exponent[i] = packet.exponent;
     }
 
     /// The old chunk of slot `i` leaves as EVICTED while the packet claims it
@@ -667,6 +673,7 @@ impl Pool {
         let old_bitmap = self.slots.bitmap[i];
         let old_count = self.slots.count[i];
         let old_flags = self.slots.flags[i];
+        let old_exponent = self.slots.exponent[i];
         self.lanes(i, &mut packet, LaneOp::Write, LaneOut::Old);
         self.claim(i, &packet, now);
         self.slots.tombstone[i] = old_key.0;
@@ -680,6 +687,7 @@ impl Pool {
         packet.bitmap = old_bitmap;
         packet.count = old_count;
         packet.fan_in = old_job.fan_in;
+        packet.exponent = old_exponent;
         packet.slot = (i as u16).wrapping_sub(old_job.slot_base) & old_job.slot_mask;
         let mut flags = Flags::NONE;
         if old_flags & SLOT_OVERFLOW != 0 {
@@ -738,6 +746,7 @@ impl Pool {
                 packet.bitmap = s.bitmap[i];
                 packet.count = s.count[i];
                 packet.fan_in = job.fan_in;
+                packet.exponent = s.exponent[i];
                 self.job_counters(job_id).completed += 1;
                 return Decision {
                     outcome: Outcome::Completed,
@@ -764,6 +773,7 @@ impl Pool {
                 packet.bitmap = bitmap;
                 packet.count = count;
                 packet.fan_in = job.fan_in;
+                packet.exponent = s.exponent[i];
                 self.job_counters(job_id).flushed += 1;
                 return Decision {
                     outcome: Outcome::Flushed,
@@ -805,6 +815,7 @@ impl Pool {
                 packet.bitmap = s.bitmap[i];
                 packet.count = s.count[i];
                 packet.fan_in = job.fan_in;
+                packet.exponent = s.exponent[i];
                 self.job_counters(job_id).reemitted += 1;
                 return Decision {
                     outcome: Outcome::Reemitted,
@@ -888,6 +899,7 @@ impl Pool {
             let s = &mut self.slots;
             s.bitmap[i] = job.full_bitmap();
             s.count[i] = job.fan_in;
+            s.exponent[i] = packet.exponent;
             s.flags[i] = SLOT_COMPLETE
                 | if packet.flags.contains(Flags::OVERFLOW) {
                     SLOT_OVERFLOW
@@ -940,6 +952,7 @@ struct Packet {
     bitmap: u32,
     count: u8,
     fan_in: u8,
+    exponent: i8,
     slot: u16,
     values: Vec<i32>,
 }
@@ -957,6 +970,7 @@ impl Packet {
             bitmap: view.bitmap(),
             count: view.count(),
             fan_in: view.fan_in(),
+            exponent: view.exponent(),
             slot: view.slot(),
             values: view.values().collect(),
         }
@@ -973,6 +987,7 @@ impl Packet {
         view.set_bitmap(self.bitmap);
         view.set_count(self.count);
         view.set_fan_in(self.fan_in);
+        view.set_exponent(self.exponent);
         view.set_slot(self.slot);
         view.write_values(&self.values);
         clear_udp_checksum(&mut self.frame);

@@ -14,14 +14,11 @@
 //! part holding it). A cover found earlier would have completed the chunk,
 //! so only covers containing the new part are searched.
 //!
-//! **Exponents of `EVICTED` parts.** The switch keeps no exponent per slot
-//! (`docs/protocol.md` §3.2), so an `EVICTED` packet carries the exponent of
-//! the packet that evicted it, possibly another job's. The PS therefore takes
-//! a chunk's exponent only from `FALLBACK` and `FLUSH` parts (made from the
-//! job's own `DATA` packets) and never checks or uses the exponent of an
-//! `EVICTED` part. A cover made only of `EVICTED` parts waits until a part
-//! with a trustworthy exponent arrives; every worker without a result keeps
-//! resending, and a resend reaches the PS as a `FALLBACK` or `FLUSH`.
+//! **Exponents.** Every part carries its chunk's exponent: `FALLBACK` the
+//! worker's own, and `FLUSH` and `EVICTED` the slot's (`slot_exponent`,
+//! `docs/protocol.md` §3.2), even when another job's packet carries an
+//! `EVICTED` partial out. The first part of a chunk fixes its exponent; a
+//! part with another one is refused.
 //!
 //! No sockets, no clocks: payloads are ESA headers plus lanes and time is the
 //! `now_us` argument.
@@ -239,9 +236,6 @@ pub struct PsJobStats {
     pub queries_sent: u64,
     /// `QUERY`s received (the PS's own, relayed back); ignored.
     pub queries_received: u64,
-    /// Covers found before any part with a trustworthy exponent had
-    /// arrived (only `EVICTED` parts); the chunk waits for one.
-    pub covers_awaiting_exponent: u64,
     /// Cover searches that hit the node budget (should stay 0).
     pub cover_searches_abandoned: u64,
     /// Packets of this job rejected with an error.
@@ -271,8 +265,8 @@ struct Part {
 #[derive(Debug, Clone)]
 struct PendingChunk {
     parts: Vec<Part>,
-    /// From the first `FALLBACK` or `FLUSH` part.
-    exponent: Option<i8>,
+    /// From the first part.
+    exponent: i8,
     /// Position in the job's creation order.
     order: u64,
     last_query_us: Option<u64>,
@@ -539,11 +533,7 @@ impl JobState {
             }
             return Ok(());
         }
-        // See the module docs: only FALLBACK and FLUSH carry the chunk's
-        // exponent.
-        let trusted = repr.packet_type != PacketType::Evicted;
-        if trusted
-            && let Some(expected) = self.pending.get(&chunk).and_then(|p| p.exponent)
+        if let Some(expected) = self.pending.get(&chunk).map(|p| p.exponent)
             && expected != repr.exponent
         {
             return Err(PsError::ExponentMismatch {
@@ -568,7 +558,7 @@ impl JobState {
                 chunk,
                 PendingChunk {
                     parts: Vec::new(),
-                    exponent: None,
+                    exponent: repr.exponent,
                     order,
                     last_query_us: None,
                 },
@@ -577,21 +567,11 @@ impl JobState {
         let Some(pending) = self.pending.get_mut(&chunk) else {
             return Ok(());
         };
-        let learned_exponent = trusted && pending.exponent.is_none();
-        if trusted {
-            pending.exponent = Some(repr.exponent);
-        }
 
         let mut budget = COVER_SEARCH_BUDGET;
         let cover = if pending.parts.iter().any(|p| p.bitmap == repr.bitmap) {
             self.stats.duplicate_parts += 1;
-            // A duplicate adds no cover, but it may be the first part with
-            // a trustworthy exponent for a cover of EVICTED parts.
-            if learned_exponent {
-                exact_cover(&pending.parts, None, self.full, &mut budget)
-            } else {
-                None
-            }
+            None
         } else {
             if pending.parts.len() >= cfg.max_parts_per_chunk {
                 // Drop the oldest multi-worker part: single-worker parts are
@@ -606,31 +586,27 @@ impl JobState {
                 flags: repr.flags,
                 values,
             });
-            let start = if learned_exponent {
-                None
-            } else {
-                Some(pending.parts.len() - 1)
-            };
-            exact_cover(&pending.parts, start, self.full, &mut budget)
+            exact_cover(
+                &pending.parts,
+                pending.parts.len() - 1,
+                self.full,
+                &mut budget,
+            )
         };
         if cover.is_none() && budget == 0 {
             self.stats.cover_searches_abandoned += 1;
         }
 
-        match (cover, pending.exponent) {
-            (Some(cover), Some(exponent)) => {
-                let result = sum_cover(&pending.parts, &cover, repr, exponent, cfg.lanes);
-                if result.saturated {
-                    self.stats.results_saturated += 1;
-                }
-                outbox.push_back(self.result_payload(&result.result, cfg.lanes));
-                self.remove_pending(chunk);
-                self.results.insert(chunk, result.result);
-                self.stats.results_completed += 1;
-                return Ok(());
+        if let Some(cover) = cover {
+            let result = sum_cover(&pending.parts, &cover, repr, pending.exponent, cfg.lanes);
+            if result.saturated {
+                self.stats.results_saturated += 1;
             }
-            (Some(_), None) => self.stats.covers_awaiting_exponent += 1,
-            (None, _) => {}
+            outbox.push_back(self.result_payload(&result.result, cfg.lanes));
+            self.remove_pending(chunk);
+            self.results.insert(chunk, result.result);
+            self.stats.results_completed += 1;
+            return Ok(());
         }
 
         if resend {
@@ -734,18 +710,9 @@ fn sum_cover(
 /// Indices of stored parts whose bitmaps are disjoint and cover `full`,
 /// containing `start` when given. Visits at most `budget` search nodes
 /// (decremented as it goes).
-fn exact_cover(
-    parts: &[Part],
-    start: Option<usize>,
-    full: u32,
-    budget: &mut u32,
-) -> Option<Vec<usize>> {
-    let mut chosen = Vec::new();
-    let mut covered = 0;
-    if let Some(i) = start {
-        chosen.push(i);
-        covered = parts.get(i)?.bitmap;
-    }
+fn exact_cover(parts: &[Part], start: usize, full: u32, budget: &mut u32) -> Option<Vec<usize>> {
+    let mut chosen = vec![start];
+    let covered = parts.get(start)?.bitmap;
     cover_from(parts, covered, full, &mut chosen, budget).then_some(chosen)
 }
 
@@ -853,8 +820,7 @@ mod tests {
     #[test]
     fn disjoint_parts_complete_with_the_exact_packet() {
         let mut ps = ps();
-        let mut evicted = packet(PacketType::Evicted, 5, 0b011, [10, -5], Flags::NONE);
-        evicted[14] = 99; // another job's exponent: ignored (module docs)
+        let evicted = packet(PacketType::Evicted, 5, 0b011, [10, -5], Flags::NONE);
         ps.handle_payload(&evicted, 0).unwrap();
         assert!(drain(&mut ps).is_empty());
         ps.handle_payload(&fallback(5, 0b100, [1, 2]), 1).unwrap();
@@ -1199,27 +1165,32 @@ mod tests {
     }
 
     #[test]
-    fn a_cover_of_evicted_parts_waits_for_a_trusted_exponent() {
+    fn evicted_parts_complete_with_their_own_exponent_and_mismatches_are_refused() {
         let mut ps = ps();
-        let evicted = |bitmap: u32| {
+        let evicted = |bitmap: u32, exponent: i8| {
             let mut p = packet(PacketType::Evicted, 2, bitmap, sum_of(bitmap), Flags::NONE);
-            p[14] = 0xf8; // −8, the evicting packet's
+            p[14] = exponent as u8;
             p
         };
-        ps.handle_payload(&evicted(0b011), 0).unwrap();
-        ps.handle_payload(&evicted(0b100), 0).unwrap();
+        ps.handle_payload(&evicted(0b011, -8), 0).unwrap();
+        // A part of the same chunk at another scale cannot be added to it.
+        assert!(matches!(
+            ps.handle_payload(&evicted(0b100, 16), 0),
+            Err(PsError::ExponentMismatch {
+                expected: -8,
+                found: 16,
+                ..
+            })
+        ));
         assert!(drain(&mut ps).is_empty());
-        assert_eq!(ps.job_stats(JOB).unwrap().covers_awaiting_exponent, 1);
-        // A resend of worker 2 duplicates a stored bitmap but brings the exponent.
-        ps.handle_payload(&resend(2, 0b100, W[2]), 1).unwrap();
+        ps.handle_payload(&evicted(0b100, -8), 1).unwrap();
         let out = drain(&mut ps);
         assert_eq!(out.len(), 1);
         let (repr, values) = parse(&out[0]);
         assert_eq!(
             (repr.packet_type, repr.exponent, values),
-            (PacketType::Result, 16, vec![7, 70])
+            (PacketType::Result, -8, vec![7, 70])
         );
-        assert_eq!(ps.job_stats(JOB).unwrap().queries_sent, 0);
     }
 
     #[test]
@@ -1424,10 +1395,6 @@ mod tests {
             for (g, bitmap) in partition.into_iter().enumerate().filter(|(_, b)| *b != 0) {
                 parts.push(GenPart { bitmap, packet_type: types[g], resend: false });
             }
-            // A cover needs one part whose exponent the PS trusts.
-            if parts.iter().all(|p| p.packet_type == PacketType::Evicted) {
-                parts[0].packet_type = PacketType::Fallback;
-            }
             for (bits, packet_type, resend) in extra {
                 if bits & full != 0 {
                     parts.push(GenPart { bitmap: bits & full, packet_type, resend });
@@ -1479,7 +1446,7 @@ mod tests {
                     bitmap: part.bitmap,
                     fan_in,
                     count: part.bitmap.count_ones() as u8,
-                    exponent: if part.packet_type == PacketType::Evicted { -5 } else { 12 },
+                    exponent: 12,
                     worker: 0,
                 }
                 .to_payload(&sum, LANES);

@@ -70,6 +70,8 @@ pub struct SimJob {
     pub start_us: u64,
     /// Chunks outstanding per worker.
     pub window: usize,
+    /// Quantization exponent of the workers.
+    pub exponent: i8,
     /// For `switchml`: the job's slot range; ignored by the other modes,
     /// which share the whole pool.
     pub slot_base: u16,
@@ -93,6 +95,7 @@ impl SimJob {
             compute_jitter_us: 0,
             start_us: 0,
             window: 8,
+            exponent: crate::quant::DEFAULT_EXPONENT,
             slot_base: 0,
             slot_mask: 0,
         }
@@ -206,6 +209,8 @@ impl SimConfig {
             job.max_priority = rng.range(4, 15) as u8;
             job.compute_us = rng.range(0, 200);
             job.compute_jitter_us = rng.range(0, 300);
+            // Jobs at different scales: an evicted partial must keep its own.
+            job.exponent = rng.range(8, 16) as i8;
             job.start_us = rng.range(0, 300);
             job.slot_base = (usize::from(k) * range % slots) as u16;
             job.slot_mask = (range - 1) as u16;
@@ -474,6 +479,7 @@ impl Sim {
                 let mut wc = WorkerConfig::new(job.job, id, job.workers);
                 wc.lanes = config.pool.lanes;
                 wc.window = job.window;
+                wc.exponent = job.exponent;
                 wc.slot_mapping = match job.mode {
                     Mode::SwitchMl => SlotMapping::Direct,
                     Mode::Esa | Mode::Atp => SlotMapping::Hashed,
@@ -786,6 +792,12 @@ impl Sim {
                     Host::Ps { job: j, ps } if *j == k => {
                         if let Some(s) = ps.job_stats(job.job) {
                             ps_completed = s.results_completed;
+                            if s.invalid_packets > 0 {
+                                self.violations.push(format!(
+                                    "seed {seed}: job {}: the PS rejected {} packets",
+                                    job.job, s.invalid_packets
+                                ));
+                            }
                         }
                     }
                     _ => {}

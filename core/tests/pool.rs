@@ -266,12 +266,15 @@ fn higher_priority_swap_evicts_to_the_old_jobs_ps() {
     let mut pool = pool(Mode::Esa);
     run(&mut pool, data(0, 1, 1, 6, &[1; 4]), 0);
     run(&mut pool, data(1, 1, 1, 6, &[2; 4]), 0);
-    // Job 2, worker 0 on port 4, priority 5.
-    let frame = frame_from(4, data_repr(2, 0, 8, 5, 6), &[9, 8, 7, 6]);
+    // Job 2, worker 0 on port 4, priority 5, another quantization exponent.
+    let mut incoming = data_repr(2, 0, 8, 5, 6);
+    incoming.exponent = -3;
+    let frame = frame_from(4, incoming, &[9, 8, 7, 6]);
     let d = pool.process(&frame, 4, 1);
     assert_eq!((d.outcome, d.rule), (Outcome::Preempted, "D11"));
     let emit = d.emit.unwrap();
     assert_eq!(emit.dest, Destination::Port(PS_PORT));
+    // The partial leaves with its own exponent (5), not the evicting one.
     let mut want = data_repr(2, 0, 8, 5, 6);
     want.packet_type = PacketType::Evicted;
     want.key = Key::new(1, 1, 1);
@@ -283,6 +286,7 @@ fn higher_priority_swap_evicts_to_the_old_jobs_ps() {
     assert_eq!((slot.bitmap, slot.count), (1, 1));
     assert_eq!(slot.values, vec![9, 8, 7, 6]);
     assert_eq!(slot.tombstone, Key::new(1, 1, 1));
+    assert_eq!(slot.exponent, -3);
     assert_eq!(pool.counters(2).preemptions, 1);
     assert_eq!(pool.counters(1).evictions_suffered, 1);
     // The evicted job's late packet is tombstoned, not a new partial.
