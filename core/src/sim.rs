@@ -275,6 +275,8 @@ pub struct JobReport {
     pub chunks_at_ps: u64,
     /// Retransmissions by all workers.
     pub resends: u64,
+    /// Chunks worker 0 re-ran at a smaller exponent after an overflow.
+    pub overflow_retries: u64,
     /// Every result of every worker was the exact sum, and the job finished.
     pub verified: bool,
     /// The switch's counters for the job.
@@ -769,6 +771,7 @@ impl Sim {
             let mut iterations_done = u32::MAX;
             let mut done = Some(0u64);
             let mut resends = 0;
+            let mut overflow_retries = 0;
             let mut wrong = 0;
             let mut ps_completed = 0;
             for host in self.hosts.iter().flatten() {
@@ -781,6 +784,9 @@ impl Sim {
                         };
                         let stats = w.worker.stats();
                         resends += stats.resends;
+                        if w.id == 0 {
+                            overflow_retries = stats.overflow_retries;
+                        }
                         wrong += w.wrong_results;
                         if stats.invalid_packets > 0 {
                             self.violations.push(format!(
@@ -829,6 +835,7 @@ impl Sim {
                 chunks_in_switch: counters.completed,
                 chunks_at_ps: ps_completed,
                 resends,
+                overflow_retries,
                 verified: finished && wrong == 0,
                 switch: counters,
             });

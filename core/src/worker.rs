@@ -77,17 +77,7 @@ const fn mix32(mut x: u32) -> u32 {
     x
 }
 
-/// The bitmap with one bit per worker of a job of `fan_in` workers
-/// (`fan_in` is 1..=32; 0 gives 0 and more than 32 all ones).
-pub const fn full_bitmap(fan_in: u8) -> u32 {
-    if fan_in == 0 {
-        0
-    } else if fan_in >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << fan_in) - 1
-    }
-}
+pub use crate::pool::full_bitmap;
 
 /// Settings of one worker of one job.
 #[derive(Debug, Clone)]

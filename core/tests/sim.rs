@@ -191,3 +191,24 @@ fn higher_priority_job_suffers_no_eviction() {
     assert!(low.switch.evictions_suffered > 0);
     let _ = Policy::Fcfs;
 }
+
+#[test]
+fn overflowing_chunks_are_rerun_at_a_smaller_scale_and_stay_exact() {
+    let mut config = SimConfig::random(77, 0.05);
+    for job in &mut config.jobs {
+        // |x| ≤ 500 at 2^24 exceeds the per-worker limit for any fan-in
+        // above 1; one step down (2^16) fits.
+        job.exponent = 24;
+    }
+    let report = sim::run(&config);
+    assert!(report.violations().is_empty(), "{:?}", report.violations());
+    for job in &report.jobs {
+        assert!(job.verified, "job {}", job.job);
+        assert_eq!(
+            job.overflow_retries,
+            job.chunks_per_iteration * u64::from(job.iterations),
+            "job {}: every chunk overflows once",
+            job.job
+        );
+    }
+}
