@@ -30,17 +30,6 @@ pub const fn saturation_limit(fan_in: u8) -> i32 {
     i32::MAX / n
 }
 
-/// The largest f32 not above `limit`, so clamping in float space cannot
-/// round past the integer limit.
-fn float_limit(limit: i32) -> f32 {
-    let f = limit as f32;
-    if f as i64 > i64::from(limit) {
-        f32::from_bits(f.to_bits() - 1)
-    } else {
-        f
-    }
-}
-
 /// `2^e` as f32 (exact for the exponents allowed).
 fn pow2(e: i8) -> f32 {
     2f32.powi(i32::from(e))
@@ -50,14 +39,19 @@ fn pow2(e: i8) -> f32 {
 /// 0) with exponent `exponent` for a job of `fan_in` workers. Returns `true`
 /// when any value saturated or was not finite (NaN becomes 0, ±∞ becomes ±L).
 pub fn quantize_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> bool {
-    let scale = pow2(exponent);
-    let lf = float_limit(saturation_limit(fan_in));
+    // In f64 both the scaling by a power of two and the `+ 0.5` are exact for
+    // every value below the limit, so truncating rounds half away from zero
+    // exactly; this form also vectorizes, unlike `f32::round` (a libm call on
+    // baseline x86-64).
+    let scale = 2f64.powi(i32::from(exponent));
+    let limit = f64::from(saturation_limit(fan_in));
     let mut saturated = false;
     for (o, &x) in out.iter_mut().zip(src) {
-        let r = (x * scale).round();
-        // NaN is not within the limit either.
-        saturated |= r.is_nan() || r.abs() > lf;
-        *o = r.clamp(-lf, lf) as i32;
+        let v = f64::from(x) * scale;
+        let t = v + 0.5f64.copysign(v);
+        // trunc(t) > limit exactly when |t| >= limit + 1.
+        saturated |= t.is_nan() || t.abs() >= limit + 1.0;
+        *o = t.clamp(-limit, limit) as i32;
     }
     if out.len() > src.len() {
         out[src.len()..].fill(0);
@@ -108,7 +102,6 @@ mod tests {
                 (l + 1) * i64::from(n) > i64::from(i32::MAX),
                 "fan_in {n} not tight"
             );
-            assert!(i64::from(float_limit(saturation_limit(n)) as i32) <= l);
         }
     }
 
@@ -131,11 +124,34 @@ mod tests {
     }
 
     #[test]
+    fn rounding_is_exact_at_the_edges() {
+        let just_below_half = f32::from_bits(0.5f32.to_bits() - 1);
+        let mut q = [9; 4];
+        quantize_into(
+            &[just_below_half, -just_below_half, 2.5, -2.5],
+            0,
+            1,
+            &mut q,
+        );
+        assert_eq!(q, [0, 0, 3, -3]);
+        // L has more bits than an f32 mantissa: the largest f32 not above
+        // it fits exactly, the next one saturates to L.
+        let l = saturation_limit(16);
+        let below = (l as f32).next_down();
+        assert!(f64::from(below) <= f64::from(l) && (l as f32) as i64 > i64::from(l));
+        let mut one = [0];
+        assert!(!quantize_into(&[below], 0, 16, &mut one));
+        assert_eq!(one[0], below as i32);
+        assert!(quantize_into(&[below.next_up()], 0, 16, &mut one));
+        assert_eq!(one[0], l);
+    }
+
+    #[test]
     fn saturation_is_reported_and_clamped() {
         let l = saturation_limit(4);
         let mut q = [0; 3];
         assert!(quantize_into(&[1e30, -1e30, 1.0], 0, 4, &mut q));
-        assert!(q[0] <= l && q[0] > l - 256, "{}", q[0]);
+        assert_eq!(q[0], l);
         assert_eq!(q[1], -q[0]);
         assert_eq!(q[2], 1);
         // Four saturated contributions still sum without overflow.
@@ -148,7 +164,7 @@ mod tests {
         assert!(quantize_into(&[f32::NAN], 0, 2, &mut q[..1]));
         assert_eq!(q[0], 0);
         assert!(quantize_into(&[f32::INFINITY], 0, 2, &mut q[..1]));
-        assert_eq!(q[0], float_limit(saturation_limit(2)) as i32);
+        assert_eq!(q[0], saturation_limit(2));
         assert!(!quantize_into(&[1.0], 0, 2, &mut q[..1]));
     }
 
