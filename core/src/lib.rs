@@ -17,6 +17,7 @@
 //!
 //! `docs/protocol.md` is the specification all of them follow.
 
+mod cache;
 pub mod constants;
 pub mod policy;
 pub mod pool;

@@ -651,6 +651,23 @@ impl Pool {
         }
     }
 
+    /// Makes the packet the `RESULT` that complete slot `i` holds (D1, D5);
+    /// its lanes are set by the caller's lane operation.
+    fn load_result(&self, i: usize, packet: &mut Packet, job: &JobEntry) {
+        let s = &self.slots;
+        packet.packet_type = PacketType::Result;
+        packet.flags = if s.flags[i] & SLOT_OVERFLOW != 0 {
+            Flags::OVERFLOW
+        } else {
+            Flags::NONE
+        };
+        packet.key = Key(s.key[i]);
+        packet.bitmap = s.bitmap[i];
+        packet.count = s.count[i];
+        packet.fan_in = job.fan_in;
+        packet.exponent = s.exponent[i];
+    }
+
     /// Writes the packet into slot `i` as a fresh claim.
     fn claim(&mut self, i: usize, packet: &Packet, now: u64) {
         let s = &mut self.slots;
@@ -740,13 +757,7 @@ impl Pool {
                     s.flags[i] |= SLOT_HELD;
                 }
                 s.timestamp[i] = now;
-                packet.packet_type = PacketType::Result;
-                packet.flags = overflow_flag(s.flags[i]);
-                packet.key = slot_key;
-                packet.bitmap = s.bitmap[i];
-                packet.count = s.count[i];
-                packet.fan_in = job.fan_in;
-                packet.exponent = s.exponent[i];
+                self.load_result(i, &mut packet, job);
                 self.job_counters(job_id).completed += 1;
                 return Decision {
                     outcome: Outcome::Completed,
@@ -808,14 +819,7 @@ impl Pool {
             if resend {
                 // D5: answer from the slot.
                 self.lanes(i, &mut packet, LaneOp::Keep, LaneOut::Old);
-                let s = &self.slots;
-                packet.packet_type = PacketType::Result;
-                packet.flags = overflow_flag(s.flags[i]);
-                packet.key = slot_key;
-                packet.bitmap = s.bitmap[i];
-                packet.count = s.count[i];
-                packet.fan_in = job.fan_in;
-                packet.exponent = s.exponent[i];
+                self.load_result(i, &mut packet, job);
                 self.job_counters(job_id).reemitted += 1;
                 return Decision {
                     outcome: Outcome::Reemitted,

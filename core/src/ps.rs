@@ -23,9 +23,10 @@
 //! No sockets, no clocks: payloads are ESA headers plus lanes and time is the
 //! `now_us` argument.
 
+use crate::cache::{CachedResult, FifoCache};
 use crate::constants::{DEFAULT_LANES, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, PS_WORKER_ID};
 use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
-use crate::worker::{FifoCache, MAX_WINDOW, full_bitmap};
+use crate::worker::{MAX_WINDOW, full_bitmap};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// The largest `max_parts_per_chunk`, which bounds the cover search.
@@ -270,16 +271,6 @@ struct PendingChunk {
     /// Position in the job's creation order.
     order: u64,
     last_query_us: Option<u64>,
-}
-
-/// A complete sum, as sent or received.
-#[derive(Debug, Clone)]
-struct CachedResult {
-    key: Key,
-    slot: u16,
-    flags: Flags,
-    exponent: i8,
-    values: Vec<i32>,
 }
 
 /// What the PS knows of one job.
@@ -641,18 +632,7 @@ impl JobState {
 
     /// A `RESULT` payload for `result`, from the PS.
     fn result_payload(&self, result: &CachedResult, lanes: usize) -> Vec<u8> {
-        EsaRepr {
-            packet_type: PacketType::Result,
-            flags: result.flags,
-            slot: result.slot,
-            key: result.key,
-            bitmap: self.full,
-            fan_in: self.fan_in,
-            count: self.fan_in,
-            exponent: result.exponent,
-            worker: PS_WORKER_ID,
-        }
-        .to_payload(&result.values, lanes)
+        result.result_payload(self.fan_in, PS_WORKER_ID, lanes)
     }
 }
 

@@ -17,13 +17,13 @@
 //! on every worker, so chunk `c` of the *n*-th all-reduce has the same `seq`
 //! everywhere.
 
+use crate::cache::{CachedResult, FifoCache};
 use crate::constants::PS_WORKER_ID;
 use crate::constants::{DEFAULT_LANES, DEFAULT_POOL_SLOTS, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES};
 use crate::policy::{Policy, PolicyInput};
 use crate::quant::{self, MAX_EXPONENT, MIN_EXPONENT, OVERFLOW_EXPONENT_STEP};
 use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::hash::Hash;
+use std::collections::{BTreeMap, VecDeque};
 
 /// The largest window: half the 16-bit seq space, so a seq never has a
 /// namesake among the chunks in flight or just completed.
@@ -341,67 +341,6 @@ pub struct WorkerStats {
     pub queries_unanswered: u64,
     /// Chunks re-run with a smaller exponent after an overflow.
     pub overflow_retries: u64,
-}
-
-/// A bounded first-in-first-out map: inserting beyond capacity forgets the
-/// oldest insertion. Re-inserting a key replaces its value and makes it new.
-#[derive(Debug, Clone)]
-pub(crate) struct FifoCache<K, V> {
-    capacity: usize,
-    entries: HashMap<K, (u64, V)>,
-    order: VecDeque<(K, u64)>,
-    next_generation: u64,
-}
-
-impl<K: Copy + Eq + Hash, V> FifoCache<K, V> {
-    pub(crate) fn new(capacity: usize) -> Self {
-        FifoCache {
-            capacity,
-            entries: HashMap::new(),
-            order: VecDeque::new(),
-            next_generation: 0,
-        }
-    }
-
-    pub(crate) fn insert(&mut self, key: K, value: V) {
-        if self.capacity == 0 {
-            return;
-        }
-        let generation = self.next_generation;
-        self.next_generation += 1;
-        self.entries.insert(key, (generation, value));
-        self.order.push_back((key, generation));
-        // `order` may hold stale pairs of replaced keys; bounding it bounds
-        // `entries` too.
-        while self.order.len() > self.capacity {
-            if let Some((old, old_generation)) = self.order.pop_front()
-                && self
-                    .entries
-                    .get(&old)
-                    .is_some_and(|(g, _)| *g == old_generation)
-            {
-                self.entries.remove(&old);
-            }
-        }
-    }
-
-    pub(crate) fn get(&self, key: &K) -> Option<&V> {
-        self.entries.get(key).map(|(_, v)| v)
-    }
-
-    pub(crate) fn contains(&self, key: &K) -> bool {
-        self.entries.contains_key(key)
-    }
-}
-
-/// An accepted result, kept to answer `QUERY`s.
-#[derive(Debug, Clone)]
-struct CachedResult {
-    key: Key,
-    slot: u16,
-    flags: Flags,
-    exponent: i8,
-    values: Vec<i32>,
 }
 
 /// A chunk sent and waiting for its result.
@@ -776,19 +715,8 @@ impl Worker {
             self.stats.queries_unanswered += 1;
             return;
         };
-        let answer = EsaRepr {
-            packet_type: PacketType::Result,
-            flags: cached.flags,
-            slot: cached.slot,
-            key: cached.key,
-            bitmap: self.full_bitmap,
-            fan_in: self.cfg.fan_in,
-            count: self.cfg.fan_in,
-            exponent: cached.exponent,
-            worker: self.cfg.worker_id,
-        };
-        self.answers
-            .push_back(answer.to_payload(&cached.values, self.cfg.lanes));
+        let answer = cached.result_payload(self.cfg.fan_in, self.cfg.worker_id, self.cfg.lanes);
+        self.answers.push_back(answer);
         self.stats.queries_answered += 1;
     }
 
@@ -867,6 +795,7 @@ fn data_payload(cfg: &WorkerConfig, chunk: &Outstanding, resend: bool) -> Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn config(job: u16, worker_id: u8, fan_in: u8, lanes: usize, window: usize) -> WorkerConfig {
         WorkerConfig {
