@@ -82,12 +82,22 @@ fn test_truncated() {
             have: 10
         }
     );
-    // One lane too many is wrong too.
+    // A frame with fewer lanes than the switch expects is truncated.
     assert_eq!(
         ParsedFrame::parse(&FRAME, 3).unwrap_err(),
-        WireError::BadLanes {
-            lanes: 3,
-            have: HEADER_LEN + 8
+        WireError::Truncated {
+            layer: Layer::Esa,
+            need: 42 + HEADER_LEN + 12,
+            have: 66
+        }
+    );
+    // One with more is checked by its length fields.
+    assert_eq!(
+        ParsedFrame::parse(&FRAME, 1).unwrap_err(),
+        WireError::BadLength {
+            layer: Layer::Ipv4,
+            field: 52,
+            available: 48
         }
     );
 }
@@ -139,6 +149,32 @@ fn invalid_fields_are_typed_errors() {
         ParsedFrame::parse(&f, 2).unwrap_err(),
         WireError::NotEsaPort(0x4552)
     );
+}
+
+#[test]
+fn not_esa_takes_precedence_over_length_errors_as_in_the_p4_parser() {
+    // A TCP packet whose IPv4 total length is wrong is still just not ESA.
+    let mut f = FRAME.to_vec();
+    f[23] = 6;
+    f[16] = 0xff;
+    assert_eq!(ParsedFrame::parse(&f, 2).unwrap_err(), WireError::NotUdp(6));
+    // IPv6 in an IPv4 EtherType is not ESA either.
+    let mut f = FRAME.to_vec();
+    f[14] = 0x65;
+    assert!(ParsedFrame::parse(&f, 2).unwrap_err().is_not_esa());
+    // An ESA packet whose UDP length is wrong is malformed.
+    let mut f = FRAME.to_vec();
+    f[39] = 0x21;
+    let err = ParsedFrame::parse(&f, 2).unwrap_err();
+    assert_eq!(
+        err,
+        WireError::BadLength {
+            layer: Layer::Udp,
+            field: 33,
+            available: 32
+        }
+    );
+    assert!(!err.is_not_esa());
 }
 
 #[test]

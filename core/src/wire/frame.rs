@@ -2,7 +2,7 @@
 
 use super::{
     EsaPacket, EsaRepr, EthernetFrame, EthernetRepr, Ipv4Addr, Ipv4Packet, Ipv4Repr, Layer,
-    MacAddr, UdpPacket, UdpRepr, WireError,
+    MacAddr, UdpPacket, UdpRepr, WireError, check_len,
 };
 use crate::constants::{
     ESA_UDP_PORT, ETHERNET_LEN, ETHERTYPE_IPV4, IP_PROTO_UDP, IPV4_LEN, UDP_LEN, esa_frame_len,
@@ -19,6 +19,7 @@ impl WireError {
         matches!(
             self,
             WireError::NotIpv4(_)
+                | WireError::BadIpVersion(_)
                 | WireError::NotUdp(_)
                 | WireError::NotEsaPort(_)
                 | WireError::IpOptions(_)
@@ -43,39 +44,73 @@ pub struct ParsedFrame<'a> {
 }
 
 impl<'a> ParsedFrame<'a> {
-    /// Parses a frame that must be an ESA packet with `lanes` lanes. Bytes
-    /// after the IPv4 total length (Ethernet padding) are ignored.
+    /// Parses a frame that must be an ESA packet with `lanes` lanes, checking
+    /// in the order the P4 parser and ingress do (`docs/protocol.md` §2.1),
+    /// so that both agree on which frames are *not ESA* (left to L2) and
+    /// which are *malformed* (dropped):
+    ///
+    /// 1. Ethernet header present (else truncated); EtherType IPv4 (else not ESA);
+    /// 2. IPv4 header present (else truncated); version 4, IHL 5, not a
+    ///    fragment, protocol UDP (else not ESA);
+    /// 3. UDP header present (else truncated); destination port
+    ///    [`ESA_UDP_PORT`] (else not ESA);
+    /// 4. ESA header and lanes present (else truncated); IPv4 total length
+    ///    and UDP length exactly those of `lanes` lanes; ESA version and type
+    ///    known; IPv4 checksum right.
+    ///
+    /// Bytes after the ESA lanes (Ethernet padding) are ignored.
     pub fn parse(bytes: &'a [u8], lanes: usize) -> Result<ParsedFrame<'a>, WireError> {
-        let eth_frame = EthernetFrame::new_checked(bytes)?;
-        let eth = EthernetRepr::parse(&eth_frame);
+        let eth = EthernetRepr::parse(&EthernetFrame::new_checked(bytes)?);
         if eth.ethertype != ETHERTYPE_IPV4 {
             return Err(WireError::NotIpv4(eth.ethertype));
         }
-        let ip_bytes = &bytes[ETHERNET_LEN..];
-        let ip_packet = Ipv4Packet::new_checked(ip_bytes)?;
-        if ip_packet.flags_frag() & 0x3fff != 0 {
-            return Err(WireError::Fragment(ip_packet.flags_frag()));
+        check_len(Layer::Ipv4, ETHERNET_LEN + IPV4_LEN, bytes.len())?;
+        let ip_header = &bytes[ETHERNET_LEN..ETHERNET_LEN + IPV4_LEN];
+        let version = ip_header[0] >> 4;
+        if version != 4 {
+            return Err(WireError::BadIpVersion(version));
         }
-        if ip_packet.protocol() != IP_PROTO_UDP {
-            return Err(WireError::NotUdp(ip_packet.protocol()));
+        let ihl = ip_header[0] & 0x0f;
+        if ihl != 5 {
+            return Err(WireError::IpOptions(ihl));
         }
-        let ip = Ipv4Repr::parse(&ip_packet)?;
-        let udp_bytes = &ip_bytes[IPV4_LEN..IPV4_LEN + ip.payload_len];
-        let udp_packet = UdpPacket::new_checked(udp_bytes)?;
-        if udp_packet.dst_port() != ESA_UDP_PORT {
-            return Err(WireError::NotEsaPort(udp_packet.dst_port()));
+        let flags_frag = u16::from_be_bytes([ip_header[6], ip_header[7]]);
+        if flags_frag & 0x3fff != 0 {
+            return Err(WireError::Fragment(flags_frag));
         }
-        let udp = UdpRepr::parse(&udp_packet);
-        if udp.payload_len + UDP_LEN != ip.payload_len {
+        if ip_header[9] != IP_PROTO_UDP {
+            return Err(WireError::NotUdp(ip_header[9]));
+        }
+        check_len(Layer::Udp, ESA_OFFSET, bytes.len())?;
+        let udp_header = &bytes[ETHERNET_LEN + IPV4_LEN..ESA_OFFSET];
+        let dst_port = u16::from_be_bytes([udp_header[2], udp_header[3]]);
+        if dst_port != ESA_UDP_PORT {
+            return Err(WireError::NotEsaPort(dst_port));
+        }
+        let payload_len = esa_payload_len(lanes);
+        check_len(Layer::Esa, ESA_OFFSET + payload_len, bytes.len())?;
+        let frame = &bytes[..ESA_OFFSET + payload_len];
+        let ip_packet = Ipv4Packet::new_checked(&frame[ETHERNET_LEN..])?;
+        let total = usize::from(ip_packet.total_len());
+        if total != IPV4_LEN + UDP_LEN + payload_len {
             return Err(WireError::BadLength {
-                layer: Layer::Udp,
-                field: udp.payload_len + UDP_LEN,
-                available: ip.payload_len,
+                layer: Layer::Ipv4,
+                field: total,
+                available: IPV4_LEN + UDP_LEN + payload_len,
             });
         }
-        let payload_bytes = &udp_bytes[UDP_LEN..];
-        let payload = EsaPacket::new_checked(payload_bytes, lanes)?;
+        let udp_packet = UdpPacket::new_checked(&frame[ETHERNET_LEN + IPV4_LEN..])?;
+        if usize::from(udp_packet.len()) != UDP_LEN + payload_len {
+            return Err(WireError::BadLength {
+                layer: Layer::Udp,
+                field: usize::from(udp_packet.len()),
+                available: UDP_LEN + payload_len,
+            });
+        }
+        let payload = EsaPacket::new_checked(&frame[ESA_OFFSET..], lanes)?;
         let esa = EsaRepr::parse(&payload)?;
+        let ip = Ipv4Repr::parse(&ip_packet)?;
+        let udp = UdpRepr::parse(&udp_packet);
         Ok(ParsedFrame {
             eth,
             ip,
