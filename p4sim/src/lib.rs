@@ -1,1 +1,28 @@
-//! p4sim placeholder
+//! # p4sim
+//!
+//! A P4_16 interpreter with v1model / BMv2 `simple_switch` semantics, for
+//! running and testing P4 programs where p4c and BMv2 are not available.
+//!
+//! ## Layout
+//! - Front end: [`preprocess`] (C preprocessor with built-in `core.p4` and
+//!   `v1model.p4`), [`lexer`], [`parser`] into the [`ast`], entry points in
+//!   [`frontend`]; errors are [`diagnostic::Diagnostic`]s with
+//!   `file:line:col`, built on [`source`] spans.
+//! - Building blocks of execution: [`bits`] (arbitrary-width values),
+//!   [`hash`] (BMv2's hash and checksum algorithms), [`pre`] (the packet
+//!   replication engine and clone sessions).
+//! - Tooling: [`stf`] (p4c's STF test format) and [`p4info_id`] (P4Runtime
+//!   ids as p4c assigns them).
+
+pub mod ast;
+pub mod bits;
+pub mod diagnostic;
+pub mod frontend;
+pub mod hash;
+pub mod lexer;
+pub mod p4info_id;
+pub mod parser;
+pub mod pre;
+pub mod preprocess;
+pub mod source;
+pub mod stf;
