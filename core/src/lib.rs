@@ -19,6 +19,7 @@
 
 mod cache;
 pub mod constants;
+pub mod p4gen;
 pub mod policy;
 pub mod pool;
 pub mod ps;

@@ -1,0 +1,117 @@
+// Admission of every packet (docs/protocol.md 4.1): not ESA, malformed,
+// unknown job, unauthorized port, switch-only type, slot out of range, bad
+// worker. The first failing check drops the packet and counts it; nothing of
+// a dropped packet touches any slot.
+#ifndef ESA_ADMISSION_P4
+#define ESA_ADMISSION_P4
+
+#include "headers.p4"
+
+const bit<2> VERDICT_L2 = 0;
+const bit<2> VERDICT_DROP = 1;
+const bit<2> VERDICT_AGGREGATE = 2;
+
+// Indices of esa_global (esa_core::pool::GlobalCounters).
+const bit<32> GLOBAL_NOT_ESA = 0;
+const bit<32> GLOBAL_MALFORMED = 1;
+const bit<32> GLOBAL_UNKNOWN_JOB = 2;
+
+control Admission(inout headers_t hdr,
+                  inout metadata_t meta,
+                  inout standard_metadata_t sm,
+                  out bit<2> verdict) {
+    counter(3, CounterType.packets) esa_global;
+    counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_port;
+    counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_type;
+    counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_slot;
+    counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_worker;
+
+    action set_job(bit<8> fan_in, bit<2> mode, bit<4> max_priority, bit<16> mcast_group,
+                   port_t ps_port, bit<16> slot_base, bit<16> slot_mask) {
+        meta.job.fan_in = fan_in;
+        meta.job.mode = mode;
+        meta.job.max_priority = max_priority;
+        meta.job.mcast_group = mcast_group;
+        meta.job.ps_port = ps_port;
+        meta.job.slot_base = slot_base;
+        meta.job.slot_mask = slot_mask;
+    }
+    // The job table, written by the controller (docs/protocol.md 3.1).
+    table jobs {
+        key = { hdr.esa.job: exact; }
+        actions = { set_job; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = ESA_MAX_JOBS;
+    }
+
+    action allow() { }
+    // The (job, ingress port) pairs that may send for a job.
+    table job_ports {
+        key = {
+            hdr.esa.job: exact;
+            sm.ingress_port: exact;
+        }
+        actions = { allow; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 16384;
+    }
+
+    action reject() {
+        verdict = VERDICT_DROP;
+        mark_to_drop(sm);
+    }
+
+    apply {
+        verdict = VERDICT_AGGREGATE;
+        if (sm.parser_error == error.NoError && !hdr.esa.isValid()) {
+            esa_global.count(GLOBAL_NOT_ESA);
+            verdict = VERDICT_L2;
+            return;
+        }
+        if (sm.parser_error != error.NoError || sm.checksum_error == 1) {
+            esa_global.count(GLOBAL_MALFORMED);
+            reject();
+            return;
+        }
+        bit<32> job = (bit<32>)hdr.esa.job;
+        // Job 0 is reserved: a slot key of 0 means "free".
+        if (hdr.esa.job == 0 || !jobs.apply().hit) {
+            esa_global.count(GLOBAL_UNKNOWN_JOB);
+            reject();
+            return;
+        }
+        if (!job_ports.apply().hit) {
+            drop_bad_port.count(job);
+            reject();
+            return;
+        }
+        // Parts are made by the switch; arriving from a port they are forged.
+        if (hdr.esa.packet_type == TYPE_FALLBACK || hdr.esa.packet_type == TYPE_EVICTED
+                || hdr.esa.packet_type == TYPE_FLUSH) {
+            drop_bad_type.count(job);
+            reject();
+            return;
+        }
+        if (hdr.esa.slot > meta.job.slot_mask) {
+            drop_bad_slot.count(job);
+            reject();
+            return;
+        }
+        if (hdr.esa.packet_type == TYPE_DATA) {
+            if (hdr.esa.worker >= meta.job.fan_in
+                    || hdr.esa.bitmap != (32w1 << hdr.esa.worker)) {
+                drop_bad_worker.count(job);
+                reject();
+                return;
+            }
+            // The switch, not the host, has the last word on priority.
+            if (hdr.esa.priority > meta.job.max_priority) {
+                hdr.esa.priority = meta.job.max_priority;
+            }
+        }
+        meta.index = ((bit<32>)meta.job.slot_base + (bit<32>)hdr.esa.slot)
+                     & (ESA_POOL_SLOTS - 1);
+    }
+}
+
+#endif  // ESA_ADMISSION_P4
