@@ -1,0 +1,1 @@
+//! esa-host (in progress)

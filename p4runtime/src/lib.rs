@@ -1,0 +1,1 @@
+//! p4runtime-proto (in progress)
