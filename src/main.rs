@@ -32,6 +32,15 @@ enum Command {
         #[arg(long, default_value_t = 0.01)]
         loss: f64,
     },
+    /// Print the P4Info of a v1model program in protobuf text format, with
+    /// the ids p4c would assign.
+    P4info {
+        /// The P4 program.
+        program: std::path::PathBuf,
+        /// Extra include directories, searched in order.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -45,6 +54,24 @@ enum SimMode {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Sim { mode, seed, loss } => run_sim(mode, seed, loss),
+        Command::P4info { program, include } => run_p4info(&program, &include),
+    }
+}
+
+/// Prints the P4Info; compile errors go to stderr as `file:line:col:
+/// error: ...` and the process exits with status 1.
+fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Result<()> {
+    let text = p4sim::frontend::parse_program(program, include)
+        .and_then(|p| p4sim::p4info::p4info_text(&p));
+    match text {
+        Ok(text) => {
+            print!("{text}");
+            Ok(())
+        }
+        Err(diagnostic) => {
+            eprintln!("{diagnostic}");
+            std::process::exit(1);
+        }
     }
 }
 

@@ -11,7 +11,8 @@
 //! - Building blocks of execution: [`bits`] (arbitrary-width values),
 //!   [`hash`] (BMv2's hash and checksum algorithms), [`pre`] (the packet
 //!   replication engine and clone sessions).
-//! - Tooling: [`stf`] (p4c's STF test format) and [`p4info_id`] (P4Runtime
+//! - Tooling: [`stf`] (p4c's STF test format), [`p4info`] (the P4Info p4c
+//!   would emit) and [`p4info_id`] (P4Runtime
 //!   ids as p4c assigns them).
 
 pub mod ast;
@@ -20,6 +21,7 @@ pub mod diagnostic;
 pub mod frontend;
 pub mod hash;
 pub mod lexer;
+pub mod p4info;
 pub mod p4info_id;
 pub mod parser;
 pub mod pre;

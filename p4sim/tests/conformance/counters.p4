@@ -1,0 +1,27 @@
+// An indexed counter of packets and bytes (bytes as received).
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> idx; bit<8> pad; }
+struct headers_t { h_t h; }
+struct meta_t { }
+
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta,
+         inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+
+control Ing(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    counter(8, CounterType.packets_and_bytes) seen;
+    apply {
+        seen.count((bit<32>)hdr.h.idx);
+        sm.egress_spec = 1;
+    }
+}
+control Eg(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+
+control Vck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Cck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Dep(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+
+V1Switch(P(), Vck(), Ing(), Eg(), Cck(), Dep()) main;

@@ -1,0 +1,28 @@
+// Multicast: group 1 has two nodes; egress writes egress_rid and egress_port into the copy.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> rid; bit<8> port; }
+struct headers_t { h_t h; }
+struct meta_t { }
+
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta,
+         inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+
+control Ing(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { sm.mcast_grp = 1; }
+}
+control Eg(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        hdr.h.rid = (bit<8>)sm.egress_rid;
+        hdr.h.port = (bit<8>)sm.egress_port;
+    }
+}
+
+control Vck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Cck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Dep(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+
+V1Switch(P(), Vck(), Ing(), Eg(), Cck(), Dep()) main;

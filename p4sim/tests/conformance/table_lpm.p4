@@ -1,0 +1,30 @@
+// LPM: the longest matching prefix wins; setdefault changes the miss action.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<32> dst; }
+struct headers_t { h_t h; }
+struct meta_t { }
+
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta,
+         inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+
+control Ing(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    action drop() { mark_to_drop(sm); }
+    table t {
+        key = { hdr.h.dst: lpm; }
+        actions = { fwd; drop; }
+        default_action = drop();
+    }
+    apply { t.apply(); }
+}
+
+control Eg(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control Vck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Cck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Dep(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+
+V1Switch(P(), Vck(), Ing(), Eg(), Cck(), Dep()) main;
