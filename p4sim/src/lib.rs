@@ -11,15 +11,24 @@
 //! - Building blocks of execution: [`bits`] (arbitrary-width values),
 //!   [`hash`] (BMv2's hash and checksum algorithms), [`pre`] (the packet
 //!   replication engine and clone sessions).
-//! - Tooling: [`stf`] (p4c's STF test format), [`p4info`] (the P4Info p4c
-//!   would emit) and [`p4info_id`] (P4Runtime
-//!   ids as p4c assigns them).
+//! - Compilation and execution: [`check`] (name resolution, type checking,
+//!   constant folding; `compile`, `compile_file`, `compile_source`) lowers
+//!   the AST to the [`ir`] (flat slots, pre-resolved tables and externs);
+//!   [`exec`] interprets it, [`table`] holds table entries and lookup
+//!   indexes, and [`v1switch`] is the v1model target (`V1Switch::process`
+//!   and the control-plane API).
+//! - Tooling: [`stf`] (p4c's STF test format), [`stf_runner`] (runs STF
+//!   tests on [`v1switch::V1Switch`]) and [`p4info_id`] (P4Runtime ids as p4c
+//!   assigns them).
 
 pub mod ast;
 pub mod bits;
+pub mod check;
 pub mod diagnostic;
+pub mod exec;
 pub mod frontend;
 pub mod hash;
+pub mod ir;
 pub mod lexer;
 pub mod p4info;
 pub mod p4info_id;
@@ -28,3 +37,6 @@ pub mod pre;
 pub mod preprocess;
 pub mod source;
 pub mod stf;
+pub mod stf_runner;
+pub mod table;
+pub mod v1switch;

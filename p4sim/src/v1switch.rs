@@ -1,0 +1,1210 @@
+//! The v1model target: BMv2 simple_switch's packet flow around a compiled
+//! program, and its control-plane API.
+//!
+//! [`V1Switch::process`] runs one packet to completion, synchronously, in
+//! simple_switch's order:
+//!
+//! 1. ingress: parser (errors set `standard_metadata.parser_error`; the
+//!    packet is not dropped), VerifyChecksum, Ingress;
+//! 2. after ingress, in this order: I2E clone (the *original* packet,
+//!    parsed again, with fresh metadata plus the preserved field list,
+//!    `instance_type` 1), digests, resubmit (the original packet goes back
+//!    to ingress, `instance_type` 6, and nothing else happens), multicast
+//!    when `mcast_grp != 0` (one copy per replica with its `egress_rid`,
+//!    `instance_type` 5), else drop when `egress_spec == 511`, else unicast
+//!    to `egress_spec`;
+//! 3. egress per copy: Egress; E2E clone (the copy as egress left it, with
+//!    metadata reset except the preserved field list, `instance_type` 2);
+//!    drop when `egress_spec == 511`; ComputeChecksum and Deparser (valid
+//!    headers, then the unparsed payload); recirculate (the deparsed packet
+//!    goes back to ingress, `instance_type` 4) or output, truncated if
+//!    `truncate` was called.
+//!
+//! A failed `assert`/`assume` drops the packet and is recorded in
+//! [`V1Switch::take_log`]. Resubmit and recirculation are limited to
+//! [`MAX_PASSES`] passes per input packet.
+//!
+//! Meters are RFC 2698 two-rate three-color meters once rates are set
+//! ([`V1Switch::meter_set_rates`]); until then they return GREEN, as BMv2
+//! does for an unconfigured meter.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::bits::{BitType, Bits};
+use crate::exec::{Effects, Exec, Frame, RegisterCells, Runtime, Stage};
+use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
+use crate::pre::Pre;
+use crate::table::TableChangeError;
+
+/// Ingress passes (resubmits and recirculations) allowed per input packet.
+pub const MAX_PASSES: usize = 32;
+
+/// BMv2 `instance_type` values.
+pub mod instance_type {
+    /// A packet received on a port.
+    pub const NORMAL: u64 = 0;
+    /// An ingress-to-egress clone.
+    pub const INGRESS_CLONE: u64 = 1;
+    /// An egress-to-egress clone.
+    pub const EGRESS_CLONE: u64 = 2;
+    /// A coalesced packet (not produced by p4sim).
+    pub const COALESCED: u64 = 3;
+    /// A recirculated packet.
+    pub const RECIRC: u64 = 4;
+    /// A multicast replica.
+    pub const REPLICATION: u64 = 5;
+    /// A resubmitted packet.
+    pub const RESUBMIT: u64 = 6;
+}
+
+/// The drop port.
+pub const DROP_PORT: u64 = 511;
+
+/// A packet leaving the switch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputPacket {
+    /// Egress port.
+    pub port: u16,
+    /// Bytes.
+    pub data: Vec<u8>,
+}
+
+/// A `digest()` the ingress pipeline sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// The receiver argument.
+    pub receiver: u32,
+    /// The data's scalar fields in order.
+    pub values: Vec<Bits>,
+}
+
+/// The value an entry matches for one key field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatchValue {
+    /// Exactly this value (also accepted for lpm, ternary, range and
+    /// optional keys, meaning a full match).
+    Exact(Bits),
+    /// Value and prefix length.
+    Lpm(Bits, u32),
+    /// Value and mask.
+    Ternary(Bits, Bits),
+    /// Inclusive range.
+    Range(Bits, Bits),
+    /// `Some`: exactly this value; `None`: anything.
+    Optional(Option<Bits>),
+}
+
+/// A table entry as the control plane gives it. `matches` follow the
+/// table's key order; `priority` (larger wins, as in P4Runtime) matters
+/// for tables with ternary, range or optional keys; `args` name the
+/// action's directionless parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableEntry {
+    /// One per key, in key order.
+    pub matches: Vec<MatchValue>,
+    /// Priority (larger wins); `None` is 0.
+    pub priority: Option<i32>,
+    /// Action name (fully qualified or a unique suffix).
+    pub action: String,
+    /// Action arguments by parameter name.
+    pub args: Vec<(String, Bits)>,
+}
+
+/// The handle of an installed entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntryHandle(pub u32);
+
+/// Errors of the control-plane API.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuntimeError {
+    /// No table, action, register, counter or meter has this name.
+    #[error("unknown {kind} `{name}`")]
+    Unknown {
+        /// What was looked up.
+        kind: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// The name is a suffix of several objects' names.
+    #[error("ambiguous {kind} name `{name}`: {candidates}")]
+    Ambiguous {
+        /// What was looked up.
+        kind: &'static str,
+        /// The name.
+        name: String,
+        /// The full names it matches.
+        candidates: String,
+    },
+    /// The action is not in the table's action list.
+    #[error("action `{action}` is not an action of table `{table}`")]
+    ActionNotInTable {
+        /// Table.
+        table: String,
+        /// Action.
+        action: String,
+    },
+    /// A `@defaultonly` action in an entry, or a `@tableonly` one as default.
+    #[error("action `{0}` cannot be used here (@defaultonly / @tableonly)")]
+    ActionScope(String),
+    /// The number of key values differs from the number of keys.
+    #[error("table `{table}` has {expected} keys, {given} values given")]
+    KeyCount {
+        /// Table.
+        table: String,
+        /// Keys.
+        expected: usize,
+        /// Values.
+        given: usize,
+    },
+    /// A key value does not suit the key's match kind.
+    #[error("key `{key}` is {kind}: {message}")]
+    BadMatch {
+        /// Key name.
+        key: String,
+        /// Its match kind.
+        kind: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// A value wider than the field it is for.
+    #[error("value {value} does not fit in the {width}-bit `{what}`")]
+    TooWide {
+        /// Field or parameter.
+        what: String,
+        /// Its width.
+        width: u32,
+        /// The value.
+        value: String,
+    },
+    /// Action arguments missing, repeated or unknown.
+    #[error("action `{action}`: {message}")]
+    BadArguments {
+        /// Action.
+        action: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An entry with the same key (and priority) exists.
+    #[error("duplicate entry in table `{table}` (existing handle {handle})")]
+    DuplicateEntry {
+        /// Table.
+        table: String,
+        /// The existing entry.
+        handle: u32,
+    },
+    /// The table holds `size` entries already.
+    #[error("table `{0}` is full")]
+    TableFull(String),
+    /// No entry with this handle.
+    #[error("table `{table}` has no entry with handle {handle}")]
+    NoSuchEntry {
+        /// Table.
+        table: String,
+        /// Handle.
+        handle: u32,
+    },
+    /// The entry or default action is `const` in the program.
+    #[error("table `{0}`: {1} is const in the program")]
+    Const(String, &'static str),
+    /// An index outside a register, counter or meter array.
+    #[error("index {index} is out of range for `{name}` (size {size})")]
+    IndexOutOfRange {
+        /// Object.
+        name: String,
+        /// Index.
+        index: u64,
+        /// Size.
+        size: u64,
+    },
+    /// A packet-replication-engine error.
+    #[error(transparent)]
+    Pre(#[from] crate::pre::PreError),
+}
+
+/// The v1model switch: program, tables, externs' state and PRE.
+#[derive(Debug)]
+pub struct V1Switch {
+    prog: Arc<Compiled>,
+    rt: Runtime,
+    pre: Pre,
+    digests: Vec<Digest>,
+    frame: Frame,
+    e2e_depth: usize,
+}
+
+/// Field-list values carried to a clone, resubmit or recirculation:
+/// narrow and wide slots with their values.
+type Preserved = (Vec<(u32, u64)>, Vec<(u32, Bits)>);
+
+/// Where a job enters ingress from.
+struct IngressJob<'a> {
+    port: u64,
+    data: std::borrow::Cow<'a, [u8]>,
+    instance_type: u64,
+    preserved: Option<Preserved>,
+}
+
+fn key_mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
+impl V1Switch {
+    /// A switch running `compiled`, with empty tables (program entries
+    /// installed), zeroed registers and counters, and the clock at 0.
+    pub fn new(compiled: Arc<Compiled>) -> V1Switch {
+        let rt = Runtime::new(&compiled);
+        let frame = Frame::new(&compiled);
+        V1Switch {
+            prog: compiled,
+            rt,
+            pre: Pre::new(),
+            digests: Vec::new(),
+            frame,
+            e2e_depth: 0,
+        }
+    }
+
+    /// The compiled program.
+    pub fn program(&self) -> &Arc<Compiled> {
+        &self.prog
+    }
+
+    /// Sets the clock (microseconds) used for timestamps and meters.
+    pub fn set_time_us(&mut self, now: u64) {
+        self.rt.now_us = now;
+    }
+
+    /// Seeds the generator behind `random()`.
+    pub fn set_random_seed(&mut self, seed: u64) {
+        self.rt.rng = seed | 1;
+    }
+
+    /// The packet replication engine (multicast groups, clone sessions).
+    pub fn pre_mut(&mut self) -> &mut Pre {
+        &mut self.pre
+    }
+
+    /// The packet replication engine, read-only.
+    pub fn pre(&self) -> &Pre {
+        &self.pre
+    }
+
+    /// Takes the digests sent so far.
+    pub fn take_digests(&mut self) -> Vec<Digest> {
+        std::mem::take(&mut self.digests)
+    }
+
+    /// Takes the `log_msg` output and notes (failed assertions, ...).
+    pub fn take_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.rt.log)
+    }
+
+    // ---- packets -----------------------------------------------------
+
+    /// Runs one packet received on `ingress_port` through the switch and
+    /// returns the packets it sends, in the order simple_switch would.
+    pub fn process(&mut self, ingress_port: u16, packet: &[u8]) -> Vec<OutputPacket> {
+        let mut out = Vec::new();
+        let mut jobs = VecDeque::new();
+        self.ingress(
+            IngressJob {
+                port: u64::from(ingress_port),
+                data: std::borrow::Cow::Borrowed(packet),
+                instance_type: instance_type::NORMAL,
+                preserved: None,
+            },
+            &mut jobs,
+            &mut out,
+        );
+        let mut passes = 1;
+        while let Some(job) = jobs.pop_front() {
+            passes += 1;
+            if passes > MAX_PASSES {
+                self.rt.log.push(format!(
+                    "packet dropped after {MAX_PASSES} resubmit/recirculate passes"
+                ));
+                break;
+            }
+            self.ingress(job, &mut jobs, &mut out);
+        }
+        out
+    }
+
+    fn parse_into(
+        &mut self,
+        frame: &mut Frame,
+        job_port: u64,
+        data: &[u8],
+        instance: u64,
+    ) -> Option<usize> {
+        let prog: &Compiled = &self.prog;
+        frame.clear(prog);
+        let sm = &prog.std_meta;
+        let set = |f: &mut Frame, s: u32, v: u64| {
+            if let Some(x) = f.n.get_mut(s as usize) {
+                *x = v;
+            }
+        };
+        set(frame, sm.ingress_port, job_port & 0x1ff);
+        set(frame, sm.packet_length, data.len() as u64);
+        set(frame, sm.instance_type, instance);
+        set(
+            frame,
+            sm.ingress_global_timestamp,
+            self.rt.now_us & ((1 << 48) - 1),
+        );
+        let mut fx = Effects::default();
+        let (err, cursor) = {
+            let mut ex = Exec::new(prog, &mut self.rt, frame, &mut fx, data, &[], Stage::Parser);
+            let e = ex.run_parser();
+            (e, ex.cursor)
+        };
+        if err != 0 {
+            set(frame, sm.parser_error, err);
+        }
+        if let Some(f) = fx.fault {
+            self.rt
+                .log
+                .push(format!("packet dropped in the parser: {f}"));
+            return None;
+        }
+        Some(cursor.div_ceil(8).min(data.len()))
+    }
+
+    fn run_stage(
+        &mut self,
+        frame: &mut Frame,
+        fx: &mut Effects,
+        payload: &[u8],
+        stage: Stage,
+        which: u8,
+    ) -> Vec<u8> {
+        let prog: &Compiled = &self.prog;
+        let body = match which {
+            0 => &prog.verify_checksum,
+            1 => &prog.ingress,
+            2 => &prog.egress,
+            3 => &prog.compute_checksum,
+            _ => &prog.deparser,
+        };
+        if body.is_empty() {
+            return Vec::new();
+        }
+        let mut ex = Exec::new(prog, &mut self.rt, frame, fx, &[], payload, stage);
+        if which == 4 {
+            ex.out = crate::exec::BitWriter::with_buffer(Vec::with_capacity(payload.len() + 256));
+        }
+        ex.run_control(body);
+        let out = std::mem::take(&mut ex.out);
+        if which == 4 { out.finish() } else { Vec::new() }
+    }
+
+    fn capture(&self, frame: &Frame, list: Option<u8>) -> Preserved {
+        let Some(i) = list else {
+            return (Vec::new(), Vec::new());
+        };
+        let Some((ns, ws)) = self.prog.field_lists.get(&i) else {
+            return (Vec::new(), Vec::new());
+        };
+        (
+            ns.iter()
+                .map(|&s| (s, frame.n.get(s as usize).copied().unwrap_or(0)))
+                .collect(),
+            ws.iter()
+                .filter_map(|&s| frame.w.get(s as usize).map(|b| (s, b.clone())))
+                .collect(),
+        )
+    }
+
+    fn restore(frame: &mut Frame, preserved: &Preserved) {
+        for (s, v) in &preserved.0 {
+            if let Some(x) = frame.n.get_mut(*s as usize) {
+                *x = *v;
+            }
+        }
+        for (s, v) in &preserved.1 {
+            if let Some(x) = frame.w.get_mut(*s as usize) {
+                *x = v.clone();
+            }
+        }
+    }
+
+    fn reset_metadata(&self, frame: &mut Frame) {
+        let m = &self.prog.meta_n;
+        if let Some(s) = frame.n.get_mut(m.start as usize..m.end as usize) {
+            s.fill(0);
+        }
+        for i in self.prog.meta_w.clone() {
+            if let (Some(x), Some(init)) = (
+                frame.w.get_mut(i as usize),
+                self.prog.w_init.get(i as usize),
+            ) {
+                *x = init.clone();
+            }
+        }
+    }
+
+    fn get(frame: &Frame, s: u32) -> u64 {
+        frame.n.get(s as usize).copied().unwrap_or(0)
+    }
+
+    fn put(frame: &mut Frame, s: u32, v: u64) {
+        if let Some(x) = frame.n.get_mut(s as usize) {
+            *x = v;
+        }
+    }
+
+    fn ingress<'a>(
+        &mut self,
+        job: IngressJob<'a>,
+        jobs: &mut VecDeque<IngressJob<'a>>,
+        out: &mut Vec<OutputPacket>,
+    ) {
+        let sm = &self.prog.std_meta.clone();
+        let mut frame = std::mem::replace(
+            &mut self.frame,
+            Frame {
+                n: Vec::new(),
+                w: Vec::new(),
+            },
+        );
+        let Some(payload_at) = self.parse_into(&mut frame, job.port, &job.data, job.instance_type)
+        else {
+            self.frame = frame;
+            return;
+        };
+        if let Some(p) = &job.preserved {
+            Self::restore(&mut frame, p);
+        }
+        let payload = job.data.get(payload_at..).unwrap_or(&[]);
+        let mut fx = Effects::default();
+        self.run_stage(&mut frame, &mut fx, payload, Stage::Other, 0);
+        self.run_stage(&mut frame, &mut fx, payload, Stage::Ingress, 1);
+        if let Some(f) = fx.fault.take() {
+            self.rt.log.push(format!("packet dropped in ingress: {f}"));
+            self.frame = frame;
+            return;
+        }
+        // I2E clone: the original packet, parsed again
+        if let Some((session, list)) = fx.clone.take() {
+            let preserved = self.capture(&frame, list);
+            for r in self.pre.clone_replicas(session, 0) {
+                let mut copy = Frame::new(&self.prog);
+                let Some(at) =
+                    self.parse_into(&mut copy, job.port, &job.data, instance_type::INGRESS_CLONE)
+                else {
+                    continue;
+                };
+                Self::restore(&mut copy, &preserved);
+                Self::put(&mut copy, sm.instance_type, instance_type::INGRESS_CLONE);
+                let pl = job.data.get(at..).unwrap_or(&[]).to_vec();
+                self.egress(
+                    copy,
+                    u64::from(r.port),
+                    u64::from(r.rid),
+                    &pl,
+                    job.port,
+                    None,
+                    jobs,
+                    out,
+                );
+            }
+        }
+        for (receiver, values) in fx.digests.drain(..) {
+            self.digests.push(Digest { receiver, values });
+        }
+        if let Some(list) = fx.resubmit {
+            let preserved = self.capture(&frame, Some(list));
+            jobs.push_back(IngressJob {
+                port: job.port,
+                data: job.data.clone(),
+                instance_type: instance_type::RESUBMIT,
+                preserved: Some(preserved),
+            });
+            self.frame = frame;
+            return;
+        }
+        let grp = Self::get(&frame, sm.mcast_grp);
+        if grp != 0 {
+            let replicas = self.pre.replicate(grp as u32, 0);
+            for r in replicas {
+                let mut copy = frame.clone();
+                Self::put(&mut copy, sm.instance_type, instance_type::REPLICATION);
+                self.egress(
+                    copy,
+                    u64::from(r.port),
+                    u64::from(r.rid),
+                    payload,
+                    job.port,
+                    fx.truncate,
+                    jobs,
+                    out,
+                );
+            }
+            self.frame = frame;
+            return;
+        }
+        let spec = Self::get(&frame, sm.egress_spec);
+        if spec == DROP_PORT {
+            self.frame = frame;
+            return;
+        }
+        // unicast: the frame itself goes to egress (no copy)
+        let rid = Self::get(&frame, sm.egress_rid);
+        let frame = self.egress(frame, spec, rid, payload, job.port, fx.truncate, jobs, out);
+        self.frame = frame;
+    }
+
+    /// Runs egress for one copy; returns the frame for reuse.
+    #[allow(clippy::too_many_arguments)]
+    fn egress(
+        &mut self,
+        mut frame: Frame,
+        port: u64,
+        rid: u64,
+        payload: &[u8],
+        ingress_port: u64,
+        truncate: Option<u32>,
+        jobs: &mut VecDeque<IngressJob<'_>>,
+        out: &mut Vec<OutputPacket>,
+    ) -> Frame {
+        let sm = &self.prog.std_meta.clone();
+        Self::put(&mut frame, sm.egress_port, port & 0x1ff);
+        Self::put(&mut frame, sm.egress_rid, rid & 0xffff);
+        Self::put(
+            &mut frame,
+            sm.egress_global_timestamp,
+            self.rt.now_us & ((1 << 48) - 1),
+        );
+        let mut fx = Effects::default();
+        self.run_stage(&mut frame, &mut fx, payload, Stage::Egress, 2);
+        if let Some(f) = fx.fault.take() {
+            self.rt.log.push(format!("packet dropped in egress: {f}"));
+            return frame;
+        }
+        let mut clone_frame = None;
+        let cloned = fx.clone.is_some();
+        if let Some((session, list)) = fx.clone.take() {
+            self.e2e_depth += 1;
+            if self.e2e_depth <= MAX_PASSES {
+                let preserved = self.capture(&frame, list);
+                let mut copy = frame.clone();
+                self.reset_metadata(&mut copy);
+                Self::restore(&mut copy, &preserved);
+                Self::put(&mut copy, sm.instance_type, instance_type::EGRESS_CLONE);
+                let replicas = self.pre.clone_replicas(session, 0);
+                clone_frame = Some((copy, replicas));
+            }
+        }
+        if Self::get(&frame, sm.egress_spec) != DROP_PORT {
+            let mut fx2 = Effects::default();
+            self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 3);
+            let mut bytes = self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 4);
+            bytes.extend_from_slice(payload);
+            if let Some(list) = fx.recirculate {
+                let preserved = self.capture(&frame, Some(list));
+                jobs.push_back(IngressJob {
+                    port: ingress_port,
+                    data: bytes.into(),
+                    instance_type: instance_type::RECIRC,
+                    preserved: Some(preserved),
+                });
+            } else {
+                if let Some(t) = fx.truncate.or(truncate) {
+                    bytes.truncate(t as usize);
+                }
+                out.push(OutputPacket {
+                    port: (port & 0x1ff) as u16,
+                    data: bytes,
+                });
+            }
+        }
+        if let Some((copy, replicas)) = clone_frame {
+            for r in replicas {
+                let f = self.egress(
+                    copy.clone(),
+                    u64::from(r.port),
+                    u64::from(r.rid),
+                    payload,
+                    ingress_port,
+                    None,
+                    jobs,
+                    out,
+                );
+                drop(f);
+            }
+        }
+        if cloned {
+            self.e2e_depth = self.e2e_depth.saturating_sub(1);
+        }
+        frame
+    }
+
+    // ---- control plane ------------------------------------------------
+
+    fn resolve<'n>(
+        kind: &'static str,
+        name: &str,
+        names: impl Iterator<Item = (usize, &'n str)>,
+    ) -> Result<usize, RuntimeError> {
+        let mut suffix = Vec::new();
+        for (i, n) in names {
+            if n == name {
+                return Ok(i);
+            }
+            if n.len() > name.len()
+                && n.ends_with(name)
+                && n.as_bytes()[n.len() - name.len() - 1] == b'.'
+            {
+                suffix.push((i, n.to_string()));
+            }
+        }
+        match suffix.len() {
+            1 => Ok(suffix[0].0),
+            0 => Err(RuntimeError::Unknown {
+                kind,
+                name: name.to_string(),
+            }),
+            _ => Err(RuntimeError::Ambiguous {
+                kind,
+                name: name.to_string(),
+                candidates: suffix
+                    .into_iter()
+                    .map(|(_, n)| n)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
+    /// The id of a table by fully qualified name or unique suffix.
+    pub fn table_id(&self, table: &str) -> Result<usize, RuntimeError> {
+        Self::resolve(
+            "table",
+            table,
+            self.prog
+                .tables
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (i, t.name.as_str())),
+        )
+    }
+
+    /// The key names and match kinds of a table.
+    pub fn table_keys(&self, table: &str) -> Result<Vec<(String, MatchKind, u32)>, RuntimeError> {
+        let t = self.table_id(table)?;
+        Ok(self.prog.tables[t]
+            .keys
+            .iter()
+            .map(|k| (k.name.clone(), k.kind, k.width))
+            .collect())
+    }
+
+    fn action_pos(&self, t: usize, action: &str) -> Result<usize, RuntimeError> {
+        let table = &self.prog.tables[t];
+        let names = table.actions.iter().enumerate().filter_map(|(i, a)| {
+            self.prog
+                .actions
+                .get(a.action as usize)
+                .map(|x| (i, x.name.as_str()))
+        });
+        Self::resolve("action", action, names).map_err(|e| match e {
+            RuntimeError::Unknown { .. } => RuntimeError::ActionNotInTable {
+                table: table.name.clone(),
+                action: action.to_string(),
+            },
+            e => e,
+        })
+    }
+
+    fn fit(what: &str, width: u32, v: &Bits) -> Result<u128, RuntimeError> {
+        if v.bit_len() > width || width > 128 {
+            return Err(RuntimeError::TooWide {
+                what: what.to_string(),
+                width,
+                value: format!("{v}"),
+            });
+        }
+        Ok(v.low_u128())
+    }
+
+    fn args(
+        &self,
+        t: usize,
+        pos: usize,
+        args: &[(String, Bits)],
+    ) -> Result<Vec<ArgValue>, RuntimeError> {
+        let table = &self.prog.tables[t];
+        let Some(action) = table
+            .actions
+            .get(pos)
+            .and_then(|a| self.prog.actions.get(a.action as usize))
+        else {
+            return Ok(Vec::new());
+        };
+        let params: Vec<_> = action.params.iter().filter(|p| p.control_plane).collect();
+        let bad = |m: String| RuntimeError::BadArguments {
+            action: action.name.clone(),
+            message: m,
+        };
+        for (n, _) in args {
+            if !params.iter().any(|p| &p.name == n) {
+                return Err(bad(format!("no parameter `{n}`")));
+            }
+        }
+        let mut out = Vec::new();
+        for p in params {
+            let given: Vec<_> = args.iter().filter(|(n, _)| n == &p.name).collect();
+            let v = match given.as_slice() {
+                [(_, v)] => v,
+                [] => return Err(bad(format!("missing argument `{}`", p.name))),
+                _ => return Err(bad(format!("argument `{}` given twice", p.name))),
+            };
+            if v.bit_len() > p.ty.width() {
+                return Err(RuntimeError::TooWide {
+                    what: p.name.clone(),
+                    width: p.ty.width(),
+                    value: format!("{v}"),
+                });
+            }
+            out.push(if p.ty.width() > 64 {
+                ArgValue::W(v.cast(p.ty))
+            } else {
+                ArgValue::N(v.low_u64())
+            });
+        }
+        Ok(out)
+    }
+
+    fn entry_ir(&self, t: usize, entry: &TableEntry) -> Result<EntryIr, RuntimeError> {
+        let table = &self.prog.tables[t];
+        if entry.matches.len() != table.keys.len() {
+            return Err(RuntimeError::KeyCount {
+                table: table.name.clone(),
+                expected: table.keys.len(),
+                given: entry.matches.len(),
+            });
+        }
+        let mut keys = Vec::new();
+        for (k, m) in table.keys.iter().zip(&entry.matches) {
+            let full = key_mask(k.width);
+            let bad = |msg: &str| RuntimeError::BadMatch {
+                key: k.name.clone(),
+                kind: k.kind.name(),
+                message: msg.to_string(),
+            };
+            let km = match (k.kind, m) {
+                (MatchKind::Range, MatchValue::Exact(v)) => {
+                    let v = Self::fit(&k.name, k.width, v)?;
+                    KeyMatch::Range(v, v)
+                }
+                (_, MatchValue::Exact(v))
+                | (MatchKind::Optional, MatchValue::Optional(Some(v))) => {
+                    KeyMatch::Masked(Self::fit(&k.name, k.width, v)?, full)
+                }
+                (MatchKind::Optional, MatchValue::Optional(None)) => KeyMatch::Masked(0, 0),
+                (MatchKind::Lpm | MatchKind::Ternary, MatchValue::Lpm(v, len)) => {
+                    if *len > k.width {
+                        return Err(bad(&format!(
+                            "prefix length {len} exceeds the width {}",
+                            k.width
+                        )));
+                    }
+                    let m = if *len == 0 {
+                        0
+                    } else {
+                        full & !(key_mask(k.width - len))
+                    };
+                    KeyMatch::Masked(Self::fit(&k.name, k.width, v)? & m, m)
+                }
+                (MatchKind::Ternary | MatchKind::Lpm, MatchValue::Ternary(v, m)) => {
+                    let m = Self::fit(&k.name, k.width, m)?;
+                    if k.kind == MatchKind::Lpm {
+                        let ones = m.count_ones();
+                        let want = if ones == 0 {
+                            0
+                        } else {
+                            full & !key_mask(k.width - ones)
+                        };
+                        if m != want {
+                            return Err(bad("the mask is not a prefix"));
+                        }
+                    }
+                    KeyMatch::Masked(Self::fit(&k.name, k.width, v)? & m, m)
+                }
+                (MatchKind::Range, MatchValue::Range(lo, hi)) => KeyMatch::Range(
+                    Self::fit(&k.name, k.width, lo)?,
+                    Self::fit(&k.name, k.width, hi)?,
+                ),
+                _ => return Err(bad("this kind of value cannot be used")),
+            };
+            keys.push(km);
+        }
+        let pos = self.action_pos(t, &entry.action)?;
+        if table.actions[pos].default_only {
+            return Err(RuntimeError::ActionScope(entry.action.clone()));
+        }
+        let args = self.args(t, pos, &entry.args)?;
+        Ok(EntryIr {
+            keys,
+            priority: i64::from(entry.priority.unwrap_or(0)),
+            action: pos,
+            args,
+        })
+    }
+
+    fn change_error(&self, t: usize, e: TableChangeError) -> RuntimeError {
+        let table = self.prog.tables[t].name.clone();
+        match e {
+            TableChangeError::Duplicate(handle) => RuntimeError::DuplicateEntry { table, handle },
+            TableChangeError::Full => RuntimeError::TableFull(table),
+            TableChangeError::NoSuchEntry(handle) => RuntimeError::NoSuchEntry { table, handle },
+            TableChangeError::ConstEntry(_) => RuntimeError::Const(table, "the entry"),
+        }
+    }
+
+    /// Installs an entry.
+    pub fn table_add(
+        &mut self,
+        table: &str,
+        entry: TableEntry,
+    ) -> Result<EntryHandle, RuntimeError> {
+        let t = self.table_id(table)?;
+        if self.prog.tables[t].entries_const {
+            return Err(RuntimeError::Const(
+                self.prog.tables[t].name.clone(),
+                "the entry list",
+            ));
+        }
+        let e = self.entry_ir(t, &entry)?;
+        match self.rt.tables[t].insert(e, false) {
+            Ok(h) => Ok(EntryHandle(h)),
+            Err(err) => Err(self.change_error(t, err)),
+        }
+    }
+
+    /// Changes the action of an installed entry.
+    pub fn table_modify(
+        &mut self,
+        table: &str,
+        handle: EntryHandle,
+        action: &str,
+        args: &[(String, Bits)],
+    ) -> Result<(), RuntimeError> {
+        let t = self.table_id(table)?;
+        let pos = self.action_pos(t, action)?;
+        if self.prog.tables[t].actions[pos].default_only {
+            return Err(RuntimeError::ActionScope(action.to_string()));
+        }
+        let args = self.args(t, pos, args)?;
+        let name = self.prog.tables[t].name.clone();
+        match self.rt.tables[t].get_mut(handle.0) {
+            Some(e) if e.from_program && self.prog.tables[t].entries_const => {
+                Err(RuntimeError::Const(name, "the entry"))
+            }
+            Some(e) => {
+                e.entry.action = pos;
+                e.entry.args = args;
+                Ok(())
+            }
+            None => Err(RuntimeError::NoSuchEntry {
+                table: name,
+                handle: handle.0,
+            }),
+        }
+    }
+
+    /// Removes an installed entry.
+    pub fn table_delete(&mut self, table: &str, handle: EntryHandle) -> Result<(), RuntimeError> {
+        let t = self.table_id(table)?;
+        let allow = !self.prog.tables[t].entries_const;
+        match self.rt.tables[t].remove(handle.0, allow) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.change_error(t, e)),
+        }
+    }
+
+    /// Removes every entry the control plane installed, in every table.
+    pub fn clear_all_tables(&mut self) {
+        for t in &mut self.rt.tables {
+            t.clear_runtime_entries();
+        }
+    }
+
+    /// Sets a table's default action.
+    pub fn table_set_default(
+        &mut self,
+        table: &str,
+        action: &str,
+        args: &[(String, Bits)],
+    ) -> Result<(), RuntimeError> {
+        let t = self.table_id(table)?;
+        let ti = &self.prog.tables[t];
+        if ti.default_const {
+            return Err(RuntimeError::Const(ti.name.clone(), "the default action"));
+        }
+        let pos = self.action_pos(t, action)?;
+        if self.prog.tables[t].actions[pos].table_only {
+            return Err(RuntimeError::ActionScope(action.to_string()));
+        }
+        let args = self.args(t, pos, args)?;
+        self.rt.tables[t].default_action = Some((pos, args));
+        Ok(())
+    }
+
+    /// The installed entries of a table, in handle order.
+    pub fn table_entries(
+        &self,
+        table: &str,
+    ) -> Result<Vec<(EntryHandle, TableEntry)>, RuntimeError> {
+        let t = self.table_id(table)?;
+        let ti = &self.prog.tables[t];
+        let mut out = Vec::new();
+        for (h, e) in self.rt.tables[t].iter() {
+            let mut matches = Vec::new();
+            for (k, m) in ti.keys.iter().zip(&e.entry.keys) {
+                let ty = BitType::unsigned(k.width).unwrap_or(BitType::BIT1);
+                let b = |v: u128| Bits::from_u128(ty, v);
+                let full = key_mask(k.width);
+                matches.push(match (k.kind, m) {
+                    (MatchKind::Exact, KeyMatch::Masked(v, _)) => MatchValue::Exact(b(*v)),
+                    (MatchKind::Lpm, KeyMatch::Masked(v, m)) => {
+                        MatchValue::Lpm(b(*v), m.count_ones())
+                    }
+                    (MatchKind::Optional, KeyMatch::Masked(v, m)) => {
+                        MatchValue::Optional((*m == full).then(|| b(*v)))
+                    }
+                    (_, KeyMatch::Masked(v, m)) => MatchValue::Ternary(b(*v), b(*m)),
+                    (_, KeyMatch::Range(lo, hi)) => MatchValue::Range(b(*lo), b(*hi)),
+                });
+            }
+            let (action, args) = match ti
+                .actions
+                .get(e.entry.action)
+                .and_then(|a| self.prog.actions.get(a.action as usize))
+            {
+                Some(a) => (
+                    a.name.clone(),
+                    a.params
+                        .iter()
+                        .filter(|p| p.control_plane)
+                        .zip(&e.entry.args)
+                        .map(|(p, v)| {
+                            (
+                                p.name.clone(),
+                                match v {
+                                    ArgValue::N(n) => Bits::from_u64(p.ty, *n),
+                                    ArgValue::W(w) => w.clone(),
+                                },
+                            )
+                        })
+                        .collect(),
+                ),
+                None => (String::new(), Vec::new()),
+            };
+            out.push((
+                EntryHandle(h),
+                TableEntry {
+                    matches,
+                    priority: Some(i32::try_from(e.entry.priority).unwrap_or(0)),
+                    action,
+                    args,
+                },
+            ));
+        }
+        Ok(out)
+    }
+
+    fn register_id(&self, name: &str) -> Result<usize, RuntimeError> {
+        Self::resolve(
+            "register",
+            name,
+            self.prog
+                .registers
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i, r.name.as_str())),
+        )
+    }
+
+    /// Reads a register cell.
+    pub fn register_read(&self, name: &str, index: u64) -> Result<Bits, RuntimeError> {
+        let r = self.register_id(name)?;
+        let info = &self.prog.registers[r];
+        let oob = || RuntimeError::IndexOutOfRange {
+            name: info.name.clone(),
+            index,
+            size: info.size,
+        };
+        let i = usize::try_from(index).map_err(|_| oob())?;
+        match &self.rt.registers[r] {
+            RegisterCells::Narrow(c) => c
+                .get(i)
+                .map(|v| Bits::from_u64(info.ty, *v))
+                .ok_or_else(oob),
+            RegisterCells::Wide(c) => c.get(i).cloned().ok_or_else(oob),
+        }
+    }
+
+    /// Writes a register cell (the value must fit the cell's width).
+    pub fn register_write(
+        &mut self,
+        name: &str,
+        index: u64,
+        value: &Bits,
+    ) -> Result<(), RuntimeError> {
+        let r = self.register_id(name)?;
+        let info = self.prog.registers[r].clone();
+        if value.bit_len() > info.ty.width() {
+            return Err(RuntimeError::TooWide {
+                what: info.name,
+                width: info.ty.width(),
+                value: format!("{value}"),
+            });
+        }
+        let oob = || RuntimeError::IndexOutOfRange {
+            name: info.name.clone(),
+            index,
+            size: info.size,
+        };
+        let i = usize::try_from(index).map_err(|_| oob())?;
+        match &mut self.rt.registers[r] {
+            RegisterCells::Narrow(c) => *c.get_mut(i).ok_or_else(oob)? = value.low_u64(),
+            RegisterCells::Wide(c) => *c.get_mut(i).ok_or_else(oob)? = value.cast(info.ty),
+        }
+        Ok(())
+    }
+
+    /// Sets every cell of a register to 0.
+    pub fn register_reset(&mut self, name: &str) -> Result<(), RuntimeError> {
+        let r = self.register_id(name)?;
+        match &mut self.rt.registers[r] {
+            RegisterCells::Narrow(c) => c.fill(0),
+            RegisterCells::Wide(c) => {
+                for x in c.iter_mut() {
+                    *x = Bits::zero(x.ty());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn counter_id(&self, name: &str) -> Result<usize, RuntimeError> {
+        Self::resolve(
+            "counter",
+            name,
+            self.prog
+                .counters
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i, c.name.as_str())),
+        )
+    }
+
+    fn counter_cell(&mut self, name: &str, index: u64) -> Result<&mut (u64, u64), RuntimeError> {
+        let c = self.counter_id(name)?;
+        let info = &self.prog.counters[c];
+        let oob = RuntimeError::IndexOutOfRange {
+            name: info.name.clone(),
+            index,
+            size: info.size,
+        };
+        let i = u32::try_from(index).map_err(|_| oob.clone())?;
+        match info.table {
+            Some(t) => self.rt.tables[t as usize]
+                .get_mut(i)
+                .map(|e| &mut e.counter)
+                .ok_or(oob),
+            None => self.rt.counters[c].get_mut(i as usize).ok_or(oob),
+        }
+    }
+
+    /// Reads a counter cell: (packets, bytes). For a direct counter the
+    /// index is the entry handle.
+    pub fn counter_read(&mut self, name: &str, index: u64) -> Result<(u64, u64), RuntimeError> {
+        self.counter_cell(name, index).map(|c| *c)
+    }
+
+    /// Sets a counter cell.
+    pub fn counter_write(
+        &mut self,
+        name: &str,
+        index: u64,
+        packets: u64,
+        bytes: u64,
+    ) -> Result<(), RuntimeError> {
+        *self.counter_cell(name, index)? = (packets, bytes);
+        Ok(())
+    }
+
+    /// Sets every cell of a counter to 0.
+    pub fn counter_reset(&mut self, name: &str) -> Result<(), RuntimeError> {
+        let c = self.counter_id(name)?;
+        match self.prog.counters[c].table {
+            Some(t) => {
+                for e in self.rt.tables[t as usize].iter_mut() {
+                    e.counter = (0, 0);
+                }
+            }
+            None => self.rt.counters[c].fill((0, 0)),
+        }
+        Ok(())
+    }
+
+    /// Configures a meter cell (committed then peak: rate in units per
+    /// microsecond and burst); `index` is the entry handle for direct
+    /// meters. `None` configures every cell.
+    pub fn meter_set_rates(
+        &mut self,
+        name: &str,
+        index: Option<u64>,
+        rates: [(f64, u64); 2],
+    ) -> Result<(), RuntimeError> {
+        let m = Self::resolve(
+            "meter",
+            name,
+            self.prog
+                .meters
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (i, m.name.as_str())),
+        )?;
+        let info = self.prog.meters[m].clone();
+        let now = self.rt.now_us;
+        let oob = |index| RuntimeError::IndexOutOfRange {
+            name: info.name.clone(),
+            index,
+            size: info.size,
+        };
+        match (info.table, index) {
+            (Some(t), Some(i)) => {
+                let e = self.rt.tables[t as usize]
+                    .get_mut(i as u32)
+                    .ok_or_else(|| oob(i))?;
+                e.meter.set_rates(rates, now);
+            }
+            (Some(t), None) => {
+                for e in self.rt.tables[t as usize].iter_mut() {
+                    e.meter.set_rates(rates, now);
+                }
+            }
+            (None, Some(i)) => {
+                let cell = self.rt.meters[m]
+                    .get_mut(i as usize)
+                    .ok_or_else(|| oob(i))?;
+                cell.set_rates(rates, now);
+            }
+            (None, None) => {
+                for c in &mut self.rt.meters[m] {
+                    c.set_rates(rates, now);
+                }
+            }
+        }
+        Ok(())
+    }
+}
