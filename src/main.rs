@@ -32,11 +32,28 @@ enum Command {
         #[arg(long, default_value_t = 0.01)]
         loss: f64,
     },
+    /// Run a worker: a synthetic training loop of all-reduces through the
+    /// switch over UDP (config file and/or flags; see esa_host::config).
+    Worker(esa_host::cli::WorkerArgs),
+    /// Run a parameter server for one or many jobs over UDP, reporting each
+    /// job's fallback volume.
+    Ps(esa_host::cli::PsArgs),
     /// Print the P4Info of a v1model program in protobuf text format, with
     /// the ids p4c would assign.
     P4info {
         /// The P4 program.
         program: std::path::PathBuf,
+        /// Extra include directories, searched in order.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<std::path::PathBuf>,
+    },
+    /// Run a p4c STF test on a v1model program in p4sim; exits 0 only when
+    /// every expectation holds.
+    Stf {
+        /// The P4 program.
+        program: std::path::PathBuf,
+        /// The STF test.
+        test: std::path::PathBuf,
         /// Extra include directories, searched in order.
         #[arg(short = 'I', value_name = "DIR")]
         include: Vec<std::path::PathBuf>,
@@ -54,7 +71,14 @@ enum SimMode {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Sim { mode, seed, loss } => run_sim(mode, seed, loss),
+        Command::Worker(args) => run_worker(&args),
+        Command::Ps(args) => Ok(esa_host::cli::run_ps(&args)?),
         Command::P4info { program, include } => run_p4info(&program, &include),
+        Command::Stf {
+            program,
+            test,
+            include,
+        } => run_stf(&program, &test, &include),
     }
 }
 
@@ -70,6 +94,27 @@ fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Resu
         }
         Err(diagnostic) => {
             eprintln!("{diagnostic}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Runs an STF test and prints its report; exits 1 on any failure.
+fn run_stf(
+    program: &std::path::Path,
+    test: &std::path::Path,
+    include: &[std::path::PathBuf],
+) -> Result<()> {
+    match p4sim::stf_runner::run_stf_files(program, test, include) {
+        Ok(report) => {
+            println!("{report}");
+            if !report.passed {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("{e}");
             std::process::exit(1);
         }
     }
@@ -125,6 +170,19 @@ fn run_sim(mode: SimMode, seed: u64, loss: f64) -> Result<()> {
     }
     if failed {
         bail!("the simulation broke an invariant (see VIOLATION lines)");
+    }
+    Ok(())
+}
+
+/// Runs `esa worker`; a wrong result (which the runtime never returns
+/// knowingly) makes the exit status non-zero.
+fn run_worker(args: &esa_host::cli::WorkerArgs) -> Result<()> {
+    let summary = esa_host::cli::run_worker(args)?;
+    if summary.wrong > 0 {
+        bail!(
+            "{} iterations returned a result that is not the exact sum",
+            summary.wrong
+        );
     }
     Ok(())
 }

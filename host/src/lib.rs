@@ -1,1 +1,33 @@
-//! esa-host (in progress)
+//! # esa-host
+//!
+//! Thin I/O shells around esa-core's worker and parameter-server state
+//! machines: this crate moves ESA payloads and keeps time, the state
+//! machines decide everything else.
+//!
+//! ## Layout
+//! - [`transport`]: the [`Transport`](transport::Transport) trait, kernel
+//!   UDP sockets (batched with `recvmmsg`/`sendmmsg` on Linux) and in-memory
+//!   links with a seeded fault injector.
+//! - [`worker`]: [`Worker::allreduce`](worker::Worker::allreduce), blocking,
+//!   and a non-blocking `start_allreduce` / `poll_allreduce` pair.
+//! - [`ps`]: the parameter-server runtime for one or many jobs.
+//! - [`config`]: TOML files and command-line flags, validated with errors
+//!   that name the key.
+//! - [`cli`]: the `esa worker` and `esa ps` commands.
+//! - [`testing`]: a model switch (esa-core's pool reference model behind a
+//!   transport) for tests and benchmarks until esa-switch exists.
+//!
+//! `docs/protocol.md` §6 is the protocol the runtimes drive.
+
+pub mod cli;
+mod clock;
+pub mod config;
+mod error;
+pub mod ps;
+pub mod testing;
+pub mod transport;
+pub mod worker;
+
+pub use error::{HostError, TransportError};
+pub use ps::ParameterServer;
+pub use worker::{AllreduceStats, Worker};

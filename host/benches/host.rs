@@ -1,0 +1,257 @@
+//! Host-path benchmarks. `cargo bench -p esa-host`.
+//!
+//! - `packetize`: what one core turns float32 gradients into DATA payloads
+//!   at — `Worker::start_allreduce` plus `Worker::poll_transmit` over a
+//!   4 MiB tensor, the real path (quantization, policy, bookkeeping, payload
+//!   encoding); `quantize_only` is the arithmetic alone, for comparison.
+//! - `allreduce`: end-to-end goodput of four workers, one PS and the model
+//!   switch on in-memory links, with in-switch aggregation and host-only
+//!   (every DATA summed at the PS), in the same run; the ratio of the
+//!   medians is printed at the end.
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use esa_core::pool::PoolConfig;
+use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::quant;
+use esa_core::worker::{MAX_WINDOW, Worker as CoreWorker, WorkerConfig};
+use esa_host::cli::gradient_value;
+use esa_host::ps::ParameterServer;
+use esa_host::testing::{ModelJob, ModelSwitch, ModelSwitchHandle};
+use esa_host::transport::{FaultConfig, MemNetwork, MemTransport, Transport};
+use esa_host::worker::{Worker, WorkerOptions};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const TENSOR: usize = 1 << 20;
+
+fn packetize(c: &mut Criterion) {
+    let data: Vec<f32> = (0..TENSOR).map(|i| (i as f32 * 0.37).sin() * 3.0).collect();
+    let mut g = c.benchmark_group("packetize");
+    g.throughput(Throughput::Bytes((TENSOR * 4) as u64));
+    g.sample_size(20);
+    for lanes in [32usize, 64] {
+        let cfg = WorkerConfig {
+            lanes,
+            window: MAX_WINDOW,
+            result_cache: 1,
+            ..WorkerConfig::new(1, 0, 4)
+        };
+        g.bench_function(format!("poll_transmit_k{lanes}_4MiB"), |b| {
+            b.iter_batched(
+                || CoreWorker::new(cfg.clone()).unwrap(),
+                |mut w| {
+                    w.start_allreduce(&data, 0).unwrap();
+                    let mut bytes = 0;
+                    while let Some(p) = w.poll_transmit(0) {
+                        bytes += black_box(p).len();
+                    }
+                    assert_eq!(bytes, TENSOR.div_ceil(lanes) * (16 + 4 * lanes));
+                    w
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    // The steady state of a real worker: a window of 64, each DATA answered
+    // at once by its RESULT (fan-in 1, so the DATA with its type changed
+    // is a valid RESULT), which is parsed and dequantized. The whole CPU
+    // cost of one all-reduce on the host, without the network.
+    g.bench_function("worker_cycle_w64_k32_4MiB", |b| {
+        let cfg = WorkerConfig {
+            lanes: 32,
+            window: 64,
+            ..WorkerConfig::new(1, 0, 1)
+        };
+        let mut w = CoreWorker::new(cfg).unwrap();
+        b.iter(|| {
+            w.start_allreduce(&data, 0).unwrap();
+            while let Some(mut p) = w.poll_transmit(0) {
+                p[0] = 0x12;
+                w.handle_payload(&p, 0).unwrap();
+            }
+            black_box(w.take_result().unwrap().len())
+        })
+    });
+    g.bench_function("start_allreduce_only_4MiB", |b| {
+        b.iter_batched(
+            || CoreWorker::new(WorkerConfig::new(1, 0, 4)).unwrap(),
+            |mut w| {
+                w.start_allreduce(&data, 0).unwrap();
+                w
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.bench_function("quantize_only_4MiB", |b| {
+        let mut out = vec![0i32; TENSOR];
+        b.iter(|| quant::quantize_into(black_box(&data), 16, 4, &mut out))
+    });
+    g.finish();
+}
+
+/// Four workers, a PS and the model switch, on threads, waiting for "go".
+struct Cluster {
+    go: Vec<mpsc::Sender<()>>,
+    done: mpsc::Receiver<Result<(), String>>,
+    threads: Vec<JoinHandle<()>>,
+    stop_ps: Arc<AtomicBool>,
+    ps: Option<JoinHandle<()>>,
+    switch: Option<ModelSwitchHandle<MemTransport>>,
+}
+
+const FAN_IN: u8 = 4;
+const ELEMENTS: usize = 1 << 16;
+
+impl Cluster {
+    fn new(aggregate: bool) -> Cluster {
+        let net = MemNetwork::new();
+        let bind = || net.bind_any(FaultConfig::NONE).unwrap();
+        let pool = PoolConfig::default();
+        let switch_t = bind();
+        let mut switch = if aggregate {
+            ModelSwitch::new(pool, switch_t).unwrap()
+        } else {
+            ModelSwitch::host_only(pool, switch_t).unwrap()
+        };
+        let workers: Vec<MemTransport> = (0..FAN_IN).map(|_| bind()).collect();
+        let ps_t = bind();
+        switch
+            .add_job(ModelJob::new(
+                1,
+                workers.iter().map(|t| t.local_addr()).collect(),
+                ps_t.local_addr(),
+            ))
+            .unwrap();
+        let addr = switch.local_addr();
+        let switch = switch.spawn();
+        let mut ps = ParameterServer::new(PsConfig::default(), addr, ps_t).unwrap();
+        ps.add_job(1, FAN_IN, JobOptions::default()).unwrap();
+        let stop_ps = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&stop_ps);
+        let ps = std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                ps.step(Duration::from_millis(20)).unwrap();
+            }
+        });
+        let (done_tx, done) = mpsc::channel();
+        let mut go = vec![];
+        let mut threads = vec![];
+        for (id, t) in workers.into_iter().enumerate() {
+            let (tx, rx) = mpsc::channel::<()>();
+            go.push(tx);
+            let done_tx = done_tx.clone();
+            let mut cfg = WorkerConfig::new(1, id as u8, FAN_IN);
+            // Above any scheduling delay of six threads on two cores, so
+            // the numbers measure the path, not spurious resends.
+            cfg.rto_initial_us = 50_000;
+            cfg.rto_max_us = 200_000;
+            threads.push(std::thread::spawn(move || {
+                let mut w = Worker::new(WorkerOptions::new(cfg, addr), t).unwrap();
+                let input: Vec<f32> = (0..ELEMENTS)
+                    .map(|i| gradient_value(1, 1, id as u8, 0, i))
+                    .collect();
+                let mut data = input.clone();
+                while rx.recv().is_ok() {
+                    data.copy_from_slice(&input);
+                    let r = w
+                        .allreduce(&mut data)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string());
+                    if done_tx.send(r).is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        Cluster {
+            go,
+            done,
+            threads,
+            stop_ps,
+            ps: Some(ps),
+            switch: Some(switch),
+        }
+    }
+
+    fn allreduce(&self) -> Duration {
+        let start = Instant::now();
+        for g in &self.go {
+            g.send(()).unwrap();
+        }
+        for _ in 0..FAN_IN {
+            self.done.recv().unwrap().unwrap();
+        }
+        start.elapsed()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.go.clear();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        self.stop_ps.store(true, Ordering::Relaxed);
+        if let Some(ps) = self.ps.take() {
+            let _ = ps.join();
+        }
+        if let Some(s) = self.switch.take() {
+            let _ = s.stop();
+        }
+    }
+}
+
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+fn allreduce(c: &mut Criterion) {
+    let mut g = c.benchmark_group("allreduce");
+    g.throughput(Throughput::Bytes((ELEMENTS * 4) as u64));
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(8));
+    let mut medians = vec![];
+    for (name, aggregate) in [("in_switch", true), ("host_only", false)] {
+        let cluster = Cluster::new(aggregate);
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let record = Arc::clone(&samples);
+        g.bench_function(format!("{name}_4x256KiB"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let t = cluster.allreduce();
+                    record.lock().unwrap().push(t);
+                    total += t;
+                }
+                total
+            })
+        });
+        drop(cluster);
+        let mut s = samples.lock().unwrap().clone();
+        medians.push((name, median(&mut s)));
+    }
+    g.finish();
+    let bytes = (ELEMENTS * 4) as f64;
+    for (name, m) in &medians {
+        println!(
+            "allreduce {name}: median {:.3} ms per all-reduce, goodput {:.1} MB/s per worker",
+            m.as_secs_f64() * 1e3,
+            bytes / m.as_secs_f64() / 1e6
+        );
+    }
+    if let [(_, esa), (_, host)] = medians[..] {
+        println!(
+            "allreduce goodput ratio in-switch / host-only (medians): {:.2}x",
+            host.as_secs_f64() / esa.as_secs_f64()
+        );
+    }
+}
+
+criterion_group!(benches, packetize, allreduce);
+criterion_main!(benches);

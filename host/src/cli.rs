@@ -1,0 +1,271 @@
+//! The `esa worker` and `esa ps` commands: configuration from a file and
+//! flags, a UDP transport, and progress on standard output.
+
+use crate::config::{ConfigFile, PsJobSection, PsSection, TrainSection, WorkerSection};
+use crate::error::HostError;
+use crate::ps::ParameterServer;
+use crate::transport::UdpTransport;
+use crate::worker::Worker;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Flags of `esa worker`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerArgs {
+    /// TOML file with `[worker]` and `[train]` sections; flags override it.
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub worker: WorkerSection,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub train: TrainSection,
+}
+
+/// Flags of `esa ps`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PsArgs {
+    /// TOML file with a `[ps]` section and `[[ps.job]]` tables; flags
+    /// override it.
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub ps: PsSection,
+    /// A job to serve, `ID:FAN_IN[:MODE]` (repeatable; replaces the file's).
+    #[arg(long = "job", value_name = "ID:FAN_IN[:MODE]")]
+    pub jobs: Vec<PsJobSection>,
+}
+
+/// A flag raised by SIGINT or SIGTERM (installed once per process; if
+/// another handler is already installed, the flag is never raised and the
+/// commands stop on their iteration or duration limit).
+pub fn shutdown_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    Arc::clone(FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let raised = Arc::clone(&flag);
+        if let Err(e) = ctrlc::set_handler(move || raised.store(true, Ordering::Relaxed)) {
+            eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
+        }
+        flag
+    }))
+}
+
+/// A synthetic gradient value: a nonzero integer in -500..=500, so sums are
+/// exact in float32 and a lost or doubled contribution changes the sum.
+pub fn gradient_value(seed: u64, job: u16, worker: u8, iteration: u32, element: usize) -> f32 {
+    let mut x = seed
+        ^ (u64::from(job) << 48)
+        ^ (u64::from(worker) << 40)
+        ^ (u64::from(iteration) << 32)
+        ^ element as u64;
+    x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^= x >> 33;
+    let v = (x % 1001) as i32 - 500;
+    (if v == 0 { 1 } else { v }) as f32
+}
+
+/// What `esa worker` did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrainSummary {
+    /// Iterations completed.
+    pub iterations: u32,
+    /// Iterations whose result differed from the exact sum (always 0
+    /// unless something is broken).
+    pub wrong: u32,
+    /// Whether a signal ended the run early.
+    pub interrupted: bool,
+}
+
+/// Runs `esa worker`.
+pub fn run_worker(args: &WorkerArgs) -> Result<TrainSummary, HostError> {
+    let file = match &args.config {
+        Some(path) => ConfigFile::load(path)?,
+        None => ConfigFile::default(),
+    };
+    let worker_cfg = file.worker.unwrap_or_default().overlay(&args.worker);
+    let settings = worker_cfg.resolve()?;
+    let train = file
+        .train
+        .unwrap_or_default()
+        .overlay(&args.train)
+        .resolve()?;
+    let stop = shutdown_flag();
+    let transport = UdpTransport::bind(settings.bind)?;
+    let core = settings.options.core.clone();
+    let average = settings.options.average;
+    let switch = settings.options.switch;
+    let mut worker = Worker::new(settings.options, transport)?;
+    worker.set_shutdown_flag(Arc::clone(&stop));
+    println!(
+        "esa worker: job {} worker {}/{} on {} -> switch {}; {} iterations of {} elements, \
+         lanes {}, window {}, policy {}",
+        core.job,
+        core.worker_id,
+        core.fan_in,
+        worker.local_addr(),
+        switch,
+        train.iterations,
+        train.elements,
+        core.lanes,
+        core.window,
+        core.policy
+    );
+    let started = Instant::now();
+    let mut summary = TrainSummary::default();
+    let mut data = vec![0f32; train.elements];
+    let (mut bytes, mut resends, mut from_switch, mut from_ps) = (0u64, 0u64, 0u64, 0u64);
+    for iteration in 0..train.iterations {
+        if train.duration.is_some_and(|d| started.elapsed() >= d) {
+            println!("duration limit reached");
+            break;
+        }
+        for (i, x) in data.iter_mut().enumerate() {
+            *x = gradient_value(train.seed, core.job, core.worker_id, iteration, i);
+        }
+        let stats = match worker.allreduce(&mut data) {
+            Ok(s) => s,
+            Err(HostError::Interrupted) => {
+                println!("interrupted during iteration {iteration}");
+                summary.interrupted = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        let verified = if train.verify {
+            let exact = (0..train.elements).all(|i| {
+                let sum: f32 = (0..core.fan_in)
+                    .map(|w| gradient_value(train.seed, core.job, w, iteration, i))
+                    .sum();
+                let want = if average {
+                    sum / f32::from(core.fan_in)
+                } else {
+                    sum
+                };
+                data[i] == want
+            });
+            if !exact {
+                summary.wrong += 1;
+            }
+            if exact { "exact" } else { "WRONG" }
+        } else {
+            "unchecked"
+        };
+        summary.iterations += 1;
+        bytes += (train.elements * 4) as u64;
+        resends += stats.resends;
+        from_switch += stats.results_from_switch;
+        from_ps += stats.results_from_ps;
+        println!(
+            "iter {:>4}/{}: {:>9.3} ms, {:>8.1} MB/s, seq {}+{}, {} resends, in-switch {} / PS {} chunks, {verified}",
+            iteration + 1,
+            train.iterations,
+            stats.elapsed.as_secs_f64() * 1e3,
+            stats.goodput_bytes_per_s() / 1e6,
+            stats.seq_base,
+            stats.chunks,
+            stats.resends,
+            stats.results_from_switch,
+            stats.results_from_ps,
+        );
+    }
+    if !summary.interrupted && !train.linger.is_zero() {
+        worker.serve_queries(train.linger)?;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "summary: {} iterations in {:.3} s, {:.1} MB/s, {} resends, {} chunks in the switch, \
+         {} at the PS, {} invalid packets, {} wrong results",
+        summary.iterations,
+        secs,
+        bytes as f64 / secs.max(1e-9) / 1e6,
+        resends,
+        from_switch,
+        from_ps,
+        worker.stats().invalid_packets,
+        summary.wrong
+    );
+    Ok(summary)
+}
+
+/// Runs `esa ps` until SIGINT/SIGTERM or its duration limit.
+pub fn run_ps(args: &PsArgs) -> Result<(), HostError> {
+    let file = match &args.config {
+        Some(path) => ConfigFile::load(path)?,
+        None => ConfigFile::default(),
+    };
+    let mut flags = args.ps.clone();
+    flags.jobs = args.jobs.clone();
+    let settings = file.ps.unwrap_or_default().overlay(&flags).resolve()?;
+    let stop = shutdown_flag();
+    let transport = UdpTransport::bind(settings.bind)?;
+    let mut ps = ParameterServer::new(settings.config.clone(), settings.switch, transport)?;
+    for j in &settings.jobs {
+        ps.add_job(j.job, j.fan_in, j.options)?;
+    }
+    println!(
+        "esa ps: on {} -> switch {}; jobs {}",
+        ps.local_addr(),
+        settings.switch,
+        settings
+            .jobs
+            .iter()
+            .map(|j| format!(
+                "{} (fan-in {}{})",
+                j.job,
+                j.fan_in,
+                if j.options.forward_results {
+                    ", atp"
+                } else {
+                    ""
+                }
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let started = Instant::now();
+    let mut next_report = settings.report_interval.map(|d| started + d);
+    while !stop.load(Ordering::Relaxed) {
+        if settings.duration.is_some_and(|d| started.elapsed() >= d) {
+            break;
+        }
+        ps.step(Duration::from_millis(50))?;
+        if let Some(at) = next_report
+            && Instant::now() >= at
+        {
+            report_ps(&ps, &settings.jobs);
+            next_report = settings.report_interval.map(|d| at + d);
+        }
+    }
+    println!(
+        "esa ps: stopping after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    report_ps(&ps, &settings.jobs);
+    Ok(())
+}
+
+fn report_ps(ps: &ParameterServer<UdpTransport>, jobs: &[crate::config::PsJob]) {
+    for j in jobs {
+        if let Some(v) = ps.fallback_volume(j.job) {
+            println!(
+                "  job {:>4}: {} parts ({} fallback, {} evicted, {} flush), {} bytes, \
+                 {} chunks completed, {} results resent, {} queries",
+                v.job,
+                v.parts,
+                v.fallback_parts,
+                v.evicted_parts,
+                v.flush_parts,
+                v.bytes,
+                v.chunks_completed,
+                v.results_resent,
+                v.queries_sent
+            );
+        }
+    }
+}

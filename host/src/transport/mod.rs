@@ -1,0 +1,91 @@
+//! Moving ESA payloads (the 16-byte header plus lanes) between hosts.
+//!
+//! One small trait, [`Transport`], with two implementations:
+//! [`UdpTransport`] (kernel UDP sockets, batched with `recvmmsg`/`sendmmsg`
+//! on Linux) and [`MemTransport`] (in-memory links of a [`MemNetwork`], with
+//! an optional seeded [`FaultConfig`]). Every call is non-blocking except
+//! [`Transport::wait`], which blocks until something may be readable or the
+//! timeout passes.
+
+mod mem;
+#[cfg(target_os = "linux")]
+mod mmsg;
+mod udp;
+
+pub use mem::{FaultConfig, MemNetwork, MemTransport};
+pub use udp::UdpTransport;
+
+use crate::error::TransportError;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Largest datagram a transport receives; ESA payloads are at most
+/// 16 + 4 × 64 = 272 bytes, so anything longer is not ESA and is cut.
+pub const MAX_DATAGRAM: usize = 2048;
+
+/// One payload and the peer it came from or goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Datagram {
+    /// Source (received) or destination (sent).
+    pub peer: SocketAddr,
+    /// The ESA payload.
+    pub payload: Vec<u8>,
+}
+
+/// Counters of a transport.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransportStats {
+    /// Datagrams handed to the network.
+    pub sent: u64,
+    /// Datagrams received.
+    pub received: u64,
+    /// Datagrams not sent: the socket stayed full, or the destination
+    /// refused or does not exist (in-memory).
+    pub send_dropped: u64,
+    /// Datagrams the fault injector dropped (in-memory only).
+    pub fault_lost: u64,
+    /// Extra copies the fault injector made (in-memory only).
+    pub fault_duplicated: u64,
+    /// Send or receive system calls made (UDP only).
+    pub syscalls: u64,
+}
+
+/// Sends and receives ESA payloads with a peer address.
+pub trait Transport: Send + std::fmt::Debug {
+    /// The address peers send to.
+    fn local_addr(&self) -> SocketAddr;
+
+    /// Sends every datagram of `batch` and empties it. Datagrams that cannot
+    /// be delivered are dropped and counted, as a network would; only a
+    /// failure of the transport itself is an error.
+    fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError>;
+
+    /// Appends up to `max` datagrams that have arrived to `out` without
+    /// blocking; returns how many.
+    fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError>;
+
+    /// Blocks until a datagram may be readable or `timeout` passes; returns
+    /// whether one may be readable.
+    fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError>;
+
+    /// Counters.
+    fn stats(&self) -> TransportStats;
+}
+
+impl<T: Transport + ?Sized> Transport for Box<T> {
+    fn local_addr(&self) -> SocketAddr {
+        (**self).local_addr()
+    }
+    fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError> {
+        (**self).send_batch(batch)
+    }
+    fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError> {
+        (**self).recv_batch(out, max)
+    }
+    fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError> {
+        (**self).wait(timeout)
+    }
+    fn stats(&self) -> TransportStats {
+        (**self).stats()
+    }
+}
