@@ -9,7 +9,7 @@
 //! they drift from the scenarios. Regenerate with
 //! `ESA_BLESS=1 cargo test --test p4_stf`.
 
-use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
+use esa_core::pool::{GlobalCounters, JobEntry, Mode, Pool, PoolConfig};
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -136,7 +136,25 @@ impl Bench {
         self.stf.push('\n');
     }
 
-    fn finish(self, name: &str, out: &mut Vec<(String, String)>) {
+    /// Ends the scenario with the model's counters: every per-job counter
+    /// of both jobs and the global ones, checked with `check_counter`.
+    fn finish(mut self, name: &str, out: &mut Vec<(String, String)>) {
+        let _ = writeln!(self.stf, "# the counters of the model");
+        for job in [1u16, 2] {
+            for (counter, packets) in self.pool.counters(job).by_p4_name() {
+                let _ = writeln!(
+                    self.stf,
+                    "check_counter {counter}({job}) packets == {packets}"
+                );
+            }
+        }
+        for (index, packets) in self.pool.global_counters().by_p4_index() {
+            let _ = writeln!(
+                self.stf,
+                "check_counter {}({index}) packets == {packets}",
+                GlobalCounters::P4_NAME
+            );
+        }
         out.push((name.to_string(), self.stf));
     }
 }
@@ -437,4 +455,36 @@ fn stf_files_match_the_scenarios() {
         drifted.is_empty(),
         "{drifted:?} differ from the scenarios; regenerate with `ESA_BLESS=1 cargo test --test p4_stf`"
     );
+}
+
+/// Every STF file in `p4/tests/` (the generated ones and the hand-written
+/// L2 test) passes on the program in p4sim, as `esa stf` would run it.
+#[test]
+fn stf_files_pass_in_p4sim() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/tests");
+    let program = dir.join("esa_small.p4");
+    let compiled = std::sync::Arc::new(
+        p4sim::check::compile_file(&program, &[]).unwrap_or_else(|d| panic!("{d}")),
+    );
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stf"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= scenarios().len() + 1,
+        "STF files missing from {}",
+        dir.display()
+    );
+    let mut failed = vec![];
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let report = p4sim::stf_runner::run_stf_compiled(std::sync::Arc::clone(&compiled), &text)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        if !report.passed || report.expectations == 0 {
+            failed.push(format!("{}: {:#?}", file.display(), report.failures));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

@@ -307,6 +307,41 @@ impl JobCounters {
             + self.preemptions
             + self.stale_reclaims
     }
+
+    /// Every counter with the name of the P4 counter array that holds it
+    /// (indexed by job id in `p4/include/{admission,aggregation}.p4`), for
+    /// comparing the model with the program.
+    pub const fn by_p4_name(&self) -> [(&'static str, u64); 18] {
+        [
+            ("EsaIngress.aggregation.data_rx", self.data_rx),
+            ("EsaIngress.aggregation.claimed", self.claimed),
+            ("EsaIngress.aggregation.aggregated", self.aggregated),
+            ("EsaIngress.aggregation.completed", self.completed),
+            ("EsaIngress.aggregation.duplicates", self.duplicates),
+            ("EsaIngress.aggregation.flushed", self.flushed),
+            ("EsaIngress.aggregation.reemitted", self.reemitted),
+            ("EsaIngress.aggregation.fallbacks", self.fallbacks),
+            ("EsaIngress.aggregation.preemptions", self.preemptions),
+            ("EsaIngress.aggregation.stale_reclaims", self.stale_reclaims),
+            (
+                "EsaIngress.aggregation.evictions_suffered",
+                self.evictions_suffered,
+            ),
+            (
+                "EsaIngress.aggregation.results_relayed",
+                self.results_relayed,
+            ),
+            (
+                "EsaIngress.aggregation.queries_relayed",
+                self.queries_relayed,
+            ),
+            ("EsaIngress.aggregation.released", self.released),
+            ("EsaIngress.admission.drop_bad_port", self.drop_bad_port),
+            ("EsaIngress.admission.drop_bad_type", self.drop_bad_type),
+            ("EsaIngress.admission.drop_bad_slot", self.drop_bad_slot),
+            ("EsaIngress.admission.drop_bad_worker", self.drop_bad_worker),
+        ]
+    }
 }
 
 /// Counters not tied to a job.
@@ -320,6 +355,23 @@ pub struct GlobalCounters {
     pub unknown_job: u64,
     /// Multicast emits to a group with no members.
     pub empty_group: u64,
+}
+
+impl GlobalCounters {
+    /// The P4 counter array of the global counters (`esa_global` in
+    /// `p4/include/admission.p4`).
+    pub const P4_NAME: &'static str = "EsaIngress.admission.esa_global";
+
+    /// The counters the P4 program keeps, by their index in
+    /// [`Self::P4_NAME`]. `empty_group` has no P4 twin: the replication
+    /// engine drops such copies without a counter.
+    pub const fn by_p4_index(&self) -> [(u32, u64); 3] {
+        [
+            (0, self.not_esa),
+            (1, self.malformed),
+            (2, self.unknown_job),
+        ]
+    }
 }
 
 /// A copy of one slot's registers.
