@@ -361,12 +361,8 @@ fn run_trace(
         }
     }
     let global = pool.global_counters();
-    for (index, want) in [
-        (0u16, global.not_esa),
-        (1, global.malformed),
-        (2, global.unknown_job),
-    ] {
-        let have = p4.counter("EsaIngress.admission.esa_global", index);
+    for (index, want) in global.by_p4_index() {
+        let have = p4.counter(GlobalCounters::P4_NAME, index as u16);
         if have != want {
             return Err(format!(
                 "seed {seed}: global counter {index}: model {want}, p4 {have}"
