@@ -12,6 +12,7 @@
 //! - [`quant`]: float32 to int32 fixed point with exact integer sums.
 //! - [`policy`]: priority policies (fcfs, static, srpt, las) with aging.
 //! - [`worker`] and [`ps`]: the host protocol state machines.
+//! - [`rtt`]: the worker's retransmission timeout from measured round trips.
 //! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs.
 //! - [`rng`]: the small seeded generator simulations use.
 //!
@@ -25,6 +26,7 @@ pub mod pool;
 pub mod ps;
 pub mod quant;
 pub mod rng;
+pub mod rtt;
 pub mod sim;
 pub mod wire;
 pub mod worker;

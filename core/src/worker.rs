@@ -2,28 +2,39 @@
 //!
 //! A [`Worker`] sums one tensor at a time with the other workers of its job:
 //! [`Worker::start_allreduce`] cuts the tensor into chunks of `lanes` values,
-//! [`Worker::poll_transmit`] hands out `DATA` payloads while fewer than
-//! `window` chunks are outstanding, [`Worker::handle_payload`] takes `RESULT`
-//! and `QUERY` payloads, and [`Worker::handle_timeout`] schedules resends.
-//! When every chunk has its result, [`Worker::poll_event`] reports
-//! [`WorkerEvent::Completed`] and [`Worker::take_result`] gives the sum.
+//! [`Worker::poll_transmit_into`] writes `DATA` payloads into the caller's
+//! buffer while fewer than `window` chunks are outstanding,
+//! [`Worker::handle_payload`] takes `RESULT` and `QUERY` payloads, and
+//! [`Worker::handle_timeout`] schedules resends. When every chunk has its
+//! result, [`Worker::poll_event`] reports [`WorkerEvent::Completed`] and
+//! [`Worker::result`] (in place) or [`Worker::take_result`] gives the sum.
 //!
 //! Nothing here opens a socket or reads a clock: payloads are ESA headers plus
 //! lanes (the embedding program adds Ethernet, IPv4 and UDP) and time is the
 //! `now_us` argument.
 //!
+//! The send path allocates nothing in steady state: a payload is quantized
+//! straight into the caller's buffer, chunks in flight live in a ring that
+//! keeps its storage, a resend quantizes its chunk again instead of keeping
+//! the lanes, and the tensor buffer is reused by the next all-reduce unless
+//! the result is taken.
+//!
 //! Sequence numbers are the job's shared clock: every all-reduce (overflow
 //! re-runs included) advances the seq counter by the chunks it used, the same
 //! on every worker, so chunk `c` of the *n*-th all-reduce has the same `seq`
-//! everywhere.
+//! everywhere. A worker that (re)joins a running job starts its counter at
+//! [`WorkerConfig::first_seq`].
 
-use crate::cache::{CachedResult, FifoCache};
 use crate::constants::PS_WORKER_ID;
-use crate::constants::{DEFAULT_LANES, DEFAULT_POOL_SLOTS, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES};
+use crate::constants::{
+    DEFAULT_LANES, DEFAULT_POOL_SLOTS, HEADER_LEN, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES,
+    esa_payload_len,
+};
 use crate::policy::{Policy, PolicyInput};
 use crate::quant::{self, MAX_EXPONENT, MIN_EXPONENT, OVERFLOW_EXPONENT_STEP};
-use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
-use std::collections::{BTreeMap, VecDeque};
+use crate::rtt::RttEstimator;
+use crate::wire::{EsaPacket, EsaRepr, Flags, Key, PacketType, WireError};
+use std::collections::VecDeque;
 
 /// The largest window: half the 16-bit seq space, so a seq never has a
 /// namesake among the chunks in flight or just completed.
@@ -99,9 +110,14 @@ pub struct WorkerConfig {
     pub slot_mask: u16,
     /// Quantization exponent of the first try (`value = lane × 2^−exponent`).
     pub exponent: i8,
-    /// First retransmission timeout.
+    /// The retransmission timeout before the first round trip is measured.
     pub rto_initial_us: u64,
-    /// The retransmission timeout doubles per resend up to this.
+    /// The floor of the measured timeout; `None`: `rto_initial_us`, so the
+    /// timeout only adapts upward (set it lower for a hardware switch whose
+    /// round trips are microseconds).
+    pub rto_min_us: Option<u64>,
+    /// The ceiling of the measured timeout; a chunk's timeout doubles per
+    /// resend up to this.
     pub rto_max_us: u64,
     /// Resends of one chunk before the all-reduce fails.
     pub max_retries: u32,
@@ -111,13 +127,20 @@ pub struct WorkerConfig {
     pub policy: Policy,
     /// Chunks the job will send in all, when known (for `srpt`).
     pub chunks_total: Option<u64>,
+    /// The seq counter's start: 0 for a fresh job; for a worker that
+    /// (re)joins a running job, the `seq_base` of the all-reduce it joins
+    /// (the job's seqs used so far, modulo 2¹⁶). Every worker of the job
+    /// must be at the same seq for the same all-reduce
+    /// (`docs/protocol.md` §6.1).
+    pub first_seq: u16,
 }
 
 impl WorkerConfig {
     /// Defaults for worker `worker_id` of a job of `fan_in` workers:
     /// [`DEFAULT_LANES`] lanes, a window of 64, hashed slots over the whole
-    /// default pool, exponent 16, RTO 1 ms doubling up to 64 ms, 50 retries,
-    /// a result cache of four windows and the `fcfs` policy.
+    /// default pool, exponent 16, RTO 1 ms at first, then measured (never
+    /// below 1 ms) and doubling per resend up to 64 ms, 50 retries,
+    /// a result cache of four windows, the `fcfs` policy and seqs from 0.
     pub fn new(job: u16, worker_id: u8, fan_in: u8) -> WorkerConfig {
         let window = 64;
         WorkerConfig {
@@ -130,11 +153,13 @@ impl WorkerConfig {
             slot_mask: (DEFAULT_POOL_SLOTS - 1) as u16,
             exponent: quant::DEFAULT_EXPONENT,
             rto_initial_us: 1_000,
+            rto_min_us: None,
             rto_max_us: 64_000,
             max_retries: 50,
             result_cache: 4 * window,
             policy: Policy::Fcfs,
             chunks_total: None,
+            first_seq: 0,
         }
     }
 
@@ -174,6 +199,14 @@ impl WorkerConfig {
         if self.rto_initial_us == 0 || self.rto_max_us < self.rto_initial_us {
             return Err(WorkerError::Rto {
                 initial_us: self.rto_initial_us,
+                max_us: self.rto_max_us,
+            });
+        }
+        if let Some(min_us) = self.rto_min_us
+            && (min_us == 0 || min_us > self.rto_max_us)
+        {
+            return Err(WorkerError::RtoMin {
+                min_us,
                 max_us: self.rto_max_us,
             });
         }
@@ -225,6 +258,23 @@ pub enum WorkerError {
     Rto {
         /// Configured initial timeout.
         initial_us: u64,
+        /// Configured maximum timeout.
+        max_us: u64,
+    },
+    /// The buffer given to [`Worker::poll_transmit_into`] cannot hold a
+    /// payload.
+    #[error("transmit buffer of {have} bytes is shorter than a payload ({need} bytes)")]
+    BufferTooSmall {
+        /// Bytes of a payload ([`Worker::payload_len`]).
+        need: usize,
+        /// Bytes of the buffer.
+        have: usize,
+    },
+    /// The RTO floor is 0 or above the maximum.
+    #[error("retransmission timeout floor {min_us} µs is 0 or above the maximum {max_us} µs")]
+    RtoMin {
+        /// Configured floor.
+        min_us: u64,
         /// Configured maximum timeout.
         max_us: u64,
     },
@@ -343,8 +393,12 @@ pub struct WorkerStats {
     pub overflow_retries: u64,
 }
 
-/// A chunk sent and waiting for its result.
-#[derive(Debug, Clone)]
+/// A chunk sent and waiting for its result, or a finished chunk still in
+/// the ring behind an older one that waits.
+///
+/// The lanes are not kept: a resend quantizes the chunk again from the
+/// input, which gives the same bytes (same values, same exponent).
+#[derive(Debug, Clone, Copy)]
 struct Outstanding {
     /// Chunk index in the tensor.
     index: usize,
@@ -353,73 +407,205 @@ struct Outstanding {
     exponent: i8,
     /// `OVERFLOW` if quantization saturated, else empty.
     flags: Flags,
-    values: Vec<i32>,
     resends: u32,
+    /// When it was first sent, for the round-trip sample.
+    sent_us: u64,
     rto_us: u64,
     deadline_us: u64,
     /// A resend is queued and not yet handed out.
     resend_queued: bool,
+    /// Its result was accepted.
+    done: bool,
+}
+
+/// The chunks in flight, in sending order: entry `i` has seq `front_seq +
+/// i`. Finished entries stay until every older one has finished, so a seq
+/// is found by subtraction and nothing is allocated per chunk once the
+/// ring has grown to the window.
+#[derive(Debug, Clone, Default)]
+struct Ring {
+    entries: VecDeque<Outstanding>,
+    front_seq: u16,
+    /// Entries not `done`.
+    waiting: usize,
+}
+
+impl Ring {
+    /// The entry of `seq`, if it is in the ring and still waits.
+    fn waiting_mut(&mut self, seq: u16) -> Option<&mut Outstanding> {
+        let at = usize::from(seq.wrapping_sub(self.front_seq));
+        self.entries.get_mut(at).filter(|c| !c.done)
+    }
+
+    /// Seqs the ring spans, finished ones included.
+    fn span(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn push(&mut self, seq: u16, chunk: Outstanding) {
+        if self.entries.is_empty() {
+            self.front_seq = seq;
+        }
+        self.entries.push_back(chunk);
+        self.waiting += 1;
+    }
+
+    /// Marks `seq` done; returns its entry if it was waiting.
+    fn finish(&mut self, seq: u16) -> Option<Outstanding> {
+        let chunk = self.waiting_mut(seq)?;
+        chunk.done = true;
+        let chunk = *chunk;
+        self.waiting -= 1;
+        while self.entries.front().is_some_and(|c| c.done) {
+            self.entries.pop_front();
+            self.front_seq = self.front_seq.wrapping_add(1);
+        }
+        Some(chunk)
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.waiting = 0;
+    }
+}
+
+/// A result as accepted: its header and its lanes as they arrived.
+#[derive(Debug, Clone)]
+struct LoggedResult {
+    header: EsaRepr,
+    /// Big-endian lanes.
+    lanes: Vec<u8>,
+}
+
+/// The last `capacity` results accepted, oldest first. Appending reuses
+/// the storage of the entry it pushes out; a lookup scans from the newest,
+/// which is cheap next to the `QUERY` that asks.
+#[derive(Debug, Clone)]
+struct ResultLog {
+    capacity: usize,
+    entries: VecDeque<LoggedResult>,
+}
+
+impl ResultLog {
+    fn new(capacity: usize) -> ResultLog {
+        ResultLog {
+            capacity,
+            entries: VecDeque::new(),
+        }
+    }
+
+    fn push(&mut self, header: EsaRepr, lanes: &[u8]) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut entry = if self.entries.len() >= self.capacity {
+            self.entries.pop_front()
+        } else {
+            None
+        }
+        .unwrap_or(LoggedResult {
+            header,
+            lanes: Vec::new(),
+        });
+        entry.header = header;
+        entry.lanes.clear();
+        entry.lanes.extend_from_slice(lanes);
+        self.entries.push_back(entry);
+    }
+
+    /// The newest result accepted for `seq`.
+    fn get(&self, seq: u16) -> Option<&LoggedResult> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| e.header.key.seq() == seq)
+    }
 }
 
 /// The all-reduce in progress.
 #[derive(Debug, Clone)]
 struct AllReduce {
-    input: Vec<f32>,
-    output: Vec<f32>,
+    /// The input; a chunk's values are replaced by its sum when its result
+    /// is accepted (an `OVERFLOW` result keeps the input for the re-run), so
+    /// at the end this is the result.
+    data: Vec<f32>,
     seq_base: u16,
     seqs_used: u64,
     /// Exponent of the current round.
     exponent: i8,
-    /// Chunk indices of the current round, in sending order.
-    round: Vec<usize>,
-    /// Seq of `round[0]`; `round[i]` gets `round_seq_base + i`.
+    /// Chunks in the current round.
+    round_len: usize,
+    /// Chunk indices of a re-run round, in sending order; empty for the
+    /// first round, whose position `i` is chunk `i`.
+    rerun: Vec<usize>,
+    /// Seq of the round's first chunk; position `i` gets `round_seq_base + i`.
     round_seq_base: u16,
-    /// Next position in `round` to send.
+    /// Next position in the round to send.
     next: usize,
-    outstanding: BTreeMap<u16, Outstanding>,
     /// Chunks of this round whose result carried `OVERFLOW`.
     overflowed: Vec<usize>,
+}
+
+impl AllReduce {
+    /// The chunk index at position `at` of the current round.
+    fn chunk_at(&self, at: usize) -> usize {
+        self.rerun.get(at).copied().unwrap_or(at)
+    }
 }
 
 /// One worker of one job: the sans-IO state machine of `docs/protocol.md` §6.1.
 ///
 /// The policy sees: `start_us` = the `now_us` of this worker's first
-/// all-reduce, `chunks_done` = results accepted so far (re-runs included),
-/// `last_switch_completion_us` = when the last accepted result not made by a
-/// PS arrived.
+/// all-reduce, `chunks_done` = results accepted so far (re-runs included)
+/// plus [`WorkerConfig::first_seq`], `last_switch_completion_us` = when the
+/// last accepted result not made by a PS arrived.
 #[derive(Debug, Clone)]
 pub struct Worker {
     cfg: WorkerConfig,
     full_bitmap: u32,
     next_seq: u16,
     run: Option<AllReduce>,
+    /// Kept across all-reduces, so its storage is reused.
+    ring: Ring,
+    /// The buffer of an aborted all-reduce, reused by the next.
+    spare_input: Vec<f32>,
     resend_queue: VecDeque<u16>,
     answers: VecDeque<Vec<u8>>,
     events: VecDeque<WorkerEvent>,
     result: Option<Vec<f32>>,
-    cache: FifoCache<u16, CachedResult>,
+    /// The last `result_cache` results accepted, to answer `QUERY`s.
+    accepted: ResultLog,
     stats: WorkerStats,
+    rtt: RttEstimator,
     job_start_us: Option<u64>,
     chunks_done: u64,
     last_switch_completion_us: Option<u64>,
 }
 
 impl Worker {
-    /// A worker with a validated configuration, its seq counter at 0.
+    /// A worker with a validated configuration, its seq counter at
+    /// [`WorkerConfig::first_seq`].
     pub fn new(cfg: WorkerConfig) -> Result<Worker, WorkerError> {
         cfg.validate()?;
         Ok(Worker {
             full_bitmap: full_bitmap(cfg.fan_in),
-            next_seq: 0,
+            next_seq: cfg.first_seq,
             run: None,
+            ring: Ring::default(),
+            spare_input: Vec::new(),
             resend_queue: VecDeque::new(),
             answers: VecDeque::new(),
             events: VecDeque::new(),
             result: None,
-            cache: FifoCache::new(cfg.result_cache),
+            accepted: ResultLog::new(cfg.result_cache),
             stats: WorkerStats::default(),
+            rtt: RttEstimator::new(
+                cfg.rto_initial_us,
+                cfg.rto_min_us.unwrap_or(cfg.rto_initial_us),
+                cfg.rto_max_us,
+            ),
             job_start_us: None,
-            chunks_done: 0,
+            chunks_done: u64::from(cfg.first_seq),
             last_switch_completion_us: None,
             cfg,
         })
@@ -435,6 +621,11 @@ impl Worker {
         &self.stats
     }
 
+    /// The round-trip estimator whose RTO new chunks get.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
     /// Seq the next chunk (of this or the next all-reduce) will get.
     pub fn next_seq(&self) -> u16 {
         self.next_seq
@@ -447,18 +638,25 @@ impl Worker {
 
     /// Chunks sent and waiting for their result.
     pub fn outstanding(&self) -> usize {
-        self.run.as_ref().map_or(0, |r| r.outstanding.len())
+        self.ring.waiting
+    }
+
+    /// Bytes of every payload this worker sends: the header and `lanes`
+    /// lanes. [`Worker::poll_transmit_into`] needs a buffer this long.
+    pub fn payload_len(&self) -> usize {
+        esa_payload_len(self.cfg.lanes)
     }
 
     /// Starts summing `data` with the other workers of the job. A result not
-    /// yet taken with [`Worker::take_result`] is dropped. An empty tensor
+    /// yet taken with [`Worker::take_result`] is dropped (its buffer holds
+    /// the new input: reading results with [`Worker::result`] instead of
+    /// taking them keeps all-reduces free of allocation). An empty tensor
     /// completes at once.
     pub fn start_allreduce(&mut self, data: &[f32], now_us: u64) -> Result<(), WorkerError> {
         if self.run.is_some() {
             return Err(WorkerError::Busy);
         }
         self.job_start_us.get_or_insert(now_us);
-        self.result = None;
         let chunks = data.len().div_ceil(self.cfg.lanes);
         let seq_base = self.next_seq;
         if chunks == 0 {
@@ -470,55 +668,96 @@ impl Worker {
             return Ok(());
         }
         self.next_seq = seq_base.wrapping_add(chunks as u16);
+        self.ring.clear();
+        self.ring
+            .entries
+            .reserve(chunks.min(self.cfg.window).min(MAX_WINDOW));
+        // An untaken result's buffer (or an aborted run's) is reused.
+        let mut input = match self.result.take() {
+            Some(r) if r.capacity() >= self.spare_input.capacity() => r,
+            _ => std::mem::take(&mut self.spare_input),
+        };
+        input.clear();
+        input.extend_from_slice(data);
         self.run = Some(AllReduce {
-            input: data.to_vec(),
-            output: vec![0.0; data.len()],
+            data: input,
             seq_base,
             seqs_used: chunks as u64,
             exponent: self.cfg.exponent,
-            round: (0..chunks).collect(),
+            round_len: chunks,
+            rerun: Vec::new(),
             round_seq_base: seq_base,
             next: 0,
-            outstanding: BTreeMap::new(),
             overflowed: Vec::new(),
         });
         Ok(())
     }
 
-    /// The next payload to send, if any: `RESULT` answers to `QUERY`s first,
-    /// then resends due, then `DATA` for new chunks while fewer than `window`
-    /// are outstanding.
+    /// The next payload to send, if any, in a new buffer; see
+    /// [`Worker::poll_transmit_into`], which writes into the caller's.
     pub fn poll_transmit(&mut self, now_us: u64) -> Option<Vec<u8>> {
-        if let Some(answer) = self.answers.pop_front() {
-            self.stats.packets_sent += 1;
-            return Some(answer);
+        let mut payload = vec![0; self.payload_len()];
+        match self.poll_transmit_into(now_us, &mut payload) {
+            Ok(Some(len)) => {
+                payload.truncate(len);
+                Some(payload)
+            }
+            Ok(None) | Err(_) => None,
         }
-        let run = self.run.as_mut()?;
+    }
+
+    /// Writes the next payload to send, if any, into the front of `buf` and
+    /// returns its length ([`Worker::payload_len`]): `RESULT` answers to
+    /// `QUERY`s first, then resends due, then `DATA` for new chunks while
+    /// fewer than `window` are outstanding.
+    ///
+    /// A `DATA` payload is built in place — the header, then the chunk's
+    /// values quantized straight into big-endian lanes — so sending
+    /// allocates nothing once the worker has run a window. A `buf` shorter
+    /// than [`Worker::payload_len`] is an error and changes nothing.
+    pub fn poll_transmit_into(
+        &mut self,
+        now_us: u64,
+        buf: &mut [u8],
+    ) -> Result<Option<usize>, WorkerError> {
+        let len = self.payload_len();
+        let Some(buf) = buf.get_mut(..len) else {
+            return Err(WorkerError::BufferTooSmall {
+                need: len,
+                have: buf.len(),
+            });
+        };
+        if let Some(answer) = self.answers.pop_front() {
+            // Answers are built with the same lanes, so the lengths agree.
+            let n = answer.len().min(len);
+            buf[..n].copy_from_slice(&answer[..n]);
+            self.stats.packets_sent += 1;
+            return Ok(Some(n));
+        }
+        let Some(run) = self.run.as_mut() else {
+            return Ok(None);
+        };
         while let Some(seq) = self.resend_queue.pop_front() {
-            if let Some(chunk) = run.outstanding.get_mut(&seq) {
+            if let Some(chunk) = self.ring.waiting_mut(seq) {
                 chunk.resend_queued = false;
                 self.stats.resends += 1;
                 self.stats.packets_sent += 1;
-                return Some(data_payload(&self.cfg, chunk, true));
+                write_data(&self.cfg, &run.data, chunk, true, buf);
+                return Ok(Some(len));
             }
         }
-        if run.outstanding.len() >= self.cfg.window || run.next >= run.round.len() {
-            return None;
+        // The span bound keeps every seq in flight distinct in 16 bits even
+        // when an old chunk waits while later ones keep completing.
+        if self.ring.waiting >= self.cfg.window
+            || self.ring.span() >= MAX_WINDOW
+            || run.next >= run.round_len
+        {
+            return Ok(None);
         }
-        let index = run.round[run.next];
+        let index = run.chunk_at(run.next);
         let seq = run.round_seq_base.wrapping_add(run.next as u16);
         run.next += 1;
 
-        let lanes = self.cfg.lanes;
-        let start = index * lanes;
-        let end = (start + lanes).min(run.input.len());
-        let mut values = vec![0i32; lanes];
-        let saturated = quant::quantize_into(
-            &run.input[start..end],
-            run.exponent,
-            self.cfg.fan_in,
-            &mut values,
-        );
         let priority = self.cfg.policy.priority(&PolicyInput {
             now_us,
             start_us: self.job_start_us.unwrap_or(now_us),
@@ -526,7 +765,7 @@ impl Worker {
             chunks_total: self.cfg.chunks_total,
             last_switch_completion_us: self.last_switch_completion_us,
         });
-        let chunk = Outstanding {
+        let mut chunk = Outstanding {
             index,
             key: Key::new(priority, self.cfg.job, seq),
             slot: slot_for(
@@ -537,46 +776,48 @@ impl Worker {
                 self.cfg.slot_mask,
             ),
             exponent: run.exponent,
-            flags: if saturated {
-                Flags::OVERFLOW
-            } else {
-                Flags::NONE
-            },
-            values,
+            flags: Flags::NONE,
             resends: 0,
-            rto_us: self.cfg.rto_initial_us,
-            deadline_us: now_us.saturating_add(self.cfg.rto_initial_us),
+            sent_us: now_us,
+            rto_us: self.rtt.rto_us(),
+            deadline_us: now_us.saturating_add(self.rtt.rto_us()),
             resend_queued: false,
+            done: false,
         };
-        let payload = data_payload(&self.cfg, &chunk, false);
-        run.outstanding.insert(seq, chunk);
+        if write_data(&self.cfg, &run.data, &chunk, false, buf) {
+            chunk.flags = Flags::OVERFLOW;
+        }
+        self.ring.push(seq, chunk);
         self.stats.data_sent += 1;
         self.stats.packets_sent += 1;
-        Some(payload)
+        Ok(Some(len))
     }
 
     /// The earliest retransmission deadline, if any chunk is outstanding.
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.run
-            .as_ref()?
-            .outstanding
-            .values()
+        self.run.as_ref()?;
+        self.ring
+            .entries
+            .iter()
+            .filter(|c| !c.done)
             .map(|c| c.deadline_us)
             .min()
     }
 
     /// Handles every deadline at or before `now_us`: queues a resend (the
-    /// timeout doubles, up to `rto_max_us`), or fails the all-reduce when the
-    /// chunk was already resent `max_retries` times.
+    /// chunk's timeout doubles, up to `rto_max_us`), or fails the all-reduce
+    /// when the chunk was already resent `max_retries` times.
     pub fn handle_timeout(&mut self, now_us: u64) {
-        let Some(run) = self.run.as_mut() else {
+        if self.run.is_none() {
             return;
-        };
+        }
         let mut failure = None;
-        for (&seq, chunk) in run.outstanding.iter_mut() {
-            if chunk.deadline_us > now_us {
+        let front_seq = self.ring.front_seq;
+        for (at, chunk) in self.ring.entries.iter_mut().enumerate() {
+            if chunk.done || chunk.deadline_us > now_us {
                 continue;
             }
+            let seq = front_seq.wrapping_add(at as u16);
             if chunk.resends >= self.cfg.max_retries {
                 failure = Some(WorkerError::ResultTimeout {
                     job: self.cfg.job,
@@ -619,8 +860,15 @@ impl Worker {
         self.result.take()
     }
 
+    /// The sum of the last completed all-reduce, left in place until it is
+    /// taken or the next all-reduce starts.
+    pub fn result(&self) -> Option<&[f32]> {
+        self.result.as_deref()
+    }
+
     fn dispatch(&mut self, payload: &[u8], now_us: u64) -> Result<(), WorkerError> {
-        let (repr, values) = EsaRepr::from_payload(payload, self.cfg.lanes)?;
+        let packet = EsaPacket::new_checked(payload, self.cfg.lanes)?;
+        let repr = EsaRepr::parse(&packet)?;
         if repr.key.job() != self.cfg.job {
             return Err(WorkerError::WrongJob {
                 expected: self.cfg.job,
@@ -628,7 +876,7 @@ impl Worker {
             });
         }
         match repr.packet_type {
-            PacketType::Result => self.on_result(&repr, values, now_us),
+            PacketType::Result => self.on_result(&repr, &packet, now_us),
             PacketType::Query => {
                 self.on_query(&repr);
                 Ok(())
@@ -640,7 +888,7 @@ impl Worker {
     fn on_result(
         &mut self,
         repr: &EsaRepr,
-        values: Vec<i32>,
+        packet: &EsaPacket<&[u8]>,
         now_us: u64,
     ) -> Result<(), WorkerError> {
         let seq = repr.key.seq();
@@ -662,7 +910,7 @@ impl Worker {
             self.stats.duplicate_results += 1;
             return Ok(());
         };
-        let Some(chunk) = run.outstanding.get(&seq) else {
+        let Some(chunk) = self.ring.waiting_mut(seq) else {
             self.stats.duplicate_results += 1;
             return Ok(());
         };
@@ -673,19 +921,23 @@ impl Worker {
                 found: repr.exponent,
             });
         }
+        let Some(chunk) = self.ring.finish(seq) else {
+            return Ok(());
+        };
         let index = chunk.index;
-        run.outstanding.remove(&seq);
+        if chunk.resends == 0 {
+            // Karn's rule: a resent chunk's result may answer either copy.
+            self.rtt.sample(now_us.saturating_sub(chunk.sent_us));
+        }
 
-        let lanes = self.cfg.lanes;
-        let start = index * lanes;
-        let end = (start + lanes).min(run.output.len());
-        quant::dequantize_into(
-            &values[..end - start],
-            repr.exponent,
-            &mut run.output[start..end],
-        );
+        let lanes = packet.lanes_bytes();
         if repr.flags.contains(Flags::OVERFLOW) {
+            // The sum is not exact: the chunk is re-run from its input.
             run.overflowed.push(index);
+        } else {
+            let start = index.saturating_mul(self.cfg.lanes).min(run.data.len());
+            let end = start.saturating_add(self.cfg.lanes).min(run.data.len());
+            quant::dequantize_be_into(lanes, repr.exponent, &mut run.data[start..end]);
         }
 
         self.stats.results_accepted += 1;
@@ -696,26 +948,35 @@ impl Worker {
             self.last_switch_completion_us = Some(now_us);
         }
         self.chunks_done += 1;
-        self.cache.insert(
-            seq,
-            CachedResult {
-                key: repr.key,
-                slot: repr.slot,
+        self.accepted.push(
+            EsaRepr {
                 flags: repr.flags.without(Flags::RESEND),
-                exponent: repr.exponent,
-                values,
+                ..*repr
             },
+            lanes,
         );
         self.finish_round_if_done();
         Ok(())
     }
 
     fn on_query(&mut self, repr: &EsaRepr) {
-        let Some(cached) = self.cache.get(&repr.key.seq()) else {
+        let Some(logged) = self.accepted.get(repr.key.seq()) else {
             self.stats.queries_unanswered += 1;
             return;
         };
-        let answer = cached.result_payload(self.cfg.fan_in, self.cfg.worker_id, self.cfg.lanes);
+        let mut answer = vec![0; esa_payload_len(self.cfg.lanes)];
+        if let Ok(mut packet) = EsaPacket::new_checked(&mut answer[..], self.cfg.lanes) {
+            EsaRepr {
+                packet_type: PacketType::Result,
+                bitmap: self.full_bitmap,
+                fan_in: self.cfg.fan_in,
+                count: self.cfg.fan_in,
+                worker: self.cfg.worker_id,
+                ..logged.header
+            }
+            .emit(&mut packet);
+        }
+        answer[HEADER_LEN..].copy_from_slice(&logged.lanes);
         self.answers.push_back(answer);
         self.stats.queries_answered += 1;
     }
@@ -726,9 +987,10 @@ impl Worker {
         let Some(run) = self.run.as_mut() else {
             return;
         };
-        if run.next < run.round.len() || !run.outstanding.is_empty() {
+        if run.next < run.round_len || self.ring.waiting > 0 {
             return;
         }
+        self.ring.clear();
         if run.overflowed.is_empty() {
             if let Some(run) = self.run.take() {
                 self.resend_queue.clear();
@@ -736,7 +998,7 @@ impl Worker {
                     seq_base: run.seq_base,
                     chunks: run.seqs_used,
                 });
-                self.result = Some(run.output);
+                self.result = Some(run.data);
             }
             return;
         }
@@ -758,26 +1020,64 @@ impl Worker {
         self.next_seq = self.next_seq.wrapping_add(round.len() as u16);
         run.seqs_used += round.len() as u64;
         run.exponent = next_exponent;
-        run.round = round;
+        run.round_len = round.len();
+        run.rerun = round;
         run.next = 0;
     }
 
     /// Abandons the all-reduce. The seq counter stays past every seq handed
     /// out, so a retry starts on fresh seqs.
     fn fail(&mut self, error: WorkerError) {
-        self.run = None;
-        self.resend_queue.clear();
+        self.abort_allreduce();
         self.events.push_back(WorkerEvent::Failed(error));
+    }
+
+    /// Drops the running all-reduce, if any, without an event; returns
+    /// whether one was running. Its seqs stay used: the next all-reduce
+    /// starts past every seq handed out, so the job's other workers must
+    /// abandon theirs too (or this worker rejoins them as a restarted one
+    /// would, with [`WorkerConfig::first_seq`]).
+    pub fn abort_allreduce(&mut self) -> bool {
+        self.ring.clear();
+        self.resend_queue.clear();
+        match self.run.take() {
+            Some(run) => {
+                self.spare_input = run.data;
+                true
+            }
+            None => false,
+        }
     }
 }
 
-/// The `DATA` payload of an outstanding chunk.
-fn data_payload(cfg: &WorkerConfig, chunk: &Outstanding, resend: bool) -> Vec<u8> {
-    let flags = if resend {
-        chunk.flags | Flags::RESEND
-    } else {
-        chunk.flags
+/// Writes the `DATA` payload of `chunk` into `buf` (exactly
+/// [`esa_payload_len`] bytes): the chunk's values of `input` quantized into
+/// big-endian lanes (the last chunk zero-padded), then the header in place,
+/// with `OVERFLOW` if quantization saturated. Returns whether it did.
+fn write_data(
+    cfg: &WorkerConfig,
+    input: &[f32],
+    chunk: &Outstanding,
+    resend: bool,
+    buf: &mut [u8],
+) -> bool {
+    let start = chunk.index.saturating_mul(cfg.lanes).min(input.len());
+    let end = start.saturating_add(cfg.lanes).min(input.len());
+    let Some(lanes) = buf.get_mut(HEADER_LEN..) else {
+        return false;
     };
+    let saturated = quant::quantize_be_into(&input[start..end], chunk.exponent, cfg.fan_in, lanes);
+    let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
+        // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
+        return saturated;
+    };
+    let mut flags = chunk.flags;
+    if saturated {
+        flags = flags | Flags::OVERFLOW;
+    }
+    if resend {
+        flags = flags | Flags::RESEND;
+    }
     EsaRepr {
         packet_type: PacketType::Data,
         flags,
@@ -789,7 +1089,8 @@ fn data_payload(cfg: &WorkerConfig, chunk: &Outstanding, resend: bool) -> Vec<u8
         exponent: chunk.exponent,
         worker: cfg.worker_id,
     }
-    .to_payload(&chunk.values, cfg.lanes)
+    .emit(&mut packet);
+    saturated
 }
 
 #[cfg(test)]
@@ -981,6 +1282,28 @@ mod tests {
                 },
             ),
         ];
+        let cases = cases.into_iter().chain([
+            (
+                WorkerConfig {
+                    rto_min_us: Some(0),
+                    ..WorkerConfig::new(1, 0, 4)
+                },
+                WorkerError::RtoMin {
+                    min_us: 0,
+                    max_us: 64_000,
+                },
+            ),
+            (
+                WorkerConfig {
+                    rto_min_us: Some(64_001),
+                    ..WorkerConfig::new(1, 0, 4)
+                },
+                WorkerError::RtoMin {
+                    min_us: 64_001,
+                    max_us: 64_000,
+                },
+            ),
+        ]);
         for (cfg, expected) in cases {
             assert_eq!(cfg.validate(), Err(expected.clone()));
             assert_eq!(Worker::new(cfg).err(), Some(expected));
@@ -1386,6 +1709,366 @@ mod tests {
         );
     }
 
+    /// The payload the old emit path made for a chunk: quantize into a
+    /// vector, then `FrameRepr::emit` (cut to its ESA payload).
+    fn reference_payload(
+        cfg: &WorkerConfig,
+        chunk: &[f32],
+        seq: u16,
+        exponent: i8,
+        resend: bool,
+    ) -> Vec<u8> {
+        use crate::wire::frame::ESA_OFFSET;
+        use crate::wire::{FrameRepr, Ipv4Addr, MacAddr};
+        let mut values = vec![0i32; cfg.lanes];
+        let saturated = quant::quantize_into(chunk, exponent, cfg.fan_in, &mut values);
+        let mut flags = if saturated {
+            Flags::OVERFLOW
+        } else {
+            Flags::NONE
+        };
+        if resend {
+            flags = flags | Flags::RESEND;
+        }
+        let esa = EsaRepr {
+            packet_type: PacketType::Data,
+            flags,
+            slot: slot_for(cfg.slot_mapping, cfg.job, seq, cfg.window, cfg.slot_mask),
+            key: Key::new(0, cfg.job, seq),
+            bitmap: 1 << cfg.worker_id,
+            fan_in: cfg.fan_in,
+            count: 1,
+            exponent,
+            worker: cfg.worker_id,
+        };
+        let frame = FrameRepr {
+            src_mac: MacAddr::local(1),
+            dst_mac: MacAddr::local(2),
+            src_ip: Ipv4Addr::new(10, 0, 0, 1),
+            dst_ip: Ipv4Addr::new(10, 0, 0, 2),
+            esa,
+        }
+        .emit(&values, cfg.lanes);
+        let payload = frame[ESA_OFFSET..].to_vec();
+        assert_eq!(payload, esa.to_payload(&values, cfg.lanes));
+        payload
+    }
+
+    #[test]
+    fn transmit_into_is_byte_exact_with_the_emit_path() {
+        let mut rng = crate::rng::Rng::new(77);
+        for case in 0..300 {
+            let fan_in = 1 + rng.below(32) as u8;
+            let lanes = 1 + rng.below(64) as usize;
+            let cfg = WorkerConfig {
+                lanes,
+                window: 1 + rng.below(40) as usize,
+                exponent: (rng.below(40) as i64 - 10) as i8,
+                slot_mapping: if rng.chance(0.5) {
+                    SlotMapping::Hashed
+                } else {
+                    SlotMapping::Direct
+                },
+                slot_mask: 63,
+                first_seq: rng.next_u64() as u16,
+                ..WorkerConfig::new(
+                    1 + rng.below(4095) as u16,
+                    rng.below(u64::from(fan_in)) as u8,
+                    fan_in,
+                )
+            };
+            let n = rng.below(40 * lanes as u64) as usize;
+            let data: Vec<f32> = (0..n)
+                .map(|_| match rng.below(50) {
+                    0 => f32::NAN,
+                    1 => 1e12,
+                    2 => -f32::INFINITY,
+                    _ => (rng.unit() as f32 - 0.5) * 100.0,
+                })
+                .collect();
+            let mut w = Worker::new(cfg.clone()).unwrap();
+            w.start_allreduce(&data, 0).unwrap();
+            // Garbage before, and a tail the worker must not touch.
+            let len = w.payload_len();
+            let mut buf = vec![0xa5u8; len + 7];
+            let mut seq = cfg.first_seq;
+            let mut sent = 0;
+            while let Some(written) = w.poll_transmit_into(0, &mut buf).unwrap() {
+                assert_eq!(written, len);
+                let chunk = &data[sent * lanes..((sent + 1) * lanes).min(n)];
+                let expected = reference_payload(&cfg, chunk, seq, cfg.exponent, false);
+                assert_eq!(&buf[..len], &expected[..], "case {case} seq {seq}");
+                assert_eq!(
+                    &buf[len..],
+                    &[0xa5; 7],
+                    "case {case}: wrote past the payload"
+                );
+                buf.fill(0xa5);
+                seq = seq.wrapping_add(1);
+                sent += 1;
+            }
+            assert_eq!(sent, n.div_ceil(lanes).min(cfg.window));
+            // Resends quantize again: the same bytes, with RESEND.
+            w.handle_timeout(u64::MAX / 2);
+            let mut resent = 0;
+            while let Some(written) = w.poll_transmit_into(1, &mut buf).unwrap() {
+                let p = EsaPacket::new_checked(&buf[..written], lanes).unwrap();
+                let at = usize::from(p.key().seq().wrapping_sub(cfg.first_seq));
+                let chunk = &data[at * lanes..((at + 1) * lanes).min(n)];
+                let expected = reference_payload(&cfg, chunk, p.key().seq(), cfg.exponent, true);
+                assert_eq!(&buf[..written], &expected[..], "case {case} resend {at}");
+                resent += 1;
+            }
+            assert_eq!(resent, sent);
+        }
+    }
+
+    #[test]
+    fn a_short_transmit_buffer_is_an_error_and_consumes_nothing() {
+        let mut w = Worker::new(config(2, 0, 2, 4, 8)).unwrap();
+        w.start_allreduce(&[1.0; 4], 0).unwrap();
+        let mut short = [0u8; 31];
+        assert_eq!(
+            w.poll_transmit_into(0, &mut short),
+            Err(WorkerError::BufferTooSmall { need: 32, have: 31 })
+        );
+        assert_eq!(w.outstanding(), 0);
+        assert_eq!(w.stats().packets_sent, 0);
+        let mut long = [0u8; 100];
+        assert_eq!(w.poll_transmit_into(0, &mut long), Ok(Some(32)));
+        assert_eq!(parse(&long[..32], 4).1, [1 << 16; 4]);
+        assert_eq!(w.poll_transmit_into(0, &mut long), Ok(None));
+    }
+
+    #[test]
+    fn first_seq_starts_the_counter_and_wraps() {
+        let cfg = WorkerConfig {
+            first_seq: u16::MAX - 1,
+            policy: Policy::Las {
+                aging_interval_us: 0,
+            },
+            ..config(7, 1, 2, 1, 8)
+        };
+        let mut w = Worker::new(cfg).unwrap();
+        assert_eq!(w.next_seq(), u16::MAX - 1);
+        w.start_allreduce(&[1.0, 2.0, 3.0], 0).unwrap();
+        let sent: Vec<(u16, u16, u8)> = drain(&mut w, 0)
+            .iter()
+            .map(|p| {
+                let r = parse(p, 1).0;
+                (r.key.seq(), r.slot, r.key.priority())
+            })
+            .collect();
+        // The policy counts the seqs before first_seq as the job's attained
+        // service, as a worker that ran from seq 0 would.
+        let las = 15 - (u64::from(u16::MAX) - 1).ilog2() as u8 / 2;
+        let slot = |seq| slot_for(SlotMapping::Hashed, 7, seq, 8, 4095);
+        assert_eq!(
+            sent,
+            [
+                (u16::MAX - 1, slot(u16::MAX - 1), las),
+                (u16::MAX, slot(u16::MAX), las),
+                (0, slot(0), las)
+            ]
+        );
+        // Results across the wrap are matched to their chunks.
+        for (seq, v) in [(0u16, 30), (u16::MAX, 20), (u16::MAX - 1, 10)] {
+            w.handle_payload(&result(7, seq, 2, 16, &[v << 16], 1), 5)
+                .unwrap();
+        }
+        assert_eq!(
+            w.poll_event(),
+            Some(WorkerEvent::Completed {
+                seq_base: u16::MAX - 1,
+                chunks: 3
+            })
+        );
+        assert_eq!(w.result(), Some(&[10.0, 20.0, 30.0][..]));
+        assert_eq!(w.next_seq(), 1);
+        // A QUERY for a seq before first_seq finds nothing to answer.
+        let query = EsaRepr {
+            packet_type: PacketType::Query,
+            flags: Flags::NONE,
+            slot: 0,
+            key: Key::new(0, 7, 100),
+            bitmap: 0,
+            fan_in: 2,
+            count: 0,
+            exponent: 16,
+            worker: PS_WORKER_ID,
+        }
+        .to_payload(&[], 1);
+        w.handle_payload(&query, 6).unwrap();
+        assert_eq!(w.poll_transmit(6), None);
+        assert_eq!(w.stats().queries_unanswered, 1);
+    }
+
+    #[test]
+    fn a_result_is_accepted_once_even_behind_a_waiting_chunk() {
+        let lanes = 1;
+        let mut w = Worker::new(config(3, 0, 1, lanes, 4)).unwrap();
+        w.start_allreduce(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 0)
+            .unwrap();
+        assert_eq!(drain(&mut w, 0).len(), 4);
+        // Seq 0 waits; 1 and 2 complete, and their duplicates are ignored
+        // while they sit in the ring behind seq 0.
+        for seq in [1u16, 2, 1, 2] {
+            let v = (i32::from(seq) + 1) << 16;
+            w.handle_payload(&result(3, seq, 1, 16, &[v * 100], lanes), 1)
+                .unwrap();
+        }
+        assert_eq!(
+            (w.stats().results_accepted, w.stats().duplicate_results),
+            (2, 2)
+        );
+        assert_eq!(w.outstanding(), 2);
+        let next: Vec<u16> = drain(&mut w, 1)
+            .iter()
+            .map(|p| parse(p, lanes).0.key.seq())
+            .collect();
+        assert_eq!(next, [4, 5]);
+        for seq in [0u16, 3, 4, 5, 0] {
+            let v = (i32::from(seq) + 1) << 16;
+            w.handle_payload(&result(3, seq, 1, 16, &[v], lanes), 2)
+                .unwrap();
+        }
+        assert_eq!(w.stats().duplicate_results, 3);
+        assert_eq!(
+            w.take_result(),
+            Some(vec![1.0, 200.0, 300.0, 4.0, 5.0, 6.0])
+        );
+    }
+
+    #[test]
+    fn a_chunk_that_never_completes_bounds_the_seqs_in_flight() {
+        // Window 2, every chunk but seq 0 completes at once: sending stops
+        // when the chunks since seq 0 span half the seq space.
+        let mut w = Worker::new(config(3, 0, 1, 1, 2)).unwrap();
+        w.start_allreduce(&vec![1.0; MAX_WINDOW + 100], 0).unwrap();
+        let mut buf = vec![0u8; w.payload_len()];
+        let mut sent = 0;
+        while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
+            sent += 1;
+            let seq = parse(&buf[..n], 1).0.key.seq();
+            if seq != 0 {
+                buf[0] = 0x12;
+                w.handle_payload(&buf[..n], 0).unwrap();
+            }
+        }
+        assert_eq!(sent, MAX_WINDOW);
+        assert_eq!(w.outstanding(), 1);
+        w.handle_payload(&result(3, 0, 1, 16, &[1 << 16], 1), 0)
+            .unwrap();
+        assert_eq!(drain(&mut w, 0).len(), 2, "the window moves on");
+    }
+
+    #[test]
+    fn buffers_are_reused_and_results_stay_exact() {
+        let lanes = 4;
+        let mut workers: Vec<Worker> = (0..3)
+            .map(|id| Worker::new(config(8, id, 3, lanes, 4)).unwrap())
+            .collect();
+        for round in 0..4 {
+            let inputs: Vec<Vec<f32>> = (0..3)
+                .map(|id| {
+                    (0..37)
+                        .map(|i| (i * (id + 1) + round) as f32 * 0.25)
+                        .collect()
+                })
+                .collect();
+            allreduce_via_switch(&mut workers, &inputs, lanes);
+            let expected: Vec<f32> = (0..37)
+                .map(|i| (0..3).map(|id| (i * (id + 1) + round) as f32 * 0.25).sum())
+                .collect();
+            for w in &mut workers {
+                assert!(matches!(
+                    w.poll_event(),
+                    Some(WorkerEvent::Completed { .. })
+                ));
+                // Read in place; the next start_allreduce reuses the buffer.
+                assert_eq!(w.result(), Some(&expected[..]), "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_rto_follows_measured_round_trips_of_chunks_sent_once() {
+        let lanes = 1;
+        let cfg = WorkerConfig {
+            rto_initial_us: 1_000,
+            rto_max_us: 64_000,
+            ..config(5, 0, 1, lanes, 2)
+        };
+        let mut w = Worker::new(cfg).unwrap();
+        w.start_allreduce(&[1.0; 40], 0).unwrap();
+        assert!(w.poll_transmit(0).is_some());
+        assert!(w.poll_transmit(500).is_some());
+        assert_eq!(w.poll_timeout(), Some(1_000), "initial RTO");
+        // Seq 0 times out and is resent; its late result is no sample.
+        w.handle_timeout(1_000);
+        assert_eq!(drain(&mut w, 1_000).len(), 1);
+        w.handle_payload(&result(5, 0, 1, 16, &[1], lanes), 4_000)
+            .unwrap();
+        assert_eq!(w.rtt().srtt_us(), None, "Karn's rule");
+        // Seq 1, sent once at 500, answered at 5000: SRTT 4500, RTTVAR
+        // 2250, RTO 13500 for the chunks sent from now on.
+        w.handle_payload(&result(5, 1, 1, 16, &[1], lanes), 5_000)
+            .unwrap();
+        assert_eq!(
+            (w.rtt().srtt_us(), w.rtt().rttvar_us(), w.rtt().rto_us()),
+            (Some(4_500), 2_250, 13_500)
+        );
+        let next = drain(&mut w, 5_000);
+        assert_eq!(next.len(), 2);
+        assert_eq!(w.poll_timeout(), Some(18_500));
+        // A sudden drop raises RTTVAR first (RFC 6298 updates it from the
+        // old SRTT); steady 10 µs round trips then bring the RTO down to
+        // its floor, rto_initial_us.
+        w.handle_payload(&result(5, 2, 1, 16, &[1], lanes), 5_010)
+            .unwrap();
+        assert_eq!(
+            (w.rtt().srtt_us(), w.rtt().rttvar_us(), w.rtt().rto_us()),
+            (Some(3_938), 2_810, 15_178)
+        );
+        let mut now = 5_010;
+        while let Some(p) = w.poll_transmit(now).or_else(|| {
+            let seq = w.ring.entries.iter().position(|c| !c.done)?;
+            Some(result(
+                5,
+                w.ring.front_seq.wrapping_add(seq as u16),
+                1,
+                16,
+                &[1],
+                lanes,
+            ))
+        }) {
+            let (repr, _) = parse(&p, lanes);
+            if repr.packet_type == PacketType::Result {
+                now += 10;
+                w.handle_payload(&p, now).unwrap();
+            }
+        }
+        assert_eq!(w.rtt().rto_us(), 1_000);
+        assert_eq!(w.take_result(), Some(vec![1.0 / 65536.0; 40]));
+    }
+
+    #[test]
+    fn an_rto_floor_below_the_initial_one_lets_it_shrink() {
+        let cfg = WorkerConfig {
+            rto_initial_us: 1_000,
+            rto_min_us: Some(50),
+            ..config(5, 0, 1, 1, 1)
+        };
+        let mut w = Worker::new(cfg).unwrap();
+        w.start_allreduce(&[1.0; 2], 0).unwrap();
+        drain(&mut w, 0);
+        w.handle_payload(&result(5, 0, 1, 16, &[1], 1), 10).unwrap();
+        // SRTT 10, RTTVAR 5: 30 µs, raised to the 50 µs floor.
+        assert_eq!(w.rtt().rto_us(), 50);
+        drain(&mut w, 10);
+        assert_eq!(w.poll_timeout(), Some(60));
+    }
+
     #[test]
     fn empty_tensor_completes_at_once() {
         let mut w = Worker::new(WorkerConfig::new(1, 0, 1)).unwrap();
@@ -1453,19 +2136,20 @@ mod tests {
             assert_eq!(w.next_seq(), 4);
         }
         // The re-run went out as seq 3 with exponent 8; seq 1 had OVERFLOW.
-        let sent = &workers[0].cache;
+        let sent = &workers[0].accepted;
         assert_eq!(
-            sent.get(&1).map(|c| (c.exponent, c.flags)),
+            sent.get(1).map(|c| (c.header.exponent, c.header.flags)),
             Some((16, Flags::OVERFLOW))
         );
         assert_eq!(
-            sent.get(&3).map(|c| (c.exponent, c.flags)),
+            sent.get(3).map(|c| (c.header.exponent, c.header.flags)),
             Some((8, Flags::NONE))
         );
-        assert_eq!(
-            sent.get(&3).map(|c| c.values.clone()),
-            Some(vec![20001 << 8, 7 << 7])
-        );
+        let bytes: Vec<u8> = [20001 << 8, 7 << 7]
+            .iter()
+            .flat_map(|v: &i32| v.to_be_bytes())
+            .collect();
+        assert_eq!(sent.get(3).map(|c| c.lanes.clone()), Some(bytes));
 
         // The next all-reduce of both starts at seq 4.
         allreduce_via_switch(&mut workers, &[vec![1.0], vec![2.0]], lanes);

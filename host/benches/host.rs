@@ -1,18 +1,23 @@
 //! Host-path benchmarks. `cargo bench -p esa-host`.
 //!
 //! - `packetize`: what one core turns float32 gradients into DATA payloads
-//!   at — `Worker::start_allreduce` plus `Worker::poll_transmit` over a
-//!   4 MiB tensor, the real path (quantization, policy, bookkeeping, payload
-//!   encoding); `quantize_only` is the arithmetic alone, for comparison.
+//!   at — `Worker::start_allreduce` plus `Worker::poll_transmit_into` (one
+//!   reused buffer) over a 4 MiB tensor, the real path (quantization,
+//!   policy, bookkeeping, payload encoding); `poll_transmit_vec` is the same
+//!   through the allocating `Worker::poll_transmit`. Same-run baselines:
+//!   `quantize_only` (the arithmetic alone) and `old_emit_path` (quantize
+//!   into a Vec, `EsaRepr::to_payload` per chunk). Medians and their ratios
+//!   are printed at the end.
 //! - `allreduce`: end-to-end goodput of four workers, one PS and the model
 //!   switch on in-memory links, with in-switch aggregation and host-only
 //!   (every DATA summed at the PS), in the same run; the ratio of the
 //!   medians is printed at the end.
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use esa_core::pool::PoolConfig;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::quant;
+use esa_core::wire::{EsaRepr, Flags, Key, PacketType};
 use esa_core::worker::{MAX_WINDOW, Worker as CoreWorker, WorkerConfig};
 use esa_host::cli::gradient_value;
 use esa_host::ps::ParameterServer;
@@ -28,11 +33,41 @@ use std::time::{Duration, Instant};
 
 const TENSOR: usize = 1 << 20;
 
+/// Times `routine` once per iteration and keeps every sample, so the
+/// median can be printed next to criterion's estimates.
+fn timed(
+    b: &mut criterion::Bencher<'_>,
+    samples: &Arc<Mutex<Vec<Duration>>>,
+    mut routine: impl FnMut() -> Duration,
+) {
+    b.iter_custom(|iters| {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            let t = routine();
+            samples.lock().unwrap().push(t);
+            total += t;
+        }
+        total
+    })
+}
+
 fn packetize(c: &mut Criterion) {
     let data: Vec<f32> = (0..TENSOR).map(|i| (i as f32 * 0.37).sin() * 3.0).collect();
     let mut g = c.benchmark_group("packetize");
     g.throughput(Throughput::Bytes((TENSOR * 4) as u64));
     g.sample_size(20);
+    let mut medians: Vec<(String, Duration)> = vec![];
+    let mut bench = |g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+                     name: String,
+                     routine: &mut dyn FnMut() -> Duration| {
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        g.bench_function(&name, |b| timed(b, &samples, &mut *routine));
+        let mut s = samples.lock().unwrap().clone();
+        // Benchmarks filtered out on the command line leave no samples.
+        if !s.is_empty() {
+            medians.push((name, median(&mut s)));
+        }
+    };
     for lanes in [32usize, 64] {
         let cfg = WorkerConfig {
             lanes,
@@ -40,57 +75,149 @@ fn packetize(c: &mut Criterion) {
             result_cache: 1,
             ..WorkerConfig::new(1, 0, 4)
         };
-        g.bench_function(format!("poll_transmit_k{lanes}_4MiB"), |b| {
-            b.iter_batched(
-                || CoreWorker::new(cfg.clone()).unwrap(),
-                |mut w| {
-                    w.start_allreduce(&data, 0).unwrap();
-                    let mut bytes = 0;
-                    while let Some(p) = w.poll_transmit(0) {
-                        bytes += black_box(p).len();
-                    }
-                    assert_eq!(bytes, TENSOR.div_ceil(lanes) * (16 + 4 * lanes));
-                    w
-                },
-                BatchSize::PerIteration,
-            )
-        });
+        let payload_len = 16 + 4 * lanes;
+        let expected_bytes = TENSOR.div_ceil(lanes) * payload_len;
+        // The send path: every DATA payload written into one reused buffer
+        // by a reused worker (its all-reduce dropped after the last DATA),
+        // so this is the steady state.
+        let mut buf = vec![0u8; payload_len];
+        let mut w = CoreWorker::new(cfg.clone()).unwrap();
+        bench(
+            &mut g,
+            format!("poll_transmit_into_k{lanes}_4MiB"),
+            &mut || {
+                let start = Instant::now();
+                w.start_allreduce(&data, 0).unwrap();
+                let mut bytes = 0;
+                while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
+                    bytes += black_box(&buf[..n]).len();
+                }
+                let t = start.elapsed();
+                assert_eq!(bytes, expected_bytes);
+                assert!(w.abort_allreduce());
+                t
+            },
+        );
+        // The same through the allocating API (one Vec per payload).
+        bench(
+            &mut g,
+            format!("poll_transmit_vec_k{lanes}_4MiB"),
+            &mut || {
+                let start = Instant::now();
+                w.start_allreduce(&data, 0).unwrap();
+                let mut bytes = 0;
+                while let Some(p) = w.poll_transmit(0) {
+                    bytes += black_box(p).len();
+                }
+                let t = start.elapsed();
+                assert_eq!(bytes, expected_bytes);
+                assert!(w.abort_allreduce());
+                t
+            },
+        );
+        // A fresh worker per all-reduce (what this benchmark measured
+        // before the worker kept its buffers): first-touch page faults of
+        // the input copy and the ring included.
+        bench(
+            &mut g,
+            format!("fresh_worker_into_k{lanes}_4MiB"),
+            &mut || {
+                let mut w = CoreWorker::new(cfg.clone()).unwrap();
+                let start = Instant::now();
+                w.start_allreduce(&data, 0).unwrap();
+                let mut bytes = 0;
+                while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
+                    bytes += black_box(&buf[..n]).len();
+                }
+                let t = start.elapsed();
+                assert_eq!(bytes, expected_bytes);
+                t
+            },
+        );
     }
     // The steady state of a real worker: a window of 64, each DATA answered
     // at once by its RESULT (fan-in 1, so the DATA with its type changed
     // is a valid RESULT), which is parsed and dequantized. The whole CPU
     // cost of one all-reduce on the host, without the network.
-    g.bench_function("worker_cycle_w64_k32_4MiB", |b| {
+    {
         let cfg = WorkerConfig {
             lanes: 32,
             window: 64,
             ..WorkerConfig::new(1, 0, 1)
         };
         let mut w = CoreWorker::new(cfg).unwrap();
-        b.iter(|| {
+        let mut buf = vec![0u8; w.payload_len()];
+        bench(&mut g, "worker_cycle_w64_k32_4MiB".into(), &mut || {
+            let start = Instant::now();
             w.start_allreduce(&data, 0).unwrap();
-            while let Some(mut p) = w.poll_transmit(0) {
-                p[0] = 0x12;
-                w.handle_payload(&p, 0).unwrap();
+            while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
+                buf[0] = 0x12;
+                w.handle_payload(&buf[..n], 0).unwrap();
             }
-            black_box(w.take_result().unwrap().len())
-        })
+            // Read in place, as the host runtime does, so the next
+            // all-reduce reuses the buffer.
+            black_box(w.result().unwrap().len());
+            start.elapsed()
+        });
+    }
+    // Baselines in the same run: the arithmetic alone, and the emit path
+    // the worker used before (quantize into a Vec, then
+    // `EsaRepr::to_payload` per chunk).
+    let mut out = vec![0i32; TENSOR];
+    bench(&mut g, "quantize_only_4MiB".into(), &mut || {
+        let start = Instant::now();
+        black_box(quant::quantize_into(black_box(&data), 16, 4, &mut out));
+        start.elapsed()
     });
-    g.bench_function("start_allreduce_only_4MiB", |b| {
-        b.iter_batched(
-            || CoreWorker::new(WorkerConfig::new(1, 0, 4)).unwrap(),
-            |mut w| {
-                w.start_allreduce(&data, 0).unwrap();
-                w
-            },
-            BatchSize::PerIteration,
-        )
-    });
-    g.bench_function("quantize_only_4MiB", |b| {
-        let mut out = vec![0i32; TENSOR];
-        b.iter(|| quant::quantize_into(black_box(&data), 16, 4, &mut out))
+    bench(&mut g, "old_emit_path_k32_4MiB".into(), &mut || {
+        let start = Instant::now();
+        let mut bytes = 0;
+        for (seq, chunk) in data.chunks(32).enumerate() {
+            let mut values = vec![0i32; 32];
+            let saturated = quant::quantize_into(chunk, 16, 4, &mut values);
+            let repr = EsaRepr {
+                packet_type: PacketType::Data,
+                flags: if saturated {
+                    Flags::OVERFLOW
+                } else {
+                    Flags::NONE
+                },
+                slot: seq as u16,
+                key: Key::new(0, 1, seq as u16),
+                bitmap: 1,
+                fan_in: 4,
+                count: 1,
+                exponent: 16,
+                worker: 0,
+            };
+            bytes += black_box(repr.to_payload(&values, 32)).len();
+        }
+        black_box(bytes);
+        start.elapsed()
     });
     g.finish();
+    let gib = (TENSOR * 4) as f64 / f64::from(1u32 << 30);
+    for (name, m) in &medians {
+        println!(
+            "packetize {name}: median {:.3} ms, {:.2} GiB/s of float32",
+            m.as_secs_f64() * 1e3,
+            gib / m.as_secs_f64()
+        );
+    }
+    let find = |name: &str| medians.iter().find(|(n, _)| n == name).map(|(_, m)| *m);
+    let ratios = [
+        ("poll_transmit_into_k32_4MiB", "quantize_only_4MiB"),
+        ("poll_transmit_into_k32_4MiB", "old_emit_path_k32_4MiB"),
+        ("poll_transmit_into_k32_4MiB", "poll_transmit_vec_k32_4MiB"),
+    ];
+    for (new, base) in ratios {
+        if let (Some(n), Some(b)) = (find(new), find(base)) {
+            println!(
+                "packetize throughput ratio {new} / {base} (medians): {:.2}x",
+                b.as_secs_f64() / n.as_secs_f64()
+            );
+        }
+    }
 }
 
 /// Four workers, a PS and the model switch, on threads, waiting for "go".

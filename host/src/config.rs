@@ -12,7 +12,8 @@
 //! lanes = 32                    # default; what the switch was built for
 //! window = 64                   # default; chunks in flight
 //! exponent = 16                 # default; value = lane × 2^-exponent
-//! rto_initial_us = 1000         # default
+//! rto_initial_us = 1000         # default; until a round trip is measured
+//! # rto_min_us = 1000           # optional floor of the measured RTO; default rto_initial_us
 //! rto_max_us = 64000            # default
 //! max_retries = 50              # default
 //! result_cache = 256            # default: four windows
@@ -169,9 +170,14 @@ pub struct WorkerSection {
     /// Quantization exponent [default: 16].
     #[arg(long, allow_hyphen_values = true)]
     pub exponent: Option<i8>,
-    /// First retransmission timeout, µs [default: 1000].
+    /// Retransmission timeout before a round trip is measured, µs
+    /// [default: 1000].
     #[arg(long)]
     pub rto_initial_us: Option<u64>,
+    /// Floor of the measured retransmission timeout, µs [default:
+    /// rto_initial_us].
+    #[arg(long)]
+    pub rto_min_us: Option<u64>,
     /// Largest retransmission timeout, µs [default: 64000].
     #[arg(long)]
     pub rto_max_us: Option<u64>,
@@ -196,7 +202,9 @@ pub struct WorkerSection {
     /// Return the mean instead of the sum [default: false].
     #[arg(long)]
     pub average: Option<bool>,
-    /// Seq to (re)join a running job at [default: 0].
+    /// Seq to (re)join a running job at: the `seq_base` of the all-reduce to
+    /// redo, the same on every worker (`WorkerConfig::first_seq`)
+    /// [default: 0].
     #[arg(long)]
     pub start_seq: Option<u16>,
     /// Chunks the job sends in all, for srpt.
@@ -308,7 +316,7 @@ impl WorkerSection {
     /// This section with every key `flags` sets replaced.
     pub fn overlay(&self, flags: &WorkerSection) -> WorkerSection {
         overlay!(self.clone(), flags; switch, bind, job, worker_id, fan_in, lanes, window,
-            exponent, rto_initial_us, rto_max_us, max_retries, result_cache, policy,
+            exponent, rto_initial_us, rto_min_us, rto_max_us, max_retries, result_cache, policy,
             aging_interval_us, mode, slot_mask, average, start_seq, chunks_total)
     }
 }
@@ -407,10 +415,12 @@ impl WorkerSection {
         core.exponent = self.exponent.unwrap_or(DEFAULT_EXPONENT);
         core.rto_initial_us = self.rto_initial_us.unwrap_or(core.rto_initial_us);
         core.rto_max_us = self.rto_max_us.unwrap_or(core.rto_max_us);
+        core.rto_min_us = self.rto_min_us;
         core.max_retries = self.max_retries.unwrap_or(core.max_retries);
         core.result_cache = self.result_cache.unwrap_or(4 * core.window);
         core.slot_mask = self.slot_mask.unwrap_or((DEFAULT_POOL_SLOTS - 1) as u16);
         core.chunks_total = self.chunks_total;
+        core.first_seq = self.start_seq.unwrap_or(0);
         core.slot_mapping = match parse_mode("worker.mode", self.mode.as_deref())? {
             Mode::SwitchMl => SlotMapping::Direct,
             Mode::Esa | Mode::Atp => SlotMapping::Hashed,
@@ -430,7 +440,6 @@ impl WorkerSection {
         core.validate().map_err(|e| worker_error(&core, e))?;
         let mut options = WorkerOptions::new(core, switch);
         options.average = self.average.unwrap_or(false);
-        options.start_seq = self.start_seq.unwrap_or(0);
         Ok(WorkerSettings { options, bind })
     }
 }
@@ -451,6 +460,7 @@ fn worker_error(cfg: &WorkerConfig, e: WorkerError) -> ConfigError {
             ("worker.rto_initial_us", initial_us.to_string())
         }
         WorkerError::Rto { max_us, .. } => ("worker.rto_max_us", max_us.to_string()),
+        WorkerError::RtoMin { min_us, .. } => ("worker.rto_min_us", min_us.to_string()),
         _ => ("worker", format!("{cfg:?}")),
     };
     invalid(key, value, e)
@@ -617,6 +627,7 @@ mod tests {
         window = 32
         exponent = -4
         rto_initial_us = 500
+        rto_min_us = 100
         rto_max_us = 8000
         max_retries = 9
         policy = "las"
@@ -660,6 +671,7 @@ mod tests {
             (c.exponent, c.rto_initial_us, c.rto_max_us, c.max_retries),
             (-4, 500, 8000, 9)
         );
+        assert_eq!(c.rto_min_us, Some(100));
         assert_eq!(
             c.policy,
             Policy::Las {
@@ -669,7 +681,7 @@ mod tests {
         assert_eq!((c.slot_mapping, c.slot_mask), (SlotMapping::Direct, 63));
         assert_eq!(c.result_cache, 128, "four windows");
         assert!(w.options.average);
-        assert_eq!(w.options.start_seq, 100);
+        assert_eq!(c.first_seq, 100);
         let t = file.train.unwrap().resolve().unwrap();
         assert_eq!(
             (t.iterations, t.elements, t.seed, t.verify),
@@ -718,11 +730,12 @@ mod tests {
             (c.rto_initial_us, c.rto_max_us, c.max_retries),
             (1000, 64000, 50)
         );
+        assert_eq!(c.rto_min_us, None, "the floor is rto_initial_us");
         assert_eq!(
             (c.result_cache, c.slot_mask, c.policy),
             (256, 4095, Policy::Fcfs)
         );
-        assert_eq!((w.options.average, w.options.start_seq), (false, 0));
+        assert_eq!((w.options.average, c.first_seq), (false, 0));
         let t = TrainSection::default().resolve().unwrap();
         assert_eq!(
             (t.iterations, t.elements, t.linger),
@@ -808,6 +821,10 @@ mod tests {
         assert_eq!(
             invalid_key(worker("rto_max_us = 10\n")),
             "worker.rto_max_us"
+        );
+        assert_eq!(
+            invalid_key(worker("rto_min_us = 100000\n")),
+            "worker.rto_min_us"
         );
         assert_eq!(invalid_key(worker("exponent = 100\n")), "worker.exponent");
         let e = parse("[worker]\nswitch = \"127.0.0.1:1\"\njob = 2\nfan_in = 4\nworker_id = 4\n")

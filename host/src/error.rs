@@ -70,8 +70,8 @@ pub enum HostError {
     /// restarted (or started late) and would otherwise sum stale chunks.
     #[error(
         "job {job} worker {worker_id}: the job is at seq {job_seq} but this worker is at seq \
-         {own_seq} — was it restarted? Restart it with start_seq set to the seq of the \
-         iteration to rejoin"
+         {own_seq} — was it restarted? Restart it with start_seq (WorkerConfig::first_seq) \
+         set to the seq of the iteration to rejoin"
     )]
     BehindJob {
         /// The job.

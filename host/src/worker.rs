@@ -16,8 +16,7 @@
 use crate::clock::Clock;
 use crate::error::HostError;
 use crate::transport::{Datagram, Transport, TransportStats};
-use esa_core::constants::PS_WORKER_ID;
-use esa_core::wire::{EsaPacket, EsaRepr, Flags, PacketType};
+use esa_core::wire::{EsaPacket, PacketType};
 use esa_core::worker::{
     Worker as CoreWorker, WorkerConfig, WorkerError, WorkerEvent, WorkerStats, full_bitmap,
 };
@@ -32,8 +31,8 @@ const RECV_BATCH: usize = 256;
 /// The longest single wait, so the shutdown flag is seen promptly.
 const MAX_WAIT: Duration = Duration::from_millis(50);
 
-/// Chunks per synthetic all-reduce when skipping to `start_seq`.
-const FAST_FORWARD_CHUNKS: usize = 4096;
+/// Payloads written per send call (one `sendmmsg` on Linux).
+const TX_BATCH: usize = 64;
 
 /// Settings of a worker runtime beyond the state machine's.
 #[derive(Debug, Clone)]
@@ -45,20 +44,16 @@ pub struct WorkerOptions {
     pub switch: SocketAddr,
     /// Divide the sum by the fan-in (the mean) before returning it.
     pub average: bool,
-    /// The seq of the job's next chunk, for a worker that (re)joins a job
-    /// that has already run all-reduces; 0 for a fresh job. Every worker
-    /// of a job must agree on it.
-    pub start_seq: u16,
 }
 
 impl WorkerOptions {
-    /// Options for `core` sending to `switch`: the sum, from seq 0.
+    /// Options for `core` sending to `switch`: the sum. A worker that
+    /// (re)joins a running job sets `core.first_seq`.
     pub fn new(core: WorkerConfig, switch: SocketAddr) -> WorkerOptions {
         WorkerOptions {
             core,
             switch,
             average: false,
-            start_seq: 0,
         }
     }
 }
@@ -115,16 +110,6 @@ struct Run {
     transport_before: TransportStats,
 }
 
-/// Seqs skipped by `start_seq` hold made-up results in the state machine's
-/// result cache; `QUERY`s for them must not be answered until real results
-/// have pushed them out.
-#[derive(Debug, Clone, Copy)]
-struct SkippedSeqs {
-    count: u16,
-    /// Real results to accept before the cache is clean.
-    until_results: u64,
-}
-
 /// A worker of one job over a transport.
 #[derive(Debug)]
 pub struct Worker<T: Transport> {
@@ -135,11 +120,12 @@ pub struct Worker<T: Transport> {
     clock: Clock,
     shutdown: Option<Arc<AtomicBool>>,
     rx: Vec<Datagram>,
-    tx: Vec<Datagram>,
+    /// Up to [`TX_BATCH`] payloads back to back, written in place by the
+    /// state machine and sent from here: reused, never reallocated.
+    tx: Vec<u8>,
     run: Option<Run>,
     /// An interrupted or abandoned all-reduce left the state machine busy.
     poisoned: bool,
-    skipped: Option<SkippedSeqs>,
     /// The furthest seq seen ahead of this worker in a `QUERY`.
     query_ahead: Option<u16>,
 }
@@ -147,8 +133,8 @@ pub struct Worker<T: Transport> {
 impl<T: Transport> Worker<T> {
     /// A worker with validated options over `transport`.
     pub fn new(options: WorkerOptions, transport: T) -> Result<Worker<T>, HostError> {
-        let mut core = CoreWorker::new(options.core).map_err(HostError::WorkerConfig)?;
-        let skipped = fast_forward(&mut core, options.start_seq)?;
+        let core = CoreWorker::new(options.core).map_err(HostError::WorkerConfig)?;
+        let tx = vec![0; TX_BATCH * core.payload_len()];
         Ok(Worker {
             core,
             transport,
@@ -157,10 +143,9 @@ impl<T: Transport> Worker<T> {
             clock: Clock::new(),
             shutdown: None,
             rx: Vec::with_capacity(RECV_BATCH),
-            tx: Vec::new(),
+            tx,
             run: None,
             poisoned: false,
-            skipped,
             query_ahead: None,
         })
     }
@@ -311,18 +296,33 @@ impl<T: Transport> Worker<T> {
         }
     }
 
-    /// Sends whatever the state machine has to send.
+    /// Sends whatever the state machine has to send, in batches written
+    /// straight into the reused transmit buffer.
     fn flush(&mut self, now: u64) -> Result<(), HostError> {
-        while let Some(payload) = self.core.poll_transmit(now) {
-            self.tx.push(Datagram {
-                peer: self.switch,
-                payload,
-            });
+        let len = self.core.payload_len();
+        loop {
+            let mut filled = 0;
+            for slot in self.tx.chunks_exact_mut(len) {
+                let written = self.core.poll_transmit_into(now, slot).map_err(|source| {
+                    HostError::Allreduce {
+                        job: self.core.config().job,
+                        source,
+                    }
+                })?;
+                if written.is_none() {
+                    break;
+                }
+                filled += 1;
+            }
+            if filled == 0 {
+                return Ok(());
+            }
+            self.transport
+                .send_packed(self.switch, &self.tx[..filled * len], len)?;
+            if filled < TX_BATCH {
+                return Ok(());
+            }
         }
-        if !self.tx.is_empty() {
-            self.transport.send_batch(&mut self.tx)?;
-        }
-        Ok(())
     }
 
     /// Hands what has arrived to the state machine; returns how many
@@ -340,9 +340,6 @@ impl<T: Transport> Worker<T> {
             if check_behind && let Err(e) = self.check_behind(&d.payload) {
                 outcome = Err(e);
                 break;
-            }
-            if self.is_skipped_query(&d.payload) {
-                continue;
             }
             // Errors are counted by the state machine (`invalid_packets`);
             // network input never ends the all-reduce by itself.
@@ -397,20 +394,6 @@ impl<T: Transport> Worker<T> {
         Ok(())
     }
 
-    fn is_skipped_query(&mut self, payload: &[u8]) -> bool {
-        let Some(skipped) = self.skipped else {
-            return false;
-        };
-        if self.core.stats().results_accepted >= skipped.until_results {
-            self.skipped = None;
-            return false;
-        }
-        let Ok(packet) = EsaPacket::new_checked(payload, self.core.config().lanes) else {
-            return false;
-        };
-        packet.type_code() == PacketType::Query as u8 && packet.key().seq() < skipped.count
-    }
-
     /// Handles the state machine's events; the completed result is copied
     /// into `data`.
     fn finish(&mut self, data: &mut [f32]) -> Result<Option<AllreduceStats>, HostError> {
@@ -421,7 +404,9 @@ impl<T: Transport> Worker<T> {
         let (job, fan_in) = (self.core.config().job, self.core.config().fan_in);
         match event {
             WorkerEvent::Completed { seq_base, chunks } => {
-                let result = self.core.take_result().unwrap_or_default();
+                // Read in place, not taken: the next all-reduce reuses the
+                // buffer.
+                let result = self.core.result().unwrap_or_default();
                 if result.len() != data.len() {
                     // Cannot happen: the state machine returns the input's length.
                     return Err(HostError::LengthMismatch {
@@ -429,7 +414,7 @@ impl<T: Transport> Worker<T> {
                         found: result.len(),
                     });
                 }
-                data.copy_from_slice(&result);
+                data.copy_from_slice(result);
                 if self.average {
                     let n = f32::from(fan_in);
                     data.iter_mut().for_each(|x| *x /= n);
@@ -467,7 +452,8 @@ impl<T: Transport> Worker<T> {
                 if let Some(ahead) = self.query_ahead {
                     hint = format!(
                         " (the job's parameter server asked about seq {ahead}, this worker is \
-                         at seq {}: was it restarted without start_seq?)",
+                         at seq {}: was it restarted without start_seq \
+                         (WorkerConfig::first_seq)?)",
                         self.core.next_seq()
                     );
                 }
@@ -492,45 +478,86 @@ impl<T: Transport> Worker<T> {
     }
 }
 
-/// Advances a fresh state machine's seq counter to `start_seq` by feeding
-/// it made-up results for the skipped seqs, which never leave this process
-/// (see [`SkippedSeqs`]).
-fn fast_forward(core: &mut CoreWorker, start_seq: u16) -> Result<Option<SkippedSeqs>, HostError> {
-    if start_seq == 0 {
-        return Ok(None);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::TransportError;
+    use std::collections::{HashSet, VecDeque};
+
+    /// A one-worker job's switch in the transport itself: every `DATA` comes
+    /// straight back as its `RESULT`. Records where sent payloads lived.
+    #[derive(Debug, Default)]
+    struct EchoSwitch {
+        inbox: VecDeque<Datagram>,
+        packed_buffers: HashSet<usize>,
+        packed_calls: u64,
+        batch_calls: u64,
+        stats: TransportStats,
     }
-    let cfg = core.config().clone();
-    let job = cfg.job;
-    let internal = |source: WorkerError| HostError::Allreduce { job, source };
-    let mut left = usize::from(start_seq);
-    while left > 0 {
-        let chunks = left.min(FAST_FORWARD_CHUNKS);
-        core.start_allreduce(&vec![0.0; chunks * cfg.lanes], 0)
-            .map_err(internal)?;
-        while let Some(payload) = core.poll_transmit(0) {
-            let (sent, _) = EsaRepr::from_payload(&payload, cfg.lanes)
-                .map_err(|e| internal(WorkerError::Malformed(e)))?;
-            let result = EsaRepr {
-                packet_type: PacketType::Result,
-                flags: Flags::NONE,
-                bitmap: full_bitmap(cfg.fan_in),
-                count: cfg.fan_in,
-                worker: PS_WORKER_ID,
-                ..sent
+
+    impl Transport for EchoSwitch {
+        fn local_addr(&self) -> SocketAddr {
+            "127.0.0.1:1".parse().unwrap()
+        }
+        fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError> {
+            self.batch_calls += 1;
+            batch.clear();
+            Ok(())
+        }
+        fn send_packed(
+            &mut self,
+            peer: SocketAddr,
+            payloads: &[u8],
+            payload_len: usize,
+        ) -> Result<(), TransportError> {
+            self.packed_calls += 1;
+            self.packed_buffers.insert(payloads.as_ptr() as usize);
+            for p in payloads.chunks(payload_len) {
+                let mut payload = p.to_vec();
+                payload[0] = 0x12; // DATA becomes RESULT (fan-in 1)
+                self.inbox.push_back(Datagram { peer, payload });
+                self.stats.sent += 1;
             }
-            .to_payload(&[], cfg.lanes);
-            core.handle_payload(&result, 0).map_err(internal)?;
+            Ok(())
         }
-        match core.poll_event() {
-            Some(WorkerEvent::Completed { .. }) => {}
-            Some(WorkerEvent::Failed(e)) => return Err(internal(e)),
-            None => return Err(internal(WorkerError::Busy)),
+        fn recv_batch(
+            &mut self,
+            out: &mut Vec<Datagram>,
+            max: usize,
+        ) -> Result<usize, TransportError> {
+            let n = max.min(self.inbox.len());
+            out.extend(self.inbox.drain(..n));
+            Ok(n)
         }
-        core.take_result();
-        left -= chunks;
+        fn wait(&mut self, _timeout: Duration) -> Result<bool, TransportError> {
+            Ok(!self.inbox.is_empty())
+        }
+        fn stats(&self) -> TransportStats {
+            self.stats
+        }
     }
-    Ok(Some(SkippedSeqs {
-        count: start_seq,
-        until_results: core.stats().results_accepted + cfg.result_cache as u64,
-    }))
+
+    #[test]
+    fn data_goes_out_from_one_reused_buffer() {
+        let switch = "127.0.0.1:2".parse().unwrap();
+        let core = WorkerConfig {
+            window: 256,
+            ..WorkerConfig::new(1, 0, 1)
+        };
+        let mut w = Worker::new(WorkerOptions::new(core, switch), EchoSwitch::default()).unwrap();
+        let input: Vec<f32> = (0..100_000)
+            .map(|i| (i % 977) as f32 * 0.25 - 100.0)
+            .collect();
+        for round in 0..3 {
+            let mut data = input.clone();
+            let stats = w.allreduce(&mut data).unwrap();
+            assert_eq!(data, input, "round {round}: fan-in 1 sums to the input");
+            assert_eq!(stats.data_sent, 100_000usize.div_ceil(32) as u64);
+            assert_eq!(stats.resends, 0);
+        }
+        let t = &w.transport;
+        assert_eq!(t.batch_calls, 0, "nothing went through send_batch");
+        assert!(t.packed_calls >= 3 * 3125 / 64, "{}", t.packed_calls);
+        assert_eq!(t.packed_buffers.len(), 1, "one transmit buffer, reused");
+    }
 }

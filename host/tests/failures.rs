@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::worker::WorkerConfig;
 use esa_host::HostError;
 use esa_host::ps::ParameterServer;
 use esa_host::testing::{ModelJob, ModelSwitch};
@@ -198,9 +199,11 @@ fn restart_worker_1(crash_mid_allreduce: bool) {
             Err(_) => std::thread::sleep(Duration::from_millis(1)),
         }
     };
-    let mut opts = WorkerOptions::new(cfg1, switch);
-    opts.start_seq = chunks;
-    let mut second = Worker::new(opts, t1).unwrap();
+    let cfg1 = WorkerConfig {
+        first_seq: chunks,
+        ..cfg1
+    };
+    let mut second = Worker::new(WorkerOptions::new(cfg1, switch), t1).unwrap();
     assert_eq!(second.next_seq(), chunks);
     let r = run_iterations(&mut second, &spec, 1, 1..spec.iterations).unwrap();
     assert_eq!(r, (spec.iterations - 1, 0));
@@ -303,8 +306,8 @@ fn assert_no_result(err: &HostError, switch: SocketAddr, resends: u32) {
     assert!(text.contains("is the switch running and the job admitted?"));
 }
 
-fn silent_switch_config() -> esa_core::worker::WorkerConfig {
-    let mut c = esa_core::worker::WorkerConfig::new(3, 0, 2);
+fn silent_switch_config() -> WorkerConfig {
+    let mut c = WorkerConfig::new(3, 0, 2);
     c.rto_initial_us = 1_000;
     c.rto_max_us = 4_000;
     c.max_retries = 5;

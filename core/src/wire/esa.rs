@@ -259,6 +259,10 @@ impl<T: AsRef<[u8]>> EsaPacket<T> {
             .chunks_exact(4)
             .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
     }
+    /// The lanes as bytes (big-endian int32 each).
+    pub fn lanes_bytes(&self) -> &[u8] {
+        &self.b()[HEADER_LEN..]
+    }
     /// Copies the lanes into `out`, which must have `lanes()` elements.
     pub fn read_values(&self, out: &mut [i32]) {
         for (o, v) in out.iter_mut().zip(self.values()) {

@@ -205,6 +205,37 @@ impl Drop for MemTransport {
     }
 }
 
+impl MemTransport {
+    /// Passes one payload through the fault injector into `queue` (lost,
+    /// once, or twice, each copy with its delivery time).
+    fn enqueue(&mut self, now: Instant, payload: Vec<u8>, queue: &mut Vec<(Instant, Datagram)>) {
+        let out = Datagram {
+            peer: self.addr,
+            payload,
+        };
+        self.stats.sent += 1;
+        let Some(f) = self.faults else {
+            queue.push((now, out));
+            return;
+        };
+        let copies = if self.rng.chance(f.duplicate) {
+            self.stats.fault_duplicated += 1;
+            2
+        } else {
+            1
+        };
+        for _ in 0..copies {
+            if self.rng.chance(f.loss) {
+                self.stats.fault_lost += 1;
+                continue;
+            }
+            let max_us = f.max_delay.as_micros() as u64;
+            let delay = Duration::from_micros(self.rng.range(0, max_us));
+            queue.push((now + delay, out.clone()));
+        }
+    }
+}
+
 impl Transport for MemTransport {
     fn local_addr(&self) -> SocketAddr {
         self.addr
@@ -228,30 +259,7 @@ impl Transport for MemTransport {
                 self.stats.send_dropped += 1;
                 continue;
             }
-            let out = Datagram {
-                peer: self.addr,
-                payload: datagram.payload,
-            };
-            self.stats.sent += 1;
-            let Some(f) = self.faults else {
-                queue.push((now, out));
-                continue;
-            };
-            let copies = if self.rng.chance(f.duplicate) {
-                self.stats.fault_duplicated += 1;
-                2
-            } else {
-                1
-            };
-            for _ in 0..copies {
-                if self.rng.chance(f.loss) {
-                    self.stats.fault_lost += 1;
-                    continue;
-                }
-                let max_us = f.max_delay.as_micros() as u64;
-                let delay = Duration::from_micros(self.rng.range(0, max_us));
-                queue.push((now + delay, out.clone()));
-            }
+            self.enqueue(now, datagram.payload, queue);
         }
         for (_, inbox, queue) in groups {
             if let Some(inbox) = inbox
@@ -259,6 +267,32 @@ impl Transport for MemTransport {
             {
                 inbox.push_all(queue);
             }
+        }
+        Ok(())
+    }
+
+    fn send_packed(
+        &mut self,
+        peer: SocketAddr,
+        payloads: &[u8],
+        payload_len: usize,
+    ) -> Result<(), TransportError> {
+        if payload_len == 0 || payloads.is_empty() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let Some(inbox) = lock(&self.shared.endpoints).get(&peer).cloned() else {
+            self.stats.send_dropped += payloads.len().div_ceil(payload_len) as u64;
+            return Ok(());
+        };
+        // The receiving inbox owns what it holds, so each payload is copied
+        // once, here; nothing else is allocated per payload.
+        let mut queue = Vec::with_capacity(payloads.len().div_ceil(payload_len));
+        for payload in payloads.chunks(payload_len) {
+            self.enqueue(now, payload.to_vec(), &mut queue);
+        }
+        if !queue.is_empty() {
+            inbox.push_all(queue);
         }
         Ok(())
     }
@@ -358,6 +392,24 @@ mod tests {
         assert_eq!((a.stats().sent, a.stats().send_dropped), (5, 2));
         drop(b);
         assert!(net.bind(addr(2)).is_ok());
+    }
+
+    #[test]
+    fn packed_payloads_arrive_like_a_batch() {
+        let net = MemNetwork::new();
+        let mut a = net.bind(addr(1)).unwrap();
+        let mut b = net.bind(addr(2)).unwrap();
+        let packed: Vec<u8> = (0..10u8).flat_map(|i| [i; 4]).chain([99]).collect();
+        a.send_packed(addr(2), &packed, 4).unwrap();
+        a.send_packed(addr(3), &packed, 4).unwrap();
+        a.send_packed(addr(2), &packed, 0).unwrap();
+        let got = drain(&mut b);
+        let payloads: Vec<Vec<u8>> = got.iter().map(|d| d.payload.clone()).collect();
+        let mut expected: Vec<Vec<u8>> = (0..10u8).map(|i| vec![i; 4]).collect();
+        expected.push(vec![99]);
+        assert_eq!(payloads, expected);
+        assert!(got.iter().all(|d| d.peer == addr(1)));
+        assert_eq!((a.stats().sent, a.stats().send_dropped), (11, 11));
     }
 
     #[test]

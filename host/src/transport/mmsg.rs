@@ -199,6 +199,56 @@ pub(crate) fn send_batch(socket: &UdpSocket, batch: &[Datagram]) -> io::Result<u
     Ok(sent as usize)
 }
 
+/// Sends payloads of `payload_len` bytes stored back to back in `payloads`
+/// (at most [`BATCH`] of them; a shorter last piece as it is) to `peer`
+/// without blocking and without copying or allocating. Returns how many
+/// the kernel took, in order; an error only when it took none.
+pub(crate) fn send_packed(
+    socket: &UdpSocket,
+    peer: &SocketAddr,
+    payloads: &[u8],
+    payload_len: usize,
+) -> io::Result<usize> {
+    if payload_len == 0 || payloads.is_empty() {
+        return Ok(0);
+    }
+    let (mut name, name_len) = to_storage(peer);
+    let mut iovecs: [libc::iovec; BATCH] = std::array::from_fn(|_| libc::iovec {
+        iov_base: std::ptr::null_mut(),
+        iov_len: 0,
+    });
+    let mut n = 0;
+    for (iov, p) in iovecs.iter_mut().zip(payloads.chunks(payload_len)) {
+        // sendmmsg only reads through iov_base.
+        iov.iov_base = p.as_ptr().cast_mut().cast();
+        iov.iov_len = p.len();
+        n += 1;
+    }
+    // SAFETY: all-zero is a valid mmsghdr.
+    let mut headers: [libc::mmsghdr; BATCH] = unsafe { zeroed() };
+    for (h, iov) in headers.iter_mut().zip(iovecs.iter_mut()).take(n) {
+        h.msg_hdr.msg_name = (&raw mut name).cast();
+        h.msg_hdr.msg_namelen = name_len;
+        h.msg_hdr.msg_iov = iov;
+        h.msg_hdr.msg_iovlen = 1;
+    }
+    // SAFETY: `headers[..n]` point at `name`, `iovecs` and `payloads`, all
+    // alive and unmoved for the call; the kernel only reads them (the one
+    // address is shared by every message).
+    let sent = unsafe {
+        libc::sendmmsg(
+            socket.as_raw_fd(),
+            headers.as_mut_ptr(),
+            n as libc::c_uint,
+            libc::MSG_DONTWAIT,
+        )
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(sent as usize)
+}
+
 /// Waits until the socket is readable (or writable, with `write`) or
 /// `timeout` passes; returns whether it is.
 pub(crate) fn wait(socket: &UdpSocket, timeout: Duration, write: bool) -> io::Result<bool> {

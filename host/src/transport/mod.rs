@@ -60,6 +60,33 @@ pub trait Transport: Send + std::fmt::Debug {
     /// failure of the transport itself is an error.
     fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError>;
 
+    /// Sends payloads stored back to back in `payloads`, each
+    /// `payload_len` bytes (a shorter last piece is sent as it is), all to
+    /// `peer`, with the delivery rules of [`Transport::send_batch`]. The
+    /// caller keeps its buffer, so a sender can reuse one buffer for every
+    /// batch. A `payload_len` of 0 sends nothing.
+    ///
+    /// The default copies each payload into a [`Datagram`];
+    /// [`UdpTransport`] sends straight from `payloads`.
+    fn send_packed(
+        &mut self,
+        peer: SocketAddr,
+        payloads: &[u8],
+        payload_len: usize,
+    ) -> Result<(), TransportError> {
+        if payload_len == 0 {
+            return Ok(());
+        }
+        let mut batch: Vec<Datagram> = payloads
+            .chunks(payload_len)
+            .map(|p| Datagram {
+                peer,
+                payload: p.to_vec(),
+            })
+            .collect();
+        self.send_batch(&mut batch)
+    }
+
     /// Appends up to `max` datagrams that have arrived to `out` without
     /// blocking; returns how many.
     fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError>;
@@ -78,6 +105,14 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     }
     fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError> {
         (**self).send_batch(batch)
+    }
+    fn send_packed(
+        &mut self,
+        peer: SocketAddr,
+        payloads: &[u8],
+        payload_len: usize,
+    ) -> Result<(), TransportError> {
+        (**self).send_packed(peer, payloads, payload_len)
     }
     fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError> {
         (**self).recv_batch(out, max)

@@ -77,6 +77,35 @@ impl UdpTransport {
             .socket
             .send_to(&batch[0].payload, batch[0].peer)
             .map(|_| 1);
+        self.account(outcome, batch[0].peer)
+    }
+
+    /// [`UdpTransport::send_some`] for payloads of `payload_len` bytes back
+    /// to back in `payloads`, all to `peer`.
+    fn send_some_packed(
+        &mut self,
+        peer: SocketAddr,
+        payloads: &[u8],
+        payload_len: usize,
+    ) -> Result<usize, TransportError> {
+        self.stats.syscalls += 1;
+        #[cfg(target_os = "linux")]
+        let outcome = super::mmsg::send_packed(&self.socket, &peer, payloads, payload_len);
+        #[cfg(not(target_os = "linux"))]
+        let outcome = self
+            .socket
+            .send_to(&payloads[..payload_len.min(payloads.len())], peer)
+            .map(|_| 1);
+        self.account(outcome, peer)
+    }
+
+    /// Counts the outcome of one send call; returns how many datagrams it
+    /// consumed.
+    fn account(
+        &mut self,
+        outcome: io::Result<usize>,
+        peer: SocketAddr,
+    ) -> Result<usize, TransportError> {
         match outcome {
             Ok(n) => {
                 self.stats.sent += n as u64;
@@ -88,7 +117,7 @@ impl UdpTransport {
             // that cannot be reached: that datagram is lost, as on a network.
             Err(e) if is_per_datagram(&e) => {
                 self.stats.send_dropped += 1;
-                self.last_send_error = Some(format!("sending to {}: {e}", batch[0].peer));
+                self.last_send_error = Some(format!("sending to {peer}: {e}"));
                 Ok(1)
             }
             Err(e) => Err(self.io_error("send", e)),
@@ -130,6 +159,32 @@ impl Transport for UdpTransport {
             }
         }
         batch.clear();
+        Ok(())
+    }
+
+    fn send_packed(
+        &mut self,
+        peer: SocketAddr,
+        payloads: &[u8],
+        payload_len: usize,
+    ) -> Result<(), TransportError> {
+        if payload_len == 0 {
+            return Ok(());
+        }
+        let count = payloads.len().div_ceil(payload_len);
+        let mut done = 0;
+        while done < count {
+            let n = self.send_some_packed(peer, &payloads[done * payload_len..], payload_len)?;
+            if n > 0 {
+                done += n;
+                continue;
+            }
+            // The send buffer is full: wait for room, or give up on the rest.
+            if !self.wait_writable(SEND_STALL)? {
+                self.stats.send_dropped += (count - done) as u64;
+                break;
+            }
+        }
         Ok(())
     }
 
@@ -231,6 +286,37 @@ mod tests {
         #[cfg(target_os = "linux")]
         assert!(a.stats().syscalls < n as u64, "sends were not batched");
         assert!(!b.wait(Duration::from_millis(1)).unwrap());
+    }
+
+    #[test]
+    fn packed_payloads_cross_loopback_from_one_buffer() {
+        let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let mut a = UdpTransport::bind(any).unwrap();
+        let mut b = UdpTransport::bind(any).unwrap();
+        // 150 payloads of 24 bytes and a short last one: three sendmmsg batches.
+        let n = 150usize;
+        let mut packed: Vec<u8> = (0..n)
+            .flat_map(|i| (i as u32).to_be_bytes().repeat(6))
+            .collect();
+        packed.extend_from_slice(&[0xee; 5]);
+        a.send_packed(b.local_addr(), &packed, 24).unwrap();
+        a.send_packed(b.local_addr(), &packed, 0).unwrap();
+        let mut got = vec![];
+        for _ in 0..100 {
+            b.recv_batch(&mut got, 1000).unwrap();
+            if got.len() == n + 1 || !b.wait(Duration::from_millis(20)).unwrap() {
+                break;
+            }
+        }
+        assert_eq!(got.len(), n + 1, "loopback lost datagrams");
+        for (i, d) in got[..n].iter().enumerate() {
+            assert_eq!(d.peer, a.local_addr());
+            assert_eq!(d.payload, (i as u32).to_be_bytes().repeat(6));
+        }
+        assert_eq!(got[n].payload, [0xee; 5]);
+        assert_eq!(a.stats().sent, n as u64 + 1);
+        #[cfg(target_os = "linux")]
+        assert_eq!(a.stats().syscalls, 3, "sends were not batched");
     }
 
     #[test]
