@@ -2435,10 +2435,13 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// The control-plane name of an action as seen from `control`.
+    /// The P4Info name of an action a table of `control` refers to;
+    /// `prefix` is the control instance's path (`EsaIngress.l2` for a
+    /// control instantiated inside another), as in the actions section.
     fn action_name(
         &self,
         control: &'a ControlDecl,
+        prefix: &str,
         r: &AstActionRef,
     ) -> Res<(String, &'a ActionDecl)> {
         let name = r.name.name.as_str();
@@ -2447,7 +2450,7 @@ impl<'a> Builder<'a> {
                 if let Declaration::Action(a) = d
                     && a.name.as_str() == name
                 {
-                    return Ok((qualify(control.name.as_str(), &a.annotations, name), a));
+                    return Ok((qualify(prefix, &a.annotations, name), a));
                 }
             }
         }
@@ -2459,7 +2462,7 @@ impl<'a> Builder<'a> {
         let n = if find_annotation(&a.annotations, "name").is_none() {
             a.name.to_string()
         } else {
-            qualify(control.name.as_str(), &a.annotations, name)
+            qualify(prefix, &a.annotations, name)
         };
         Ok((n, a))
     }
@@ -2521,7 +2524,7 @@ impl<'a> Builder<'a> {
         let mut action_refs = Vec::new();
         let mut listed: Vec<String> = Vec::new();
         for r in t.actions().unwrap_or(&[]) {
-            let (aname, _) = self.action_name(control, r)?;
+            let (aname, _) = self.action_name(control, prefix, r)?;
             let table_only = find_annotation(&r.annotations, "tableonly").is_some();
             let default_only = find_annotation(&r.annotations, "defaultonly").is_some();
             if table_only && default_only {
@@ -2549,7 +2552,7 @@ impl<'a> Builder<'a> {
         let mut const_default_action_id = 0;
         let initial_default_action = match t.default_action() {
             Some((r, is_const)) => {
-                let (aname, decl) = self.action_name(control, r)?;
+                let (aname, decl) = self.action_name(control, prefix, r)?;
                 let id = ids.get(ResourceType::Action, &aname).unwrap_or(0);
                 if is_const {
                     const_default_action_id = id;

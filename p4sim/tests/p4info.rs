@@ -1208,3 +1208,58 @@ fn error_programs_that_fail_to_parse_say_where() {
     }
     assert!(checked >= 1);
 }
+
+/// Actions of a table in a control instantiated inside another control are
+/// named by the instance path (`Ingress.inner.set`) in the actions section;
+/// the table's action refs and default action must use the same ids.
+#[test]
+fn nested_control_tables_refer_to_their_actions_by_instance_path() {
+    let info = build(
+        "nested.p4",
+        r#"#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> f; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in p, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.h); transition accept; }
+}
+control Inner(inout headers_t hdr, inout standard_metadata_t sm) {
+    action set(bit<9> port) { sm.egress_spec = port; }
+    action drop() { mark_to_drop(sm); }
+    table t {
+        key = { hdr.h.f: exact; }
+        actions = { set; drop; }
+        default_action = drop();
+    }
+    apply { t.apply(); }
+}
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    Inner() inner;
+    apply { inner.apply(hdr, sm); }
+}
+control Egress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control VC(inout headers_t hdr, inout meta_t m) { apply { } }
+control CC(inout headers_t hdr, inout meta_t m) { apply { } }
+control D(packet_out p, in headers_t hdr) { apply { p.emit(hdr.h); } }
+V1Switch(P(), VC(), Ingress(), Egress(), CC(), D()) main;
+"#,
+    );
+    let id = |name: &str| {
+        info.actions
+            .iter()
+            .find(|a| a.preamble.name == name)
+            .unwrap_or_else(|| panic!("no action {name}"))
+            .preamble
+            .id
+    };
+    let table = info
+        .tables
+        .iter()
+        .find(|t| t.preamble.name == "Ingress.inner.t")
+        .unwrap();
+    let refs: Vec<u32> = table.action_refs.iter().map(|r| r.id).collect();
+    assert_eq!(refs, [id("Ingress.inner.set"), id("Ingress.inner.drop")]);
+    let default = table.initial_default_action.as_ref().unwrap();
+    assert_eq!(default.action_id, id("Ingress.inner.drop"));
+}
