@@ -353,8 +353,9 @@ impl SimReport {
 
 /// A value of the gradient of `worker` in `iteration` at `element`: a
 /// nonzero integer in `-500..=500`, so sums are exact in f32 and a missing or
-/// doubled contribution always changes the sum.
-fn gradient_value(seed: u64, job: u16, worker: u8, iteration: u32, element: usize) -> f32 {
+/// doubled contribution always changes the sum. The hosts' synthetic
+/// training loops (`esa worker`) use it too.
+pub fn gradient_value(seed: u64, job: u16, worker: u8, iteration: u32, element: usize) -> f32 {
     let mut x = seed
         ^ (u64::from(job) << 48)
         ^ (u64::from(worker) << 40)

@@ -55,20 +55,9 @@ pub fn shutdown_flag() -> Arc<AtomicBool> {
     }))
 }
 
-/// A synthetic gradient value: a nonzero integer in -500..=500, so sums are
-/// exact in float32 and a lost or doubled contribution changes the sum.
-pub fn gradient_value(seed: u64, job: u16, worker: u8, iteration: u32, element: usize) -> f32 {
-    let mut x = seed
-        ^ (u64::from(job) << 48)
-        ^ (u64::from(worker) << 40)
-        ^ (u64::from(iteration) << 32)
-        ^ element as u64;
-    x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^= x >> 33;
-    let v = (x % 1001) as i32 - 500;
-    (if v == 0 { 1 } else { v }) as f32
-}
+/// A synthetic gradient value: a nonzero integer, so sums are exact in
+/// float32 and a lost or doubled contribution changes the sum.
+pub use esa_core::sim::gradient_value;
 
 /// What `esa worker` did.
 #[derive(Debug, Clone, Default, PartialEq)]
