@@ -1,0 +1,344 @@
+//! # esa-switch
+//!
+//! ESA's software switch: a P4 program executed by [`p4sim`] behind a
+//! P4Runtime gRPC server, with packets on in-memory ports (in-process use)
+//! or Linux interfaces (`AF_PACKET`). It stands in for BMv2's
+//! `simple_switch_grpc`, so P4Runtime tools written for BMv2 work against
+//! it.
+//!
+//! ## Layout
+//! - [`program`]: a compiled program, its P4Info ([`p4info`] converts
+//!   p4sim's) and the id lookups; [`codec`]: P4Runtime bytestrings.
+//! - [`device`]: P4Runtime entities (tables, defaults, multicast groups,
+//!   clone sessions, counters, registers) on a p4sim `V1Switch`.
+//! - [`server`]: the P4Runtime service (arbitration, pipeline config,
+//!   Write / Read, packet I/O, Capabilities).
+//! - `dataplane`: the packet thread; [`ports`]: in-memory ports and port
+//!   counters; [`afpacket`]: Linux interfaces; [`pcap`]: capture files.
+//! - [`cli`]: the `esa switch` command.
+//!
+//! ## Use
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use esa_switch::{Switch, SwitchConfig};
+//! let (switch, ports) = Switch::builder(SwitchConfig::default())
+//!     .memory_ports([1, 2, 3])
+//!     .build()?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! tokio::spawn(switch.serve(listener, std::future::pending()));
+//! ports[0].send(&[0u8; 64])?;
+//! # Ok(()) }
+//! ```
+
+#[cfg(target_os = "linux")]
+pub mod afpacket;
+pub mod cli;
+pub mod codec;
+mod dataplane;
+pub mod device;
+pub mod error;
+pub mod p4info;
+pub mod pcap;
+pub mod ports;
+pub mod program;
+pub mod server;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use p4runtime_proto::P4RuntimeServer;
+
+pub use error::{LoadError, SwitchError};
+pub use ports::{MemoryPort, PortSender, PortStats, Stopped};
+pub use program::{Program, Source};
+pub use server::Service;
+
+use ports::{Egress, Inbound, PortCounters};
+use server::Shared;
+
+/// Switch-wide settings.
+#[derive(Debug, Clone, Default)]
+pub struct SwitchConfig {
+    /// The P4Runtime device id (BMv2's default is 0).
+    pub device_id: u64,
+    /// The CPU port: frames the program sends there become PacketIns,
+    /// PacketOuts enter the program there. `None`: no packet I/O.
+    pub cpu_port: Option<u32>,
+    /// Where `#include` looks for programs sent over P4Runtime; empty means
+    /// only the built-in `core.p4` / `v1model.p4` (the file system is never
+    /// read on a client's behalf).
+    pub include_dirs: Vec<PathBuf>,
+    /// Write one pcap file per port into this folder.
+    pub pcap_dir: Option<PathBuf>,
+}
+
+/// Builds a [`Switch`].
+#[derive(Debug)]
+pub struct SwitchBuilder {
+    config: SwitchConfig,
+    program: Option<Program>,
+    memory: Vec<u32>,
+    interfaces: Vec<(u32, String)>,
+}
+
+impl SwitchBuilder {
+    /// Starts with this program loaded (otherwise the switch waits for
+    /// SetForwardingPipelineConfig).
+    pub fn program(mut self, program: Program) -> SwitchBuilder {
+        self.program = Some(program);
+        self
+    }
+
+    /// Adds in-memory ports; [`SwitchBuilder::build`] returns their ends in
+    /// the order given.
+    pub fn memory_ports(mut self, ports: impl IntoIterator<Item = u32>) -> SwitchBuilder {
+        self.memory.extend(ports);
+        self
+    }
+
+    /// Adds a Linux interface as port `port`.
+    pub fn interface(mut self, port: u32, name: impl Into<String>) -> SwitchBuilder {
+        self.interfaces.push((port, name.into()));
+        self
+    }
+
+    /// Opens the ports and starts the packet thread (and one reader thread
+    /// per interface).
+    pub fn build(self) -> Result<(Switch, Vec<MemoryPort>), SwitchError> {
+        let mut numbers: Vec<u32> = self.memory.clone();
+        numbers.extend(self.interfaces.iter().map(|(p, _)| *p));
+        let mut seen = std::collections::BTreeSet::new();
+        for p in &numbers {
+            if *p >= p4sim::pre::PORT_LIMIT {
+                return Err(SwitchError::Port {
+                    port: *p,
+                    message: format!("port numbers must be below {}", p4sim::pre::PORT_LIMIT),
+                });
+            }
+            if Some(*p) == self.config.cpu_port {
+                return Err(SwitchError::Port {
+                    port: *p,
+                    message: "is the CPU port".into(),
+                });
+            }
+            if !seen.insert(*p) {
+                return Err(SwitchError::Port {
+                    port: *p,
+                    message: "given twice".into(),
+                });
+            }
+        }
+        let (inbound_tx, inbound_rx) = mpsc::channel();
+        let shared = Arc::new(Shared::new(
+            self.config.device_id,
+            self.config.cpu_port,
+            self.config.include_dirs.clone(),
+            inbound_tx.clone(),
+        ));
+        if let Some(program) = self.program {
+            shared.install(program);
+        }
+        let mut counters: HashMap<u32, Arc<PortCounters>> = HashMap::new();
+        let mut egress = HashMap::new();
+        let mut memory_ports = Vec::new();
+        for p in &self.memory {
+            let c = Arc::new(PortCounters::default());
+            let (tx, rx) = mpsc::channel();
+            egress.insert(*p, Egress::Memory(tx));
+            counters.insert(*p, c.clone());
+            memory_ports.push(MemoryPort::new(*p, inbound_tx.clone(), rx, c));
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut readers = Vec::new();
+        let mut sockets = Vec::new();
+        for (p, name) in &self.interfaces {
+            #[cfg(target_os = "linux")]
+            {
+                let sock =
+                    afpacket::RawSocket::open(name, Duration::from_millis(100)).map_err(|e| {
+                        SwitchError::Interface {
+                            name: name.clone(),
+                            message: e.to_string(),
+                        }
+                    })?;
+                let sock = Arc::new(sock);
+                egress.insert(*p, Egress::Raw(sock.clone()));
+                counters.insert(*p, Arc::new(PortCounters::default()));
+                sockets.push((*p, sock));
+            }
+            #[cfg(not(target_os = "linux"))]
+            {
+                let _ = p;
+                return Err(SwitchError::Interface {
+                    name: name.clone(),
+                    message: "interfaces need Linux (AF_PACKET)".into(),
+                });
+            }
+        }
+        #[cfg(target_os = "linux")]
+        for (p, sock) in sockets {
+            let tx = inbound_tx.clone();
+            let stop = stop.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("esa-switch-rx-{p}"))
+                .spawn(move || {
+                    let mut buf = vec![0u8; afpacket::MAX_FRAME];
+                    while !stop.load(Ordering::Relaxed) {
+                        match sock.recv(&mut buf) {
+                            Ok(Some(n)) => {
+                                let frame = Inbound::Frame {
+                                    port: p,
+                                    data: buf[..n].to_vec(),
+                                };
+                                if tx.send(frame).is_err() {
+                                    break;
+                                }
+                            }
+                            Ok(None) => {}
+                            Err(e) => {
+                                tracing::error!(port = p, interface = sock.name(), "receive: {e}");
+                                std::thread::sleep(Duration::from_millis(100));
+                            }
+                        }
+                    }
+                })
+                .map_err(|e| SwitchError::Interface {
+                    name: format!("port {p}"),
+                    message: format!("cannot start reader thread: {e}"),
+                })?;
+            readers.push(handle);
+        }
+        let mut pcap = HashMap::new();
+        if let Some(dir) = &self.config.pcap_dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| SwitchError::Pcap(format!("{}: {e}", dir.display())))?;
+            for p in counters.keys() {
+                let path = dir.join(format!("port{p}.pcap"));
+                let w = pcap::PcapWriter::create(&path)
+                    .map_err(|e| SwitchError::Pcap(format!("{}: {e}", path.display())))?;
+                pcap.insert(*p, w);
+            }
+        }
+        let stats: BTreeMap<u32, Arc<PortCounters>> =
+            counters.iter().map(|(p, c)| (*p, c.clone())).collect();
+        let dataplane = dataplane::Dataplane {
+            shared: shared.clone(),
+            inbound: inbound_rx,
+            egress,
+            counters,
+            pcap,
+            start: Instant::now(),
+        };
+        let packet_thread = std::thread::Builder::new()
+            .name("esa-switch-pipeline".into())
+            .spawn(move || dataplane.run())
+            .map_err(|e| SwitchError::Port {
+                port: 0,
+                message: format!("cannot start the packet thread: {e}"),
+            })?;
+        Ok((
+            Switch {
+                shared,
+                inbound: inbound_tx,
+                stats,
+                stop,
+                packet_thread: Some(packet_thread),
+                readers,
+            },
+            memory_ports,
+        ))
+    }
+}
+
+/// A running switch: its packet thread, ports and P4Runtime service.
+/// Dropping it stops the threads.
+#[derive(Debug)]
+pub struct Switch {
+    shared: Arc<Shared>,
+    inbound: mpsc::Sender<Inbound>,
+    stats: BTreeMap<u32, Arc<PortCounters>>,
+    stop: Arc<AtomicBool>,
+    packet_thread: Option<JoinHandle<()>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Switch {
+    /// Starts building a switch.
+    pub fn builder(config: SwitchConfig) -> SwitchBuilder {
+        SwitchBuilder {
+            config,
+            program: None,
+            memory: Vec::new(),
+            interfaces: Vec::new(),
+        }
+    }
+
+    /// The P4Runtime service, for a tonic server of the caller's own.
+    pub fn service(&self) -> P4RuntimeServer<Service> {
+        P4RuntimeServer::new(Service::new(self.shared.clone()))
+            .max_decoding_message_size(64 << 20)
+            .max_encoding_message_size(64 << 20)
+    }
+
+    /// Serves P4Runtime on `listener` until `shutdown` completes, then
+    /// stops the switch.
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send,
+    ) -> Result<(), p4runtime_proto::tonic::transport::Error> {
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        let result = p4runtime_proto::tonic::transport::Server::builder()
+            .add_service(self.service())
+            .serve_with_incoming_shutdown(incoming, shutdown)
+            .await;
+        drop(self);
+        result
+    }
+
+    /// Counters of port `port`, if it exists.
+    pub fn port_stats(&self, port: u32) -> Option<PortStats> {
+        self.stats.get(&port).map(|c| c.snapshot())
+    }
+
+    /// Counters of every port.
+    pub fn all_port_stats(&self) -> BTreeMap<u32, PortStats> {
+        self.stats.iter().map(|(p, c)| (*p, c.snapshot())).collect()
+    }
+
+    /// Frames the program sent to ports that do not exist.
+    pub fn unknown_port_frames(&self) -> u64 {
+        self.shared.unknown_port_frames()
+    }
+
+    /// PacketIns dropped because no primary controller was connected (or
+    /// its stream was full).
+    pub fn packet_in_drops(&self) -> u64 {
+        self.shared.packet_in_drops()
+    }
+
+    /// Runs `f` on the loaded device (None when no program is loaded),
+    /// holding the lock the packet thread uses.
+    pub fn with_device<R>(&self, f: impl FnOnce(Option<&mut device::Device>) -> R) -> R {
+        let mut guard = self.shared.lock_device();
+        f(guard.as_mut())
+    }
+}
+
+impl Drop for Switch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.inbound.send(Inbound::Stop);
+        if let Some(t) = self.packet_thread.take() {
+            let _ = t.join();
+        }
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Ports: in-memory ports for in-process use, and the per-port counters.
+//!
+//! Every port's received frames go into one channel that the packet thread
+//! drains; frames leaving the switch go to the port's egress (a channel or
+//! a raw socket).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::Duration;
+
+/// What the packet thread receives.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// A frame received on `port`.
+    Frame {
+        /// Ingress port.
+        port: u32,
+        /// The frame.
+        data: Vec<u8>,
+    },
+    /// Stop the packet thread.
+    Stop,
+}
+
+/// Where frames leaving a port go.
+#[derive(Debug, Clone)]
+pub(crate) enum Egress {
+    /// An in-memory port: the test's receiving end.
+    Memory(Sender<Vec<u8>>),
+    /// A Linux interface.
+    #[cfg(target_os = "linux")]
+    Raw(Arc<crate::afpacket::RawSocket>),
+}
+
+/// Counters of one port, updated by the packet thread.
+#[derive(Debug, Default)]
+pub(crate) struct PortCounters {
+    rx_packets: AtomicU64,
+    rx_bytes: AtomicU64,
+    tx_packets: AtomicU64,
+    tx_bytes: AtomicU64,
+    dropped: AtomicU64,
+    tx_errors: AtomicU64,
+}
+
+impl PortCounters {
+    pub(crate) fn rx(&self, bytes: usize) {
+        self.rx_packets.fetch_add(1, Ordering::Relaxed);
+        self.rx_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn tx(&self, bytes: usize) {
+        self.tx_packets.fetch_add(1, Ordering::Relaxed);
+        self.tx_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn drop_one(&self) {
+        self.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn tx_error(&self) {
+        self.tx_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn snapshot(&self) -> PortStats {
+        PortStats {
+            rx_packets: self.rx_packets.load(Ordering::Relaxed),
+            rx_bytes: self.rx_bytes.load(Ordering::Relaxed),
+            tx_packets: self.tx_packets.load(Ordering::Relaxed),
+            tx_bytes: self.tx_bytes.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            tx_errors: self.tx_errors.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A snapshot of one port's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PortStats {
+    /// Frames received on the port.
+    pub rx_packets: u64,
+    /// Bytes received on the port.
+    pub rx_bytes: u64,
+    /// Frames sent out of the port.
+    pub tx_packets: u64,
+    /// Bytes sent out of the port.
+    pub tx_bytes: u64,
+    /// Frames received on the port that the pipeline dropped (or that
+    /// arrived while no program was loaded).
+    pub dropped: u64,
+    /// Frames for the port that could not be sent (closed peer, send
+    /// error, or no such port).
+    pub tx_errors: u64,
+}
+
+/// The test's end of an in-memory port: frames sent here enter the switch
+/// on this port; frames the switch sends out of it arrive here.
+#[derive(Debug)]
+pub struct MemoryPort {
+    port: u32,
+    inbound: Sender<Inbound>,
+    out: Receiver<Vec<u8>>,
+    counters: Arc<PortCounters>,
+}
+
+/// The switch has stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the switch has stopped")]
+pub struct Stopped;
+
+impl MemoryPort {
+    pub(crate) fn new(
+        port: u32,
+        inbound: Sender<Inbound>,
+        out: Receiver<Vec<u8>>,
+        counters: Arc<PortCounters>,
+    ) -> MemoryPort {
+        MemoryPort {
+            port,
+            inbound,
+            out,
+            counters,
+        }
+    }
+
+    /// The port number.
+    pub fn port(&self) -> u32 {
+        self.port
+    }
+
+    /// Sends a frame into the switch on this port.
+    pub fn send(&self, frame: &[u8]) -> Result<(), Stopped> {
+        self.inbound
+            .send(Inbound::Frame {
+                port: self.port,
+                data: frame.to_vec(),
+            })
+            .map_err(|_| Stopped)
+    }
+
+    /// A handle that sends into this port from another thread.
+    pub fn sender(&self) -> PortSender {
+        PortSender {
+            port: self.port,
+            inbound: self.inbound.clone(),
+        }
+    }
+
+    /// The next frame the switch sent out of this port, waiting up to
+    /// `timeout`.
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<Vec<u8>> {
+        self.out.recv_timeout(timeout).ok()
+    }
+
+    /// The next frame if one is waiting.
+    pub fn try_recv(&self) -> Option<Vec<u8>> {
+        self.out.try_recv().ok()
+    }
+
+    /// The port's counters.
+    pub fn stats(&self) -> PortStats {
+        self.counters.snapshot()
+    }
+}
+
+/// Sends frames into one in-memory port; cheap to clone, usable from any
+/// thread (the receiving side stays with [`MemoryPort`]).
+#[derive(Debug, Clone)]
+pub struct PortSender {
+    port: u32,
+    inbound: Sender<Inbound>,
+}
+
+impl PortSender {
+    /// Sends a frame into the switch on this port.
+    pub fn send(&self, frame: &[u8]) -> Result<(), Stopped> {
+        self.inbound
+            .send(Inbound::Frame {
+                port: self.port,
+                data: frame.to_vec(),
+            })
+            .map_err(|_| Stopped)
+    }
+}

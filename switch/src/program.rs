@@ -1,0 +1,457 @@
+//! A loaded P4 program: the compiled IR for p4sim, its P4Info, and the
+//! lookups from P4Runtime ids to what p4sim's control-plane API names.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use p4runtime_proto::p4::config::v1 as pb;
+use p4sim::ir::Compiled;
+
+use crate::error::LoadError;
+
+/// How a table key field matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// `exact`
+    Exact,
+    /// `lpm`
+    Lpm,
+    /// `ternary`
+    Ternary,
+    /// `range`
+    Range,
+    /// `optional`
+    Optional,
+    /// A match kind P4Runtime has no encoding for here.
+    Other,
+}
+
+/// One key field of a table.
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    /// P4Info id (1-based position).
+    pub id: u32,
+    /// Name (for messages).
+    pub name: String,
+    /// Width in bits.
+    pub width: u32,
+    /// Match kind.
+    pub kind: FieldKind,
+}
+
+/// Where an action may be used in a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Entries and default.
+    Both,
+    /// Entries only (`@tableonly`).
+    TableOnly,
+    /// Default only (`@defaultonly`).
+    DefaultOnly,
+}
+
+/// A table as P4Runtime sees it.
+#[derive(Debug, Clone)]
+pub struct TableInfo {
+    /// Fully qualified name (also p4sim's name for it).
+    pub name: String,
+    /// Key fields in key order.
+    pub fields: Vec<FieldInfo>,
+    /// Allowed actions by id.
+    pub actions: HashMap<u32, Scope>,
+    /// Whether entries need a priority (a ternary, range or optional key).
+    pub needs_priority: bool,
+    /// `const entries`.
+    pub is_const: bool,
+    /// `const default_action` (its action id), 0 when not const.
+    pub const_default_action_id: u32,
+    /// The program's default action.
+    pub initial_default: Option<pb::TableActionCall>,
+    /// Attached direct counter: P4Info id and name.
+    pub direct_counter: Option<(u32, String)>,
+}
+
+/// An action parameter.
+#[derive(Debug, Clone)]
+pub struct ParamInfo {
+    /// P4Info id.
+    pub id: u32,
+    /// Name.
+    pub name: String,
+    /// Width in bits.
+    pub width: u32,
+}
+
+/// An action.
+#[derive(Debug, Clone)]
+pub struct ActionInfo {
+    /// Fully qualified name.
+    pub name: String,
+    /// Parameters in order.
+    pub params: Vec<ParamInfo>,
+}
+
+/// An indexed counter or a register array.
+#[derive(Debug, Clone)]
+pub struct ArrayInfo {
+    /// Fully qualified name.
+    pub name: String,
+    /// Number of cells.
+    pub size: u64,
+    /// Cell width (registers only; 0 for counters).
+    pub width: u32,
+}
+
+/// The fields of a controller header (`packet_in` / `packet_out`).
+#[derive(Debug, Clone, Default)]
+pub struct ControllerHeader {
+    /// (metadata id, name, width) in header order.
+    pub fields: Vec<(u32, String, u32)>,
+}
+
+impl ControllerHeader {
+    /// Bytes the header takes on the wire.
+    pub fn byte_len(&self) -> usize {
+        let bits: u32 = self.fields.iter().map(|f| f.2).sum();
+        bits.div_ceil(8) as usize
+    }
+}
+
+/// A compiled program with everything P4Runtime needs to drive it.
+#[derive(Debug)]
+pub struct Program {
+    /// The program's source text (the P4Runtime device config).
+    pub source: Vec<u8>,
+    /// The IR p4sim executes.
+    pub compiled: Arc<Compiled>,
+    /// The P4Info p4sim generated.
+    pub p4info: pb::P4Info,
+    /// Tables by id.
+    pub tables: HashMap<u32, TableInfo>,
+    /// Actions by id.
+    pub actions: HashMap<u32, ActionInfo>,
+    /// Indexed counters by id.
+    pub counters: HashMap<u32, ArrayInfo>,
+    /// Registers by id.
+    pub registers: HashMap<u32, ArrayInfo>,
+    /// Direct counters: id to table id.
+    pub direct_counters: HashMap<u32, u32>,
+    /// `@controller_header("packet_in")`, if any.
+    pub packet_in: Option<ControllerHeader>,
+    /// `@controller_header("packet_out")`, if any.
+    pub packet_out: Option<ControllerHeader>,
+}
+
+/// Where the text of a program comes from.
+#[derive(Debug, Clone)]
+pub enum Source<'a> {
+    /// A file on disk; `#include` searches its folder, then `include_dirs`.
+    File(&'a Path),
+    /// Text received over P4Runtime; `#include` searches `include_dirs`
+    /// only (and only when some are given; otherwise the file system is
+    /// never read).
+    Text(&'a str),
+}
+
+impl Program {
+    /// Parses and compiles a program and builds its P4Info.
+    pub fn load(source: Source<'_>, include_dirs: &[PathBuf]) -> Result<Program, LoadError> {
+        let options = p4sim::frontend::FrontendOptions {
+            include_dirs: include_dirs.to_vec(),
+            defines: Vec::new(),
+        };
+        let (ast, text) = match source {
+            Source::File(path) => {
+                let text = std::fs::read(path).map_err(|e| LoadError::Io {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                })?;
+                let ast = p4sim::frontend::parse_program_with(path, &options)
+                    .map_err(|d| LoadError::Compile(d.to_string()))?;
+                (ast, text)
+            }
+            Source::Text(text) => {
+                let ast = if include_dirs.is_empty() {
+                    p4sim::frontend::parse_source_with(
+                        "program.p4",
+                        text,
+                        &p4sim::preprocess::MemoryLoader::new(),
+                        &options,
+                    )
+                } else {
+                    p4sim::frontend::parse_source_with(
+                        "program.p4",
+                        text,
+                        &p4sim::preprocess::FsLoader,
+                        &options,
+                    )
+                }
+                .map_err(|d| LoadError::Compile(d.to_string()))?;
+                (ast, text.as_bytes().to_vec())
+            }
+        };
+        let info = p4sim::p4info::p4info(&ast).map_err(|d| LoadError::Compile(d.to_string()))?;
+        let compiled =
+            p4sim::check::compile(&ast).map_err(|d| LoadError::Compile(d.to_string()))?;
+        Program::new(text, Arc::new(compiled), crate::p4info::to_proto(&info))
+    }
+
+    fn new(
+        source: Vec<u8>,
+        compiled: Arc<Compiled>,
+        p4info: pb::P4Info,
+    ) -> Result<Program, LoadError> {
+        let name_of =
+            |p: &Option<pb::Preamble>| p.as_ref().map(|p| p.name.clone()).unwrap_or_default();
+        let id_of = |p: &Option<pb::Preamble>| p.as_ref().map_or(0, |p| p.id);
+        let mut direct_counters = HashMap::new();
+        let mut direct_by_table = HashMap::new();
+        for c in &p4info.direct_counters {
+            direct_counters.insert(id_of(&c.preamble), c.direct_table_id);
+            direct_by_table.insert(
+                c.direct_table_id,
+                (id_of(&c.preamble), name_of(&c.preamble)),
+            );
+        }
+        let mut tables = HashMap::new();
+        for t in &p4info.tables {
+            let name = name_of(&t.preamble);
+            if !compiled.tables.iter().any(|ir| ir.name == name) {
+                return Err(LoadError::Mismatch(format!(
+                    "P4Info table `{name}` has no table of that name in p4sim's IR"
+                )));
+            }
+            let fields: Vec<FieldInfo> = t
+                .match_fields
+                .iter()
+                .map(|f| FieldInfo {
+                    id: f.id,
+                    name: f.name.clone(),
+                    width: u32::try_from(f.bitwidth).unwrap_or(0),
+                    kind: match f.r#match {
+                        Some(pb::match_field::Match::MatchType(k)) => {
+                            match pb::match_field::MatchType::try_from(k) {
+                                Ok(pb::match_field::MatchType::Exact) => FieldKind::Exact,
+                                Ok(pb::match_field::MatchType::Lpm) => FieldKind::Lpm,
+                                Ok(pb::match_field::MatchType::Ternary) => FieldKind::Ternary,
+                                Ok(pb::match_field::MatchType::Range) => FieldKind::Range,
+                                Ok(pb::match_field::MatchType::Optional) => FieldKind::Optional,
+                                _ => FieldKind::Other,
+                            }
+                        }
+                        _ => FieldKind::Other,
+                    },
+                })
+                .collect();
+            let needs_priority = fields.iter().any(|f| {
+                matches!(
+                    f.kind,
+                    FieldKind::Ternary | FieldKind::Range | FieldKind::Optional
+                )
+            });
+            let actions = t
+                .action_refs
+                .iter()
+                .map(|a| {
+                    let scope = match pb::action_ref::Scope::try_from(a.scope) {
+                        Ok(pb::action_ref::Scope::TableOnly) => Scope::TableOnly,
+                        Ok(pb::action_ref::Scope::DefaultOnly) => Scope::DefaultOnly,
+                        _ => Scope::Both,
+                    };
+                    (a.id, scope)
+                })
+                .collect();
+            let id = id_of(&t.preamble);
+            tables.insert(
+                id,
+                TableInfo {
+                    name,
+                    fields,
+                    actions,
+                    needs_priority,
+                    is_const: t.is_const_table,
+                    const_default_action_id: t.const_default_action_id,
+                    initial_default: t.initial_default_action.clone(),
+                    direct_counter: direct_by_table.get(&id).cloned(),
+                },
+            );
+        }
+        let actions = p4info
+            .actions
+            .iter()
+            .map(|a| {
+                (
+                    id_of(&a.preamble),
+                    ActionInfo {
+                        name: name_of(&a.preamble),
+                        params: a
+                            .params
+                            .iter()
+                            .map(|p| ParamInfo {
+                                id: p.id,
+                                name: p.name.clone(),
+                                width: u32::try_from(p.bitwidth).unwrap_or(0),
+                            })
+                            .collect(),
+                    },
+                )
+            })
+            .collect();
+        let counters = p4info
+            .counters
+            .iter()
+            .map(|c| {
+                (
+                    id_of(&c.preamble),
+                    ArrayInfo {
+                        name: name_of(&c.preamble),
+                        size: u64::try_from(c.size).unwrap_or(0),
+                        width: 0,
+                    },
+                )
+            })
+            .collect();
+        let registers = p4info
+            .registers
+            .iter()
+            .map(|r| {
+                let width = match r.type_spec.as_ref().and_then(|t| t.type_spec.as_ref()) {
+                    Some(pb::p4_data_type_spec::TypeSpec::Bitstring(b)) => match &b.type_spec {
+                        Some(pb::p4_bitstring_like_type_spec::TypeSpec::Bit(b)) => b.bitwidth,
+                        Some(pb::p4_bitstring_like_type_spec::TypeSpec::Int(b)) => b.bitwidth,
+                        _ => 0,
+                    },
+                    _ => 0,
+                };
+                (
+                    id_of(&r.preamble),
+                    ArrayInfo {
+                        name: name_of(&r.preamble),
+                        size: u64::try_from(r.size).unwrap_or(0),
+                        width: u32::try_from(width).unwrap_or(0),
+                    },
+                )
+            })
+            .collect();
+        let header = |which: &str| {
+            p4info
+                .controller_packet_metadata
+                .iter()
+                .find(|c| name_of(&c.preamble) == which)
+                .map(|c| ControllerHeader {
+                    fields: c
+                        .metadata
+                        .iter()
+                        .map(|m| (m.id, m.name.clone(), u32::try_from(m.bitwidth).unwrap_or(0)))
+                        .collect(),
+                })
+        };
+        let packet_in = header("packet_in");
+        let packet_out = header("packet_out");
+        Ok(Program {
+            source,
+            compiled,
+            tables,
+            actions,
+            counters,
+            registers,
+            direct_counters,
+            packet_in,
+            packet_out,
+            p4info,
+        })
+    }
+
+    /// Checks that a P4Info a client sent agrees with the one p4sim made:
+    /// every object it names exists here with the same id and name, and
+    /// tables, actions and controller headers have the same fields with the
+    /// same ids and widths. The client may leave objects out.
+    pub fn check_client_p4info(&self, client: &pb::P4Info) -> Result<(), String> {
+        fn pre(p: &Option<pb::Preamble>) -> (u32, &str) {
+            p.as_ref().map_or((0, ""), |p| (p.id, p.name.as_str()))
+        }
+        fn find<'a, T>(
+            kind: &str,
+            ours: &'a [T],
+            get: impl Fn(&T) -> (u32, &str),
+            id: u32,
+            name: &str,
+        ) -> Result<&'a T, String> {
+            match ours.iter().find(|o| get(o).0 == id) {
+                Some(o) if get(o).1 == name => Ok(o),
+                Some(o) => Err(format!(
+                    "{kind} id {id} is `{}` in the program, `{name}` in the P4Info",
+                    get(o).1
+                )),
+                None => Err(format!(
+                    "{kind} `{name}` (id {id}) is not in the program's P4Info"
+                )),
+            }
+        }
+        let ours = &self.p4info;
+        for t in &client.tables {
+            let (id, name) = pre(&t.preamble);
+            let mine = find("table", &ours.tables, |x| pre(&x.preamble), id, name)?;
+            let key = |m: &pb::MatchField| (m.id, m.bitwidth, m.r#match.clone());
+            if t.match_fields
+                .iter()
+                .map(key)
+                .ne(mine.match_fields.iter().map(key))
+            {
+                return Err(format!(
+                    "table `{name}`: match fields differ from the program's"
+                ));
+            }
+        }
+        for a in &client.actions {
+            let (id, name) = pre(&a.preamble);
+            let mine = find("action", &ours.actions, |x| pre(&x.preamble), id, name)?;
+            let key = |p: &pb::action::Param| (p.id, p.bitwidth);
+            if a.params.iter().map(key).ne(mine.params.iter().map(key)) {
+                return Err(format!(
+                    "action `{name}`: parameters differ from the program's"
+                ));
+            }
+        }
+        for c in &client.counters {
+            let (id, name) = pre(&c.preamble);
+            find("counter", &ours.counters, |x| pre(&x.preamble), id, name)?;
+        }
+        for c in &client.direct_counters {
+            let (id, name) = pre(&c.preamble);
+            find(
+                "direct counter",
+                &ours.direct_counters,
+                |x| pre(&x.preamble),
+                id,
+                name,
+            )?;
+        }
+        for r in &client.registers {
+            let (id, name) = pre(&r.preamble);
+            find("register", &ours.registers, |x| pre(&x.preamble), id, name)?;
+        }
+        for m in &client.meters {
+            let (id, name) = pre(&m.preamble);
+            find("meter", &ours.meters, |x| pre(&x.preamble), id, name)?;
+        }
+        for c in &client.controller_packet_metadata {
+            let (id, name) = pre(&c.preamble);
+            let mine = find(
+                "controller header",
+                &ours.controller_packet_metadata,
+                |x| pre(&x.preamble),
+                id,
+                name,
+            )?;
+            let key = |m: &pb::controller_packet_metadata::Metadata| (m.id, m.bitwidth);
+            if c.metadata.iter().map(key).ne(mine.metadata.iter().map(key)) {
+                return Err(format!(
+                    "controller header `{name}`: fields differ from the program's"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
