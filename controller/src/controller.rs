@@ -1,0 +1,544 @@
+//! The controller: pushes the pipeline, programs the topology, admits and
+//! releases jobs, reads counters, and keeps the switch converged with its
+//! view across switch and controller restarts.
+//!
+//! One lock ([`tokio::sync::Mutex`]) guards the job view and is held across
+//! the switch writes of one operation, so admissions, releases and
+//! resynchronisations never interleave.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use p4runtime_proto::p4::v1 as p4v1;
+use tokio::sync::{Mutex, watch};
+
+use crate::backend::{Role, SwitchBackend};
+use crate::entries::{
+    Entity, EntityKey, TableKind, key_from_proto, wildcard_groups, wildcard_table,
+};
+use crate::error::{AdmitError, Error, PipelineError, SwitchError};
+use crate::jobs::{Job, JobRequest, JobTable};
+use crate::pipeline::Pipeline;
+use crate::topology::Topology;
+
+/// Tunables of [`Controller`].
+#[derive(Debug, Clone)]
+pub struct ControllerConfig {
+    /// Aggregator slots; `None` takes the size of the P4Info's `slot_key`
+    /// register.
+    pub pool_slots: Option<u32>,
+    /// How often the primary checks that the switch still runs its
+    /// pipeline (a switch that restarted without dropping the stream).
+    pub check_interval: Duration,
+    /// Pause between reconnection attempts.
+    pub retry_interval: Duration,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        ControllerConfig {
+            pool_slots: None,
+            check_interval: Duration::from_secs(2),
+            retry_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What the controller is doing, for tests, logs and `ListJobs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Health {
+    /// Arbitration role.
+    pub role: Role,
+    /// The switch matches the controller's view (as of the last sync).
+    pub synced: bool,
+    /// Completed synchronisations so far.
+    pub syncs: u64,
+    /// Pipeline pushes so far.
+    pub pipeline_pushes: u64,
+    /// The last error of the supervisor loop.
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug)]
+struct State {
+    jobs: JobTable,
+    /// The view is the truth (after a sync as primary); otherwise the next
+    /// sync adopts what the switch holds.
+    authoritative: bool,
+    /// The switch may differ from the view (a failed rollback or release).
+    dirty: bool,
+}
+
+/// Per-job counters, by short counter name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobStats {
+    /// Job id.
+    pub job: u16,
+    /// `(name, packets)` in `JobCounters::by_p4_name` order.
+    pub counters: Vec<(String, u64)>,
+}
+
+/// The controller of one switch.
+#[derive(Debug)]
+pub struct Controller<S> {
+    switch: S,
+    pipeline: Pipeline,
+    topology: Topology,
+    config: ControllerConfig,
+    state: Mutex<State>,
+    health: watch::Sender<Health>,
+}
+
+impl<S: SwitchBackend> Controller<S> {
+    /// A controller for `switch`; nothing is sent until [`Controller::run`].
+    pub fn new(
+        switch: S,
+        pipeline: Pipeline,
+        topology: Topology,
+        config: ControllerConfig,
+    ) -> Result<Arc<Controller<S>>, Error> {
+        let slots = config
+            .pool_slots
+            .or(pipeline.bindings.pool_slots)
+            .ok_or_else(|| {
+                PipelineError::PoolSize(
+                    "the P4Info has no `slot_key` register; give the pool size (--pool-slots)"
+                        .into(),
+                )
+            })?;
+        if !slots.is_power_of_two() || slots > 1 << 16 {
+            return Err(PipelineError::PoolSize(format!(
+                "pool of {slots} slots: must be a power of two up to 65536"
+            ))
+            .into());
+        }
+        Ok(Arc::new(Controller {
+            switch,
+            pipeline,
+            topology,
+            config,
+            state: Mutex::new(State {
+                jobs: JobTable::new(slots),
+                authoritative: false,
+                dirty: false,
+            }),
+            health: watch::Sender::new(Health {
+                role: Role::Disconnected,
+                synced: false,
+                syncs: 0,
+                pipeline_pushes: 0,
+                last_error: None,
+            }),
+        }))
+    }
+
+    /// The backend.
+    pub fn switch(&self) -> &S {
+        &self.switch
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Follows [`Health`] changes.
+    pub fn health(&self) -> watch::Receiver<Health> {
+        self.health.subscribe()
+    }
+
+    fn set_error(&self, e: &Error) {
+        tracing::warn!("{e}");
+        self.health
+            .send_modify(|h| h.last_error = Some(e.to_string()));
+    }
+
+    /// Connects, arbitrates and keeps the switch converged until `shutdown`
+    /// completes: pushes the pipeline when the switch lacks it, adopts or
+    /// restores the job entries, reconnects after the stream drops, and
+    /// stands by as a backup while another controller is primary.
+    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                () = self.session() => {}
+            }
+            tokio::select! {
+                () = &mut shutdown => break,
+                () = tokio::time::sleep(self.config.retry_interval) => {}
+            }
+        }
+        self.switch.disconnect();
+        self.health.send_modify(|h| {
+            h.role = Role::Disconnected;
+            h.synced = false;
+        });
+    }
+
+    /// One connection's life: returns when the connection is lost.
+    async fn session(&self) {
+        if let Err(e) = self.switch.connect().await {
+            self.health.send_modify(|h| h.role = Role::Disconnected);
+            self.set_error(&e.into());
+            return;
+        }
+        let mut role_rx = self.switch.role();
+        let mut synced = false;
+        loop {
+            let role = *role_rx.borrow_and_update();
+            self.health.send_modify(|h| {
+                h.role = role;
+                h.synced = synced;
+            });
+            match role {
+                Role::Disconnected => {
+                    self.health.send_modify(|h| h.synced = false);
+                    return;
+                }
+                Role::Backup { .. } => {
+                    synced = false;
+                    if let Err(e) = self.follow().await {
+                        self.set_error(&e);
+                    }
+                }
+                Role::Primary => {
+                    if !synced || self.state.lock().await.dirty {
+                        match self.sync().await {
+                            Ok(()) => synced = true,
+                            Err(e) => {
+                                let lost = matches!(&e, Error::Switch(s) if s.is_connection_loss());
+                                self.set_error(&e);
+                                if lost {
+                                    return;
+                                }
+                            }
+                        }
+                        self.health.send_modify(|h| h.synced = synced);
+                        if !synced {
+                            tokio::time::sleep(self.config.retry_interval).await;
+                            continue;
+                        }
+                    }
+                }
+            }
+            tokio::select! {
+                changed = role_rx.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                }
+                () = tokio::time::sleep(self.config.check_interval) => {
+                    if role == Role::Primary {
+                        match self.switch.pipeline_cookie().await {
+                            Ok(Some(c)) if c == self.pipeline.cookie => {}
+                            Ok(_) => {
+                                tracing::warn!("the switch lost the pipeline; re-pushing");
+                                synced = false;
+                            }
+                            Err(e) => {
+                                self.set_error(&e.into());
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Makes the switch match the view (pushing the pipeline if the switch
+    /// runs another one or none). When the view is not yet authoritative
+    /// (controller start, or after being a backup) and the switch already
+    /// runs this pipeline, the view is first rebuilt from the switch.
+    pub async fn sync(&self) -> Result<(), Error> {
+        let mut state = self.state.lock().await;
+        let cookie = self.switch.pipeline_cookie().await?;
+        let fresh = cookie != Some(self.pipeline.cookie);
+        if fresh {
+            tracing::info!("pushing the pipeline (cookie {:#x})", self.pipeline.cookie);
+            self.switch.set_pipeline(self.pipeline.config()).await?;
+            self.health.send_modify(|h| h.pipeline_pushes += 1);
+        }
+        let (current, foreign) = self.read_switch().await?;
+        if !state.authoritative && !fresh {
+            let (jobs, problems) = JobTable::rebuild(state.jobs.pool_slots(), &current);
+            for p in problems {
+                tracing::warn!("rebuilding the job view: {p}");
+            }
+            tracing::info!("adopted {} job(s) from the switch", jobs.jobs().len());
+            state.jobs = jobs;
+        }
+        let mut desired = self.topology.entities();
+        desired.extend(state.jobs.entities());
+        self.reconcile(current, &foreign, desired).await?;
+        state.authoritative = true;
+        state.dirty = false;
+        self.health.send_modify(|h| {
+            h.syncs += 1;
+            h.last_error = None;
+        });
+        Ok(())
+    }
+
+    /// A backup's view: what the primary installed, read from the switch
+    /// (when it runs this pipeline), so `ListJobs` and the counters work on
+    /// a backup too. Writes nothing.
+    async fn follow(&self) -> Result<(), Error> {
+        let mut state = self.state.lock().await;
+        state.authoritative = false;
+        if self.switch.pipeline_cookie().await? == Some(self.pipeline.cookie) {
+            let current = self.read_entities().await?;
+            state.jobs = JobTable::rebuild(state.jobs.pool_slots(), &current).0;
+        }
+        Ok(())
+    }
+
+    /// Every entity of the controller's tables and the multicast groups on
+    /// the switch. Entries the controller cannot interpret (another
+    /// action, say) are logged and left alone.
+    pub async fn read_entities(&self) -> Result<Vec<Entity>, Error> {
+        Ok(self.read_switch().await?.0)
+    }
+
+    /// [`Self::read_entities`], plus the identities of the entries it
+    /// could not interpret.
+    async fn read_switch(&self) -> Result<(Vec<Entity>, HashSet<EntityKey>), Error> {
+        let bindings = &self.pipeline.bindings;
+        let mut query: Vec<p4v1::Entity> = TableKind::ALL
+            .iter()
+            .map(|&t| wildcard_table(bindings.table(t).table_id))
+            .collect();
+        query.push(wildcard_groups());
+        let raw = self.switch.read(query).await?;
+        let mut out = vec![];
+        let mut foreign = HashSet::new();
+        for e in &raw {
+            match Entity::from_proto(e, bindings) {
+                Ok(Some(entity)) => out.push(entity),
+                Ok(None) => {}
+                Err(message) => {
+                    tracing::warn!("an entry on the switch is not the controller's: {message}");
+                    foreign.extend(key_from_proto(e, bindings));
+                }
+            }
+        }
+        Ok((out, foreign))
+    }
+
+    /// Deletes, modifies and inserts what differs between the switch and
+    /// `desired`. Entries the controller cannot interpret are left alone,
+    /// unless the controller wants their key: then they are overwritten.
+    async fn reconcile(
+        &self,
+        current: Vec<Entity>,
+        foreign: &HashSet<EntityKey>,
+        desired: Vec<Entity>,
+    ) -> Result<(), Error> {
+        let current: HashMap<EntityKey, Entity> =
+            current.into_iter().map(|e| (e.key(), e)).collect();
+        let desired: BTreeMap<EntityKey, Entity> =
+            desired.into_iter().map(|e| (e.key(), e)).collect();
+        let mut updates = vec![];
+        for (key, entity) in &current {
+            if !desired.contains_key(key) {
+                updates.push(self.update(p4v1::update::Type::Delete, entity));
+            }
+        }
+        for (key, entity) in &desired {
+            match current.get(key) {
+                None if foreign.contains(key) => {
+                    updates.push(self.update(p4v1::update::Type::Modify, entity));
+                }
+                None => updates.push(self.update(p4v1::update::Type::Insert, entity)),
+                Some(have) if have != entity => {
+                    updates.push(self.update(p4v1::update::Type::Modify, entity));
+                }
+                Some(_) => {}
+            }
+        }
+        if !updates.is_empty() {
+            tracing::info!("reconciling: {} update(s)", updates.len());
+        }
+        self.switch.write(updates).await?;
+        Ok(())
+    }
+
+    fn update(&self, kind: p4v1::update::Type, entity: &Entity) -> p4v1::Update {
+        p4v1::Update {
+            r#type: kind as i32,
+            entity: Some(entity.to_proto(&self.pipeline.bindings)),
+        }
+    }
+
+    fn check_primary(&self) -> Result<(), Error> {
+        let role = *self.switch.role().borrow();
+        match role {
+            Role::Primary => Ok(()),
+            Role::Backup { primary } => Err(SwitchError::NotPrimary {
+                ours: self.switch.election_id(),
+                primary,
+            }
+            .into()),
+            Role::Disconnected => Err(Error::NotReady("not connected to the switch".into())),
+        }
+    }
+
+    fn check_ready(&self, state: &State) -> Result<(), Error> {
+        self.check_primary()?;
+        if !state.authoritative {
+            return Err(Error::NotReady(
+                "still synchronising with the switch".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Admits a job: checks the request, installs its entities in one
+    /// Write, and on failure removes whatever part was installed.
+    pub async fn admit(&self, request: &JobRequest) -> Result<Job, Error> {
+        let mut state = self.state.lock().await;
+        self.check_ready(&state)?;
+        let job = state.jobs.plan(request, &self.topology)?;
+        let entities = job.entities();
+        let updates = entities
+            .iter()
+            .map(|e| self.update(p4v1::update::Type::Insert, e))
+            .collect();
+        match self.switch.write(updates).await {
+            Ok(()) => {
+                tracing::info!(
+                    "admitted job {} ({} workers, {})",
+                    job.id,
+                    job.fan_in(),
+                    job.mode
+                );
+                state.jobs.insert(job.clone());
+                Ok(job)
+            }
+            Err(source) => {
+                // CONTINUE_ON_ERROR: any subset may be installed. Delete one
+                // by one so "was not there" is told apart from real errors.
+                for e in entities.iter().rev() {
+                    let delete = self.update(p4v1::update::Type::Delete, e);
+                    if let Err(rollback) = self.switch.write(vec![delete]).await
+                        && !rollback.is_not_found()
+                    {
+                        state.dirty = true;
+                        return Err(Error::RollbackFailed {
+                            source,
+                            rollback: Box::new(rollback),
+                        });
+                    }
+                }
+                Err(Error::RolledBack { source })
+            }
+        }
+    }
+
+    /// Releases a job: deletes all its entities. If the switch refuses, the
+    /// job stays admitted and the next sync restores whatever was deleted.
+    pub async fn release(&self, job_id: u32) -> Result<Job, Error> {
+        let mut state = self.state.lock().await;
+        self.check_ready(&state)?;
+        let job = u16::try_from(job_id)
+            .ok()
+            .and_then(|id| state.jobs.get(id))
+            .cloned()
+            .ok_or_else(|| AdmitError::NotFound(format!("job {job_id} is not admitted")))?;
+        let updates = job
+            .entities()
+            .iter()
+            .rev()
+            .map(|e| self.update(p4v1::update::Type::Delete, e))
+            .collect();
+        if let Err(e) = self.switch.write(updates).await {
+            state.dirty = true;
+            return Err(e.into());
+        }
+        state.jobs.remove(job.id);
+        tracing::info!("released job {}", job.id);
+        Ok(job)
+    }
+
+    /// The admitted jobs.
+    pub async fn jobs(&self) -> Vec<Job> {
+        self.state
+            .lock()
+            .await
+            .jobs
+            .jobs()
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// Per-job counters read from the switch (`ids` empty: every job).
+    /// Works on a backup too (reads only).
+    pub async fn stats(&self, ids: &[u32]) -> Result<Vec<JobStats>, Error> {
+        let jobs: Vec<u16> = {
+            let state = self.state.lock().await;
+            if ids.is_empty() {
+                state.jobs.jobs().keys().copied().collect()
+            } else {
+                let mut out = vec![];
+                for &id in ids {
+                    match u16::try_from(id)
+                        .ok()
+                        .filter(|id| state.jobs.get(*id).is_some())
+                    {
+                        Some(id) => out.push(id),
+                        None => {
+                            return Err(
+                                AdmitError::NotFound(format!("job {id} is not admitted")).into()
+                            );
+                        }
+                    }
+                }
+                out
+            }
+        };
+        if jobs.is_empty() {
+            return Ok(vec![]);
+        }
+        let counters = &self.pipeline.bindings.counters;
+        let query = jobs
+            .iter()
+            .flat_map(|&job| {
+                counters.iter().map(move |c| p4v1::Entity {
+                    entity: Some(p4v1::entity::Entity::CounterEntry(p4v1::CounterEntry {
+                        counter_id: c.id,
+                        index: Some(p4v1::Index {
+                            index: i64::from(job),
+                        }),
+                        data: None,
+                    })),
+                })
+            })
+            .collect();
+        let mut values: HashMap<(u32, i64), u64> = HashMap::new();
+        for e in self.switch.read(query).await? {
+            if let Some(p4v1::entity::Entity::CounterEntry(c)) = e.entity {
+                let packets = c
+                    .data
+                    .map_or(0, |d| u64::try_from(d.packet_count).unwrap_or(0));
+                values.insert((c.counter_id, c.index.map_or(-1, |i| i.index)), packets);
+            }
+        }
+        Ok(jobs
+            .iter()
+            .map(|&job| JobStats {
+                job,
+                counters: counters
+                    .iter()
+                    .map(|c| {
+                        let v = values.get(&(c.id, i64::from(job))).copied().unwrap_or(0);
+                        (c.name.clone(), v)
+                    })
+                    .collect(),
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,508 @@
+//! Job admission without I/O: validating a request against the topology and
+//! the admitted jobs, allocating a job id and slot range, the entities a job
+//! puts on the switch, and rebuilding the job view from those entities.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
+use esa_core::pool::Mode;
+
+use crate::entries::{Entity, JobKey, JobPortKey, MulticastGroup, SetJob, SetRoute, TableEntry};
+use crate::error::AdmitError;
+use crate::topology::Topology;
+
+/// A worker or PS as the client names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A host of the topology.
+    Host(String),
+    /// A bare switch port.
+    Port(u32),
+}
+
+/// A switchml job's requested slot range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotRequest {
+    /// First slot; `None` lets the controller pick.
+    pub base: Option<u32>,
+    /// Number of slots, a power of two.
+    pub count: u32,
+}
+
+/// An admission request, as received (nothing checked yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRequest {
+    /// Requested id; 0 = allocate.
+    pub job_id: u32,
+    /// Workers.
+    pub workers: Vec<Endpoint>,
+    /// Parameter server.
+    pub ps: Option<Endpoint>,
+    /// Priority class: the highest priority the job may use.
+    pub max_priority: u32,
+    /// Sharing mode; `None` is refused.
+    pub mode: Option<Mode>,
+    /// Slot range (switchml only).
+    pub slots: Option<SlotRequest>,
+}
+
+/// An admitted job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// Job id, 1..=4095.
+    pub id: u16,
+    /// Sharing mode.
+    pub mode: Mode,
+    /// Highest priority.
+    pub max_priority: u8,
+    /// Worker ports.
+    pub workers: BTreeSet<u16>,
+    /// PS port.
+    pub ps_port: u16,
+    /// Multicast group (the job id).
+    pub mcast_group: u16,
+    /// First slot.
+    pub slot_base: u16,
+    /// Slots are `slot_base ..= slot_base + slot_mask`.
+    pub slot_mask: u16,
+}
+
+impl Job {
+    /// Number of workers.
+    pub fn fan_in(&self) -> u8 {
+        u8::try_from(self.workers.len()).unwrap_or(u8::MAX)
+    }
+
+    /// Number of slots of the job's range.
+    pub fn slot_count(&self) -> u32 {
+        u32::from(self.slot_mask) + 1
+    }
+
+    fn slot_end(&self) -> u32 {
+        u32::from(self.slot_base) + self.slot_count()
+    }
+
+    /// Everything the job puts on the switch: job-table and route entries,
+    /// one authorization per worker and PS port, the multicast group.
+    pub fn entities(&self) -> Vec<Entity> {
+        let key = JobKey { job: self.id };
+        let mut out = vec![
+            Entity::Table(TableEntry::Job(
+                key,
+                SetJob {
+                    fan_in: self.fan_in(),
+                    mode: self.mode,
+                    max_priority: self.max_priority,
+                    mcast_group: self.mcast_group,
+                    ps_port: self.ps_port,
+                    slot_base: self.slot_base,
+                    slot_mask: self.slot_mask,
+                },
+            )),
+            Entity::Table(TableEntry::JobRoute(
+                key,
+                SetRoute {
+                    ps_port: self.ps_port,
+                    fan_in: self.fan_in(),
+                    slot_base: self.slot_base,
+                    slot_mask: self.slot_mask,
+                },
+            )),
+        ];
+        let members: BTreeSet<u16> = self.workers.iter().copied().chain([self.ps_port]).collect();
+        for &port in &members {
+            out.push(Entity::Table(TableEntry::JobPort(JobPortKey {
+                job: self.id,
+                port,
+            })));
+        }
+        out.push(Entity::Group(MulticastGroup {
+            group: self.mcast_group,
+            ports: members,
+        }));
+        out
+    }
+}
+
+/// The admitted jobs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobTable {
+    jobs: BTreeMap<u16, Job>,
+    pool_slots: u32,
+}
+
+fn invalid(message: impl Into<String>) -> AdmitError {
+    AdmitError::Invalid(message.into())
+}
+
+impl JobTable {
+    /// An empty table for a pool of `pool_slots` slots (a power of two, at
+    /// most 65536).
+    pub fn new(pool_slots: u32) -> JobTable {
+        JobTable {
+            jobs: BTreeMap::new(),
+            pool_slots,
+        }
+    }
+
+    /// Slots of the pool.
+    pub fn pool_slots(&self) -> u32 {
+        self.pool_slots
+    }
+
+    /// The jobs by id.
+    pub fn jobs(&self) -> &BTreeMap<u16, Job> {
+        &self.jobs
+    }
+
+    /// One job.
+    pub fn get(&self, id: u16) -> Option<&Job> {
+        self.jobs.get(&id)
+    }
+
+    /// Adds an admitted job.
+    pub fn insert(&mut self, job: Job) {
+        self.jobs.insert(job.id, job);
+    }
+
+    /// Removes a job.
+    pub fn remove(&mut self, id: u16) -> Option<Job> {
+        self.jobs.remove(&id)
+    }
+
+    /// Every entity of every job.
+    pub fn entities(&self) -> Vec<Entity> {
+        self.jobs.values().flat_map(Job::entities).collect()
+    }
+
+    /// Checks a request and decides the job it becomes; changes nothing.
+    pub fn plan(&self, request: &JobRequest, topology: &Topology) -> Result<Job, AdmitError> {
+        let mode = request
+            .mode
+            .ok_or_else(|| invalid("mode is required (esa, atp or switchml)"))?;
+        let max_priority = u8::try_from(request.max_priority)
+            .ok()
+            .filter(|p| *p <= MAX_PRIORITY)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "max_priority {} is above {MAX_PRIORITY}",
+                    request.max_priority
+                ))
+            })?;
+        let n = request.workers.len();
+        if n < 2 || n > usize::from(MAX_FAN_IN) {
+            return Err(invalid(format!(
+                "a job needs 2..={MAX_FAN_IN} workers, got {n}"
+            )));
+        }
+        let mut workers = BTreeSet::new();
+        for w in &request.workers {
+            let port = resolve(w, topology)?;
+            if !workers.insert(port) {
+                return Err(invalid(format!(
+                    "duplicate worker: {} (port {port}) appears twice",
+                    describe(w)
+                )));
+            }
+        }
+        let ps = request
+            .ps
+            .as_ref()
+            .ok_or_else(|| invalid("the parameter server is required"))?;
+        let ps_port = resolve(ps, topology)?;
+        if workers.contains(&ps_port) {
+            return Err(invalid(format!(
+                "the PS {} (port {ps_port}) is also a worker",
+                describe(ps)
+            )));
+        }
+        let id = match request.job_id {
+            0 => (1..=MAX_JOB_ID)
+                .find(|id| !self.jobs.contains_key(id))
+                .ok_or_else(|| {
+                    AdmitError::Exhausted(format!("all {MAX_JOB_ID} job ids are in use"))
+                })?,
+            id => {
+                let id = u16::try_from(id)
+                    .ok()
+                    .filter(|id| *id <= MAX_JOB_ID)
+                    .ok_or_else(|| invalid(format!("job id {id} is above {MAX_JOB_ID}")))?;
+                if self.jobs.contains_key(&id) {
+                    return Err(AdmitError::AlreadyExists(format!(
+                        "job {id} is already admitted"
+                    )));
+                }
+                id
+            }
+        };
+        let (slot_base, slot_mask) = match (mode, request.slots) {
+            (Mode::SwitchMl, Some(slots)) => self.slot_range(slots)?,
+            (Mode::SwitchMl, None) => {
+                return Err(invalid("a switchml job needs a slot range (slot count)"));
+            }
+            (Mode::Esa | Mode::Atp, Some(_)) => {
+                return Err(invalid(format!(
+                    "{mode} jobs share the whole pool; a slot range is for switchml only"
+                )));
+            }
+            (Mode::Esa | Mode::Atp, None) => (0, self.pool_slots.saturating_sub(1)),
+        };
+        Ok(Job {
+            id,
+            mode,
+            max_priority,
+            workers,
+            ps_port,
+            mcast_group: id,
+            slot_base: u16::try_from(slot_base).unwrap_or(u16::MAX),
+            slot_mask: u16::try_from(slot_mask).unwrap_or(u16::MAX),
+        })
+    }
+
+    /// `(base, mask)` of a switchml range, checked against the pool and the
+    /// other switchml jobs.
+    fn slot_range(&self, slots: SlotRequest) -> Result<(u32, u32), AdmitError> {
+        let count = slots.count;
+        if count == 0 || !count.is_power_of_two() {
+            return Err(invalid(format!("slot count {count} is not a power of two")));
+        }
+        if count > self.pool_slots {
+            return Err(AdmitError::Exhausted(format!(
+                "{count} slots requested; the pool has {}",
+                self.pool_slots
+            )));
+        }
+        let taken: Vec<&Job> = self
+            .jobs
+            .values()
+            .filter(|j| j.mode == Mode::SwitchMl)
+            .collect();
+        let overlapping = |base: u32| {
+            taken
+                .iter()
+                .find(|j| base < j.slot_end() && u32::from(j.slot_base) < base + count)
+                .copied()
+        };
+        match slots.base {
+            Some(base) => {
+                if u64::from(base) + u64::from(count) > u64::from(self.pool_slots) {
+                    return Err(invalid(format!(
+                        "slots {base}..{} are beyond the pool of {} slots",
+                        u64::from(base) + u64::from(count),
+                        self.pool_slots
+                    )));
+                }
+                if let Some(j) = overlapping(base) {
+                    return Err(AdmitError::AlreadyExists(format!(
+                        "slots {base}..{} overlap job {}'s slots {}..{}",
+                        base + count,
+                        j.id,
+                        j.slot_base,
+                        j.slot_end()
+                    )));
+                }
+                Ok((base, count - 1))
+            }
+            None => (0..self.pool_slots / count)
+                .map(|k| k * count)
+                .find(|&base| overlapping(base).is_none())
+                .map(|base| (base, count - 1))
+                .ok_or_else(|| {
+                    AdmitError::Exhausted(format!(
+                        "no free range of {count} slots among the pool's {} (switchml jobs hold the rest)",
+                        self.pool_slots
+                    ))
+                }),
+        }
+    }
+
+    /// Rebuilds the job view from entities read from the switch (a
+    /// controller restart). A job is its job-table entry; its workers are its
+    /// authorized ports other than the PS. Jobs whose parts disagree (a
+    /// half-installed job) are left out and described in the second value;
+    /// the next reconciliation removes their leftovers.
+    pub fn rebuild(pool_slots: u32, entities: &[Entity]) -> (JobTable, Vec<String>) {
+        let mut table = JobTable::new(pool_slots);
+        let mut problems = vec![];
+        let mut ports: BTreeMap<u16, BTreeSet<u16>> = BTreeMap::new();
+        for e in entities {
+            if let Entity::Table(TableEntry::JobPort(k)) = e {
+                ports.entry(k.job).or_default().insert(k.port);
+            }
+        }
+        for e in entities {
+            let Entity::Table(TableEntry::Job(key, set)) = e else {
+                continue;
+            };
+            let mut workers = ports.remove(&key.job).unwrap_or_default();
+            let has_ps = workers.remove(&set.ps_port);
+            if !has_ps || workers.len() != usize::from(set.fan_in) {
+                problems.push(format!(
+                    "job {}: fan-in {} but {} worker port(s) authorized{}; not adopted",
+                    key.job,
+                    set.fan_in,
+                    workers.len(),
+                    if has_ps {
+                        ""
+                    } else {
+                        " and the PS port is not"
+                    }
+                ));
+                continue;
+            }
+            table.insert(Job {
+                id: key.job,
+                mode: set.mode,
+                max_priority: set.max_priority,
+                workers,
+                ps_port: set.ps_port,
+                mcast_group: set.mcast_group,
+                slot_base: set.slot_base,
+                slot_mask: set.slot_mask,
+            });
+        }
+        (table, problems)
+    }
+}
+
+fn describe(e: &Endpoint) -> String {
+    match e {
+        Endpoint::Host(name) => format!("host `{name}`"),
+        Endpoint::Port(port) => format!("port {port}"),
+    }
+}
+
+fn resolve(e: &Endpoint, topology: &Topology) -> Result<u16, AdmitError> {
+    match e {
+        Endpoint::Host(name) => {
+            topology.hosts.get(name).map(|h| h.port).ok_or_else(|| {
+                AdmitError::NotFound(format!("host `{name}` is not in the topology"))
+            })
+        }
+        Endpoint::Port(port) => {
+            let p = u16::try_from(*port)
+                .map_err(|_| invalid(format!("port {port} is out of range")))?;
+            topology.check_port(p).map_err(invalid)?;
+            Ok(p)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(mode: Mode, workers: &[u32], ps: u32) -> JobRequest {
+        JobRequest {
+            job_id: 0,
+            workers: workers.iter().map(|&p| Endpoint::Port(p)).collect(),
+            ps: Some(Endpoint::Port(ps)),
+            max_priority: 3,
+            mode: Some(mode),
+            slots: None,
+        }
+    }
+
+    #[test]
+    fn switchml_ranges_do_not_overlap() {
+        let topo = Topology::default();
+        let mut table = JobTable::new(16);
+        let mut r = request(Mode::SwitchMl, &[1, 2], 3);
+        r.slots = Some(SlotRequest {
+            base: None,
+            count: 8,
+        });
+        let a = table.plan(&r, &topo).unwrap();
+        assert_eq!((a.slot_base, a.slot_mask), (0, 7));
+        table.insert(a);
+        let b = table.plan(&r, &topo).unwrap();
+        assert_eq!((b.id, b.slot_base), (2, 8));
+        table.insert(b);
+        assert!(matches!(
+            table.plan(&r, &topo),
+            Err(AdmitError::Exhausted(_))
+        ));
+        r.slots = Some(SlotRequest {
+            base: Some(4),
+            count: 4,
+        });
+        assert!(matches!(
+            table.plan(&r, &topo),
+            Err(AdmitError::AlreadyExists(_))
+        ));
+        r.slots = Some(SlotRequest {
+            base: Some(14),
+            count: 4,
+        });
+        assert!(matches!(table.plan(&r, &topo), Err(AdmitError::Invalid(_))));
+        r.slots = Some(SlotRequest {
+            base: None,
+            count: 32,
+        });
+        assert!(matches!(
+            table.plan(&r, &topo),
+            Err(AdmitError::Exhausted(_))
+        ));
+    }
+
+    #[test]
+    fn refusals() {
+        let topo = Topology::default();
+        let table = JobTable::new(16);
+        let ok = request(Mode::Esa, &[1, 2], 3);
+        assert!(table.plan(&ok, &topo).is_ok());
+        let code = |r: &JobRequest| table.plan(r, &topo).unwrap_err().code();
+        assert_eq!(
+            code(&request(Mode::Esa, &[1], 3)),
+            tonic::Code::InvalidArgument
+        );
+        assert_eq!(
+            code(&request(Mode::Esa, &[1, 1], 3)),
+            tonic::Code::InvalidArgument
+        );
+        assert_eq!(
+            code(&request(Mode::Esa, &[1, 2], 2)),
+            tonic::Code::InvalidArgument
+        );
+        assert_eq!(
+            code(&request(Mode::Esa, &[1, 600], 3)),
+            tonic::Code::InvalidArgument
+        );
+        let many: Vec<u32> = (1..=33).collect();
+        assert_eq!(
+            code(&request(Mode::Esa, &many, 40)),
+            tonic::Code::InvalidArgument
+        );
+        let mut r = ok.clone();
+        r.workers[0] = Endpoint::Host("nobody".into());
+        assert_eq!(code(&r), tonic::Code::NotFound);
+        let mut r = ok.clone();
+        r.max_priority = 16;
+        assert_eq!(code(&r), tonic::Code::InvalidArgument);
+        let mut r = ok.clone();
+        r.job_id = 4096;
+        assert_eq!(code(&r), tonic::Code::InvalidArgument);
+        let mut r = ok.clone();
+        r.mode = None;
+        assert_eq!(code(&r), tonic::Code::InvalidArgument);
+    }
+
+    #[test]
+    fn rebuild_adopts_whole_jobs_only() {
+        let topo = Topology::default();
+        let mut table = JobTable::new(16);
+        let job = table.plan(&request(Mode::Atp, &[1, 2], 3), &topo).unwrap();
+        table.insert(job.clone());
+        let (back, problems) = JobTable::rebuild(16, &table.entities());
+        assert_eq!(back, table);
+        assert!(problems.is_empty());
+        let partial: Vec<Entity> = table
+            .entities()
+            .into_iter()
+            .filter(|e| !matches!(e, Entity::Table(TableEntry::JobPort(k)) if k.port == 2))
+            .collect();
+        let (back, problems) = JobTable::rebuild(16, &partial);
+        assert!(back.jobs().is_empty());
+        assert_eq!(problems.len(), 1);
+    }
+}

@@ -1,0 +1,41 @@
+//! ESA's controller: programs one P4Runtime switch (esa-switch or BMv2's
+//! `simple_switch_grpc`) for in-network aggregation and serves a job API.
+//!
+//! # Layout
+//!
+//! - [`entries`]: typed table entries and multicast groups, bound to the P4
+//!   names of `p4/include/*.p4` in one place.
+//! - [`pipeline`]: P4Info loading (text or binary), device config, and the
+//!   [`pipeline::Bindings`] of names to ids, resolved once.
+//! - [`topology`]: the topology file (switch ports, hosts).
+//! - [`jobs`]: admission without I/O: validation, id and slot allocation,
+//!   the entities of a job, rebuilding the job view from the switch.
+//! - [`backend`]: the [`backend::SwitchBackend`] trait and its P4Runtime
+//!   implementation [`backend::GrpcSwitch`] (arbitration, pipeline, Write,
+//!   Read).
+//! - [`controller`]: [`controller::Controller`]: admission with rollback,
+//!   release, counters, and the supervisor loop that keeps the switch
+//!   converged across switch and controller restarts.
+//! - [`api`]: the `esa.controller.v1.Jobs` gRPC service.
+//! - [`metrics`]: per-job counters in Prometheus text format over HTTP.
+//! - [`cli`]: the `esa controller` and `esa jobs` subcommands.
+//!
+//! Registers are never read or written over P4Runtime (BMv2 cannot):
+//! slot state is managed in-band by the data plane.
+
+pub mod api;
+pub mod backend;
+pub mod cli;
+pub mod controller;
+pub mod entries;
+pub mod error;
+pub mod jobs;
+pub mod metrics;
+pub mod pipeline;
+pub mod topology;
+
+pub use backend::{GrpcSwitch, Role, SwitchBackend};
+pub use controller::{Controller, ControllerConfig, Health, JobStats};
+pub use error::{AdmitError, Error, PipelineError, SwitchError, TopologyError};
+pub use pipeline::Pipeline;
+pub use topology::Topology;

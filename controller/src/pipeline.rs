@@ -1,0 +1,454 @@
+//! The forwarding pipeline the controller pushes: P4Info, device config and
+//! cookie, and the [`Bindings`] of the controller's P4 names to P4Info ids,
+//! resolved once when the pipeline is loaded.
+//!
+//! Two ways to load it:
+//! - [`Pipeline::from_p4_source`] for esa-switch: the device config is the P4
+//!   source text (local `#include "..."` files inlined), and the P4Info is
+//!   the one p4sim derives from it, ids as p4c assigns them;
+//! - [`Pipeline::from_files`] for BMv2: p4c's JSON and its P4Info, in
+//!   protobuf text format (what `--p4runtime-files x.txtpb` writes) or binary.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use esa_core::constants::MAX_JOB_ID;
+use esa_core::pool::JobCounters;
+use p4runtime_proto::p4::config::v1 as p4cfg;
+use p4runtime_proto::p4::v1 as p4v1;
+use p4runtime_proto::prost::Message as _;
+
+use crate::entries::TableKind;
+use crate::error::PipelineError;
+
+/// Ids of one table, its key fields and the controller's action for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableBinding {
+    /// Table id.
+    pub table_id: u32,
+    /// Match field ids, in key order.
+    pub match_ids: Vec<u32>,
+    /// Action id.
+    pub action_id: u32,
+    /// Parameter ids, in the spec's order.
+    pub param_ids: Vec<u32>,
+}
+
+/// A per-job counter array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CounterBinding {
+    /// Short name (`completed`).
+    pub name: String,
+    /// Counter id.
+    pub id: u32,
+}
+
+/// The controller's P4 names resolved to P4Info ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bindings {
+    tables: Vec<TableBinding>,
+    by_id: HashMap<u32, TableKind>,
+    /// Per-job counters (indexed by job id), in `JobCounters::by_p4_name`
+    /// order.
+    pub counters: Vec<CounterBinding>,
+    /// Aggregator slots, from the size of the `slot_key` register array;
+    /// `None` if the P4Info has no such register.
+    pub pool_slots: Option<u32>,
+}
+
+impl Bindings {
+    /// Resolves every table, action, parameter and counter the controller
+    /// needs, checking widths; a clear error names the first one missing.
+    pub fn resolve(p4info: &p4cfg::P4Info) -> Result<Bindings, PipelineError> {
+        let mut tables = vec![];
+        let mut by_id = HashMap::new();
+        for (i, kind) in TableKind::ALL.into_iter().enumerate() {
+            debug_assert_eq!(kind.index(), i);
+            let binding = resolve_table(p4info, kind)?;
+            by_id.insert(binding.table_id, kind);
+            tables.push(binding);
+        }
+        let mut counters = vec![];
+        for (name, _) in JobCounters::default().by_p4_name() {
+            let counter = p4info
+                .counters
+                .iter()
+                .find(|c| preamble_is(c.preamble.as_ref(), name))
+                .ok_or_else(|| PipelineError::MissingCounter(name.to_string()))?;
+            if counter.size <= i64::from(MAX_JOB_ID) {
+                return Err(PipelineError::CounterSize {
+                    name: name.to_string(),
+                    size: counter.size,
+                    needed: MAX_JOB_ID,
+                });
+            }
+            let short = name.rsplit('.').next().unwrap_or(name).to_string();
+            counters.push(CounterBinding {
+                name: short,
+                id: counter.preamble.as_ref().map_or(0, |p| p.id),
+            });
+        }
+        let pool_slots = p4info
+            .registers
+            .iter()
+            .find(|r| {
+                r.preamble
+                    .as_ref()
+                    .is_some_and(|p| p.name.rsplit('.').next() == Some("slot_key"))
+            })
+            .and_then(|r| u32::try_from(r.size).ok());
+        Ok(Bindings {
+            tables,
+            by_id,
+            counters,
+            pool_slots,
+        })
+    }
+
+    /// The ids of `table`.
+    pub fn table(&self, table: TableKind) -> &TableBinding {
+        &self.tables[table.index()]
+    }
+
+    /// Which of the controller's tables has this id.
+    pub fn table_kind(&self, table_id: u32) -> Option<TableKind> {
+        self.by_id.get(&table_id).copied()
+    }
+}
+
+fn preamble_is(preamble: Option<&p4cfg::Preamble>, name: &str) -> bool {
+    preamble.is_some_and(|p| p.name == name)
+}
+
+fn resolve_table(p4info: &p4cfg::P4Info, kind: TableKind) -> Result<TableBinding, PipelineError> {
+    let spec = kind.spec();
+    let table = p4info
+        .tables
+        .iter()
+        .find(|t| preamble_is(t.preamble.as_ref(), spec.name))
+        .ok_or_else(|| PipelineError::MissingTable(spec.name.to_string()))?;
+    if table.match_fields.len() != spec.key_widths.len() {
+        return Err(PipelineError::BadKey {
+            table: spec.name.to_string(),
+            message: format!(
+                "{} key fields, the controller expects {}",
+                table.match_fields.len(),
+                spec.key_widths.len()
+            ),
+        });
+    }
+    let mut match_ids = vec![];
+    for (field, &width) in table.match_fields.iter().zip(spec.key_widths) {
+        let exact =
+            p4cfg::match_field::Match::MatchType(p4cfg::match_field::MatchType::Exact as i32);
+        if field.r#match != Some(exact) {
+            return Err(PipelineError::BadKey {
+                table: spec.name.to_string(),
+                message: format!("key field `{}` is not an exact match", field.name),
+            });
+        }
+        if u32::try_from(field.bitwidth) != Ok(width) {
+            return Err(PipelineError::Width {
+                what: format!("key field `{}` of `{}`", field.name, spec.name),
+                expected: width,
+                found: field.bitwidth,
+            });
+        }
+        match_ids.push(field.id);
+    }
+    let missing_action = || PipelineError::MissingAction {
+        table: spec.name.to_string(),
+        action: spec.action.to_string(),
+    };
+    let action = p4info
+        .actions
+        .iter()
+        .find(|a| preamble_is(a.preamble.as_ref(), spec.action))
+        .ok_or_else(missing_action)?;
+    let action_id = action.preamble.as_ref().map_or(0, |p| p.id);
+    if !table.action_refs.iter().any(|r| r.id == action_id) {
+        return Err(missing_action());
+    }
+    let mut param_ids = vec![];
+    for &(name, width) in spec.params {
+        let param = action
+            .params
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| PipelineError::MissingParam {
+                action: spec.action.to_string(),
+                param: name.to_string(),
+            })?;
+        if u32::try_from(param.bitwidth) != Ok(width) {
+            return Err(PipelineError::Width {
+                what: format!("parameter `{name}` of `{}`", spec.action),
+                expected: width,
+                found: param.bitwidth,
+            });
+        }
+        param_ids.push(param.id);
+    }
+    Ok(TableBinding {
+        table_id: table.preamble.as_ref().map_or(0, |p| p.id),
+        match_ids,
+        action_id,
+        param_ids,
+    })
+}
+
+/// A pipeline ready to push, with its bindings.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    /// The P4Info.
+    pub p4info: p4cfg::P4Info,
+    /// Target-specific device config (P4 source text for esa-switch, p4c's
+    /// JSON for BMv2).
+    pub device_config: Vec<u8>,
+    /// Identifies this pipeline on the switch: a hash of P4Info and device
+    /// config, so a restarted controller can tell whether to re-push.
+    pub cookie: u64,
+    /// Names resolved to ids.
+    pub bindings: Bindings,
+}
+
+impl Pipeline {
+    /// Builds a pipeline from a P4Info and a device config.
+    pub fn new(p4info: p4cfg::P4Info, device_config: Vec<u8>) -> Result<Pipeline, PipelineError> {
+        let bindings = Bindings::resolve(&p4info)?;
+        let mut hash = Fnv64::default();
+        hash.write(&p4info.encode_to_vec());
+        hash.write(&device_config);
+        Ok(Pipeline {
+            p4info,
+            device_config,
+            cookie: hash.0,
+            bindings,
+        })
+    }
+
+    /// esa-switch: the program's source (local includes inlined, `defines`
+    /// prepended as `#define` lines) is the device config; the P4Info is
+    /// p4sim's for exactly that text.
+    pub fn from_p4_source(
+        program: &Path,
+        defines: &[(String, String)],
+    ) -> Result<Pipeline, PipelineError> {
+        let mut text = String::new();
+        for (name, value) in defines {
+            text.push_str(&format!("#define {name} {value}\n"));
+        }
+        text.push_str(&flatten_includes(program, 0)?);
+        let name = program.display().to_string();
+        let parsed = p4sim::frontend::parse_source(&name, &text)
+            .and_then(|p| p4sim::p4info::p4info_text(&p))
+            .map_err(|d| PipelineError::Compile(d.to_string()))?;
+        let p4info = parse_p4info_text(&parsed).map_err(|message| PipelineError::P4InfoFormat {
+            path: program.to_path_buf(),
+            message,
+        })?;
+        Pipeline::new(p4info, text.into_bytes())
+    }
+
+    /// BMv2: p4c's JSON as device config and the P4Info file p4c wrote.
+    pub fn from_files(device_config: &Path, p4info: &Path) -> Result<Pipeline, PipelineError> {
+        let config = read(device_config)?;
+        let p4info = load_p4info(p4info)?;
+        Pipeline::new(p4info, config)
+    }
+
+    /// The `ForwardingPipelineConfig` message.
+    pub fn config(&self) -> p4v1::ForwardingPipelineConfig {
+        p4v1::ForwardingPipelineConfig {
+            p4info: Some(self.p4info.clone()),
+            p4_device_config: self.device_config.clone(),
+            cookie: Some(p4v1::forwarding_pipeline_config::Cookie {
+                cookie: self.cookie,
+            }),
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, PipelineError> {
+    std::fs::read(path).map_err(|source| PipelineError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads a P4Info file: binary protobuf for `.bin`, `.binpb` and `.pb`,
+/// otherwise text format (falling back to binary if the text does not parse).
+pub fn load_p4info(path: &Path) -> Result<p4cfg::P4Info, PipelineError> {
+    let bytes = read(path)?;
+    let format_error = |message: String| PipelineError::P4InfoFormat {
+        path: path.to_path_buf(),
+        message,
+    };
+    let binary_ext = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("bin" | "binpb" | "pb")
+    );
+    let binary = |bytes: &[u8]| p4cfg::P4Info::decode(bytes).map_err(|e| e.to_string());
+    if binary_ext {
+        return binary(&bytes).map_err(format_error);
+    }
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => parse_p4info_text(text)
+            .or_else(|text_err| binary(&bytes).map_err(|_| format_error(text_err))),
+        Err(_) => binary(&bytes).map_err(format_error),
+    }
+}
+
+/// Parses a P4Info in protobuf text format, against p4runtime-proto's
+/// descriptors.
+pub fn parse_p4info_text(text: &str) -> Result<p4cfg::P4Info, String> {
+    let pool = prost_reflect::DescriptorPool::decode(p4runtime_proto::FILE_DESCRIPTOR_SET)
+        .map_err(|e| format!("P4Runtime descriptors: {e}"))?;
+    let descriptor = pool
+        .get_message_by_name("p4.config.v1.P4Info")
+        .ok_or("P4Runtime descriptors lack p4.config.v1.P4Info")?;
+    let message = prost_reflect::DynamicMessage::parse_text_format(descriptor, text)
+        .map_err(|e| e.to_string())?;
+    p4cfg::P4Info::decode(message.encode_to_vec().as_slice()).map_err(|e| e.to_string())
+}
+
+/// The program text with every `#include "file"` replaced by the file (found
+/// next to the including file), recursively; `#include <...>` (core.p4,
+/// v1model.p4) stays for the switch to resolve.
+pub fn flatten_includes(path: &Path, depth: usize) -> Result<String, PipelineError> {
+    if depth > 32 {
+        return Err(PipelineError::Compile(format!(
+            "{}: #include nested more than 32 deep",
+            path.display()
+        )));
+    }
+    let bytes = read(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| PipelineError::Compile(format!("{}: not UTF-8", path.display())))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let quoted = trimmed
+            .strip_prefix("#include")
+            .map(str::trim)
+            .and_then(|rest| rest.strip_prefix('"'))
+            .and_then(|rest| rest.split_once('"'))
+            .map(|(file, _)| file);
+        match quoted {
+            Some(file) => {
+                let included: PathBuf = dir.join(file);
+                out.push_str(&flatten_includes(&included, depth + 1)?);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// 64-bit FNV-1a, for the pipeline cookie (stable across runs and builds).
+#[derive(Debug)]
+struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv64 {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn esa_p4info() -> p4cfg::P4Info {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
+        Pipeline::from_p4_source(&path, &[]).unwrap().p4info
+    }
+
+    #[test]
+    fn binds_esa_p4_and_reports_what_is_missing() {
+        let p4info = esa_p4info();
+        let bindings = Bindings::resolve(&p4info).unwrap();
+        assert_eq!(bindings.pool_slots, Some(4096));
+        assert_eq!(bindings.counters.len(), 18);
+        assert_eq!(bindings.table(TableKind::JobPorts).match_ids.len(), 2);
+
+        let mut no_table = p4info.clone();
+        no_table
+            .tables
+            .retain(|t| t.preamble.as_ref().unwrap().name != "EsaIngress.admission.jobs");
+        let e = Bindings::resolve(&no_table).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no table `EsaIngress.admission.jobs`"),
+            "{e}"
+        );
+
+        let mut width = p4info.clone();
+        for a in &mut width.actions {
+            if a.preamble.as_ref().unwrap().name == "EsaEgress.set_host" {
+                a.params[0].bitwidth = 47;
+            }
+        }
+        let e = Bindings::resolve(&width).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                PipelineError::Width {
+                    expected: 48,
+                    found: 47,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+
+        let mut no_param = p4info.clone();
+        for a in &mut no_param.actions {
+            if a.preamble.as_ref().unwrap().name == "EsaIngress.aggregation.set_route" {
+                a.params.retain(|p| p.name != "fan_in");
+            }
+        }
+        let e = Bindings::resolve(&no_param).unwrap_err();
+        assert!(e.to_string().contains("no parameter `fan_in`"), "{e}");
+
+        let mut no_counter = p4info;
+        no_counter
+            .counters
+            .retain(|c| c.preamble.as_ref().unwrap().name != "EsaIngress.aggregation.completed");
+        let e = Bindings::resolve(&no_counter).unwrap_err();
+        assert!(e.to_string().contains("completed"), "{e}");
+    }
+
+    #[test]
+    fn p4info_files_in_text_and_binary() {
+        let p4info = esa_p4info();
+        let dir =
+            std::env::temp_dir().join(format!("esa-controller-p4info-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("esa.p4info.binpb");
+        std::fs::write(&bin, p4info.encode_to_vec()).unwrap();
+        assert_eq!(load_p4info(&bin).unwrap(), p4info);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
+        let program = p4sim::frontend::parse_program(&path, &[]).unwrap();
+        let txt = dir.join("esa.p4info.txtpb");
+        std::fs::write(&txt, p4sim::p4info::p4info_text(&program).unwrap()).unwrap();
+        assert_eq!(load_p4info(&txt).unwrap(), p4info);
+        let bad = dir.join("bad.txtpb");
+        std::fs::write(&bad, "tables { nonsense: 1 }").unwrap();
+        assert!(matches!(
+            load_p4info(&bad),
+            Err(PipelineError::P4InfoFormat { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

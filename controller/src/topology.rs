@@ -1,0 +1,233 @@
+//! The topology file: the switch's ports and the hosts behind them.
+//!
+//! ```toml
+//! [switch]
+//! ports = [1, 2, 3, 4]          # optional: the ports in use
+//!
+//! [[host]]
+//! name = "w1"
+//! mac = "02:00:00:00:00:01"
+//! ip = "10.0.0.1"
+//! port = 1
+//! ```
+//!
+//! Every host gets an L2 entry (its MAC → its port) and an `egress_host`
+//! entry (its port → its MAC and IP). Names, MACs and ports are unique: the
+//! egress host table has one host per port.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use esa_core::wire::{Ipv4Addr, MacAddr};
+use serde::Deserialize;
+
+use crate::entries::{Entity, Forward, MacKey, PortKey, SetHost, TableEntry};
+use crate::error::TopologyError;
+
+/// The largest usable port: ports are 9 bits and 511 is v1model's drop port.
+pub const MAX_PORT: u16 = 510;
+
+/// A host behind a switch port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Host {
+    /// Unique name.
+    pub name: String,
+    /// MAC address.
+    pub mac: MacAddr,
+    /// IPv4 address.
+    pub ip: Ipv4Addr,
+    /// Switch port.
+    pub port: u16,
+}
+
+/// The switch and its hosts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Topology {
+    /// Ports in use; empty means "any port up to [`MAX_PORT`]".
+    pub ports: BTreeSet<u16>,
+    /// Hosts by name.
+    pub hosts: BTreeMap<String, Host>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    switch: SwitchSection,
+    #[serde(default)]
+    host: Vec<HostSection>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SwitchSection {
+    #[serde(default)]
+    ports: Vec<u16>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HostSection {
+    name: String,
+    mac: String,
+    ip: std::net::Ipv4Addr,
+    port: u16,
+}
+
+/// Parses `aa:bb:cc:dd:ee:ff` (or with `-`).
+pub fn parse_mac(text: &str) -> Option<MacAddr> {
+    let mut mac = [0u8; 6];
+    let mut parts = text.split([':', '-']);
+    for byte in &mut mac {
+        let part = parts.next()?;
+        if part.is_empty() || part.len() > 2 {
+            return None;
+        }
+        *byte = u8::from_str_radix(part, 16).ok()?;
+    }
+    parts.next().is_none().then_some(MacAddr(mac))
+}
+
+impl Topology {
+    /// Reads and checks a topology file.
+    pub fn load(path: &Path) -> Result<Topology, TopologyError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TopologyError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Topology::parse(&text)
+    }
+
+    /// Parses and checks topology text.
+    pub fn parse(text: &str) -> Result<Topology, TopologyError> {
+        let file: File = toml::from_str(text).map_err(|e| TopologyError::Parse(e.to_string()))?;
+        let mut topology = Topology::default();
+        for port in file.switch.ports {
+            if port > MAX_PORT {
+                return Err(TopologyError::Invalid(format!(
+                    "switch port {port} is above {MAX_PORT}"
+                )));
+            }
+            if !topology.ports.insert(port) {
+                return Err(TopologyError::Invalid(format!(
+                    "switch port {port} listed twice"
+                )));
+            }
+        }
+        let mut macs = BTreeSet::new();
+        let mut ports = BTreeSet::new();
+        for h in file.host {
+            let mac = parse_mac(&h.mac).ok_or_else(|| {
+                TopologyError::Invalid(format!("host `{}`: bad MAC address `{}`", h.name, h.mac))
+            })?;
+            if h.name.is_empty() {
+                return Err(TopologyError::Invalid("a host without a name".into()));
+            }
+            topology
+                .check_port(h.port)
+                .map_err(|e| TopologyError::Invalid(format!("host `{}`: {e}", h.name)))?;
+            if !macs.insert(mac) {
+                return Err(TopologyError::Invalid(format!(
+                    "host `{}`: MAC {mac} used twice",
+                    h.name
+                )));
+            }
+            if !ports.insert(h.port) {
+                return Err(TopologyError::Invalid(format!(
+                    "host `{}`: port {} already has a host (one host per port)",
+                    h.name, h.port
+                )));
+            }
+            let host = Host {
+                name: h.name.clone(),
+                mac,
+                ip: Ipv4Addr(h.ip.octets()),
+                port: h.port,
+            };
+            if topology.hosts.insert(h.name.clone(), host).is_some() {
+                return Err(TopologyError::Invalid(format!(
+                    "host name `{}` used twice",
+                    h.name
+                )));
+            }
+        }
+        Ok(topology)
+    }
+
+    /// Whether `port` may be used: within [`MAX_PORT`] and listed (when a
+    /// port list is given).
+    pub fn check_port(&self, port: u16) -> Result<(), String> {
+        if port > MAX_PORT {
+            return Err(format!("port {port} is above {MAX_PORT}"));
+        }
+        if !self.ports.is_empty() && !self.ports.contains(&port) {
+            return Err(format!("port {port} is not a switch port of the topology"));
+        }
+        Ok(())
+    }
+
+    /// The host on `port`, if the topology has one.
+    pub fn host_on(&self, port: u16) -> Option<&Host> {
+        self.hosts.values().find(|h| h.port == port)
+    }
+
+    /// L2 and egress-host entries for every host.
+    pub fn entities(&self) -> Vec<Entity> {
+        let mut out = vec![];
+        for h in self.hosts.values() {
+            out.push(Entity::Table(TableEntry::L2(
+                MacKey { mac: h.mac },
+                Forward { port: h.port },
+            )));
+            out.push(Entity::Table(TableEntry::EgressHost(
+                PortKey { port: h.port },
+                SetHost {
+                    mac: h.mac,
+                    ip: h.ip,
+                },
+            )));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_checks() {
+        let t = Topology::parse(
+            r#"
+            [switch]
+            ports = [1, 2]
+            [[host]]
+            name = "a"
+            mac = "02:00:00:00:00:01"
+            ip = "10.0.0.1"
+            port = 1
+            "#,
+        )
+        .unwrap();
+        assert_eq!(t.hosts["a"].port, 1);
+        assert_eq!(t.entities().len(), 2);
+        let bad_port = r#"
+            [switch]
+            ports = [1]
+            [[host]]
+            name = "a"
+            mac = "02:00:00:00:00:01"
+            ip = "10.0.0.1"
+            port = 2
+        "#;
+        assert!(Topology::parse(bad_port).is_err());
+        assert!(Topology::parse("[[host]]\nname='a'\nmac='zz'\nip='1.2.3.4'\nport=1").is_err());
+        assert!(Topology::parse("bogus = 1").is_err());
+        assert_eq!(
+            parse_mac("02-00-00-00-00-0a"),
+            Some(MacAddr([2, 0, 0, 0, 0, 10]))
+        );
+        assert_eq!(parse_mac("02:00:00:00:00"), None);
+        assert_eq!(parse_mac("02:00:00:00:00:00:00"), None);
+    }
+}

@@ -1,0 +1,640 @@
+//! The controller against an in-process P4Runtime switch (`support::
+//! fake_switch`): admission, release and re-admission leave exactly the
+//! expected entities; refusals install nothing; a failed write rolls back;
+//! the controller converges after a switch restart, rebuilds its view after
+//! its own restart, and a second controller with a lower election id stays
+//! a backup whose writes the switch refuses.
+
+mod support;
+
+use esa_controller::Role;
+use esa_controller::api::proto;
+use p4runtime_proto::P4RuntimeClient;
+use p4runtime_proto::p4::v1 as p4v1;
+use p4runtime_proto::tonic::Code;
+use support::fake_switch::FakeSwitch;
+use support::*;
+
+const ESA: u64 = 0;
+const ATP: u64 = 1;
+const SWITCHML: u64 = 2;
+const POOL_MASK: u64 = 4095;
+
+fn job_a() -> ExpectedJob {
+    ExpectedJob {
+        id: 1,
+        mode: ESA,
+        max_priority: 5,
+        workers: vec![1, 2],
+        ps: 5,
+        slot_base: 0,
+        slot_mask: POOL_MASK,
+    }
+}
+
+fn job_b() -> ExpectedJob {
+    ExpectedJob {
+        id: 2,
+        mode: SWITCHML,
+        max_priority: 0,
+        workers: vec![2, 3, 4],
+        ps: 6,
+        slot_base: 0,
+        slot_mask: 255,
+    }
+}
+
+fn admit_a() -> proto::AdmitJobRequest {
+    admit_request(1, &["w1", "w2"], "ps1", proto::Mode::Esa, 5)
+}
+
+fn admit_b() -> proto::AdmitJobRequest {
+    let mut r = admit_request(2, &["w2", "w3", "w4"], "ps2", proto::Mode::Switchml, 0);
+    r.slots = Some(proto::SlotRange {
+        base: None,
+        count: 256,
+    });
+    r
+}
+
+#[tokio::test]
+async fn admit_release_readmit_leave_exactly_the_expected_entities() {
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    let health = wait_synced(&ctl, 1).await;
+    assert_eq!(health.pipeline_pushes, 1);
+    assert!(fake.has_pipeline());
+    assert_switch(fake.addr, &expected(&[])).await;
+
+    let mut client = ctl.client().await;
+    let a = client
+        .admit_job(admit_a())
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!(a.job_id, 1);
+    assert_eq!(a.fan_in, 2);
+    assert_eq!(a.workers[0].host, "w1");
+    let b = client
+        .admit_job(admit_b())
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!((b.job_id, b.slot_base, b.slot_count), (2, 0, 256));
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+
+    client
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap();
+    assert_switch(fake.addr, &expected(&[job_b()])).await;
+    let err = client
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+
+    // Re-admission without an id gets the lowest free one.
+    let mut again = admit_a();
+    again.job_id = 0;
+    let a = client
+        .admit_job(again)
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!(a.job_id, 1);
+    let mut atp = admit_request(7, &["w3", "w4"], "ps1", proto::Mode::Atp, 15);
+    atp.workers[1] = proto::Endpoint {
+        host: String::new(),
+        port: 8,
+    };
+    client.admit_job(atp).await.unwrap();
+    let job_c = ExpectedJob {
+        id: 7,
+        mode: ATP,
+        max_priority: 15,
+        workers: vec![3, 8],
+        ps: 5,
+        slot_base: 0,
+        slot_mask: POOL_MASK,
+    };
+    assert_switch(fake.addr, &expected(&[job_a(), job_b(), job_c])).await;
+
+    let list = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(list.primary);
+    let ids: Vec<u32> = list.jobs.iter().map(|j| j.job_id).collect();
+    assert_eq!(ids, [1, 2, 7]);
+
+    // Counters come from the switch, indexed by job id.
+    let p4info = pipeline().p4info;
+    let completed = p4info
+        .counters
+        .iter()
+        .find(|c| c.preamble.as_ref().unwrap().name == "EsaIngress.aggregation.completed")
+        .unwrap()
+        .preamble
+        .as_ref()
+        .unwrap()
+        .id;
+    fake.set_counter(completed, 2, 42);
+    let stats = client
+        .job_stats(proto::JobStatsRequest { job_ids: vec![2] })
+        .await
+        .unwrap()
+        .into_inner();
+    let c = stats.jobs[0]
+        .counters
+        .iter()
+        .find(|c| c.name == "completed")
+        .unwrap();
+    assert_eq!(c.packets, 42);
+    assert_eq!(stats.jobs[0].counters.len(), 18);
+    let text = esa_controller::cli::jobs_table(&list, &stats.jobs);
+    assert!(text.contains("switchml"), "{text}");
+    let err = client
+        .job_stats(proto::JobStatsRequest { job_ids: vec![99] })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+
+    // Prometheus exposition.
+    let stats = ctl.controller.stats(&[]).await.unwrap();
+    let metrics = esa_controller::metrics::render(&stats, true, 3, None);
+    assert!(
+        metrics.contains("esa_job_packets_total{job=\"2\",counter=\"completed\"} 42"),
+        "{metrics}"
+    );
+    ctl.stop().await;
+}
+
+#[tokio::test]
+#[allow(clippy::vec_init_then_push)] // one case per push reads best
+async fn invalid_admissions_are_refused_and_install_nothing() {
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_b()).await.unwrap();
+    let before = read_switch(fake.addr).await;
+    let writes = fake.writes();
+
+    let mut cases: Vec<(&str, proto::AdmitJobRequest, Code)> = vec![];
+    cases.push((
+        "duplicate worker",
+        admit_request(0, &["w1", "w1"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "unknown host",
+        admit_request(0, &["w1", "nobody"], "ps1", proto::Mode::Esa, 1),
+        Code::NotFound,
+    ));
+    cases.push((
+        "one worker",
+        admit_request(0, &["w1"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "PS among the workers",
+        admit_request(0, &["w1", "ps1"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "priority above 15",
+        admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Esa, 16),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "no mode",
+        admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Unspecified, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "job id taken",
+        admit_request(2, &["w1", "w2"], "ps1", proto::Mode::Esa, 1),
+        Code::AlreadyExists,
+    ));
+    cases.push((
+        "job id above 4095",
+        admit_request(4096, &["w1", "w2"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    let mut port_outside = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Esa, 1);
+    port_outside.workers[0] = proto::Endpoint {
+        host: String::new(),
+        port: 9,
+    };
+    cases.push((
+        "port not in the topology",
+        port_outside,
+        Code::InvalidArgument,
+    ));
+    let mut fan_in = admit_request(0, &[], "ps1", proto::Mode::Esa, 1);
+    fan_in.workers = (0..33)
+        .map(|p| proto::Endpoint {
+            host: String::new(),
+            port: p,
+        })
+        .collect();
+    cases.push(("fan-in above 32", fan_in, Code::InvalidArgument));
+    let mut overlap = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    overlap.slots = Some(proto::SlotRange {
+        base: Some(128),
+        count: 256,
+    });
+    cases.push(("overlapping switchml range", overlap, Code::AlreadyExists));
+    let mut too_big = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    too_big.slots = Some(proto::SlotRange {
+        base: None,
+        count: 8192,
+    });
+    cases.push(("pool too small", too_big, Code::ResourceExhausted));
+    let mut not_pow2 = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    not_pow2.slots = Some(proto::SlotRange {
+        base: None,
+        count: 100,
+    });
+    cases.push((
+        "slot count not a power of two",
+        not_pow2,
+        Code::InvalidArgument,
+    ));
+    let mut no_range = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    no_range.slots = None;
+    cases.push(("switchml without a range", no_range, Code::InvalidArgument));
+    let mut range_for_esa = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Esa, 1);
+    range_for_esa.slots = Some(proto::SlotRange {
+        base: None,
+        count: 16,
+    });
+    cases.push(("slot range for esa", range_for_esa, Code::InvalidArgument));
+
+    for (what, request, code) in cases {
+        let err = client.admit_job(request).await.unwrap_err();
+        assert_eq!(err.code(), code, "{what}: {}", err.message());
+        assert!(!err.message().is_empty());
+    }
+    // The range after job 2's is still free, so it was no exhaustion.
+    assert_eq!(
+        fake.writes(),
+        writes,
+        "a refused request reached the switch"
+    );
+    assert_eq!(read_switch(fake.addr).await, before);
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn a_failed_write_mid_admission_is_rolled_back() {
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_b()).await.unwrap();
+    let before = read_switch(fake.addr).await;
+
+    // Job A is 2 + 3 + 1 = 6 updates: let 3 in, fail the 4th.
+    fake.fail_updates(3, 1);
+    let err = client.admit_job(admit_a()).await.unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable);
+    assert!(err.message().contains("rolled back"), "{}", err.message());
+    assert_eq!(read_switch(fake.addr).await, before);
+    let list = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(list.jobs.len(), 1);
+
+    // The failure is gone: the same request goes through.
+    client.admit_job(admit_a()).await.unwrap();
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+
+    // A failed release keeps the job, and the next sync repairs the switch.
+    fake.fail_updates(1, 1);
+    let err = client
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable);
+    let syncs = ctl.health().borrow().syncs;
+    wait_synced(&ctl, syncs + 1).await;
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn the_controller_converges_after_a_switch_restart() {
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    let want = expected(&[job_a(), job_b()]);
+    assert_switch(fake.addr, &want).await;
+
+    // Restart: streams drop, pipeline and entries are gone.
+    fake.restart();
+    assert!(!fake.has_pipeline());
+    let h = wait_health(ctl.health(), |h| {
+        h.pipeline_pushes >= 2 && h.synced && h.role == Role::Primary
+    })
+    .await;
+    assert!(h.syncs >= 2);
+    assert_switch(fake.addr, &want).await;
+
+    // The pipeline vanishes without the stream dropping: the periodic check
+    // notices.
+    fake.forget();
+    wait_health(ctl.health(), |h| h.pipeline_pushes >= 3 && h.synced).await;
+    assert_switch(fake.addr, &want).await;
+
+    // Only the stream drops: no re-push, entries are checked and kept.
+    fake.drop_streams();
+    let syncs = ctl.health().borrow().syncs;
+    wait_synced(&ctl, syncs + 1).await;
+    assert_eq!(ctl.health().borrow().pipeline_pushes, 3);
+    assert_switch(fake.addr, &want).await;
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn a_restarted_controller_rebuilds_its_view_from_the_switch() {
+    let fake = FakeSwitch::start().await;
+    let first = start_controller(fake.addr, 1).await;
+    wait_synced(&first, 1).await;
+    let mut client = first.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    let jobs_before = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs;
+    first.stop().await;
+
+    let second = start_controller(fake.addr, 1).await;
+    let h = wait_synced(&second, 1).await;
+    assert_eq!(h.pipeline_pushes, 0, "the pipeline was already there");
+    let mut client = second.client().await;
+    let jobs_after = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs;
+    assert_eq!(jobs_after, jobs_before);
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+    // The rebuilt view allocates around the adopted jobs.
+    let err = client.admit_job(admit_b()).await.unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    let mut c = admit_b();
+    c.job_id = 0;
+    let c = client.admit_job(c).await.unwrap().into_inner().job.unwrap();
+    assert_eq!((c.job_id, c.slot_base), (3, 256));
+    second.stop().await;
+}
+
+#[tokio::test]
+async fn a_second_controller_is_a_backup_and_cannot_write() {
+    let fake = FakeSwitch::start().await;
+    let primary = start_controller(fake.addr, 10).await;
+    wait_synced(&primary, 1).await;
+    let mut client = primary.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+
+    let backup = start_controller(fake.addr, 5).await;
+    wait_health(backup.health(), |h| {
+        matches!(h.role, Role::Backup { primary: 10 })
+    })
+    .await;
+    let mut backup_client = backup.client().await;
+    let err = backup_client.admit_job(admit_b()).await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{}", err.message());
+    // A backup follows what the primary installed (read-only).
+    let mut list = proto::ListJobsResponse::default();
+    for _ in 0..100 {
+        list = backup_client
+            .list_jobs(proto::ListJobsRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if list.jobs.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(!list.primary);
+    assert_eq!(list.jobs.len(), 1);
+
+    // The switch itself refuses a write with the backup's election id.
+    let mut raw = P4RuntimeClient::connect(format!("http://{}", fake.addr))
+        .await
+        .unwrap();
+    let err = raw
+        .write(p4v1::WriteRequest {
+            device_id: 0,
+            election_id: Some(esa_controller::backend::uint128(5)),
+            updates: vec![],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    assert_switch(fake.addr, &expected(&[job_a()])).await;
+
+    // The primary goes away: the backup takes over and adopts the jobs.
+    primary.stop().await;
+    wait_synced(&backup, 1).await;
+    assert_eq!(backup.health().borrow().pipeline_pushes, 0);
+    let list = backup_client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(list.primary);
+    assert_eq!(list.jobs.len(), 1);
+    backup_client.admit_job(admit_b()).await.unwrap();
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+    backup.stop().await;
+}
+
+#[tokio::test]
+async fn prometheus_endpoint_serves_per_job_counters() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    ctl.controller
+        .admit(&esa_controller::api::request_from_proto(&admit_a()))
+        .await
+        .unwrap();
+    let fallbacks = pipeline()
+        .p4info
+        .counters
+        .iter()
+        .find(|c| c.preamble.as_ref().unwrap().name == "EsaIngress.aggregation.fallbacks")
+        .unwrap()
+        .preamble
+        .as_ref()
+        .unwrap()
+        .id;
+    fake.set_counter(fallbacks, 1, 7);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, mut rx) = tokio::sync::watch::channel(false);
+    let server = tokio::spawn(esa_controller::metrics::serve(
+        std::sync::Arc::clone(&ctl.controller),
+        listener,
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        },
+    ));
+    let get = |path: &'static str| async move {
+        let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n");
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        socket.read_to_string(&mut response).await.unwrap();
+        response
+    };
+    let response = get("/metrics").await;
+    assert!(response.starts_with("HTTP/1.1 200 OK"), "{response}");
+    assert!(
+        response.contains("esa_job_packets_total{job=\"1\",counter=\"fallbacks\"} 7"),
+        "{response}"
+    );
+    assert!(response.contains("esa_controller_primary 1"), "{response}");
+    assert!(get("/other").await.starts_with("HTTP/1.1 404"));
+    let _ = stop.send(true);
+    server.await.unwrap();
+    ctl.stop().await;
+}
+
+/// The admission checks against a real switch, opt-in: set
+/// `ESA_CONTROLLER_TEST_SWITCH=127.0.0.1:9559` to the P4Runtime address of
+/// an esa-switch (`esa switch --grpc-addr 127.0.0.1:9559`) that may be
+/// reprogrammed. Skipped (passes) otherwise.
+#[tokio::test]
+async fn external_switch_admit_release() {
+    let Ok(addr) = std::env::var("ESA_CONTROLLER_TEST_SWITCH") else {
+        return;
+    };
+    let addr: std::net::SocketAddr = addr
+        .parse()
+        .expect("ESA_CONTROLLER_TEST_SWITCH is host:port");
+    let ctl = start_controller(addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    for job in [1, 2] {
+        let _ = client
+            .release_job(proto::ReleaseJobRequest { job_id: job })
+            .await;
+    }
+    assert_switch(addr, &expected(&[])).await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    assert_switch(addr, &expected(&[job_a(), job_b()])).await;
+    let err = client.admit_job(admit_b()).await.unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    client
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap();
+    assert_switch(addr, &expected(&[job_b()])).await;
+    client
+        .release_job(proto::ReleaseJobRequest { job_id: 2 })
+        .await
+        .unwrap();
+    assert_switch(addr, &expected(&[])).await;
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn a_restarted_controller_drops_half_installed_jobs_and_keeps_foreign_entries() {
+    use esa_controller::{GrpcSwitch, SwitchBackend};
+    use p4runtime_proto::prost::Message as _;
+    let fake = FakeSwitch::start().await;
+    let first = start_controller(fake.addr, 1).await;
+    wait_synced(&first, 1).await;
+    let mut client = first.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    first.stop().await;
+
+    // Someone else, as primary, half-removes job 1, repoints w1's MAC to a
+    // flood group, and adds an L2 entry of their own.
+    let p4info = pipeline().p4info;
+    let w1_mac = 0x0200_0000_0001;
+    let other = GrpcSwitch::new(&fake.addr.to_string(), 0, 1);
+    assert_eq!(other.connect().await.unwrap(), Role::Primary);
+    let update = |kind: p4v1::update::Type, entity: p4v1::Entity| p4v1::Update {
+        r#type: kind as i32,
+        entity: Some(entity),
+    };
+    let forward = |mac: u64, port: u64| {
+        table_entry(
+            &p4info,
+            "EsaIngress.l2.l2",
+            &[mac],
+            "EsaIngress.l2.forward",
+            &[("port", port)],
+        )
+    };
+    let flood = |mac: u64| {
+        table_entry(
+            &p4info,
+            "EsaIngress.l2.l2",
+            &[mac],
+            "EsaIngress.l2.flood",
+            &[("group", 9)],
+        )
+    };
+    let foreign = table_entry(
+        &p4info,
+        "EsaIngress.l2.l2",
+        &[0x0200_0000_0099],
+        "EsaIngress.l2.drop",
+        &[],
+    );
+    other
+        .write(vec![
+            update(
+                p4v1::update::Type::Delete,
+                table_entry(
+                    &p4info,
+                    "EsaIngress.admission.job_ports",
+                    &[1, 2],
+                    "EsaIngress.admission.allow",
+                    &[],
+                ),
+            ),
+            update(p4v1::update::Type::Delete, forward(w1_mac, 1)),
+            update(p4v1::update::Type::Insert, flood(w1_mac)),
+            update(p4v1::update::Type::Insert, foreign.clone()),
+        ])
+        .await
+        .unwrap();
+    other.disconnect();
+
+    let second = start_controller(fake.addr, 1).await;
+    wait_synced(&second, 1).await;
+    let jobs = second.controller.jobs().await;
+    assert_eq!(jobs.iter().map(|j| j.id).collect::<Vec<_>>(), [2]);
+    let mut want = expected(&[job_b()]);
+    want.insert(foreign.encode_to_vec(), foreign);
+    assert_switch(fake.addr, &want).await;
+    second.stop().await;
+}

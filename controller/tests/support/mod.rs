@@ -1,0 +1,436 @@
+//! Helpers for the controller's integration tests. Everything that talks to
+//! the switch takes its P4Runtime address, so the same tests can run against
+//! esa-switch (or BMv2) instead of the fake.
+
+#![allow(dead_code)]
+
+pub mod fake_switch;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use esa_controller::api::{JobsClient, proto};
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Topology};
+use p4runtime_proto::P4RuntimeClient;
+use p4runtime_proto::p4::config::v1 as p4cfg;
+use p4runtime_proto::p4::v1 as p4v1;
+use p4runtime_proto::prost::Message as _;
+use p4runtime_proto::tonic;
+use tokio::sync::watch;
+
+/// `p4/v1model/esa.p4` with p4sim's P4Info (parsed once per test binary).
+pub fn pipeline() -> Pipeline {
+    static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
+    PIPELINE
+        .get_or_init(|| {
+            let path =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
+            Pipeline::from_p4_source(&path, &[]).expect("esa.p4 loads")
+        })
+        .clone()
+}
+
+pub const TOPOLOGY: &str = r#"
+[switch]
+ports = [1, 2, 3, 4, 5, 6, 7, 8]
+
+[[host]]
+name = "w1"
+mac = "02:00:00:00:00:01"
+ip = "10.0.0.1"
+port = 1
+
+[[host]]
+name = "w2"
+mac = "02:00:00:00:00:02"
+ip = "10.0.0.2"
+port = 2
+
+[[host]]
+name = "w3"
+mac = "02:00:00:00:00:03"
+ip = "10.0.0.3"
+port = 3
+
+[[host]]
+name = "w4"
+mac = "02:00:00:00:00:04"
+ip = "10.0.0.4"
+port = 4
+
+[[host]]
+name = "ps1"
+mac = "02:00:00:00:00:05"
+ip = "10.0.0.5"
+port = 5
+
+[[host]]
+name = "ps2"
+mac = "02:00:00:00:00:06"
+ip = "10.0.0.6"
+port = 6
+"#;
+
+pub fn topology() -> Topology {
+    Topology::parse(TOPOLOGY).unwrap()
+}
+
+/// A controller running against a switch, with its job API.
+pub struct Running {
+    pub controller: Arc<Controller<GrpcSwitch>>,
+    pub api: SocketAddr,
+    stop: watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops the supervisor and the API (the arbitration stream closes).
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for t in self.tasks {
+            let _ = t.await;
+        }
+    }
+
+    pub fn health(&self) -> watch::Receiver<Health> {
+        self.controller.health()
+    }
+
+    pub async fn client(&self) -> JobsClient<tonic::transport::Channel> {
+        JobsClient::connect(format!("http://{}", self.api))
+            .await
+            .unwrap()
+    }
+}
+
+pub async fn start_controller(switch: SocketAddr, election_id: u128) -> Running {
+    let config = ControllerConfig {
+        pool_slots: None,
+        check_interval: Duration::from_millis(100),
+        retry_interval: Duration::from_millis(50),
+    };
+    let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
+    let controller = Controller::new(backend, pipeline(), topology(), config).unwrap();
+    let (stop, rx) = watch::channel(false);
+    let stopped = |mut rx: watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api = listener.local_addr().unwrap();
+    let run = tokio::spawn(Arc::clone(&controller).run(stopped(rx.clone())));
+    let serve = esa_controller::api::serve(Arc::clone(&controller), listener, stopped(rx));
+    let api_task = tokio::spawn(async move {
+        serve.await.unwrap();
+    });
+    Running {
+        controller,
+        api,
+        stop,
+        tasks: vec![run, api_task],
+    }
+}
+
+/// Waits (up to 10 s) until `health` satisfies `ok`.
+pub async fn wait_health(
+    mut health: watch::Receiver<Health>,
+    ok: impl Fn(&Health) -> bool,
+) -> Health {
+    let waited = tokio::time::timeout(Duration::from_secs(10), async {
+        health.wait_for(|h| ok(h)).await.map(|h| h.clone())
+    })
+    .await;
+    match waited {
+        Ok(Ok(h)) => h,
+        _ => panic!("timed out; last health: {:?}", *health.borrow()),
+    }
+}
+
+/// Waits until the controller is a synced primary with at least `syncs`
+/// syncs.
+pub async fn wait_synced(running: &Running, syncs: u64) -> Health {
+    wait_health(running.health(), |h| {
+        h.role == esa_controller::Role::Primary && h.synced && h.syncs >= syncs
+    })
+    .await
+}
+
+/// Every table entry and multicast group on the switch, each normalised
+/// (fields sorted, values canonical) and keyed by its encoding.
+pub async fn read_switch(switch: SocketAddr) -> BTreeMap<Vec<u8>, p4v1::Entity> {
+    let mut client = P4RuntimeClient::connect(format!("http://{switch}"))
+        .await
+        .unwrap();
+    let request = p4v1::ReadRequest {
+        device_id: 0,
+        entities: vec![
+            esa_controller::entries::wildcard_table(0),
+            esa_controller::entries::wildcard_groups(),
+        ],
+        ..Default::default()
+    };
+    let mut stream = client.read(request).await.unwrap().into_inner();
+    let mut out = BTreeMap::new();
+    while let Some(r) = stream.message().await.unwrap() {
+        for e in r.entities {
+            let e = normalise(e);
+            out.insert(e.encode_to_vec(), e);
+        }
+    }
+    out
+}
+
+fn canonical(bytes: &[u8]) -> Vec<u8> {
+    let first = bytes
+        .iter()
+        .position(|b| *b != 0)
+        .unwrap_or(bytes.len().saturating_sub(1));
+    bytes.get(first..).unwrap_or_default().to_vec()
+}
+
+#[allow(deprecated)]
+fn normalise(mut e: p4v1::Entity) -> p4v1::Entity {
+    match &mut e.entity {
+        Some(p4v1::entity::Entity::TableEntry(t)) => {
+            t.r#match.sort_by_key(|m| m.field_id);
+            for m in &mut t.r#match {
+                if let Some(p4v1::field_match::FieldMatchType::Exact(x)) = &mut m.field_match_type {
+                    x.value = canonical(&x.value);
+                }
+            }
+            if let Some(p4v1::TableAction {
+                r#type: Some(p4v1::table_action::Type::Action(a)),
+            }) = &mut t.action
+            {
+                a.params.sort_by_key(|p| p.param_id);
+                for p in &mut a.params {
+                    p.value = canonical(&p.value);
+                }
+            }
+        }
+        Some(p4v1::entity::Entity::PacketReplicationEngineEntry(
+            p4v1::PacketReplicationEngineEntry {
+                r#type: Some(p4v1::packet_replication_engine_entry::Type::MulticastGroupEntry(g)),
+            },
+        )) => {
+            for r in &mut g.replicas {
+                if let Some(p4v1::replica::PortKind::Port(bytes)) = &r.port_kind {
+                    let port = bytes.iter().fold(0u32, |a, b| a << 8 | u32::from(*b));
+                    r.port_kind = Some(p4v1::replica::PortKind::EgressPort(port));
+                }
+            }
+            g.replicas
+                .sort_by_key(|r| (format!("{:?}", r.port_kind), r.instance));
+        }
+        _ => {}
+    }
+    e
+}
+
+fn be(value: u64) -> Vec<u8> {
+    canonical(&value.to_be_bytes())
+}
+
+fn id_of(preamble: Option<&p4cfg::Preamble>) -> u32 {
+    preamble.map_or(0, |p| p.id)
+}
+
+/// A table entry built by name from the P4Info: exact keys in key order,
+/// params by name.
+pub fn table_entry(
+    p4info: &p4cfg::P4Info,
+    table: &str,
+    keys: &[u64],
+    action: &str,
+    params: &[(&str, u64)],
+) -> p4v1::Entity {
+    let t = p4info
+        .tables
+        .iter()
+        .find(|t| t.preamble.as_ref().is_some_and(|p| p.name == table))
+        .unwrap_or_else(|| panic!("no table {table}"));
+    let a = p4info
+        .actions
+        .iter()
+        .find(|a| a.preamble.as_ref().is_some_and(|p| p.name == action))
+        .unwrap_or_else(|| panic!("no action {action}"));
+    let entry = p4v1::TableEntry {
+        table_id: id_of(t.preamble.as_ref()),
+        r#match: t
+            .match_fields
+            .iter()
+            .zip(keys)
+            .map(|(f, &k)| p4v1::FieldMatch {
+                field_id: f.id,
+                field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(
+                    p4v1::field_match::Exact { value: be(k) },
+                )),
+            })
+            .collect(),
+        action: Some(p4v1::TableAction {
+            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action {
+                action_id: id_of(a.preamble.as_ref()),
+                params: params
+                    .iter()
+                    .map(|(name, v)| p4v1::action::Param {
+                        param_id: a.params.iter().find(|p| p.name == *name).unwrap().id,
+                        value: be(*v),
+                    })
+                    .collect(),
+            })),
+        }),
+        ..Default::default()
+    };
+    normalise(p4v1::Entity {
+        entity: Some(p4v1::entity::Entity::TableEntry(entry)),
+    })
+}
+
+#[allow(deprecated)]
+pub fn group(id: u32, ports: &[u32]) -> p4v1::Entity {
+    normalise(p4v1::Entity {
+        entity: Some(p4v1::entity::Entity::PacketReplicationEngineEntry(
+            p4v1::PacketReplicationEngineEntry {
+                r#type: Some(
+                    p4v1::packet_replication_engine_entry::Type::MulticastGroupEntry(
+                        p4v1::MulticastGroupEntry {
+                            multicast_group_id: id,
+                            replicas: ports
+                                .iter()
+                                .map(|&p| p4v1::Replica {
+                                    port_kind: Some(p4v1::replica::PortKind::EgressPort(p)),
+                                    instance: 0,
+                                    backup_replicas: vec![],
+                                })
+                                .collect(),
+                            metadata: vec![],
+                        },
+                    ),
+                ),
+            },
+        )),
+    })
+}
+
+/// A job as the test expects it on the switch.
+#[derive(Debug, Clone)]
+pub struct ExpectedJob {
+    pub id: u64,
+    pub mode: u64,
+    pub max_priority: u64,
+    pub workers: Vec<u64>,
+    pub ps: u64,
+    pub slot_base: u64,
+    pub slot_mask: u64,
+}
+
+/// The entities the topology and `jobs` should leave on the switch.
+pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
+    let p4info = pipeline().p4info;
+    let mut out = vec![];
+    for h in topology().hosts.values() {
+        let mac = h.mac.0.iter().fold(0u64, |a, b| a << 8 | u64::from(*b));
+        out.push(table_entry(
+            &p4info,
+            "EsaIngress.l2.l2",
+            &[mac],
+            "EsaIngress.l2.forward",
+            &[("port", h.port.into())],
+        ));
+        out.push(table_entry(
+            &p4info,
+            "EsaEgress.egress_host",
+            &[h.port.into()],
+            "EsaEgress.set_host",
+            &[("mac", mac), ("ip", u32::from_be_bytes(h.ip.0).into())],
+        ));
+    }
+    for j in jobs {
+        let fan_in = j.workers.len() as u64;
+        out.push(table_entry(
+            &p4info,
+            "EsaIngress.admission.jobs",
+            &[j.id],
+            "EsaIngress.admission.set_job",
+            &[
+                ("fan_in", fan_in),
+                ("mode", j.mode),
+                ("max_priority", j.max_priority),
+                ("mcast_group", j.id),
+                ("ps_port", j.ps),
+                ("slot_base", j.slot_base),
+                ("slot_mask", j.slot_mask),
+            ],
+        ));
+        out.push(table_entry(
+            &p4info,
+            "EsaIngress.aggregation.job_route",
+            &[j.id],
+            "EsaIngress.aggregation.set_route",
+            &[
+                ("ps_port", j.ps),
+                ("fan_in", fan_in),
+                ("slot_base", j.slot_base),
+                ("slot_mask", j.slot_mask),
+            ],
+        ));
+        let mut members = j.workers.clone();
+        members.push(j.ps);
+        for &p in &members {
+            out.push(table_entry(
+                &p4info,
+                "EsaIngress.admission.job_ports",
+                &[j.id, p],
+                "EsaIngress.admission.allow",
+                &[],
+            ));
+        }
+        let members: Vec<u32> = members.iter().map(|&p| p as u32).collect();
+        out.push(group(j.id as u32, &members));
+    }
+    out.into_iter().map(|e| (e.encode_to_vec(), e)).collect()
+}
+
+/// Asserts the switch holds exactly `want`, printing the differences.
+pub async fn assert_switch(switch: SocketAddr, want: &BTreeMap<Vec<u8>, p4v1::Entity>) {
+    let have = read_switch(switch).await;
+    let missing: Vec<_> = want
+        .iter()
+        .filter(|(k, _)| !have.contains_key(*k))
+        .map(|(_, e)| e)
+        .collect();
+    let extra: Vec<_> = have
+        .iter()
+        .filter(|(k, _)| !want.contains_key(*k))
+        .map(|(_, e)| e)
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "switch differs from the expected set\nmissing: {missing:#?}\nextra: {extra:#?}"
+    );
+}
+
+pub fn host(name: &str) -> proto::Endpoint {
+    proto::Endpoint {
+        host: name.into(),
+        port: 0,
+    }
+}
+
+pub fn admit_request(
+    job_id: u32,
+    workers: &[&str],
+    ps: &str,
+    mode: proto::Mode,
+    priority: u32,
+) -> proto::AdmitJobRequest {
+    proto::AdmitJobRequest {
+        job_id,
+        workers: workers.iter().map(|w| host(w)).collect(),
+        ps: Some(host(ps)),
+        max_priority: priority,
+        mode: mode as i32,
+        slots: None,
+    }
+}
