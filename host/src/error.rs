@@ -31,6 +31,10 @@ pub enum TransportError {
     /// An in-memory endpoint with this address already exists.
     #[error("in-memory address {0} is already in use")]
     AddrInUse(SocketAddr),
+    /// The frame link under a switch-port transport is gone (the switch
+    /// stopped).
+    #[error("{0}: the switch port is closed")]
+    LinkClosed(SocketAddr),
 }
 
 /// Errors of the worker and parameter-server runtimes.

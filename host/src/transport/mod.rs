@@ -1,18 +1,21 @@
 //! Moving ESA payloads (the 16-byte header plus lanes) between hosts.
 //!
-//! One small trait, [`Transport`], with two implementations:
+//! One small trait, [`Transport`], with three implementations:
 //! [`UdpTransport`] (kernel UDP sockets, batched with `recvmmsg`/`sendmmsg`
-//! on Linux) and [`MemTransport`] (in-memory links of a [`MemNetwork`], with
-//! an optional seeded [`FaultConfig`]). Every call is non-blocking except
-//! [`Transport::wait`], which blocks until something may be readable or the
-//! timeout passes.
+//! on Linux), [`MemTransport`] (in-memory links of a [`MemNetwork`], with
+//! an optional seeded [`FaultConfig`]) and [`SwitchPortTransport`] (payloads
+//! wrapped in Ethernet frames on a switch port, any [`FrameLink`]). Every
+//! call is non-blocking except [`Transport::wait`], which blocks until
+//! something may be readable or the timeout passes.
 
 mod mem;
 #[cfg(target_os = "linux")]
 mod mmsg;
+mod switch_port;
 mod udp;
 
 pub use mem::{FaultConfig, MemNetwork, MemTransport};
+pub use switch_port::{FrameLink, FrameStats, HostAddress, LinkClosed, SwitchPortTransport};
 pub use udp::UdpTransport;
 
 use crate::error::TransportError;

@@ -1,0 +1,322 @@
+//! A transport over a switch port that carries whole Ethernet frames.
+//!
+//! Hosts exchange ESA payloads; a switch port (an esa-switch in-memory
+//! port, a tap, a raw socket) carries Ethernet / IPv4 / UDP frames
+//! (`docs/protocol.md` §2). [`SwitchPortTransport`] wraps each payload in a
+//! frame from this host's MAC and IPv4 address on send, and on receive
+//! parses frames back into payloads whose peer is the frame's source IPv4
+//! address and UDP port. Frames that are not ESA packets of the configured
+//! lane count are dropped and counted.
+//!
+//! The port itself is anything that implements [`FrameLink`], so this crate
+//! does not depend on the switch.
+
+use super::{Datagram, Transport, TransportStats};
+use crate::error::TransportError;
+use esa_core::constants::{ESA_UDP_PORT, ETHERNET_LEN, IPV4_LEN, UDP_LEN, esa_payload_len};
+use esa_core::wire::{EsaPacket, EsaRepr, FrameRepr, Ipv4Addr, MacAddr, ParsedFrame};
+use std::collections::VecDeque;
+use std::net::{IpAddr, SocketAddr, SocketAddrV4};
+use std::time::Duration;
+
+/// Byte offset of the ESA header in a frame.
+const ESA_OFFSET: usize = ETHERNET_LEN + IPV4_LEN + UDP_LEN;
+
+/// One end of a link that carries Ethernet frames.
+pub trait FrameLink: Send + std::fmt::Debug {
+    /// Sends one frame; an error means the link is gone for good.
+    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed>;
+
+    /// The next frame if one is waiting.
+    fn try_recv_frame(&mut self) -> Option<Vec<u8>>;
+
+    /// The next frame, waiting up to `timeout`.
+    fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>>;
+}
+
+/// The far end of a [`FrameLink`] has gone (the switch stopped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the frame link is closed")]
+pub struct LinkClosed;
+
+/// Who this host is on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostAddress {
+    /// The host's MAC address (Ethernet source of what it sends).
+    pub mac: MacAddr,
+    /// The host's IPv4 address (IPv4 source; the local address's IP).
+    pub ip: Ipv4Addr,
+    /// Ethernet destination of what it sends (the switch ignores it for
+    /// ESA packets; its egress rewrites the destination per port).
+    pub gateway_mac: MacAddr,
+}
+
+/// Counters of frames that were not turned into datagrams.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// Received frames that were not ESA packets (other EtherType, port...).
+    pub not_esa: u64,
+    /// Received ESA frames that did not parse (truncated, wrong lanes,
+    /// bad checksum).
+    pub malformed: u64,
+    /// Payloads to send that were not ESA payloads of the configured lanes.
+    pub bad_payloads: u64,
+}
+
+/// A [`Transport`] over a [`FrameLink`]: ESA payloads in Ethernet frames.
+#[derive(Debug)]
+pub struct SwitchPortTransport<L: FrameLink> {
+    link: L,
+    address: HostAddress,
+    lanes: usize,
+    /// Frames taken off the link by [`Transport::wait`], not yet handed out.
+    pending: VecDeque<Vec<u8>>,
+    stats: TransportStats,
+    frames: FrameStats,
+}
+
+impl<L: FrameLink> SwitchPortTransport<L> {
+    /// A transport for the host at `address` on `link`, for packets of
+    /// `lanes` lanes (what the switch program was built with).
+    pub fn new(link: L, address: HostAddress, lanes: usize) -> SwitchPortTransport<L> {
+        SwitchPortTransport {
+            link,
+            address,
+            lanes,
+            pending: VecDeque::new(),
+            stats: TransportStats::default(),
+            frames: FrameStats::default(),
+        }
+    }
+
+    /// Frames dropped on the way in or out.
+    pub fn frame_stats(&self) -> FrameStats {
+        self.frames
+    }
+
+    /// The link.
+    pub fn link(&self) -> &L {
+        &self.link
+    }
+
+    /// Wraps one payload in a frame to `peer`; `None` when the payload is
+    /// not an ESA payload of our lanes.
+    fn frame_for(&self, peer: SocketAddr, payload: &[u8]) -> Option<Vec<u8>> {
+        if payload.len() != esa_payload_len(self.lanes) {
+            return None;
+        }
+        let packet = EsaPacket::new_checked(payload, self.lanes).ok()?;
+        let esa = EsaRepr::parse(&packet).ok()?;
+        let dst_ip = match peer.ip() {
+            IpAddr::V4(ip) => Ipv4Addr::from(ip),
+            IpAddr::V6(_) => return None,
+        };
+        let mut frame = FrameRepr {
+            src_mac: self.address.mac,
+            dst_mac: self.address.gateway_mac,
+            src_ip: self.address.ip,
+            dst_ip,
+            esa,
+        }
+        .emit(&[], self.lanes);
+        // The header is already in place; the lanes go in as they are.
+        frame
+            .get_mut(ESA_OFFSET..ESA_OFFSET + payload.len())?
+            .copy_from_slice(payload);
+        Some(frame)
+    }
+
+    /// Turns a received frame into a datagram, or counts why not.
+    fn unwrap_frame(&mut self, frame: &[u8]) -> Option<Datagram> {
+        match ParsedFrame::parse(frame, self.lanes) {
+            Ok(parsed) => {
+                let ip = std::net::Ipv4Addr::from(parsed.ip.src);
+                let peer = SocketAddr::V4(SocketAddrV4::new(ip, parsed.udp.src_port));
+                let end = ESA_OFFSET + esa_payload_len(self.lanes);
+                Some(Datagram {
+                    peer,
+                    payload: frame.get(ESA_OFFSET..end)?.to_vec(),
+                })
+            }
+            Err(e) if e.is_not_esa() => {
+                self.frames.not_esa += 1;
+                None
+            }
+            Err(_) => {
+                self.frames.malformed += 1;
+                None
+            }
+        }
+    }
+}
+
+impl<L: FrameLink> Transport for SwitchPortTransport<L> {
+    fn local_addr(&self) -> SocketAddr {
+        SocketAddr::V4(SocketAddrV4::new(self.address.ip.into(), ESA_UDP_PORT))
+    }
+
+    fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError> {
+        for d in batch.drain(..) {
+            let Some(frame) = self.frame_for(d.peer, &d.payload) else {
+                self.frames.bad_payloads += 1;
+                self.stats.send_dropped += 1;
+                continue;
+            };
+            if self.link.send_frame(&frame).is_err() {
+                return Err(TransportError::LinkClosed(self.local_addr()));
+            }
+            self.stats.sent += 1;
+        }
+        Ok(())
+    }
+
+    fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError> {
+        let mut n = 0;
+        while n < max {
+            let frame = match self.pending.pop_front() {
+                Some(f) => f,
+                None => match self.link.try_recv_frame() {
+                    Some(f) => f,
+                    None => break,
+                },
+            };
+            if let Some(d) = self.unwrap_frame(&frame) {
+                out.push(d);
+                n += 1;
+            }
+        }
+        self.stats.received += n as u64;
+        Ok(n)
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError> {
+        if !self.pending.is_empty() {
+            return Ok(true);
+        }
+        match self.link.recv_frame_timeout(timeout) {
+            Some(frame) => {
+                self.pending.push_back(frame);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn stats(&self) -> TransportStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use esa_core::wire::{Flags, Key, PacketType};
+    use std::sync::mpsc;
+
+    /// Two ends of an in-memory frame link.
+    #[derive(Debug)]
+    struct Pipe {
+        tx: mpsc::Sender<Vec<u8>>,
+        rx: mpsc::Receiver<Vec<u8>>,
+    }
+
+    fn pipe() -> (Pipe, Pipe) {
+        let (a_tx, b_rx) = mpsc::channel();
+        let (b_tx, a_rx) = mpsc::channel();
+        (Pipe { tx: a_tx, rx: a_rx }, Pipe { tx: b_tx, rx: b_rx })
+    }
+
+    impl FrameLink for Pipe {
+        fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+            self.tx.send(frame.to_vec()).map_err(|_| LinkClosed)
+        }
+        fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+            self.rx.try_recv().ok()
+        }
+        fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+            self.rx.recv_timeout(timeout).ok()
+        }
+    }
+
+    fn host(n: u8) -> HostAddress {
+        HostAddress {
+            mac: MacAddr([2, 0, 0, 0, 0, n]),
+            ip: Ipv4Addr([10, 0, 0, n]),
+            gateway_mac: MacAddr([2, 0, 0, 0, 0, 0xfe]),
+        }
+    }
+
+    fn payload(lanes: usize) -> Vec<u8> {
+        let repr = EsaRepr {
+            packet_type: PacketType::Data,
+            flags: Flags::NONE,
+            slot: 3,
+            key: Key::new(1, 7, 42),
+            bitmap: 1,
+            fan_in: 2,
+            count: 1,
+            exponent: 16,
+            worker: 0,
+        };
+        let frame = FrameRepr {
+            src_mac: MacAddr([0; 6]),
+            dst_mac: MacAddr([0; 6]),
+            src_ip: Ipv4Addr([0; 4]),
+            dst_ip: Ipv4Addr([0; 4]),
+            esa: repr,
+        }
+        .emit(&(1..=lanes as i32).collect::<Vec<_>>(), lanes);
+        frame[ESA_OFFSET..].to_vec()
+    }
+
+    #[test]
+    fn payloads_cross_the_link_in_frames() {
+        let (a, b) = pipe();
+        let mut a = SwitchPortTransport::new(a, host(1), 4);
+        let mut b = SwitchPortTransport::new(b, host(2), 4);
+        let p = payload(4);
+        let mut batch = vec![Datagram {
+            peer: b.local_addr(),
+            payload: p.clone(),
+        }];
+        a.send_batch(&mut batch).unwrap();
+        assert!(b.wait(Duration::from_secs(1)).unwrap());
+        let mut out = vec![];
+        assert_eq!(b.recv_batch(&mut out, 8).unwrap(), 1);
+        assert_eq!(out[0].payload, p);
+        assert_eq!(out[0].peer, a.local_addr());
+        assert_eq!(a.stats().sent, 1);
+        assert_eq!(b.stats().received, 1);
+    }
+
+    #[test]
+    fn bad_payloads_and_foreign_frames_are_counted_not_fatal() {
+        let (a, mut b_link) = pipe();
+        let mut a = SwitchPortTransport::new(a, host(1), 4);
+        let mut batch = vec![Datagram {
+            peer: "10.0.0.2:1".parse().unwrap(),
+            payload: vec![1, 2, 3],
+        }];
+        a.send_batch(&mut batch).unwrap();
+        assert_eq!(a.stats().send_dropped, 1);
+        assert_eq!(a.frame_stats().bad_payloads, 1);
+        b_link.send_frame(&[0u8; 60]).unwrap();
+        b_link.send_frame(&[0u8; 5]).unwrap();
+        let mut out = vec![];
+        assert_eq!(a.recv_batch(&mut out, 8).unwrap(), 0);
+        let f = a.frame_stats();
+        assert_eq!(f.not_esa + f.malformed, 2);
+    }
+
+    #[test]
+    fn a_closed_link_is_an_error() {
+        let (a, b) = pipe();
+        drop(b);
+        let mut a = SwitchPortTransport::new(a, host(1), 4);
+        let mut batch = vec![Datagram {
+            peer: "10.0.0.2:1".parse().unwrap(),
+            payload: payload(4),
+        }];
+        assert!(a.send_batch(&mut batch).is_err());
+    }
+}
