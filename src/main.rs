@@ -38,6 +38,28 @@ enum Command {
     /// Run a parameter server for one or many jobs over UDP, reporting each
     /// job's fallback volume.
     Ps(esa_host::cli::PsArgs),
+    /// Run the software switch: a P4 program in p4sim behind a P4Runtime
+    /// server, on Linux interfaces (flags as BMv2's simple_switch_grpc).
+    Switch(esa_switch::cli::SwitchArgs),
+    /// Run the controller: program one P4Runtime switch (esa-switch or
+    /// BMv2) from a topology file and serve the job API (gRPC).
+    Controller(esa_controller::cli::ControllerArgs),
+    /// List the controller's jobs and their counters, or admit / release a
+    /// job.
+    Jobs(esa_controller::cli::JobsArgs),
+    /// Run a multi-job training experiment (TOML) on the embedded switch,
+    /// in process, and report each job's JCT and in-switch share
+    /// (testbed/README.md).
+    Run {
+        /// The experiment file, e.g. testbed/experiments/quick.toml.
+        experiment: std::path::PathBuf,
+        /// Write report.json, report.md and the SVG plots here.
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// No progress lines on stderr.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Print the P4Info of a v1model program in protobuf text format, with
     /// the ids p4c would assign.
     P4info {
@@ -73,6 +95,22 @@ fn main() -> Result<()> {
         Command::Sim { mode, seed, loss } => run_sim(mode, seed, loss),
         Command::Worker(args) => run_worker(&args),
         Command::Ps(args) => Ok(esa_host::cli::run_ps(&args)?),
+        Command::Switch(args) => Ok(esa_switch::cli::run(&args)?),
+        Command::Controller(args) => {
+            esa_controller::cli::run_controller(&args).map_err(anyhow::Error::msg)
+        }
+        Command::Jobs(args) => {
+            print!(
+                "{}",
+                esa_controller::cli::run_jobs(&args).map_err(anyhow::Error::msg)?
+            );
+            Ok(())
+        }
+        Command::Run {
+            experiment,
+            out,
+            quiet,
+        } => run_experiment(&experiment, out.as_deref(), quiet),
         Command::P4info { program, include } => run_p4info(&program, &include),
         Command::Stf {
             program,
@@ -183,6 +221,30 @@ fn run_worker(args: &esa_host::cli::WorkerArgs) -> Result<()> {
             "{} iterations returned a result that is not the exact sum",
             summary.wrong
         );
+    }
+    Ok(())
+}
+
+/// Runs `esa run`: every variant of the experiment, the summary table on
+/// stdout, the report files in `out`; fails when a job did not verify.
+fn run_experiment(
+    path: &std::path::Path,
+    out: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<()> {
+    let experiment = esa_testbed::Experiment::load(path)?;
+    let options = esa_testbed::RunOptions {
+        progress: !quiet,
+        ..esa_testbed::RunOptions::default()
+    };
+    let report = esa_testbed::run_experiment(&experiment, &options)?;
+    print!("{}", report.table());
+    if let Some(dir) = out {
+        report.write(dir)?;
+        eprintln!("report written to {}", dir.display());
+    }
+    if !report.all_verified() {
+        bail!("some jobs did not finish with the exact sum (see the table)");
     }
     Ok(())
 }

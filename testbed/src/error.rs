@@ -1,0 +1,31 @@
+//! The testbed's errors.
+
+use std::path::PathBuf;
+
+/// What can go wrong loading or running an experiment.
+#[derive(Debug, thiserror::Error)]
+pub enum TestbedError {
+    /// A file could not be read or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        error: std::io::Error,
+    },
+    /// The experiment file is not valid TOML or has an unknown or
+    /// mistyped key (the message names the key and its line).
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file (or the name given to the text).
+        path: String,
+        /// toml's message, with line and column.
+        message: String,
+    },
+    /// A value in the experiment is out of range or inconsistent.
+    #[error("invalid experiment: {0}")]
+    Invalid(String),
+    /// The switch, the controller or the runtime could not be started.
+    #[error("cannot start the testbed: {0}")]
+    Setup(String),
+}

@@ -1,0 +1,381 @@
+//! What a run produced: per-job results, the summary table, `report.json`,
+//! `report.md` and the SVG plots.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::TestbedError;
+use crate::experiment::JobSpec;
+use crate::svg;
+
+/// One job of one variant.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct JobReport {
+    /// The job's name.
+    pub name: String,
+    /// The variant it ran under.
+    pub variant: String,
+    /// Sharing mode (`esa`, `atp`, `switchml`).
+    pub mode: String,
+    /// Priority policy of its workers.
+    pub policy: String,
+    /// Workers.
+    pub workers: u8,
+    /// Gradient elements per iteration.
+    pub gradient_elems: usize,
+    /// Compute time per iteration, ms.
+    pub compute_ms: u64,
+    /// Iterations planned.
+    pub iterations: u32,
+    /// Iterations every worker completed.
+    pub iterations_done: u32,
+    /// When it was admitted, ms from the start of the variant.
+    pub arrival_ms: f64,
+    /// When its last worker finished, ms from the start of the variant.
+    pub finish_ms: f64,
+    /// Job completion time: admission to the last worker's last result, ms.
+    pub jct_ms: f64,
+    /// Chunks the workers sent in all (`iterations × ⌈elems / lanes⌉`).
+    pub chunks_total: u64,
+    /// Chunks completed in the switch (its `completed` counter).
+    pub chunks_in_switch: u64,
+    /// Chunks the parameter server completed.
+    pub chunks_at_ps: u64,
+    /// `chunks_in_switch / (chunks_in_switch + chunks_at_ps)`.
+    pub in_switch_share: f64,
+    /// Single contributions the switch sent to the PS unaggregated.
+    pub fallback_parts: u64,
+    /// Partial sums the PS received after an eviction.
+    pub evicted_parts: u64,
+    /// Partial sums the PS received on a resend.
+    pub flush_parts: u64,
+    /// Times this job's partial sums were preempted (switch counter).
+    pub evictions_suffered: u64,
+    /// Times this job preempted another (switch counter).
+    pub preemptions: u64,
+    /// DATA retransmissions by all workers.
+    pub retransmissions: u64,
+    /// Results the workers accepted from the switch (summed over workers).
+    pub results_from_switch: u64,
+    /// Results the workers accepted from the PS (summed over workers).
+    pub results_from_ps: u64,
+    /// Result elements that differed from the exact sum.
+    pub wrong_elements: u64,
+    /// Every iteration of every worker finished and matched the exact sum.
+    pub verified: bool,
+    /// What went wrong, if anything.
+    pub error: Option<String>,
+    /// Every per-job switch counter by short name, in packets.
+    pub switch_counters: BTreeMap<String, u64>,
+}
+
+impl JobReport {
+    /// An empty report for `spec` under `variant`.
+    pub fn new(variant: &str, spec: &JobSpec, lanes: usize) -> JobReport {
+        JobReport {
+            name: spec.name.clone(),
+            variant: variant.to_string(),
+            mode: spec.mode.to_string(),
+            policy: spec.policy.to_string(),
+            workers: spec.workers,
+            gradient_elems: spec.gradient_elems,
+            compute_ms: spec.compute_ms,
+            iterations: spec.iterations,
+            chunks_total: spec.chunks_per_iteration(lanes) * u64::from(spec.iterations),
+            ..JobReport::default()
+        }
+    }
+
+    /// A switch counter by short name (0 when absent).
+    pub fn counter(&self, name: &str) -> u64 {
+        self.switch_counters
+            .iter()
+            .find(|(n, _)| n.as_str() == name || n.rsplit('.').next() == Some(name))
+            .map_or(0, |(_, v)| *v)
+    }
+
+    /// Computes the derived fields and rounds times to microseconds.
+    pub fn finish_shares(&mut self) {
+        let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
+        self.arrival_ms = round(self.arrival_ms);
+        self.finish_ms = round(self.finish_ms);
+        self.jct_ms = round(self.jct_ms);
+        let all = self.chunks_in_switch + self.chunks_at_ps;
+        self.in_switch_share = if all == 0 {
+            0.0
+        } else {
+            (self.chunks_in_switch as f64 / all as f64 * 10_000.0).round() / 10_000.0
+        };
+    }
+}
+
+/// The jobs of one variant.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct VariantReport {
+    /// The variant's label.
+    pub variant: String,
+    /// Wall time of the variant, ms.
+    pub wall_ms: f64,
+    /// Its jobs, in file order.
+    pub jobs: Vec<JobReport>,
+}
+
+impl VariantReport {
+    /// Mean JCT of the jobs that finished, ms.
+    pub fn mean_jct_ms(&self) -> f64 {
+        let done: Vec<f64> = self
+            .jobs
+            .iter()
+            .filter(|j| j.jct_ms > 0.0)
+            .map(|j| j.jct_ms)
+            .collect();
+        if done.is_empty() {
+            0.0
+        } else {
+            done.iter().sum::<f64>() / done.len() as f64
+        }
+    }
+
+    /// Share of all chunks completed in the switch.
+    pub fn in_switch_share(&self) -> f64 {
+        let s: u64 = self.jobs.iter().map(|j| j.chunks_in_switch).sum();
+        let p: u64 = self.jobs.iter().map(|j| j.chunks_at_ps).sum();
+        if s + p == 0 {
+            0.0
+        } else {
+            s as f64 / (s + p) as f64
+        }
+    }
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ExperimentReport {
+    /// The experiment's name.
+    pub experiment: String,
+    /// Lanes per packet.
+    pub lanes: usize,
+    /// Aggregator slots.
+    pub pool_slots: u32,
+    /// One entry per variant.
+    pub variants: Vec<VariantReport>,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    experiment: &'a str,
+    lanes: usize,
+    pool_slots: u32,
+    summary: Vec<JsonSummary<'a>>,
+    jobs: Vec<&'a JobReport>,
+}
+
+#[derive(Serialize)]
+struct JsonSummary<'a> {
+    variant: &'a str,
+    wall_ms: f64,
+    mean_jct_ms: f64,
+    in_switch_share: f64,
+    verified: bool,
+}
+
+impl ExperimentReport {
+    /// Every job of every variant.
+    pub fn jobs(&self) -> impl Iterator<Item = &JobReport> {
+        self.variants.iter().flat_map(|v| v.jobs.iter())
+    }
+
+    /// Whether every job of every variant finished and verified.
+    pub fn all_verified(&self) -> bool {
+        self.jobs().all(|j| j.verified)
+    }
+
+    /// The summary table printed on stdout.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<12} {:<10} {:<8} {:<7} {:>10} {:>7} {:>9} {:>8} {:>7} {:>7} {:>7} {:>8}",
+            "variant",
+            "job",
+            "mode",
+            "policy",
+            "JCT ms",
+            "iters",
+            "in-switch",
+            "at PS",
+            "share",
+            "evicted",
+            "preempt",
+            "verified"
+        );
+        for j in self.jobs() {
+            let _ = writeln!(
+                out,
+                "{:<12} {:<10} {:<8} {:<7} {:>10.1} {:>7} {:>9} {:>8} {:>6.1}% {:>7} {:>7} {:>8}",
+                j.variant,
+                j.name,
+                j.mode,
+                j.policy,
+                j.jct_ms,
+                format!("{}/{}", j.iterations_done, j.iterations),
+                j.chunks_in_switch,
+                j.chunks_at_ps,
+                j.in_switch_share * 100.0,
+                j.evictions_suffered,
+                j.preemptions,
+                if j.verified { "yes" } else { "NO" }
+            );
+        }
+        if self.variants.len() > 1 {
+            let _ = writeln!(out);
+            for v in &self.variants {
+                let _ = writeln!(
+                    out,
+                    "{:<12} mean JCT {:>10.1} ms, in-switch {:>5.1}%, wall {:>8.1} ms",
+                    v.variant,
+                    v.mean_jct_ms(),
+                    v.in_switch_share() * 100.0,
+                    v.wall_ms
+                );
+            }
+        }
+        for j in self.jobs().filter(|j| j.error.is_some()) {
+            let _ = writeln!(
+                out,
+                "{} / {}: {}",
+                j.variant,
+                j.name,
+                j.error.as_deref().unwrap_or_default()
+            );
+        }
+        out
+    }
+
+    /// `report.json`: a `summary` per variant and a flat `jobs` list.
+    pub fn json(&self) -> String {
+        let report = JsonReport {
+            experiment: &self.experiment,
+            lanes: self.lanes,
+            pool_slots: self.pool_slots,
+            summary: self
+                .variants
+                .iter()
+                .map(|v| JsonSummary {
+                    variant: &v.variant,
+                    wall_ms: v.wall_ms,
+                    mean_jct_ms: v.mean_jct_ms(),
+                    in_switch_share: v.in_switch_share(),
+                    verified: v.jobs.iter().all(|j| j.verified),
+                })
+                .collect(),
+            jobs: self.jobs().collect(),
+        };
+        serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// `report.md`.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# Experiment `{}`\n", self.experiment);
+        let _ = writeln!(
+            out,
+            "esa.p4 on esa-switch (in process, p4sim), {} lanes, {} aggregator slots.\n",
+            self.lanes, self.pool_slots
+        );
+        let _ = writeln!(out, "## Summary\n");
+        let _ = writeln!(
+            out,
+            "| variant | mean JCT (ms) | in-switch share | wall (ms) | all verified |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---|");
+        for v in &self.variants {
+            let _ = writeln!(
+                out,
+                "| {} | {:.1} | {:.1}% | {:.1} | {} |",
+                v.variant,
+                v.mean_jct_ms(),
+                v.in_switch_share() * 100.0,
+                v.wall_ms,
+                if v.jobs.iter().all(|j| j.verified) {
+                    "yes"
+                } else {
+                    "**no**"
+                }
+            );
+        }
+        let _ = writeln!(out, "\n## Jobs\n");
+        let _ = writeln!(
+            out,
+            "| variant | job | mode | policy | workers | elems | iterations | JCT (ms) | chunks in switch | at PS | share | fallback parts | evictions suffered | preemptions | retransmissions | verified |"
+        );
+        let _ = writeln!(
+            out,
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        );
+        for j in self.jobs() {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {}/{} | {:.1} | {} | {} | {:.1}% | {} | {} | {} | {} | {} |",
+                j.variant,
+                j.name,
+                j.mode,
+                j.policy,
+                j.workers,
+                j.gradient_elems,
+                j.iterations_done,
+                j.iterations,
+                j.jct_ms,
+                j.chunks_in_switch,
+                j.chunks_at_ps,
+                j.in_switch_share * 100.0,
+                j.fallback_parts,
+                j.evictions_suffered,
+                j.preemptions,
+                j.retransmissions,
+                if j.verified { "yes" } else { "**no**" }
+            );
+        }
+        let errors: Vec<&JobReport> = self.jobs().filter(|j| j.error.is_some()).collect();
+        if !errors.is_empty() {
+            let _ = writeln!(out, "\n## Errors\n");
+            for j in errors {
+                let _ = writeln!(
+                    out,
+                    "- {} / {}: {}",
+                    j.variant,
+                    j.name,
+                    j.error.as_deref().unwrap_or_default()
+                );
+            }
+        }
+        let _ = writeln!(out, "\n## Plots\n");
+        let _ = writeln!(out, "![JCT per job](jct_bars.svg)\n");
+        let _ = writeln!(out, "![JCT CDF](jct_cdf.svg)");
+        out
+    }
+
+    /// Writes `report.json`, `report.md`, `jct_bars.svg` and `jct_cdf.svg`
+    /// into `dir` (created if missing).
+    pub fn write(&self, dir: &Path) -> Result<(), TestbedError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |error| TestbedError::Io { path, error }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let files = [
+            ("report.json", self.json()),
+            ("report.md", self.markdown()),
+            ("jct_bars.svg", svg::jct_bars(self)),
+            ("jct_cdf.svg", svg::jct_cdf(self)),
+        ];
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(io(&path))?;
+        }
+        Ok(())
+    }
+}

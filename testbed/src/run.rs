@@ -1,0 +1,709 @@
+//! Running an experiment in process: esa-switch on in-memory ports, the
+//! controller against it over P4Runtime on 127.0.0.1, and every job's
+//! parameter server and workers on threads, each host on its own switch
+//! port through a [`SwitchPortTransport`].
+//!
+//! One variant runs at a time, each on a fresh switch and controller.
+
+use std::net::{SocketAddr, SocketAddrV4};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
+use esa_controller::topology::Host;
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Role, Topology};
+use esa_core::constants::ESA_UDP_PORT;
+use esa_core::pool::Mode;
+use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::sim::gradient_value;
+use esa_core::wire::{Ipv4Addr, MacAddr};
+use esa_core::worker::{SlotMapping, WorkerConfig};
+use esa_host::ParameterServer;
+use esa_host::transport::{FrameLink, HostAddress, LinkClosed, SwitchPortTransport};
+use esa_host::worker::{Worker, WorkerOptions};
+use esa_switch::{MemoryPort, Switch, SwitchConfig};
+use tokio::sync::watch;
+
+use crate::error::TestbedError;
+use crate::experiment::{Experiment, JobSpec, Variant};
+use crate::report::{ExperimentReport, JobReport, VariantReport};
+
+/// The MAC the hosts send to (the switch ignores it for ESA packets).
+const SWITCH_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]);
+
+/// The address workers and PSes send to; the switch routes ESA packets by
+/// job, not by destination.
+fn switch_addr() -> SocketAddr {
+    SocketAddr::V4(SocketAddrV4::new(
+        std::net::Ipv4Addr::new(10, 255, 255, 254),
+        ESA_UDP_PORT,
+    ))
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Print progress lines on stderr.
+    pub progress: bool,
+    /// How long the controller may take to push the pipeline and sync.
+    pub setup_timeout: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            progress: true,
+            setup_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
+/// source tree.
+pub fn program_path(experiment: &Experiment) -> PathBuf {
+    experiment.switch.program.clone().unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("p4")
+            .join("v1model")
+            .join("esa.p4")
+    })
+}
+
+/// Runs every variant of `experiment` and reports on each.
+pub fn run_experiment(
+    experiment: &Experiment,
+    options: &RunOptions,
+) -> Result<ExperimentReport, TestbedError> {
+    let program = program_path(experiment);
+    if experiment.switch.program.is_none() && !program.is_file() {
+        return Err(TestbedError::Setup(format!(
+            "the built-in P4 program {} is not there (was the source tree moved?): \
+             give its path as `program` in [switch]",
+            program.display()
+        )));
+    }
+    let defines = vec![
+        ("ESA_LANES".to_string(), experiment.switch.lanes.to_string()),
+        (
+            "ESA_POOL_SLOTS".to_string(),
+            experiment.switch.pool_slots.to_string(),
+        ),
+    ];
+    let pipeline = Pipeline::from_p4_source(&program, &defines)
+        .map_err(|e| TestbedError::Setup(format!("loading the P4 program: {e}")))?;
+    let mut variants = Vec::new();
+    for variant in &experiment.variants {
+        if options.progress {
+            eprintln!("== {}: variant {}", experiment.name, variant.label);
+        }
+        variants.push(run_variant(experiment, variant, &pipeline, options)?);
+    }
+    Ok(ExperimentReport {
+        experiment: experiment.name.clone(),
+        lanes: experiment.switch.lanes,
+        pool_slots: experiment.switch.pool_slots,
+        variants,
+    })
+}
+
+/// A memory port as a frame link.
+#[derive(Debug)]
+struct PortLink(MemoryPort);
+
+impl FrameLink for PortLink {
+    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+        self.0.send(frame).map_err(|_| LinkClosed)
+    }
+    fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+        self.0.try_recv()
+    }
+    fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+        self.0.recv_timeout(timeout)
+    }
+}
+
+/// A host of the generated topology.
+#[derive(Debug, Clone)]
+struct HostPlan {
+    name: String,
+    address: HostAddress,
+    port: u16,
+}
+
+/// Host `n` (1-based, also its switch port).
+fn host_plan(name: String, n: u16) -> HostPlan {
+    let [hi, lo] = n.to_be_bytes();
+    HostPlan {
+        name,
+        address: HostAddress {
+            mac: MacAddr([0x02, 0, 0, 0, hi, lo]),
+            ip: Ipv4Addr([10, 0, hi, lo]),
+            gateway_mac: SWITCH_MAC,
+        },
+        port: n,
+    }
+}
+
+/// Job `i`'s workers and PS.
+#[derive(Debug, Clone)]
+struct JobHosts {
+    workers: Vec<HostPlan>,
+    ps: HostPlan,
+}
+
+fn plan_hosts(jobs: &[JobSpec]) -> (Vec<JobHosts>, Topology) {
+    let mut next: u16 = 1;
+    let mut take = |name: String| {
+        let h = host_plan(name, next);
+        next += 1;
+        h
+    };
+    let mut plans = Vec::new();
+    for j in jobs {
+        let workers = (0..j.workers)
+            .map(|w| take(format!("{}-w{w}", j.name)))
+            .collect();
+        let ps = take(format!("{}-ps", j.name));
+        plans.push(JobHosts { workers, ps });
+    }
+    let mut topology = Topology::default();
+    for h in plans.iter().flat_map(|p| p.workers.iter().chain([&p.ps])) {
+        topology.ports.insert(h.port);
+        topology.hosts.insert(
+            h.name.clone(),
+            Host {
+                name: h.name.clone(),
+                mac: h.address.mac,
+                ip: h.address.ip,
+                port: h.port,
+            },
+        );
+    }
+    (plans, topology)
+}
+
+/// Where a job is, for the progress lines.
+#[derive(Debug)]
+struct Progress {
+    name: String,
+    iterations: u32,
+    /// Iterations worker 0 has finished.
+    done: AtomicU32,
+    /// 0 waiting, 1 running, 2 finished, 3 failed.
+    state: AtomicU8,
+}
+
+const WAITING: u8 = 0;
+const RUNNING: u8 = 1;
+const FINISHED: u8 = 2;
+const FAILED: u8 = 3;
+
+/// Prints one line per job whose state changed, about twice a second.
+fn spawn_progress(
+    label: String,
+    jobs: Arc<Vec<Progress>>,
+    stop: Arc<AtomicBool>,
+) -> Option<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("esa-testbed-progress".into())
+        .spawn(move || {
+            let start = Instant::now();
+            let mut last: Vec<(u8, u32)> = vec![(u8::MAX, u32::MAX); jobs.len()];
+            let mut tick = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                tick += 1;
+                if !tick.is_multiple_of(5) {
+                    continue;
+                }
+                let t = start.elapsed().as_secs_f64();
+                for (p, seen) in jobs.iter().zip(&mut last) {
+                    let now = (
+                        p.state.load(Ordering::Relaxed),
+                        p.done.load(Ordering::Relaxed),
+                    );
+                    if now == *seen {
+                        continue;
+                    }
+                    *seen = now;
+                    let state = match now.0 {
+                        WAITING => "waiting",
+                        RUNNING => "running",
+                        FINISHED => "finished",
+                        _ => "failed",
+                    };
+                    eprintln!(
+                        "[{t:7.1}s] {label:>12} {:>12}: {}/{} iterations ({state})",
+                        p.name, now.1, p.iterations
+                    );
+                }
+            }
+        })
+        .ok()
+}
+
+fn setup(message: impl std::fmt::Display) -> TestbedError {
+    TestbedError::Setup(message.to_string())
+}
+
+async fn stopped(mut rx: watch::Receiver<bool>) {
+    let _ = rx.wait_for(|s| *s).await;
+}
+
+fn run_variant(
+    experiment: &Experiment,
+    variant: &Variant,
+    pipeline: &Pipeline,
+    options: &RunOptions,
+) -> Result<VariantReport, TestbedError> {
+    let jobs = experiment.jobs_for(variant);
+    let (plans, topology) = plan_hosts(&jobs);
+    let ports: Vec<u32> = topology.ports.iter().map(|p| u32::from(*p)).collect();
+    let (switch, memory_ports) = Switch::builder(SwitchConfig::default())
+        .memory_ports(ports.clone())
+        .build()
+        .map_err(setup)?;
+    let mut memory_ports: Vec<Option<MemoryPort>> = memory_ports.into_iter().map(Some).collect();
+    let mut take_port = |port: u16| {
+        ports
+            .iter()
+            .position(|p| *p == u32::from(port))
+            .and_then(|i| memory_ports[i].take())
+            .ok_or_else(|| setup(format!("no memory port {port}")))
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("esa-testbed-rt")
+        .enable_all()
+        .build()
+        .map_err(|e| setup(format!("tokio runtime: {e}")))?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
+    let serve = runtime.spawn(switch.serve(listener, stopped(stop_rx.clone())));
+    let backend = GrpcSwitch::new(&addr.to_string(), 0, 1);
+    let config = ControllerConfig {
+        pool_slots: Some(experiment.switch.pool_slots),
+        check_interval: Duration::from_secs(2),
+        retry_interval: Duration::from_millis(200),
+    };
+    let controller = Controller::new(backend, pipeline.clone(), topology, config).map_err(setup)?;
+    let supervisor = runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone())));
+    let mut health = controller.health();
+    let synced = runtime.block_on(async {
+        tokio::time::timeout(
+            options.setup_timeout,
+            health.wait_for(|h| h.role == Role::Primary && h.synced),
+        )
+        .await
+        .map(|r| r.is_ok())
+    });
+    if synced != Ok(true) {
+        let last = health.borrow().clone();
+        let _ = stop_tx.send(true);
+        return Err(setup(format!(
+            "the controller did not program the switch within {:?} (last state: {:?}, last error: {})",
+            options.setup_timeout,
+            last.role,
+            last.last_error.unwrap_or_else(|| "none".into())
+        )));
+    }
+
+    let progress: Arc<Vec<Progress>> = Arc::new(
+        jobs.iter()
+            .map(|j| Progress {
+                name: j.name.clone(),
+                iterations: j.iterations,
+                done: AtomicU32::new(0),
+                state: AtomicU8::new(WAITING),
+            })
+            .collect(),
+    );
+    let stop_progress = Arc::new(AtomicBool::new(false));
+    let progress_thread = options
+        .progress
+        .then(|| {
+            spawn_progress(
+                variant.label.clone(),
+                Arc::clone(&progress),
+                Arc::clone(&stop_progress),
+            )
+        })
+        .flatten();
+
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| jobs[i].arrival_ms);
+    let start = Instant::now();
+    let mut running: Vec<(usize, JoinHandle<JobReport>)> = Vec::new();
+    let mut reports: Vec<Option<JobReport>> = vec![None; jobs.len()];
+    for i in order {
+        let spec = jobs[i].clone();
+        let at = start + Duration::from_millis(spec.arrival_ms);
+        if let Some(wait) = at.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        let arrived = Instant::now();
+        let hosts = &plans[i];
+        let request = JobRequest {
+            job_id: u32::try_from(i + 1).unwrap_or(0),
+            workers: hosts
+                .workers
+                .iter()
+                .map(|h| Endpoint::Host(h.name.clone()))
+                .collect(),
+            ps: Some(Endpoint::Host(hosts.ps.name.clone())),
+            max_priority: u32::from(spec.priority),
+            mode: Some(spec.mode),
+            slots: spec.slots.map(|count| SlotRequest {
+                base: spec.slot_base,
+                count,
+            }),
+        };
+        let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
+        report.arrival_ms = ms(arrived - start);
+        let job = match runtime.block_on(controller.admit(&request)) {
+            Ok(job) => job,
+            Err(e) => {
+                report.error = Some(format!("admission refused: {e}"));
+                progress[i].state.store(FAILED, Ordering::Relaxed);
+                reports[i] = Some(report);
+                continue;
+            }
+        };
+        let mut worker_ports = Vec::new();
+        for h in &hosts.workers {
+            worker_ports.push((h.address, take_port(h.port)?));
+        }
+        let ps_port = (hosts.ps.address, take_port(hosts.ps.port)?);
+        progress[i].state.store(RUNNING, Ordering::Relaxed);
+        let ctx = JobContext {
+            spec,
+            job,
+            seed: experiment.seed,
+            lanes: experiment.switch.lanes,
+            start,
+            arrived,
+            report,
+            progress: Arc::clone(&progress),
+            index: i,
+            controller: Arc::clone(&controller),
+            runtime: runtime.handle().clone(),
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("esa-testbed-job-{}", i + 1))
+            .spawn(move || run_job(ctx, worker_ports, ps_port))
+            .map_err(|e| setup(format!("cannot start a job thread: {e}")))?;
+        running.push((i, handle));
+    }
+    for (i, handle) in running {
+        let report = handle.join().unwrap_or_else(|_| {
+            let mut r = JobReport::new(&variant.label, &jobs[i], experiment.switch.lanes);
+            r.error = Some("the job's thread panicked".into());
+            r
+        });
+        reports[i] = Some(report);
+    }
+    let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
+    stop_progress.store(true, Ordering::Relaxed);
+    if let Some(t) = progress_thread {
+        let _ = t.join();
+    }
+    let _ = stop_tx.send(true);
+    let _ = runtime.block_on(async {
+        let _ = supervisor.await;
+        tokio::time::timeout(Duration::from_secs(5), serve).await
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    Ok(VariantReport {
+        variant: variant.label.clone(),
+        wall_ms,
+        jobs: reports.into_iter().flatten().collect(),
+    })
+}
+
+/// Milliseconds as a float.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Everything a job's thread needs.
+struct JobContext {
+    spec: JobSpec,
+    job: Job,
+    seed: u64,
+    lanes: usize,
+    start: Instant,
+    arrived: Instant,
+    report: JobReport,
+    progress: Arc<Vec<Progress>>,
+    index: usize,
+    controller: Arc<Controller<GrpcSwitch>>,
+    runtime: tokio::runtime::Handle,
+}
+
+/// What one worker did.
+#[derive(Debug, Default)]
+struct WorkerOutcome {
+    iterations: u32,
+    wrong_elements: u64,
+    finished: Option<Instant>,
+    resends: u64,
+    results_from_switch: u64,
+    results_from_ps: u64,
+    error: Option<String>,
+}
+
+fn worker_config(ctx: &JobContext, worker_id: u8) -> WorkerConfig {
+    let spec = &ctx.spec;
+    let mut c = WorkerConfig::new(ctx.job.id, worker_id, spec.workers);
+    c.lanes = ctx.lanes;
+    c.window = spec.window;
+    c.result_cache = 4 * spec.window;
+    c.policy = spec.policy;
+    c.slot_mapping = match spec.mode {
+        Mode::SwitchMl => SlotMapping::Direct,
+        Mode::Esa | Mode::Atp => SlotMapping::Hashed,
+    };
+    c.slot_mask = ctx.job.slot_mask;
+    if spec.mode == Mode::SwitchMl {
+        // SwitchML keeps one chunk per slot of its own range in flight.
+        c.window = c.window.min(ctx.job.slot_count() as usize).max(1);
+        c.result_cache = 4 * c.window;
+    }
+    c.chunks_total = Some(spec.chunks_per_iteration(ctx.lanes) * u64::from(spec.iterations));
+    // A software switch on a loaded laptop: round trips of milliseconds.
+    // The RTO adapts upward from here; correctness never depends on it.
+    c.rto_initial_us = 20_000;
+    c.rto_max_us = 500_000;
+    c.max_retries = 200;
+    c
+}
+
+type Port = (HostAddress, MemoryPort);
+
+fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport {
+    let job_id = ctx.job.id;
+    let fan_in = ctx.spec.workers;
+    let lanes = ctx.lanes;
+    let mut report = ctx.report.clone();
+
+    // The parameter server.
+    let stop_ps = Arc::new(AtomicBool::new(false));
+    let ps_thread = {
+        let (address, port) = ps_port;
+        let transport = SwitchPortTransport::new(PortLink(port), address, lanes);
+        let stop = Arc::clone(&stop_ps);
+        let forward_results = ctx.spec.mode == Mode::Atp;
+        std::thread::Builder::new()
+            .name(format!("esa-ps-{job_id}"))
+            .spawn(move || -> Result<_, String> {
+                let config = PsConfig {
+                    lanes,
+                    ..PsConfig::default()
+                };
+                let mut ps = ParameterServer::new(config, switch_addr(), transport)
+                    .map_err(|e| e.to_string())?;
+                ps.add_job(job_id, fan_in, JobOptions { forward_results })
+                    .map_err(|e| e.to_string())?;
+                while !stop.load(Ordering::Relaxed) {
+                    ps.step(Duration::from_millis(20))
+                        .map_err(|e| e.to_string())?;
+                }
+                Ok(ps.fallback_volume(job_id))
+            })
+    };
+
+    // The workers.
+    let done = Arc::new(AtomicUsize::new(0));
+    let mut threads = Vec::new();
+    for (w, (address, port)) in worker_ports.into_iter().enumerate() {
+        let worker_id = u8::try_from(w).unwrap_or(u8::MAX);
+        let config = worker_config(&ctx, worker_id);
+        let transport = SwitchPortTransport::new(PortLink(port), address, lanes);
+        let done_here = Arc::clone(&done);
+        let spec = ctx.spec.clone();
+        let seed = ctx.seed;
+        let progress = Arc::clone(&ctx.progress);
+        let index = ctx.index;
+        let spawned = std::thread::Builder::new()
+            .name(format!("esa-worker-{job_id}-{w}"))
+            .spawn(move || {
+                let done = done_here;
+                let mut out = WorkerOutcome::default();
+                match Worker::new(WorkerOptions::new(config, switch_addr()), transport) {
+                    Ok(mut worker) => {
+                        train(
+                            &mut worker,
+                            &spec,
+                            job_id,
+                            worker_id,
+                            seed,
+                            &progress[index],
+                            &mut out,
+                        );
+                        done.fetch_add(1, Ordering::SeqCst);
+                        // Answer peers' QUERYs until every worker is done.
+                        let end = Instant::now() + Duration::from_secs(30);
+                        while done.load(Ordering::SeqCst) < usize::from(spec.workers)
+                            && Instant::now() < end
+                        {
+                            let _ = worker.serve_queries(Duration::from_millis(5));
+                        }
+                        let s = worker.stats();
+                        out.resends = s.resends;
+                        out.results_from_switch = s.results_from_switch;
+                        out.results_from_ps = s.results_from_ps;
+                    }
+                    Err(e) => {
+                        done.fetch_add(1, Ordering::SeqCst);
+                        out.error = Some(e.to_string());
+                    }
+                }
+                out
+            });
+        match spawned {
+            Ok(t) => threads.push(t),
+            Err(e) => {
+                done.fetch_add(1, Ordering::SeqCst);
+                report.error = Some(format!("cannot start a worker thread: {e}"));
+            }
+        }
+    }
+    let outcomes: Vec<WorkerOutcome> = threads
+        .into_iter()
+        .map(|t| {
+            t.join().unwrap_or_else(|_| WorkerOutcome {
+                error: Some("worker thread panicked".into()),
+                ..WorkerOutcome::default()
+            })
+        })
+        .collect();
+    stop_ps.store(true, Ordering::Relaxed);
+    let volume = match ps_thread {
+        Ok(t) => match t.join() {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => {
+                report.error.get_or_insert(format!("parameter server: {e}"));
+                None
+            }
+            Err(_) => {
+                report
+                    .error
+                    .get_or_insert("parameter server thread panicked".into());
+                None
+            }
+        },
+        Err(e) => {
+            report
+                .error
+                .get_or_insert(format!("cannot start the PS thread: {e}"));
+            None
+        }
+    };
+
+    // Results.
+    let finished = outcomes.iter().filter_map(|o| o.finished).max();
+    let all_done = outcomes.len() == usize::from(fan_in)
+        && outcomes
+            .iter()
+            .all(|o| o.iterations == ctx.spec.iterations && o.error.is_none());
+    report.iterations_done = outcomes.iter().map(|o| o.iterations).min().unwrap_or(0);
+    if let Some(f) = finished {
+        report.jct_ms = ms(f - ctx.arrived);
+        report.finish_ms = ms(f - ctx.start);
+    }
+    report.wrong_elements = outcomes.iter().map(|o| o.wrong_elements).sum();
+    report.retransmissions = outcomes.iter().map(|o| o.resends).sum();
+    report.results_from_switch = outcomes.iter().map(|o| o.results_from_switch).sum();
+    report.results_from_ps = outcomes.iter().map(|o| o.results_from_ps).sum();
+    if let Some(e) = outcomes.iter().find_map(|o| o.error.clone()) {
+        report.error.get_or_insert(e);
+    }
+    if let Some(v) = volume {
+        report.chunks_at_ps = v.chunks_completed;
+        report.fallback_parts = v.fallback_parts;
+        report.evicted_parts = v.evicted_parts;
+        report.flush_parts = v.flush_parts;
+    }
+    match ctx
+        .runtime
+        .block_on(ctx.controller.stats(&[u32::from(job_id)]))
+    {
+        Ok(stats) => {
+            for s in stats {
+                report.switch_counters = s.counters.into_iter().collect();
+            }
+            report.chunks_in_switch = report.counter("completed");
+            report.evictions_suffered = report.counter("evictions_suffered");
+            report.preemptions = report.counter("preemptions");
+        }
+        Err(e) => {
+            report
+                .error
+                .get_or_insert(format!("cannot read the switch counters: {e}"));
+        }
+    }
+    if let Err(e) = ctx
+        .runtime
+        .block_on(ctx.controller.release(u32::from(job_id)))
+    {
+        report.error.get_or_insert(format!("release failed: {e}"));
+    }
+    report.finish_shares();
+    report.verified = all_done && report.wrong_elements == 0 && report.error.is_none();
+    let state = if report.verified { FINISHED } else { FAILED };
+    ctx.progress[ctx.index]
+        .state
+        .store(state, Ordering::Relaxed);
+    report
+}
+
+/// Runs the job's iterations on one worker: compute, then all-reduce
+/// integer-valued gradients and compare with the exact sum.
+fn train<T: esa_host::transport::Transport>(
+    worker: &mut Worker<T>,
+    spec: &JobSpec,
+    job: u16,
+    worker_id: u8,
+    seed: u64,
+    progress: &Progress,
+    out: &mut WorkerOutcome,
+) {
+    let n = spec.gradient_elems;
+    let mut data = vec![0f32; n];
+    for it in 0..spec.iterations {
+        std::thread::sleep(Duration::from_millis(spec.compute_ms));
+        for (i, x) in data.iter_mut().enumerate() {
+            *x = gradient_value(seed, job, worker_id, it, i);
+        }
+        if let Err(e) = worker.allreduce(&mut data) {
+            out.error = Some(format!("worker {worker_id}, iteration {it}: {e}"));
+            return;
+        }
+        let wrong = data
+            .iter()
+            .enumerate()
+            .filter(|(i, got)| {
+                let want: f32 = (0..spec.workers)
+                    .map(|w| gradient_value(seed, job, w, it, *i))
+                    .sum();
+                want != **got
+            })
+            .count();
+        out.wrong_elements += wrong as u64;
+        out.iterations = it + 1;
+        out.finished = Some(Instant::now());
+        if worker_id == 0 {
+            progress.done.store(it + 1, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! `testbed/experiments/quick.toml` end to end, in process: esa-switch,
+//! the controller over P4Runtime, workers and parameter servers.
+
+use std::path::Path;
+
+use esa_testbed::{Experiment, RunOptions, run_experiment};
+
+fn options() -> RunOptions {
+    RunOptions {
+        progress: false,
+        ..RunOptions::default()
+    }
+}
+
+#[test]
+fn quick_experiment_finishes_verified_with_in_switch_aggregation() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/quick.toml");
+    let experiment = Experiment::load(&path).unwrap();
+    let report = run_experiment(&experiment, &options()).unwrap();
+    print!("{}", report.table());
+    assert_eq!(report.variants.len(), 1);
+    let jobs = &report.variants[0].jobs;
+    assert_eq!(jobs.len(), experiment.jobs.len());
+    for (job, spec) in jobs.iter().zip(&experiment.jobs) {
+        assert_eq!(job.error, None, "{}", job.name);
+        assert_eq!(job.iterations_done, spec.iterations, "{}", job.name);
+        assert!(job.verified, "{}", job.name);
+        assert!(job.jct_ms > 0.0, "{}", job.name);
+        assert!(
+            job.chunks_in_switch > 0,
+            "{}: nothing aggregated in the switch",
+            job.name
+        );
+        // Every chunk completed somewhere, at least once.
+        assert!(
+            job.chunks_in_switch + job.chunks_at_ps >= job.chunks_total,
+            "{}: {} in switch + {} at PS < {}",
+            job.name,
+            job.chunks_in_switch,
+            job.chunks_at_ps,
+            job.chunks_total
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("esa-testbed-quick-{}", std::process::id()));
+    report.write(&dir).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let listed = json["jobs"].as_array().unwrap();
+    assert_eq!(listed.len(), jobs.len());
+    assert!(
+        listed
+            .iter()
+            .all(|j| j["verified"] == serde_json::Value::Bool(true))
+    );
+    for name in ["report.md", "jct_bars.svg", "jct_cdf.svg"] {
+        assert!(dir.join(name).is_file(), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A job the controller refuses (its switchml range overlaps a running
+/// job's) is reported as failed; the run itself goes on.
+#[test]
+fn a_refused_admission_is_reported_not_fatal() {
+    let text = r#"
+[switch]
+lanes = 32
+pool_slots = 256
+
+[[jobs]]
+name = "first"
+workers = 2
+gradient_elems = 4096
+compute_ms = 150
+iterations = 3
+mode = "switchml"
+slots = 128
+slot_base = 0
+
+[[jobs]]
+name = "overlapping"
+arrival_ms = 50
+workers = 2
+gradient_elems = 4096
+iterations = 1
+mode = "switchml"
+slots = 128
+slot_base = 0
+"#;
+    let experiment = Experiment::parse(text, "refused").unwrap();
+    let report = run_experiment(&experiment, &options()).unwrap();
+    let jobs = &report.variants[0].jobs;
+    assert!(jobs[0].verified, "{:?}", jobs[0].error);
+    assert!(!jobs[1].verified);
+    let error = jobs[1].error.as_deref().unwrap_or_default();
+    assert!(error.contains("admission refused"), "{error}");
+    assert!(!report.all_verified());
+}
+
+/// `contention.toml`: more work in flight than the pool holds, under ESA,
+/// ATP and SwitchML. Only correctness is asserted (timings are not).
+#[test]
+fn contention_experiment_verifies_under_every_variant() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/contention.toml");
+    let experiment = Experiment::load(&path).unwrap();
+    let report = run_experiment(&experiment, &options()).unwrap();
+    print!("{}", report.table());
+    let labels: Vec<&str> = report.variants.iter().map(|v| v.variant.as_str()).collect();
+    assert_eq!(labels, ["esa/srpt", "atp", "switchml"]);
+    for job in report.jobs() {
+        assert!(
+            job.verified,
+            "{} / {}: {:?}",
+            job.variant, job.name, job.error
+        );
+        assert!(
+            job.chunks_in_switch + job.chunks_at_ps >= job.chunks_total,
+            "{} / {}",
+            job.variant,
+            job.name
+        );
+    }
+    // SwitchML does not preempt.
+    let switchml = &report.variants[2];
+    assert!(switchml.jobs.iter().all(|j| j.preemptions == 0));
+}
