@@ -11,9 +11,31 @@
 
 mod common;
 
-use std::process::Command;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use common::*;
+
+/// A hung client (say, a stream thread left open after an exception) fails
+/// the test instead of hanging it.
+const SHELL_DEADLINE: Duration = Duration::from_secs(120);
+
+fn wait_with_deadline(mut child: Child, deadline: Duration) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "p4runtime-shell did not finish in {deadline:?}\nstdout:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn p4runtime_shell_programs_the_switch() {
@@ -33,13 +55,16 @@ async fn p4runtime_shell_programs_the_switch() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/p4rt_shell.py");
     let addr = h.addr.to_string();
     let out = tokio::task::spawn_blocking(move || {
-        Command::new(python)
+        let child = Command::new(python)
             .arg(script)
             .arg(addr)
             .arg(&p4info_path)
             .arg(l2_path())
-            .output()
-            .unwrap()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_with_deadline(child, SHELL_DEADLINE)
     })
     .await
     .unwrap();
