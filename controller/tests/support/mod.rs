@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod fake_switch;
+pub mod real_switch;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -12,12 +13,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use esa_controller::api::{JobsClient, proto};
-use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Topology};
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::p4::config::v1 as p4cfg;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
 use p4runtime_proto::tonic;
+use p4runtime_proto::tonic::Code;
 use tokio::sync::watch;
 
 /// `p4/v1model/esa.p4` with p4sim's P4Info (parsed once per test binary).
@@ -433,4 +435,263 @@ pub fn admit_request(
         mode: mode as i32,
         slots: None,
     }
+}
+
+/// `mode` in `set_job`.
+pub const ESA: u64 = 0;
+pub const ATP: u64 = 1;
+pub const SWITCHML: u64 = 2;
+/// `slot_mask` of an esa / atp job: the whole 4096-slot pool of esa.p4.
+pub const POOL_MASK: u64 = 4095;
+
+/// Job 1: esa, workers w1 and w2, PS ps1, priority 5.
+pub fn job_a() -> ExpectedJob {
+    ExpectedJob {
+        id: 1,
+        mode: ESA,
+        max_priority: 5,
+        workers: vec![1, 2],
+        ps: 5,
+        slot_base: 0,
+        slot_mask: POOL_MASK,
+    }
+}
+
+/// Job 2: switchml, workers w2..w4, PS ps2, slots 0..256.
+pub fn job_b() -> ExpectedJob {
+    ExpectedJob {
+        id: 2,
+        mode: SWITCHML,
+        max_priority: 0,
+        workers: vec![2, 3, 4],
+        ps: 6,
+        slot_base: 0,
+        slot_mask: 255,
+    }
+}
+
+pub fn admit_a() -> proto::AdmitJobRequest {
+    admit_request(1, &["w1", "w2"], "ps1", proto::Mode::Esa, 5)
+}
+
+pub fn admit_b() -> proto::AdmitJobRequest {
+    let mut r = admit_request(2, &["w2", "w3", "w4"], "ps2", proto::Mode::Switchml, 0);
+    r.slots = Some(proto::SlotRange {
+        base: None,
+        count: 256,
+    });
+    r
+}
+
+/// Requests the controller must refuse, with the status each gets, while
+/// job B ([`admit_b`]) is admitted (some cases collide with it).
+#[allow(clippy::vec_init_then_push)] // one case per push reads best
+pub fn invalid_admissions() -> Vec<(&'static str, proto::AdmitJobRequest, Code)> {
+    let mut cases: Vec<(&str, proto::AdmitJobRequest, Code)> = vec![];
+    cases.push((
+        "duplicate worker",
+        admit_request(0, &["w1", "w1"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "unknown host",
+        admit_request(0, &["w1", "nobody"], "ps1", proto::Mode::Esa, 1),
+        Code::NotFound,
+    ));
+    cases.push((
+        "one worker",
+        admit_request(0, &["w1"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "PS among the workers",
+        admit_request(0, &["w1", "ps1"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "priority above 15",
+        admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Esa, 16),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "no mode",
+        admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Unspecified, 1),
+        Code::InvalidArgument,
+    ));
+    cases.push((
+        "job id taken",
+        admit_request(2, &["w1", "w2"], "ps1", proto::Mode::Esa, 1),
+        Code::AlreadyExists,
+    ));
+    cases.push((
+        "job id above 4095",
+        admit_request(4096, &["w1", "w2"], "ps1", proto::Mode::Esa, 1),
+        Code::InvalidArgument,
+    ));
+    let mut port_outside = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Esa, 1);
+    port_outside.workers[0] = proto::Endpoint {
+        host: String::new(),
+        port: 9,
+    };
+    cases.push((
+        "port not in the topology",
+        port_outside,
+        Code::InvalidArgument,
+    ));
+    let mut fan_in = admit_request(0, &[], "ps1", proto::Mode::Esa, 1);
+    fan_in.workers = (0..33)
+        .map(|p| proto::Endpoint {
+            host: String::new(),
+            port: p,
+        })
+        .collect();
+    cases.push(("fan-in above 32", fan_in, Code::InvalidArgument));
+    let mut overlap = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    overlap.slots = Some(proto::SlotRange {
+        base: Some(128),
+        count: 256,
+    });
+    cases.push(("overlapping switchml range", overlap, Code::AlreadyExists));
+    let mut too_big = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    too_big.slots = Some(proto::SlotRange {
+        base: None,
+        count: 8192,
+    });
+    cases.push(("pool too small", too_big, Code::ResourceExhausted));
+    let mut not_pow2 = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    not_pow2.slots = Some(proto::SlotRange {
+        base: None,
+        count: 100,
+    });
+    cases.push((
+        "slot count not a power of two",
+        not_pow2,
+        Code::InvalidArgument,
+    ));
+    let mut no_range = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Switchml, 1);
+    no_range.slots = None;
+    cases.push(("switchml without a range", no_range, Code::InvalidArgument));
+    let mut range_for_esa = admit_request(0, &["w1", "w2"], "ps1", proto::Mode::Esa, 1);
+    range_for_esa.slots = Some(proto::SlotRange {
+        base: None,
+        count: 16,
+    });
+    cases.push(("slot range for esa", range_for_esa, Code::InvalidArgument));
+    cases
+}
+
+/// A controller admits jobs A and B and stops; a new one (same election
+/// id) adopts them from a Read of the switch without re-pushing the
+/// pipeline, and allocates around them.
+pub async fn restarted_controller_rebuilds_its_view(switch: SocketAddr) {
+    let first = start_controller(switch, 1).await;
+    wait_synced(&first, 1).await;
+    let mut client = first.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    let jobs_before = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs;
+    first.stop().await;
+
+    let second = start_controller(switch, 1).await;
+    let h = wait_synced(&second, 1).await;
+    assert_eq!(h.pipeline_pushes, 0, "the pipeline was already there");
+    let mut client = second.client().await;
+    let jobs_after = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs;
+    assert_eq!(jobs_after, jobs_before);
+    assert_switch(switch, &expected(&[job_a(), job_b()])).await;
+    // The rebuilt view allocates around the adopted jobs.
+    let err = client.admit_job(admit_b()).await.unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    let mut c = admit_b();
+    c.job_id = 0;
+    let c = client.admit_job(c).await.unwrap().into_inner().job.unwrap();
+    assert_eq!((c.job_id, c.slot_base), (3, 256));
+    second.stop().await;
+}
+
+/// A controller admits jobs A and B and stops; someone else half-removes
+/// A, repoints w1's MAC and adds an entry of their own; a new controller
+/// adopts only B, restores w1's entry and keeps the foreign one.
+pub async fn restarted_controller_drops_half_installed_jobs(switch: SocketAddr) {
+    use esa_controller::SwitchBackend as _;
+    let first = start_controller(switch, 1).await;
+    wait_synced(&first, 1).await;
+    let mut client = first.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    first.stop().await;
+
+    // Someone else, as primary, half-removes job 1, repoints w1's MAC to a
+    // flood group, and adds an L2 entry of their own.
+    let p4info = pipeline().p4info;
+    let w1_mac = 0x0200_0000_0001;
+    let other = GrpcSwitch::new(&switch.to_string(), 0, 1);
+    assert_eq!(other.connect().await.unwrap(), Role::Primary);
+    let update = |kind: p4v1::update::Type, entity: p4v1::Entity| p4v1::Update {
+        r#type: kind as i32,
+        entity: Some(entity),
+    };
+    let forward = |mac: u64, port: u64| {
+        table_entry(
+            &p4info,
+            "EsaIngress.l2.l2",
+            &[mac],
+            "EsaIngress.l2.forward",
+            &[("port", port)],
+        )
+    };
+    let flood = |mac: u64| {
+        table_entry(
+            &p4info,
+            "EsaIngress.l2.l2",
+            &[mac],
+            "EsaIngress.l2.flood",
+            &[("group", 9)],
+        )
+    };
+    let foreign = table_entry(
+        &p4info,
+        "EsaIngress.l2.l2",
+        &[0x0200_0000_0099],
+        "EsaIngress.l2.drop",
+        &[],
+    );
+    other
+        .write(vec![
+            update(
+                p4v1::update::Type::Delete,
+                table_entry(
+                    &p4info,
+                    "EsaIngress.admission.job_ports",
+                    &[1, 2],
+                    "EsaIngress.admission.allow",
+                    &[],
+                ),
+            ),
+            update(p4v1::update::Type::Delete, forward(w1_mac, 1)),
+            update(p4v1::update::Type::Insert, flood(w1_mac)),
+            update(p4v1::update::Type::Insert, foreign.clone()),
+        ])
+        .await
+        .unwrap();
+    other.disconnect();
+
+    let second = start_controller(switch, 1).await;
+    wait_synced(&second, 1).await;
+    let jobs = second.controller.jobs().await;
+    assert_eq!(jobs.iter().map(|j| j.id).collect::<Vec<_>>(), [2]);
+    let mut want = expected(&[job_b()]);
+    want.insert(foreign.encode_to_vec(), foreign);
+    assert_switch(switch, &want).await;
+    second.stop().await;
 }

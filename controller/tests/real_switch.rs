@@ -1,0 +1,237 @@
+//! The controller against esa-switch in process (`support::real_switch`),
+//! every check reading the switch back over P4Runtime and comparing the
+//! whole set of table entries and multicast groups with the expected one:
+//! admit, admit, release, re-admit; refusals leave the switch unchanged; a
+//! backup controller cannot write; after a switch restart on the same port
+//! the controller re-pushes the pipeline and its entries; a restarted
+//! controller rebuilds its view from a Read of the switch.
+
+mod support;
+
+use esa_controller::Role;
+use esa_controller::api::proto;
+use p4runtime_proto::P4RuntimeClient;
+use p4runtime_proto::p4::v1 as p4v1;
+use p4runtime_proto::tonic::Code;
+use support::real_switch::RealSwitch;
+use support::*;
+
+type JobsClient = esa_controller::api::JobsClient<p4runtime_proto::tonic::transport::Channel>;
+
+/// Releases `job_id` through the job API.
+async fn release(
+    client: &mut JobsClient,
+    job_id: u32,
+) -> Result<(), p4runtime_proto::tonic::Status> {
+    client
+        .release_job(proto::ReleaseJobRequest { job_id })
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test]
+async fn admit_release_readmit_leave_exactly_the_expected_entries() {
+    let switch = RealSwitch::start().await;
+    let ctl = start_controller(switch.addr, 1).await;
+    let health = wait_synced(&ctl, 1).await;
+    assert_eq!(health.pipeline_pushes, 1);
+    assert_switch(switch.addr, &expected(&[])).await;
+
+    let mut client = ctl.client().await;
+    let a = client
+        .admit_job(admit_a())
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!((a.job_id, a.fan_in), (1, 2));
+    assert_switch(switch.addr, &expected(&[job_a()])).await;
+
+    let b = client
+        .admit_job(admit_b())
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!((b.job_id, b.slot_base, b.slot_count), (2, 0, 256));
+    assert_switch(switch.addr, &expected(&[job_a(), job_b()])).await;
+
+    release(&mut client, 1).await.unwrap();
+    assert_switch(switch.addr, &expected(&[job_b()])).await;
+    let err = release(&mut client, 1).await.unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_switch(switch.addr, &expected(&[job_b()])).await;
+
+    // Re-admission without an id gets the lowest free one: A's again.
+    let mut again = admit_a();
+    again.job_id = 0;
+    let a = client
+        .admit_job(again)
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!(a.job_id, 1);
+    assert_switch(switch.addr, &expected(&[job_a(), job_b()])).await;
+
+    // Counters are read from the switch (nothing forwarded yet).
+    let stats = client
+        .job_stats(proto::JobStatsRequest {
+            job_ids: vec![1, 2],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(stats.jobs.len(), 2);
+    for job in &stats.jobs {
+        assert_eq!(job.counters.len(), 18);
+        assert!(job.counters.iter().all(|c| c.packets == 0), "{job:?}");
+    }
+
+    release(&mut client, 2).await.unwrap();
+    release(&mut client, 1).await.unwrap();
+    assert_switch(switch.addr, &expected(&[])).await;
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn invalid_admissions_are_refused_and_leave_the_switch_unchanged() {
+    let switch = RealSwitch::start().await;
+    let ctl = start_controller(switch.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_b()).await.unwrap();
+    let want = expected(&[job_b()]);
+    assert_switch(switch.addr, &want).await;
+
+    for (what, request, code) in invalid_admissions() {
+        let err = client.admit_job(request).await.unwrap_err();
+        assert_eq!(err.code(), code, "{what}: {}", err.message());
+        assert_switch(switch.addr, &want).await;
+    }
+    let list = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(list.jobs.len(), 1);
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
+    let switch = RealSwitch::start().await;
+    let primary = start_controller(switch.addr, 10).await;
+    wait_synced(&primary, 1).await;
+    let mut client = primary.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+
+    let backup = start_controller(switch.addr, 5).await;
+    wait_health(backup.health(), |h| {
+        matches!(h.role, Role::Backup { primary: 10 })
+    })
+    .await;
+    let mut backup_client = backup.client().await;
+    let err = backup_client.admit_job(admit_b()).await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{}", err.message());
+    let err = release(&mut backup_client, 1).await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{}", err.message());
+    assert_switch(switch.addr, &expected(&[job_a()])).await;
+
+    // The switch itself refuses a well-formed insert carrying the backup's
+    // election id.
+    let foreign = table_entry(
+        &pipeline().p4info,
+        "EsaIngress.l2.l2",
+        &[0x0200_0000_0099],
+        "EsaIngress.l2.drop",
+        &[],
+    );
+    let mut raw = P4RuntimeClient::connect(format!("http://{}", switch.addr))
+        .await
+        .unwrap();
+    let err = raw
+        .write(p4v1::WriteRequest {
+            device_id: 0,
+            election_id: Some(esa_controller::backend::uint128(5)),
+            updates: vec![p4v1::Update {
+                r#type: p4v1::update::Type::Insert as i32,
+                entity: Some(foreign),
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied, "{}", err.message());
+    assert_switch(switch.addr, &expected(&[job_a()])).await;
+
+    // The primary goes away: the backup takes over, adopts job A and may
+    // write.
+    primary.stop().await;
+    wait_synced(&backup, 1).await;
+    assert_eq!(backup.health().borrow().pipeline_pushes, 0);
+    backup_client.admit_job(admit_b()).await.unwrap();
+    assert_switch(switch.addr, &expected(&[job_a(), job_b()])).await;
+    backup.stop().await;
+}
+
+#[tokio::test]
+async fn the_controller_converges_after_a_switch_restart() {
+    let switch = RealSwitch::start().await;
+    let ctl = start_controller(switch.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    let want = expected(&[job_a(), job_b()]);
+    assert_switch(switch.addr, &want).await;
+
+    // The switch goes away: the controller notices and refuses admissions.
+    let addr = switch.addr;
+    switch.stop().await;
+    wait_health(ctl.health(), |h| h.role != Role::Primary).await;
+    let mut c = admit_b();
+    c.job_id = 3;
+    c.slots = None;
+    c.mode = proto::Mode::Esa as i32;
+    let err = client.admit_job(c).await.unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable, "{}", err.message());
+
+    // A fresh switch on the same port: no pipeline, no entries. The
+    // controller pushes both again.
+    let switch = RealSwitch::start_on(addr).await;
+    let h = wait_health(ctl.health(), |h| {
+        h.pipeline_pushes >= 2 && h.synced && h.role == Role::Primary
+    })
+    .await;
+    assert_eq!(h.pipeline_pushes, 2);
+    assert_switch(switch.addr, &want).await;
+
+    // And keeps working on it.
+    release(&mut client, 1).await.unwrap();
+    assert_switch(switch.addr, &expected(&[job_b()])).await;
+
+    // A second restart.
+    let switch = switch.restart().await;
+    wait_health(ctl.health(), |h| {
+        h.pipeline_pushes >= 3 && h.synced && h.role == Role::Primary
+    })
+    .await;
+    assert_switch(switch.addr, &expected(&[job_b()])).await;
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn a_restarted_controller_rebuilds_its_view_from_the_switch() {
+    let switch = RealSwitch::start().await;
+    restarted_controller_rebuilds_its_view(switch.addr).await;
+}
+
+#[tokio::test]
+async fn a_restarted_controller_drops_half_installed_jobs_and_keeps_foreign_entries() {
+    let switch = RealSwitch::start().await;
+    restarted_controller_drops_half_installed_jobs(switch.addr).await;
+}
