@@ -181,12 +181,17 @@ fn not_esa_takes_precedence_over_length_errors_as_in_the_p4_parser() {
 fn rewrite_keeps_the_frame_valid() {
     let mut f = FRAME.to_vec();
     f[40] = 0x12; // a UDP checksum that must be cleared
+    let before = ParsedFrame::parse(&f, 2).unwrap();
+    let (sent_to_mac, sent_to_ip) = (before.eth.dst, before.ip.dst);
+    assert_ne!(before.ip.src, sent_to_ip);
     rewrite_destination(&mut f, MacAddr::local(9), Ipv4Addr::new(10, 1, 2, 3)).unwrap();
     let p = ParsedFrame::parse(&f, 2).unwrap();
     assert_eq!(
         (p.eth.dst, p.ip.dst),
         (MacAddr::local(9), Ipv4Addr::new(10, 1, 2, 3))
     );
+    // The source becomes the address the frame was sent to (the switch's).
+    assert_eq!((p.eth.src, p.ip.src), (sent_to_mac, sent_to_ip));
     assert_eq!(&f[40..42], &[0, 0]);
     assert_eq!(p.esa, repr().esa);
 }

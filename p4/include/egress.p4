@@ -1,5 +1,6 @@
 // Egress: ESA packets get the address of the host behind their egress port
-// (docs/protocol.md 3.1), so kernel UDP sockets accept them.
+// as destination and the switch's address as source (docs/protocol.md 3.1),
+// so kernel UDP sockets accept them.
 #ifndef ESA_EGRESS_P4
 #define ESA_EGRESS_P4
 
@@ -8,8 +9,13 @@
 control EsaEgress(inout headers_t hdr,
                   inout metadata_t meta,
                   inout standard_metadata_t sm) {
+    // The packet leaves from the address it was sent to (the switch's):
+    // a RESULT built from a worker's DATA must not reach that worker with
+    // the worker's own source address, which Linux drops as a martian.
     action set_host(mac_addr_t mac, ipv4_addr_t ip) {
+        hdr.ethernet.src = hdr.ethernet.dst;
         hdr.ethernet.dst = mac;
+        hdr.ipv4.src = hdr.ipv4.dst;
         hdr.ipv4.dst = ip;
     }
     table egress_host {

@@ -178,19 +178,30 @@ impl FrameRepr {
     }
 }
 
-/// Rewrites an ESA frame's destination for the host behind an egress port:
-/// destination MAC and IPv4 address, a fresh IPv4 checksum, UDP checksum 0
-/// (`docs/protocol.md` §3.1).
+/// Readdresses an ESA frame for the host behind an egress port
+/// (`docs/protocol.md` §3.1): the destination MAC and IPv4 address become
+/// the host's, the source MAC and IPv4 address become the destination the
+/// frame arrived with (the switch's address, which hosts send to), the IPv4
+/// checksum is recomputed and the UDP checksum set to 0.
+///
+/// Taking the source from the arriving destination matters on real
+/// networks: a RESULT built from a worker's DATA would otherwise reach that
+/// worker with its own address as the source, which Linux drops as a
+/// martian.
 ///
 /// The frame must already have parsed as an ESA frame; shorter buffers are
 /// left untouched and reported.
 pub fn rewrite_destination(frame: &mut [u8], mac: MacAddr, ip: Ipv4Addr) -> Result<(), WireError> {
     super::check_len(Layer::Esa, ESA_OFFSET, frame.len())?;
-    EthernetFrame {
+    let mut eth = EthernetFrame {
         buffer: &mut frame[..],
-    }
-    .set_dst(mac);
+    };
+    let arrived_to = eth.dst();
+    eth.set_src(arrived_to);
+    eth.set_dst(mac);
     let mut ip_packet = Ipv4Packet::new_checked(&mut frame[ETHERNET_LEN..])?;
+    let arrived_to = ip_packet.dst();
+    ip_packet.set_src(arrived_to);
     ip_packet.set_dst(ip);
     ip_packet.fill_checksum();
     clear_udp_checksum(frame);
