@@ -11,20 +11,28 @@
 //! - `allreduce`: end-to-end goodput of four workers, one PS and the model
 //!   switch on in-memory links, with in-switch aggregation and host-only
 //!   (every DATA summed at the PS), in the same run; the ratio of the
-//!   medians is printed at the end.
+//!   medians is printed at the end. `esa_switch` is the same four workers
+//!   and PS through esa-switch running `p4/v1model/esa.p4` on in-memory
+//!   ports, programmed by esa-controller (as `esa run` wires them), with
+//!   its goodput ratio to `host_only` printed too.
+
+#[path = "../tests/switch/mod.rs"]
+mod switch;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use esa_core::pool::PoolConfig;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::quant;
 use esa_core::wire::{EsaRepr, Flags, Key, PacketType};
+use esa_core::worker::SlotMapping;
 use esa_core::worker::{MAX_WINDOW, Worker as CoreWorker, WorkerConfig};
 use esa_host::cli::gradient_value;
 use esa_host::ps::ParameterServer;
 use esa_host::testing::{ModelJob, ModelSwitch, ModelSwitchHandle};
-use esa_host::transport::{FaultConfig, MemNetwork, MemTransport, Transport};
+use esa_host::transport::{FaultConfig, MemNetwork, MemTransport, SwitchPortTransport, Transport};
 use esa_host::worker::{Worker, WorkerOptions};
 use std::hint::black_box;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -228,6 +236,8 @@ struct Cluster {
     stop_ps: Arc<AtomicBool>,
     ps: Option<JoinHandle<()>>,
     switch: Option<ModelSwitchHandle<MemTransport>>,
+    /// esa-switch and its controller, for `Cluster::through_esa_switch`.
+    harness: Option<switch::SwitchHarness>,
 }
 
 const FAN_IN: u8 = 4;
@@ -255,7 +265,51 @@ impl Cluster {
             .unwrap();
         let addr = switch.local_addr();
         let switch = switch.spawn();
-        let mut ps = ParameterServer::new(PsConfig::default(), addr, ps_t).unwrap();
+        let mut cluster = Cluster::spawn(addr, workers, ps_t, |_| {}, PsConfig::default());
+        cluster.switch = Some(switch);
+        cluster
+    }
+
+    /// The same hosts through esa-switch running esa.p4 on in-memory ports.
+    fn through_esa_switch() -> Cluster {
+        const LANES: usize = 32;
+        let ports = u16::from(FAN_IN) + 1;
+        let mut harness = switch::SwitchHarness::start(switch::Ports::Memory(ports), LANES, 256);
+        let workers: Vec<u16> = (1..=u16::from(FAN_IN)).collect();
+        let job = harness.admit(1, esa_core::pool::Mode::Esa, 15, &workers, ports);
+        let mut host =
+            |n: u16| SwitchPortTransport::new(harness.take_port(n), switch::host_address(n), LANES);
+        let worker_t: Vec<_> = workers.iter().map(|n| host(*n)).collect();
+        let ps_t = host(ports);
+        let mask = job.slot_mask;
+        let ps_config = PsConfig {
+            lanes: LANES,
+            ..PsConfig::default()
+        };
+        let mut cluster = Cluster::spawn(
+            switch::switch_addr(),
+            worker_t,
+            ps_t,
+            move |cfg| {
+                cfg.lanes = LANES;
+                cfg.slot_mapping = SlotMapping::Hashed;
+                cfg.slot_mask = mask;
+            },
+            ps_config,
+        );
+        cluster.harness = Some(harness);
+        cluster
+    }
+
+    /// Starts the PS and the workers on threads, waiting for "go".
+    fn spawn<W: Transport + 'static, P: Transport + 'static>(
+        addr: SocketAddr,
+        workers: Vec<W>,
+        ps_t: P,
+        configure: impl Fn(&mut WorkerConfig),
+        ps_config: PsConfig,
+    ) -> Cluster {
+        let mut ps = ParameterServer::new(ps_config, addr, ps_t).unwrap();
         ps.add_job(1, FAN_IN, JobOptions::default()).unwrap();
         let stop_ps = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&stop_ps);
@@ -276,6 +330,7 @@ impl Cluster {
             // the numbers measure the path, not spurious resends.
             cfg.rto_initial_us = 50_000;
             cfg.rto_max_us = 200_000;
+            configure(&mut cfg);
             threads.push(std::thread::spawn(move || {
                 let mut w = Worker::new(WorkerOptions::new(cfg, addr), t).unwrap();
                 let input: Vec<f32> = (0..ELEMENTS)
@@ -300,7 +355,8 @@ impl Cluster {
             threads,
             stop_ps,
             ps: Some(ps),
-            switch: Some(switch),
+            switch: None,
+            harness: None,
         }
     }
 
@@ -329,6 +385,7 @@ impl Drop for Cluster {
         if let Some(s) = self.switch.take() {
             let _ = s.stop();
         }
+        self.harness.take();
     }
 }
 
@@ -344,8 +401,12 @@ fn allreduce(c: &mut Criterion) {
     g.warm_up_time(Duration::from_secs(1));
     g.measurement_time(Duration::from_secs(8));
     let mut medians = vec![];
-    for (name, aggregate) in [("in_switch", true), ("host_only", false)] {
-        let cluster = Cluster::new(aggregate);
+    for name in ["in_switch", "host_only", "esa_switch"] {
+        let cluster = match name {
+            "in_switch" => Cluster::new(true),
+            "host_only" => Cluster::new(false),
+            _ => Cluster::through_esa_switch(),
+        };
         let samples = Arc::new(Mutex::new(Vec::new()));
         let record = Arc::clone(&samples);
         g.bench_function(format!("{name}_4x256KiB"), |b| {
@@ -372,9 +433,13 @@ fn allreduce(c: &mut Criterion) {
             bytes / m.as_secs_f64() / 1e6
         );
     }
-    if let [(_, esa), (_, host)] = medians[..] {
+    if let [(_, model), (_, host), (_, esa)] = medians[..] {
         println!(
             "allreduce goodput ratio in-switch / host-only (medians): {:.2}x",
+            host.as_secs_f64() / model.as_secs_f64()
+        );
+        println!(
+            "allreduce goodput ratio esa-switch / host-only (medians): {:.2}x",
             host.as_secs_f64() / esa.as_secs_f64()
         );
     }
