@@ -13,6 +13,7 @@ use esa_core::pool::Mode;
 use serde::Deserialize;
 
 use crate::error::TestbedError;
+use crate::train::TrainSpec;
 
 /// Largest number of hosts (workers and PSes) in one experiment: switch
 /// ports 1..=510.
@@ -83,6 +84,43 @@ struct SwitchSection {
     lanes: usize,
     pool_slots: u32,
     program: Option<PathBuf>,
+    #[serde(default)]
+    loss: f64,
+    #[serde(default = "default_loss_links")]
+    loss_links: String,
+}
+
+fn default_loss_links() -> String {
+    "all".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrainSection {
+    #[serde(default = "default_features")]
+    features: usize,
+    #[serde(default = "default_classes")]
+    classes: usize,
+    #[serde(default = "default_samples")]
+    samples: usize,
+    #[serde(default = "default_learning_rate")]
+    learning_rate: f64,
+}
+
+fn default_features() -> usize {
+    32
+}
+
+fn default_classes() -> usize {
+    4
+}
+
+fn default_samples() -> usize {
+    2048
+}
+
+fn default_learning_rate() -> f64 {
+    0.5
 }
 
 #[derive(Debug, Deserialize)]
@@ -104,6 +142,7 @@ struct JobSection {
     slots: Option<u32>,
     slot_base: Option<u32>,
     window: Option<usize>,
+    train: Option<TrainSection>,
 }
 
 fn default_mode() -> String {
@@ -121,7 +160,7 @@ struct CompareSection {
 }
 
 /// The switch: what the P4 program is compiled with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SwitchSpec {
     /// Value lanes per packet (`ESA_LANES`): 4, 8, 16, 32 or 64.
     pub lanes: usize,
@@ -129,6 +168,33 @@ pub struct SwitchSpec {
     pub pool_slots: u32,
     /// The P4 program; `None`: `p4/v1model/esa.p4` of this source tree.
     pub program: Option<PathBuf>,
+    /// Probability that a frame on a host's link is lost, each direction
+    /// (seeded from the experiment's seed and the port).
+    pub loss: f64,
+    /// Which hosts' links lose frames.
+    pub loss_links: LossLinks,
+}
+
+/// Which host links `loss` applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossLinks {
+    /// Every worker's and every parameter server's link.
+    All,
+    /// Workers' links only.
+    Workers,
+    /// Parameter servers' links only.
+    ParameterServers,
+}
+
+impl LossLinks {
+    /// Whether a worker's (`ps` false) or a PS's link loses frames.
+    pub fn covers(self, ps: bool) -> bool {
+        match self {
+            LossLinks::All => true,
+            LossLinks::Workers => !ps,
+            LossLinks::ParameterServers => ps,
+        }
+    }
 }
 
 /// One training job.
@@ -160,6 +226,8 @@ pub struct JobSpec {
     pub slot_base: Option<u32>,
     /// Chunks outstanding per worker.
     pub window: usize,
+    /// Train a real model instead of summing synthetic gradients.
+    pub train: Option<TrainSpec>,
 }
 
 impl JobSpec {
@@ -266,14 +334,15 @@ impl Experiment {
             path: default_name.to_string(),
             message: e.to_string(),
         })?;
-        let switch = check_switch(file.switch)?;
+        let lines = Lines(text);
+        let switch = check_switch(file.switch, &lines)?;
         if file.jobs.is_empty() {
             return Err(invalid("no [[jobs]]: an experiment needs at least one job"));
         }
         let mut names = BTreeSet::new();
         let mut jobs = Vec::new();
         for (i, j) in file.jobs.into_iter().enumerate() {
-            let job = check_job(j, i, &switch)?;
+            let job = check_job(j, i, &switch, &lines)?;
             if !names.insert(job.name.clone()) {
                 return Err(invalid(format!("jobs: name {:?} used twice", job.name)));
             }
@@ -293,9 +362,12 @@ impl Experiment {
                 }
                 let mut out = Vec::new();
                 for v in &c.variants {
-                    out.push(
-                        Variant::parse(v).map_err(|e| invalid(format!("compare.variants: {e}")))?,
-                    );
+                    out.push(Variant::parse(v).map_err(|e| {
+                        invalid(format!(
+                            "compare.variants{}: {e}",
+                            lines.mention(Table::Compare, "variants")
+                        ))
+                    })?);
                 }
                 out
             }
@@ -346,28 +418,138 @@ fn equal_share(pool_slots: u32, n: usize) -> u32 {
     (pool_slots / n).max(1)
 }
 
-fn check_switch(s: SwitchSection) -> Result<SwitchSpec, TestbedError> {
+/// A table of the experiment file, to find where a key is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    Switch,
+    /// The `[[jobs]]` entry of this index.
+    Job(usize),
+    Compare,
+}
+
+/// The experiment's text, to name the line of a key in value errors (toml
+/// names it for syntax and type errors).
+struct Lines<'a>(&'a str);
+
+impl Lines<'_> {
+    /// The 1-based line where `key` (`name` or `sub.name`) of `table` is
+    /// written, or else the line of the table's header.
+    fn find(&self, table: Table, key: &str) -> Option<usize> {
+        let (sub, name) = match key.split_once('.') {
+            Some((sub, name)) => (Some(sub), name),
+            None => (None, key),
+        };
+        let mut jobs_seen = 0usize;
+        let mut here: Option<Table> = None;
+        let mut in_sub: Option<String> = None;
+        let mut header = None;
+        let mut inline_sub = None;
+        for (n, raw) in self.0.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.starts_with('[') {
+                let inner = line.trim_matches(|c| c == '[' || c == ']').trim();
+                in_sub = None;
+                here = match inner {
+                    "switch" => Some(Table::Switch),
+                    "compare" => Some(Table::Compare),
+                    "jobs" if line.starts_with("[[") => {
+                        jobs_seen += 1;
+                        Some(Table::Job(jobs_seen - 1))
+                    }
+                    other => match (here, other.strip_prefix("jobs.")) {
+                        (Some(Table::Job(i)), Some(s)) => {
+                            in_sub = Some(s.to_string());
+                            Some(Table::Job(i))
+                        }
+                        _ => None,
+                    },
+                };
+                if here == Some(table) && in_sub.is_none() {
+                    header = Some(n + 1);
+                }
+                continue;
+            }
+            if here != Some(table) {
+                continue;
+            }
+            let Some((k, _)) = line.split_once('=') else {
+                continue;
+            };
+            let k = k.trim();
+            match (sub, in_sub.as_deref()) {
+                (None, None) if k == name => return Some(n + 1),
+                (Some(s), Some(t)) if s == t && k == name => return Some(n + 1),
+                (Some(s), None) if k == s => inline_sub = Some(n + 1),
+                _ => {}
+            }
+        }
+        inline_sub.or(header)
+    }
+
+    /// ` (line N)` for `key` of `table`, or nothing.
+    fn mention(&self, table: Table, key: &str) -> String {
+        self.find(table, key)
+            .map(|n| format!(" (line {n})"))
+            .unwrap_or_default()
+    }
+}
+
+fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, TestbedError> {
+    let at = |key: &str| format!("switch.{key}{}", lines.mention(Table::Switch, key));
     if ![4, 8, 16, 32, 64].contains(&s.lanes) {
         return Err(invalid(format!(
-            "switch.lanes = {}: must be 4, 8, 16, 32 or 64",
+            "{} = {}: must be 4, 8, 16, 32 or 64",
+            at("lanes"),
             s.lanes
         )));
     }
     if !s.pool_slots.is_power_of_two() || s.pool_slots > 1 << 16 {
         return Err(invalid(format!(
-            "switch.pool_slots = {}: must be a power of two up to 65536",
+            "{} = {}: must be a power of two up to 65536",
+            at("pool_slots"),
             s.pool_slots
         )));
     }
+    if !(0.0..=0.5).contains(&s.loss) {
+        return Err(invalid(format!(
+            "{} = {}: must be a probability from 0 to 0.5",
+            at("loss"),
+            s.loss
+        )));
+    }
+    let loss_links = match s.loss_links.as_str() {
+        "all" => LossLinks::All,
+        "workers" => LossLinks::Workers,
+        "ps" => LossLinks::ParameterServers,
+        other => {
+            return Err(invalid(format!(
+                "{} = {other:?}: must be all, workers or ps",
+                at("loss_links")
+            )));
+        }
+    };
     Ok(SwitchSpec {
         lanes: s.lanes,
         pool_slots: s.pool_slots,
         program: s.program,
+        loss: s.loss,
+        loss_links,
     })
 }
 
-fn check_job(j: JobSection, index: usize, switch: &SwitchSpec) -> Result<JobSpec, TestbedError> {
-    let at = |key: &str| format!("jobs[{index}] ({:?}).{key}", j.name);
+fn check_job(
+    j: JobSection,
+    index: usize,
+    switch: &SwitchSpec,
+    lines: &Lines<'_>,
+) -> Result<JobSpec, TestbedError> {
+    let at = |key: &str| {
+        format!(
+            "jobs[{index}] ({:?}).{key}{}",
+            j.name,
+            lines.mention(Table::Job(index), key)
+        )
+    };
     if j.name.is_empty()
         || !j
             .name
@@ -375,7 +557,8 @@ fn check_job(j: JobSection, index: usize, switch: &SwitchSpec) -> Result<JobSpec
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
         return Err(invalid(format!(
-            "jobs[{index}].name = {:?}: use letters, digits, '-' and '_'",
+            "jobs[{index}].name{} = {:?}: use letters, digits, '-' and '_'",
+            lines.mention(Table::Job(index), "name"),
             j.name
         )));
     }
@@ -403,9 +586,20 @@ fn check_job(j: JobSection, index: usize, switch: &SwitchSpec) -> Result<JobSpec
         })?),
         None => None,
     };
+    let train = match &j.train {
+        None => None,
+        Some(t) => Some(check_train(t, &at)?),
+    };
+    if train.is_some() && (j.model.is_some() || j.gradient_elems.is_some()) {
+        return Err(invalid(format!(
+            "{}: a training job's gradient is its model's parameters; drop `model` and `gradient_elems`",
+            at("train")
+        )));
+    }
     let gradient_elems = j
         .gradient_elems
         .or(base.map(|p| p.gradient_elems))
+        .or(train.map(|t| t.params()))
         .ok_or_else(|| {
             invalid(format!(
                 "{}: give `model` or `gradient_elems`",
@@ -482,6 +676,44 @@ fn check_job(j: JobSection, index: usize, switch: &SwitchSpec) -> Result<JobSpec
         slots: j.slots,
         slot_base: j.slot_base,
         window,
+        train,
+    })
+}
+
+fn check_train(t: &TrainSection, at: &dyn Fn(&str) -> String) -> Result<TrainSpec, TestbedError> {
+    if t.features == 0 || t.features > 4096 {
+        return Err(invalid(format!(
+            "{} = {}: must be 1..=4096",
+            at("train.features"),
+            t.features
+        )));
+    }
+    if t.classes < 2 || t.classes > 256 {
+        return Err(invalid(format!(
+            "{} = {}: must be 2..=256",
+            at("train.classes"),
+            t.classes
+        )));
+    }
+    if t.samples == 0 || t.samples > 1 << 20 {
+        return Err(invalid(format!(
+            "{} = {}: must be 1..=1048576",
+            at("train.samples"),
+            t.samples
+        )));
+    }
+    if !(t.learning_rate > 0.0 && t.learning_rate <= 100.0) {
+        return Err(invalid(format!(
+            "{} = {}: must be above 0 and at most 100",
+            at("train.learning_rate"),
+            t.learning_rate
+        )));
+    }
+    Ok(TrainSpec {
+        features: t.features,
+        classes: t.classes,
+        samples: t.samples,
+        learning_rate: t.learning_rate,
     })
 }
 
@@ -536,6 +768,82 @@ variants = ["esa/srpt", "atp", "switchml"]
         let err = Experiment::parse(&text, "x").unwrap_err().to_string();
         assert!(err.contains("itterations"), "{err}");
         assert!(err.contains("line"), "{err}");
+    }
+
+    #[test]
+    fn a_mistyped_value_is_named_with_its_line() {
+        let text = GOOD.replace("workers = 3", "workers = \"three\"");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("workers"), "{err}");
+        assert!(err.contains("line 15"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_key_and_its_line() {
+        for (from, to, key, line) in [
+            ("lanes = 32", "lanes = 3", "switch.lanes", 3),
+            (
+                "pool_slots = 256",
+                "pool_slots = 100",
+                "switch.pool_slots",
+                4,
+            ),
+            (
+                "pool_slots = 256",
+                "pool_slots = 256\nloss = 0.9",
+                "switch.loss",
+                5,
+            ),
+            (
+                "pool_slots = 256",
+                "pool_slots = 256\nloss_links = \"hosts\"",
+                "switch.loss_links",
+                5,
+            ),
+            ("workers = 3", "workers = 1", "jobs[1] (\"b\").workers", 15),
+            (
+                "model = \"resnet50\"",
+                "model = \"gpt\"",
+                "jobs[0] (\"a\").model",
+                9,
+            ),
+            ("slots = 64", "slots = 48", "jobs[1] (\"b\").slots", 20),
+            (
+                "mode = \"switchml\"",
+                "mode = \"ring\"",
+                "jobs[1] (\"b\").mode",
+                19,
+            ),
+        ] {
+            let err = Experiment::parse(&GOOD.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn training_settings_are_checked_with_their_line() {
+        let text = GOOD.replace("model = \"resnet50\"\n", "").replace(
+            "iterations = 2\n",
+            "iterations = 2\n[jobs.train]\nfeatures = 8\nclasses = 1\n",
+        );
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(
+            err.contains("jobs[0] (\"a\").train.classes (line 12)"),
+            "{err}"
+        );
+        let text = GOOD.replace("model = \"resnet50\"\n", "train = { features = 8 }\n");
+        let e = Experiment::parse(&text, "x").unwrap();
+        let t = e.jobs[0].train.unwrap();
+        assert_eq!((t.features, t.classes), (8, 4));
+        assert_eq!(e.jobs[0].gradient_elems, 4 * 9);
+        let text = GOOD.replace("iterations = 2\n", "iterations = 2\ntrain = {}\n");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("train (line 11)"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //!   switch port (`esa_host::transport::SwitchPortTransport`).
 //! - [`report`]: per-job results, the summary table, `report.json`,
 //!   `report.md`; [`svg`]: the plots.
+//! - [`train`]: the real model training jobs run (softmax regression on a
+//!   seeded synthetic data set) and its single-process reference.
 //!
 //! ## Use
 //! ```no_run
@@ -32,8 +34,9 @@ pub mod experiment;
 pub mod report;
 pub mod run;
 pub mod svg;
+pub mod train;
 
 pub use error::TestbedError;
-pub use experiment::{Experiment, JobSpec, Variant};
+pub use experiment::{Experiment, JobSpec, LossLinks, Variant};
 pub use report::{ExperimentReport, JobReport, VariantReport};
 pub use run::{RunOptions, run_experiment};

@@ -10,6 +10,57 @@ use serde::Serialize;
 use crate::error::TestbedError;
 use crate::experiment::JobSpec;
 use crate::svg;
+use crate::train::TrainSpec;
+
+/// What a training job learnt, beside the same descent in one process.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TrainingReport {
+    /// Input features.
+    pub features: usize,
+    /// Classes.
+    pub classes: usize,
+    /// Samples in the data set (all workers).
+    pub samples: usize,
+    /// Step size.
+    pub learning_rate: f64,
+    /// Model parameters (= gradient elements).
+    pub params: usize,
+    /// Full-data loss before the first step and after each, trained
+    /// through the switch (worker 0's parameters).
+    pub loss_curve: Vec<f64>,
+    /// The same, trained in one process on float64 sums.
+    pub local_loss_curve: Vec<f64>,
+    /// The last of `loss_curve`.
+    pub final_loss: f64,
+    /// The last of `local_loss_curve`.
+    pub local_final_loss: f64,
+    /// Largest difference between an all-reduced gradient element and the
+    /// float64 full-batch gradient, over every iteration.
+    pub max_gradient_error: f64,
+}
+
+impl TrainingReport {
+    /// A report of `spec` with both curves.
+    pub fn new(
+        spec: &TrainSpec,
+        loss_curve: Vec<f64>,
+        local_loss_curve: Vec<f64>,
+        max_gradient_error: f64,
+    ) -> TrainingReport {
+        TrainingReport {
+            features: spec.features,
+            classes: spec.classes,
+            samples: spec.samples,
+            learning_rate: spec.learning_rate,
+            params: spec.params(),
+            final_loss: loss_curve.last().copied().unwrap_or(f64::NAN),
+            local_final_loss: local_loss_curve.last().copied().unwrap_or(f64::NAN),
+            loss_curve,
+            local_loss_curve,
+            max_gradient_error,
+        }
+    }
+}
 
 /// One job of one variant.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -58,6 +109,8 @@ pub struct JobReport {
     pub preemptions: u64,
     /// DATA retransmissions by all workers.
     pub retransmissions: u64,
+    /// Frames the job's host links lost (`switch.loss`), both directions.
+    pub frames_lost: u64,
     /// Results the workers accepted from the switch (summed over workers).
     pub results_from_switch: u64,
     /// Results the workers accepted from the PS (summed over workers).
@@ -70,6 +123,13 @@ pub struct JobReport {
     pub error: Option<String>,
     /// Every per-job switch counter by short name, in packets.
     pub switch_counters: BTreeMap<String, u64>,
+    /// Training jobs: the loss curves.
+    pub training: Option<TrainingReport>,
+    /// Chunk completions over time, as the job's PS saw them: `[ms from
+    /// the start of the variant, RESULTs of the switch it received, chunks
+    /// it completed itself]`, cumulative, sampled every 10 ms when they
+    /// change.
+    pub results_timeline: Vec<[f64; 3]>,
 }
 
 impl JobReport {
@@ -243,6 +303,27 @@ impl ExperimentReport {
                 );
             }
         }
+        for j in self.jobs() {
+            if let Some(t) = &j.training {
+                let _ = writeln!(
+                    out,
+                    "{} / {}: loss {:.4} -> {:.4} through the switch, {:.4} locally (max gradient error {:.2e})",
+                    j.variant,
+                    j.name,
+                    t.loss_curve.first().copied().unwrap_or(f64::NAN),
+                    t.final_loss,
+                    t.local_final_loss,
+                    t.max_gradient_error
+                );
+            }
+            if j.frames_lost > 0 {
+                let _ = writeln!(
+                    out,
+                    "{} / {}: {} frames lost on its links, {} retransmissions",
+                    j.variant, j.name, j.frames_lost, j.retransmissions
+                );
+            }
+        }
         for j in self.jobs().filter(|j| j.error.is_some()) {
             let _ = writeln!(
                 out,
@@ -310,16 +391,16 @@ impl ExperimentReport {
         let _ = writeln!(out, "\n## Jobs\n");
         let _ = writeln!(
             out,
-            "| variant | job | mode | policy | workers | elems | iterations | JCT (ms) | chunks in switch | at PS | share | fallback parts | evictions suffered | preemptions | retransmissions | verified |"
+            "| variant | job | mode | policy | workers | elems | iterations | JCT (ms) | chunks in switch | at PS | share | fallback parts | evictions suffered | preemptions | retransmissions | frames lost | verified |"
         );
         let _ = writeln!(
             out,
-            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
         );
         for j in self.jobs() {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {}/{} | {:.1} | {} | {} | {:.1}% | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {}/{} | {:.1} | {} | {} | {:.1}% | {} | {} | {} | {} | {} | {} |",
                 j.variant,
                 j.name,
                 j.mode,
@@ -336,8 +417,41 @@ impl ExperimentReport {
                 j.evictions_suffered,
                 j.preemptions,
                 j.retransmissions,
+                j.frames_lost,
                 if j.verified { "yes" } else { "**no**" }
             );
+        }
+        let trained: Vec<&JobReport> = self.jobs().filter(|j| j.training.is_some()).collect();
+        if !trained.is_empty() {
+            let _ = writeln!(out, "\n## Training\n");
+            let _ = writeln!(
+                out,
+                "Softmax regression on a seeded synthetic data set; full-data cross-entropy \
+                 before the first step and after each, trained through the switch and in \
+                 one process on float64 sums.\n"
+            );
+            for j in &trained {
+                let Some(t) = &j.training else { continue };
+                let _ = writeln!(
+                    out,
+                    "### {} / {} ({} features, {} classes, {} samples, {} parameters, step {})\n",
+                    j.variant, j.name, t.features, t.classes, t.samples, t.params, t.learning_rate
+                );
+                let _ = writeln!(
+                    out,
+                    "Largest all-reduced gradient error against float64: {:.3e}.\n",
+                    t.max_gradient_error
+                );
+                let _ = writeln!(
+                    out,
+                    "| iteration | loss (switch) | loss (local) | difference |"
+                );
+                let _ = writeln!(out, "|---:|---:|---:|---:|");
+                for (i, (a, b)) in t.loss_curve.iter().zip(&t.local_loss_curve).enumerate() {
+                    let _ = writeln!(out, "| {i} | {a:.6} | {b:.6} | {:.2e} |", a - b);
+                }
+                let _ = writeln!(out);
+            }
         }
         let errors: Vec<&JobReport> = self.jobs().filter(|j| j.error.is_some()).collect();
         if !errors.is_empty() {
@@ -354,24 +468,33 @@ impl ExperimentReport {
         }
         let _ = writeln!(out, "\n## Plots\n");
         let _ = writeln!(out, "![JCT per job](jct_bars.svg)\n");
-        let _ = writeln!(out, "![JCT CDF](jct_cdf.svg)");
+        let _ = writeln!(out, "![JCT CDF](jct_cdf.svg)\n");
+        let _ = writeln!(out, "![In-switch share over time](share_over_time.svg)");
+        if self.jobs().any(|j| j.training.is_some()) {
+            let _ = writeln!(out, "\n![Loss curves](loss_curve.svg)");
+        }
         out
     }
 
-    /// Writes `report.json`, `report.md`, `jct_bars.svg` and `jct_cdf.svg`
-    /// into `dir` (created if missing).
+    /// Writes `report.json`, `report.md`, `jct_bars.svg`, `jct_cdf.svg`,
+    /// `share_over_time.svg` and, with training jobs, `loss_curve.svg` into
+    /// `dir` (created if missing).
     pub fn write(&self, dir: &Path) -> Result<(), TestbedError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |error| TestbedError::Io { path, error }
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        let files = [
+        let mut files = vec![
             ("report.json", self.json()),
             ("report.md", self.markdown()),
             ("jct_bars.svg", svg::jct_bars(self)),
             ("jct_cdf.svg", svg::jct_cdf(self)),
+            ("share_over_time.svg", svg::share_over_time(self)),
         ];
+        if self.jobs().any(|j| j.training.is_some()) {
+            files.push(("loss_curve.svg", svg::loss_curves(self)));
+        }
         for (name, text) in files {
             let path = dir.join(name);
             std::fs::write(&path, text).map_err(io(&path))?;

