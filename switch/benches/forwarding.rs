@@ -1,5 +1,6 @@
-//! Forwarding rate of esa-switch through in-memory ports, beside p4sim's
-//! raw `V1Switch::process` rate for the same L2 program, as a ratio.
+//! Forwarding rate of esa-switch through in-memory ports and, when run as
+//! root on Linux, through veth pairs (AF_PACKET ports), beside p4sim's raw
+//! `V1Switch::process` rate for the same L2 program, as ratios.
 //! Prints medians of several runs: `cargo bench -p esa-switch`.
 
 use std::path::Path;
@@ -110,6 +111,126 @@ fn switch_rate() -> f64 {
     PACKETS as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Two veth pairs in the root namespace, removed on drop: the switch owns
+/// `*a1` (port 1) and `*b1` (port 2); the bench sends into `*a0` and
+/// counts what comes out of `*b0`.
+#[cfg(target_os = "linux")]
+struct Veths {
+    prefix: String,
+}
+
+#[cfg(target_os = "linux")]
+impl Veths {
+    fn ip(args: &[&str]) -> Result<(), String> {
+        let out = std::process::Command::new("ip")
+            .args(args)
+            .output()
+            .map_err(|e| format!("ip: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "ip {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+
+    fn create() -> Result<Veths, String> {
+        let v = Veths {
+            prefix: format!("eb{}", std::process::id() % 100_000),
+        };
+        for side in ["a", "b"] {
+            let (x0, x1) = (v.name(side, 0), v.name(side, 1));
+            Veths::ip(&["link", "add", &x0, "type", "veth", "peer", "name", &x1])?;
+            for x in [&x0, &x1] {
+                // No IPv6 chatter (router solicitations) in the measurement.
+                let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{x}/disable_ipv6"), "1");
+                Veths::ip(&["link", "set", x, "up"])?;
+            }
+        }
+        Ok(v)
+    }
+
+    fn name(&self, side: &str, end: u8) -> String {
+        format!("{}{side}{end}", self.prefix)
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Veths {
+    fn drop(&mut self) {
+        for side in ["a", "b"] {
+            let _ = Veths::ip(&["link", "del", &self.name(side, 0)]);
+        }
+    }
+}
+
+/// Packets/s delivered from one veth to the other through the switch, and
+/// how many of the packets sent were lost on the way (socket buffers
+/// overflow when the sender outruns the switch).
+#[cfg(target_os = "linux")]
+fn veth_rate(veths: &Veths) -> (f64, usize) {
+    use esa_switch::afpacket::{MAX_FRAME, RawSocket};
+    let (switch, _) = Switch::builder(SwitchConfig::default())
+        .program(program())
+        .interface(1, veths.name("a", 1))
+        .interface(2, veths.name("b", 1))
+        .build()
+        .expect("switch opens the veths");
+    switch.with_device(|d| install(d.expect("program loaded")));
+    let poll = Duration::from_millis(200);
+    let tx = RawSocket::open(&veths.name("a", 0), poll).expect("open sender veth");
+    let rx = RawSocket::open(&veths.name("b", 0), poll).expect("open receiver veth");
+    let f = frame();
+    let start = Instant::now();
+    let (received, last) = std::thread::scope(|s| {
+        let f = &f;
+        let tx = &tx;
+        s.spawn(move || {
+            for _ in 0..PACKETS {
+                // A full transmit queue drops the frame; it counts as lost.
+                let _ = tx.send(f);
+            }
+        });
+        let mut buf = vec![0u8; MAX_FRAME];
+        let (mut received, mut last, mut idle) = (0, start, 0);
+        while received < PACKETS && idle < 5 {
+            match rx.recv(&mut buf).expect("receive") {
+                Some(n) if buf[..n] == f[..] => {
+                    received += 1;
+                    last = Instant::now();
+                    idle = 0;
+                }
+                Some(_) => {}
+                None => idle += 1,
+            }
+        }
+        (received, last)
+    });
+    drop(switch);
+    let secs = last.duration_since(start).as_secs_f64().max(1e-9);
+    (received as f64 / secs, PACKETS - received)
+}
+
+/// The veth measurement when it can run (root, Linux, `ip`), else why not.
+fn veth_rates(runs: usize) -> Result<(f64, usize), String> {
+    #[cfg(target_os = "linux")]
+    {
+        // Without root, creating the veths fails and says so.
+        let veths = Veths::create()?;
+        let samples: Vec<(f64, usize)> = (0..runs).map(|_| veth_rate(&veths)).collect();
+        let lost = samples.iter().map(|s| s.1).max().unwrap_or(0);
+        Ok((median(samples.into_iter().map(|s| s.0).collect()), lost))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = runs;
+        Err("needs Linux (AF_PACKET)".into())
+    }
+}
+
 fn main() {
     // `cargo test --benches` runs this with `--bench` absent: keep it short.
     let quick = !std::env::args().any(|a| a == "--bench");
@@ -120,4 +241,14 @@ fn main() {
     println!("  p4sim V1Switch::process       {raw:>12.0} packets/s");
     println!("  esa-switch in-memory ports    {switched:>12.0} packets/s");
     println!("  ratio switch / raw            {:>12.2}", switched / raw);
+    match veth_rates(runs) {
+        Ok((veth, lost)) => {
+            println!(
+                "  esa-switch veth pairs         {veth:>12.0} packets/s (at most {lost} of {PACKETS} lost)"
+            );
+            println!("  ratio veth / raw              {:>12.2}", veth / raw);
+            println!("  ratio veth / in-memory        {:>12.2}", veth / switched);
+        }
+        Err(why) => println!("  esa-switch veth pairs         skipped: {why}"),
+    }
 }
