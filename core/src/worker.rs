@@ -163,6 +163,29 @@ impl WorkerConfig {
         }
     }
 
+    /// The most seqs the chunks in flight may span, from the oldest one
+    /// still waiting to the newest sent (finished ones in between
+    /// included): `(result_cache + 1) / 2`, at least `window`, at most
+    /// [`MAX_WINDOW`].
+    ///
+    /// While this worker waits for chunk *X*, no chunk at or beyond *X* +
+    /// span can complete (it needs this worker's contribution), and every
+    /// peer's chunks in flight span at most as much, so a peer accepts at
+    /// most `2 × span − 2` other results after *X*'s. With every worker's
+    /// `result_cache ≥ 2 × span − 1` (the default, four windows, gives
+    /// `span = 2 × window`), a peer that accepted *X* still holds it when
+    /// the PS's `QUERY` for *X* arrives: the only copy left when the
+    /// `RESULT` was lost both toward this worker and toward the PS
+    /// (`docs/protocol.md` §6.1). Without the bound, the rest of the job
+    /// could complete so many chunks before this worker's resend that
+    /// every cache had dropped *X*, and the chunk could never finish.
+    pub fn max_span(&self) -> usize {
+        self.result_cache
+            .div_ceil(2)
+            .max(self.window)
+            .min(MAX_WINDOW)
+    }
+
     /// Checks every field; the first bad one is the error.
     pub fn validate(&self) -> Result<(), WorkerError> {
         if self.fan_in == 0 || self.fan_in > MAX_FAN_IN {
@@ -414,6 +437,8 @@ struct Outstanding {
     deadline_us: u64,
     /// A resend is queued and not yet handed out.
     resend_queued: bool,
+    /// Resent early because it alone held the span bound (once per chunk).
+    resent_at_span: bool,
     /// Its result was accepted.
     done: bool,
 }
@@ -746,12 +771,29 @@ impl Worker {
                 return Ok(Some(len));
             }
         }
-        // The span bound keeps every seq in flight distinct in 16 bits even
-        // when an old chunk waits while later ones keep completing.
-        if self.ring.waiting >= self.cfg.window
-            || self.ring.span() >= MAX_WINDOW
-            || run.next >= run.round_len
-        {
+        if self.ring.waiting >= self.cfg.window || run.next >= run.round_len {
+            return Ok(None);
+        }
+        // The span bound keeps the job from running further ahead of this
+        // worker's oldest waiting chunk than its peers' result caches reach
+        // (and every seq in flight distinct in 16 bits).
+        if self.ring.span() >= self.cfg.max_span() {
+            // Only the span holds the next chunk back: more than `max_span −
+            // window` later chunks completed while the oldest waits, so its
+            // RESULT (or a DATA) was lost. Resend it now, once, rather than
+            // idle until its timeout.
+            let max_retries = self.cfg.max_retries;
+            if let Some(chunk) = self.ring.entries.front_mut().filter(|c| {
+                !c.done && !c.resent_at_span && !c.resend_queued && c.resends < max_retries
+            }) {
+                chunk.resent_at_span = true;
+                chunk.resends += 1;
+                chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
+                self.stats.resends += 1;
+                self.stats.packets_sent += 1;
+                write_data(&self.cfg, &run.data, chunk, true, buf);
+                return Ok(Some(len));
+            }
             return Ok(None);
         }
         let index = run.chunk_at(run.next);
@@ -782,6 +824,7 @@ impl Worker {
             rto_us: self.rtt.rto_us(),
             deadline_us: now_us.saturating_add(self.rtt.rto_us()),
             resend_queued: false,
+            resent_at_span: false,
             done: false,
         };
         if write_data(&self.cfg, &run.data, &chunk, false, buf) {
@@ -1942,8 +1985,14 @@ mod tests {
     #[test]
     fn a_chunk_that_never_completes_bounds_the_seqs_in_flight() {
         // Window 2, every chunk but seq 0 completes at once: sending stops
-        // when the chunks since seq 0 span half the seq space.
-        let mut w = Worker::new(config(3, 0, 1, 1, 2)).unwrap();
+        // when the chunks since seq 0 span half the seq space, even with a
+        // result cache that would allow more.
+        let cfg = WorkerConfig {
+            result_cache: 4 * MAX_WINDOW,
+            ..config(3, 0, 1, 1, 2)
+        };
+        assert_eq!(cfg.max_span(), MAX_WINDOW);
+        let mut w = Worker::new(cfg).unwrap();
         w.start_allreduce(&vec![1.0; MAX_WINDOW + 100], 0).unwrap();
         let mut buf = vec![0u8; w.payload_len()];
         let mut sent = 0;
@@ -1955,11 +2004,70 @@ mod tests {
                 w.handle_payload(&buf[..n], 0).unwrap();
             }
         }
-        assert_eq!(sent, MAX_WINDOW);
+        assert_eq!(sent, MAX_WINDOW + 1, "then seq 0 is resent once");
         assert_eq!(w.outstanding(), 1);
         w.handle_payload(&result(3, 0, 1, 16, &[1 << 16], 1), 0)
             .unwrap();
         assert_eq!(drain(&mut w, 0).len(), 2, "the window moves on");
+    }
+
+    #[test]
+    fn a_waiting_chunk_holds_the_job_within_reach_of_the_result_caches() {
+        // Window 4, the default cache of four windows: while seq 0 waits,
+        // the worker sends no chunk 8 or more seqs past it, so no peer can
+        // accept more than 2 × 8 − 2 = 14 results after seq 0's and push
+        // it out of its 16-entry cache before the PS asks for it.
+        let cfg = WorkerConfig {
+            result_cache: 16,
+            ..config(3, 0, 2, 1, 4)
+        };
+        assert_eq!(cfg.max_span(), 8);
+        let mut w = Worker::new(cfg).unwrap();
+        w.start_allreduce(&[1.0; 40], 0).unwrap();
+        let mut buf = vec![0u8; w.payload_len()];
+        let mut sent = vec![];
+        while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
+            let seq = parse(&buf[..n], 1).0.key.seq();
+            sent.push(seq);
+            if seq != 0 {
+                w.handle_payload(&result(3, seq, 2, 16, &[2 << 16], 1), 0)
+                    .unwrap();
+            }
+        }
+        // Reaching the bound resends seq 0 at once (a window of later
+        // chunks completed without it: its RESULT was lost), then waits.
+        assert_eq!(sent, [0, 1, 2, 3, 4, 5, 6, 7, 0]);
+        assert_eq!(w.outstanding(), 1);
+        assert_eq!(w.stats().resends, 1);
+        assert_eq!(w.poll_transmit(0), None, "only once");
+        // After that, its timeout resends it as usual.
+        w.handle_timeout(w.poll_timeout().unwrap());
+        let resent = drain(&mut w, 1_000_000);
+        assert_eq!(resent.len(), 1);
+        assert!(parse(&resent[0], 1).0.flags.contains(Flags::RESEND));
+        w.handle_payload(&result(3, 0, 2, 16, &[2 << 16], 1), 1_000_001)
+            .unwrap();
+        let next: Vec<u16> = drain(&mut w, 1_000_001)
+            .iter()
+            .map(|p| parse(p, 1).0.key.seq())
+            .collect();
+        assert_eq!(next, [8, 9, 10, 11], "a full window moves on");
+    }
+
+    #[test]
+    fn max_span_follows_the_result_cache() {
+        let span = |window, result_cache| {
+            WorkerConfig {
+                result_cache,
+                ..config(3, 0, 2, 1, window)
+            }
+            .max_span()
+        };
+        assert_eq!(span(64, 256), 128);
+        assert_eq!(span(64, 5), 64, "never below the window");
+        assert_eq!(span(4, 9), 5, "2 × 5 − 1 ≤ 9");
+        assert_eq!(span(4, 0), 4);
+        assert_eq!(span(MAX_WINDOW, 4 * MAX_WINDOW), MAX_WINDOW);
     }
 
     #[test]

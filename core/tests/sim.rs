@@ -212,3 +212,44 @@ fn overflowing_chunks_are_rerun_at_a_smaller_scale_and_stay_exact() {
         );
     }
 }
+
+/// A job of 1024 chunks per all-reduce with a window of 32, 1% loss on
+/// every link (workers' and PS's). When a chunk's `RESULT` is lost both
+/// toward one worker and toward the PS, only the other workers' result
+/// caches still hold it; before the ring span was bounded by the result
+/// cache, the lagging worker kept sending while the rest of the job
+/// completed hundreds of chunks, every peer's cache had dropped the
+/// result by the time the PS asked (`QUERY`), and the worker gave up
+/// (seeds 10, 11, 14, 15, 22, ... failed).
+#[test]
+fn a_result_lost_toward_a_worker_and_the_ps_is_still_recovered() {
+    let mut failures = vec![];
+    for seed in 0..30u64 {
+        let mode = [Mode::Esa, Mode::SwitchMl][(seed % 2) as usize];
+        let mut job = SimJob::new(1, 2 + (seed % 3 == 2) as u8, 32 * 1024, 1);
+        job.window = 32;
+        job.mode = mode;
+        job.slot_mask = 63;
+        let config = SimConfig {
+            seed,
+            pool: PoolConfig {
+                slots: 64,
+                lanes: 32,
+                stale_after_us: 10_000,
+            },
+            jobs: vec![job],
+            link: LinkConfig {
+                latency_us: 5,
+                jitter_us: 3,
+                loss: 0.01,
+                duplicate: 0.0,
+            },
+            rto_initial_us: 1_000,
+            rto_max_us: 4_000,
+            max_retries: 30,
+            time_limit_us: 5_000_000,
+        };
+        failures.extend(sim::run(&config).violations().iter().cloned());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
