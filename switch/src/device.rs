@@ -852,10 +852,7 @@ impl Device {
             .ok_or_else(|| not_found(format!("no counter with id {}", c.counter_id)))?
             .clone();
         let data = c.data.unwrap_or_default();
-        let indexes: Vec<u64> = match c.index {
-            Some(i) => vec![index(i.index, info.size, &info.name)?],
-            None => (0..info.size).collect(),
-        };
+        let indexes = indexes(c.index, info.size, &info.name)?;
         for i in indexes {
             self.switch
                 .counter_write(
@@ -870,24 +867,14 @@ impl Device {
     }
 
     fn read_counters(&mut self, c: &v1::CounterEntry) -> Result<Vec<v1::CounterEntry>> {
-        let mut ids: Vec<u32> = if c.counter_id == 0 {
-            self.program.counters.keys().copied().collect()
-        } else if self.program.counters.contains_key(&c.counter_id) {
-            vec![c.counter_id]
-        } else {
-            return Err(not_found(format!("no counter with id {}", c.counter_id)));
-        };
-        ids.sort_unstable();
+        let ids = selected_ids(&self.program.counters, c.counter_id, "counter")?;
         let program = self.program.clone();
         let mut out = Vec::new();
         for id in ids {
             let Some(info) = program.counters.get(&id) else {
                 continue;
             };
-            let indexes: Vec<u64> = match c.index {
-                Some(i) => vec![index(i.index, info.size, &info.name)?],
-                None => (0..info.size).collect(),
-            };
+            let indexes = indexes(c.index, info.size, &info.name)?;
             for i in indexes {
                 let (packets, bytes) = self
                     .switch
@@ -923,10 +910,7 @@ impl Device {
         };
         let what = format!("register `{}`", info.name);
         let value = codec::to_bits(bytes, info.width).map_err(|e| value_error(&what, e))?;
-        let indexes: Vec<u64> = match r.index {
-            Some(i) => vec![index(i.index, info.size, &info.name)?],
-            None => (0..info.size).collect(),
-        };
+        let indexes = indexes(r.index, info.size, &info.name)?;
         for i in indexes {
             self.switch
                 .register_write(&info.name, i, &value)
@@ -936,23 +920,13 @@ impl Device {
     }
 
     fn read_registers(&mut self, r: &v1::RegisterEntry) -> Result<Vec<v1::RegisterEntry>> {
-        let mut ids: Vec<u32> = if r.register_id == 0 {
-            self.program.registers.keys().copied().collect()
-        } else if self.program.registers.contains_key(&r.register_id) {
-            vec![r.register_id]
-        } else {
-            return Err(not_found(format!("no register with id {}", r.register_id)));
-        };
-        ids.sort_unstable();
+        let ids = selected_ids(&self.program.registers, r.register_id, "register")?;
         let mut out = Vec::new();
         for id in ids {
             let Some(info) = self.program.registers.get(&id) else {
                 continue;
             };
-            let indexes: Vec<u64> = match r.index {
-                Some(i) => vec![index(i.index, info.size, &info.name)?],
-                None => (0..info.size).collect(),
-            };
+            let indexes = indexes(r.index, info.size, &info.name)?;
             for i in indexes {
                 let value = self
                     .switch
@@ -1169,6 +1143,29 @@ impl Device {
             }
             Type::Unspecified => Err(invalid("update type is UNSPECIFIED")),
         }
+    }
+}
+
+/// The indexes a counter or register entry names: its index, or every
+/// index when it has none (a wildcard read or write).
+fn indexes(i: Option<v1::Index>, size: u64, name: &str) -> Result<Vec<u64>> {
+    match i {
+        Some(i) => Ok(vec![index(i.index, size, name)?]),
+        None => Ok((0..size).collect()),
+    }
+}
+
+/// The ids a read of `kind` entries selects, in order: `id`, or every one
+/// when `id` is 0 (a wildcard); an unknown id is `NOT_FOUND`.
+fn selected_ids<T>(known: &HashMap<u32, T>, id: u32, kind: &str) -> Result<Vec<u32>> {
+    if id == 0 {
+        let mut ids: Vec<u32> = known.keys().copied().collect();
+        ids.sort_unstable();
+        Ok(ids)
+    } else if known.contains_key(&id) {
+        Ok(vec![id])
+    } else {
+        Err(not_found(format!("no {kind} with id {id}")))
     }
 }
 
