@@ -309,18 +309,7 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
         let workers: Vec<_> = worker_hosts.iter().map(|n| udp_host(ns(*n), *n)).collect();
         runs.push((spec, job.slot_mask, workers, udp_host(ns(ps_host), ps_host)));
     }
-    let outcomes: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs
-            .into_iter()
-            .map(|(spec, mask, workers, ps)| {
-                s.spawn(move || {
-                    let o = switch::run_job(&spec, LANES, mask, workers, ps);
-                    (spec, o)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let outcomes = switch::run_jobs(LANES, runs);
     let dropped = topo.dropped();
     eprintln!("loss rules dropped {dropped} packets");
     eprintln!("switch ports: {:?}", harness.switch().all_port_stats());

@@ -88,18 +88,7 @@ fn mixed_jobs_through_esa_switch_on_lossy_links_sum_exactly() {
         runs.push((spec, job.slot_mask, worker_links, ps_link));
     }
 
-    let outcomes: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs
-            .into_iter()
-            .map(|(spec, mask, workers, ps)| {
-                s.spawn(move || {
-                    let o = switch::run_job(&spec, LANES, mask, workers, ps);
-                    (spec, o)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let outcomes = switch::run_jobs(LANES, runs);
 
     let (lost, duplicated, reordered, delivered) = counters.snapshot();
     eprintln!(

@@ -512,6 +512,30 @@ fn worker_config(spec: &JobSpec, lanes: usize, slot_mask: u16, worker_id: u8) ->
     c
 }
 
+/// One job to run: its spec, slot mask, worker transports and PS transport.
+pub type JobRun<T, P> = (JobSpec, u16, Vec<MakeTransport<T>>, MakeTransport<P>);
+
+/// Runs every job at once, each with [`run_job`], and returns each spec
+/// with its outcome, in order.
+pub fn run_jobs<T, P>(lanes: usize, runs: Vec<JobRun<T, P>>) -> Vec<(JobSpec, JobOutcome)>
+where
+    T: Transport + 'static,
+    P: Transport + 'static,
+{
+    std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .into_iter()
+            .map(|(spec, mask, workers, ps)| {
+                s.spawn(move || {
+                    let o = run_job(&spec, lanes, mask, workers, ps);
+                    (spec, o)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
 /// Runs a job: its PS and workers on threads, each worker all-reducing
 /// integer gradients and comparing every element with the exact sum.
 pub fn run_job<T, P>(
