@@ -1029,15 +1029,7 @@ impl Device {
         let exists = self.groups.contains_key(&id);
         match kind {
             Type::Insert | Type::Modify => {
-                if kind == Type::Insert && exists {
-                    return Err(UpdateError::new(
-                        Code::AlreadyExists,
-                        format!("multicast group {id} exists"),
-                    ));
-                }
-                if kind == Type::Modify && !exists {
-                    return Err(not_found(format!("no multicast group {id}")));
-                }
+                check_presence(kind, exists, &format!("multicast group {id}"))?;
                 let replicas = Self::replicas(&g.replicas)?;
                 if let Some(old) = self.groups.remove(&id) {
                     self.drop_nodes(&old.nodes);
@@ -1084,15 +1076,7 @@ impl Device {
         let hidden_group = CLONE_GROUP_BASE + id;
         match kind {
             Type::Insert | Type::Modify => {
-                if kind == Type::Insert && exists {
-                    return Err(UpdateError::new(
-                        Code::AlreadyExists,
-                        format!("clone session {id} exists"),
-                    ));
-                }
-                if kind == Type::Modify && !exists {
-                    return Err(not_found(format!("no clone session {id}")));
-                }
+                check_presence(kind, exists, &format!("clone session {id}"))?;
                 let replicas = Self::replicas(&c.replicas)?;
                 if let Some(old) = self.clones.remove(&id) {
                     self.drop_nodes(&old.nodes);
@@ -1166,6 +1150,19 @@ fn selected_ids<T>(known: &HashMap<u32, T>, id: u32, kind: &str) -> Result<Vec<u
         Ok(vec![id])
     } else {
         Err(not_found(format!("no {kind} with id {id}")))
+    }
+}
+
+/// An insert of something that exists is `ALREADY_EXISTS`; a modify of
+/// something that does not is `NOT_FOUND`.
+fn check_presence(kind: v1::update::Type, exists: bool, what: &str) -> Result<()> {
+    match kind {
+        v1::update::Type::Insert if exists => Err(UpdateError::new(
+            Code::AlreadyExists,
+            format!("{what} exists"),
+        )),
+        v1::update::Type::Modify if !exists => Err(not_found(format!("no {what}"))),
+        _ => Ok(()),
     }
 }
 
