@@ -341,19 +341,7 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
             spec.id,
             o.errors
         );
-        assert_eq!(
-            o.iterations_done,
-            vec![spec.iterations; usize::from(spec.workers)]
-        );
-        assert_eq!(
-            o.checked_elements,
-            spec.elements as u64 * u64::from(spec.iterations) * u64::from(spec.workers)
-        );
-        assert_eq!(
-            o.wrong_elements, 0,
-            "job {}: results differ from the exact sum",
-            spec.id
-        );
+        o.assert_exact(spec);
         assert!(
             harness.counter(spec.id, "completed") > 0,
             "job {}: nothing aggregated in the switch",

@@ -117,21 +117,7 @@ fn mixed_jobs_through_esa_switch_on_lossy_links_sum_exactly() {
             harness.counters(spec.id),
         );
         assert!(o.errors.is_empty(), "job {}: {:?}", spec.id, o.errors);
-        assert_eq!(
-            o.iterations_done,
-            vec![spec.iterations; usize::from(spec.workers)],
-            "job {}",
-            spec.id
-        );
-        assert_eq!(
-            o.checked_elements,
-            spec.elements as u64 * u64::from(spec.iterations) * u64::from(spec.workers)
-        );
-        assert_eq!(
-            o.wrong_elements, 0,
-            "job {}: results differ from the exact sum",
-            spec.id
-        );
+        o.assert_exact(spec);
         assert!(
             completed > 0,
             "job {}: no chunk was aggregated in the switch",

@@ -512,6 +512,30 @@ fn worker_config(spec: &JobSpec, lanes: usize, slot_mask: u16, worker_id: u8) ->
     c
 }
 
+impl JobOutcome {
+    /// Every worker finished every iteration, every element of every
+    /// result was checked, and none differed from the exact sum.
+    pub fn assert_exact(&self, spec: &JobSpec) {
+        assert_eq!(
+            self.iterations_done,
+            vec![spec.iterations; usize::from(spec.workers)],
+            "job {}",
+            spec.id
+        );
+        assert_eq!(
+            self.checked_elements,
+            spec.elements as u64 * u64::from(spec.iterations) * u64::from(spec.workers),
+            "job {}",
+            spec.id
+        );
+        assert_eq!(
+            self.wrong_elements, 0,
+            "job {}: results differ from the exact sum",
+            spec.id
+        );
+    }
+}
+
 /// One job to run: its spec, slot mask, worker transports and PS transport.
 pub type JobRun<T, P> = (JobSpec, u16, Vec<MakeTransport<T>>, MakeTransport<P>);
 
