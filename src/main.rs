@@ -47,19 +47,10 @@ enum Command {
     /// List the controller's jobs and their counters, or admit / release a
     /// job.
     Jobs(esa_controller::cli::JobsArgs),
-    /// Run a multi-job training experiment (TOML) on the embedded switch,
-    /// in process, and report each job's JCT and in-switch share
-    /// (testbed/README.md).
-    Run {
-        /// The experiment file, e.g. testbed/experiments/quick.toml.
-        experiment: std::path::PathBuf,
-        /// Write report.json, report.md and the SVG plots here.
-        #[arg(long, value_name = "DIR")]
-        out: Option<std::path::PathBuf>,
-        /// No progress lines on stderr.
-        #[arg(long)]
-        quiet: bool,
-    },
+    /// Run a multi-job training experiment (TOML) and report each job's
+    /// JCT and in-switch share (testbed/README.md). By default everything
+    /// runs in this process on the embedded switch.
+    Run(RunArgs),
     /// Print the P4Info of a v1model program in protobuf text format, with
     /// the ids p4c would assign.
     P4info {
@@ -80,6 +71,63 @@ enum Command {
         #[arg(short = 'I', value_name = "DIR")]
         include: Vec<std::path::PathBuf>,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The experiment file, e.g. testbed/experiments/quick.toml.
+    experiment: std::path::PathBuf,
+    /// Write report.json, report.md and the SVG plots here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<std::path::PathBuf>,
+    /// No progress lines on stderr.
+    #[arg(long)]
+    quiet: bool,
+    /// Where the hosts run: `inprocess` (threads on in-memory switch
+    /// ports) or `netns` (a network namespace per host on kernel UDP,
+    /// veth pairs to the switch; needs root). Default: inprocess, or
+    /// netns with `--switch bmv2`.
+    #[arg(long, value_enum)]
+    fabric: Option<FabricArg>,
+    /// The switch: `embedded` (esa-switch in process), `bmv2`
+    /// (simple_switch_grpc and p4c from PATH, on the netns fabric) or
+    /// `external` (a running switch at --p4runtime, hosts from --hosts).
+    #[arg(long = "switch", value_enum, default_value_t = SwitchArg::Embedded)]
+    switch: SwitchArg,
+    /// External switch: its P4Runtime address.
+    #[arg(long, value_name = "HOST:PORT")]
+    p4runtime: Option<String>,
+    /// External switch: its P4Runtime device id.
+    #[arg(long, default_value_t = 0)]
+    device_id: u64,
+    /// External switch: the hosts file (name, mac, ip, switch port and
+    /// optionally a netns per host; testbed/README.md).
+    #[arg(long, value_name = "FILE")]
+    hosts: Option<std::path::PathBuf>,
+    /// External switch that does not take P4 source (BMv2, Tofino): its
+    /// compiled device config (BMv2 JSON). Needs --p4info.
+    #[arg(long, value_name = "FILE", requires = "p4info")]
+    device_config: Option<std::path::PathBuf>,
+    /// The P4Info that goes with --device-config.
+    #[arg(long, value_name = "FILE", requires = "device_config")]
+    p4info: Option<std::path::PathBuf>,
+    /// BMv2: where the compiled program and the switch's log go
+    /// (default: a folder under the temporary folder).
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FabricArg {
+    Inprocess,
+    Netns,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SwitchArg {
+    Embedded,
+    Bmv2,
+    External,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,11 +154,7 @@ fn main() -> Result<()> {
             );
             Ok(())
         }
-        Command::Run {
-            experiment,
-            out,
-            quiet,
-        } => run_experiment(&experiment, out.as_deref(), quiet),
+        Command::Run(args) => run_experiment(&args),
         Command::P4info { program, include } => run_p4info(&program, &include),
         Command::Stf {
             program,
@@ -225,21 +269,67 @@ fn run_worker(args: &esa_host::cli::WorkerArgs) -> Result<()> {
     Ok(())
 }
 
+/// The switch and fabric `esa run` was asked for; errors name the flag.
+fn run_target(args: &RunArgs) -> Result<(esa_testbed::SwitchTarget, esa_testbed::Fabric)> {
+    use esa_testbed::{ExternalSwitch, Fabric, HostsFile, SwitchTarget};
+    let external_only = [
+        ("--p4runtime", args.p4runtime.is_some()),
+        ("--hosts", args.hosts.is_some()),
+        ("--device-config", args.device_config.is_some()),
+    ];
+    if args.switch != SwitchArg::External
+        && let Some((flag, _)) = external_only.iter().find(|(_, given)| *given)
+    {
+        bail!("{flag} is for --switch external");
+    }
+    let switch = match args.switch {
+        SwitchArg::Embedded => SwitchTarget::Embedded,
+        SwitchArg::Bmv2 => SwitchTarget::Bmv2(esa_testbed::Bmv2::find()?),
+        SwitchArg::External => {
+            let Some(p4runtime) = args.p4runtime.clone() else {
+                bail!(
+                    "--switch external needs --p4runtime HOST:PORT (the switch's P4Runtime server)"
+                );
+            };
+            let Some(hosts) = &args.hosts else {
+                bail!(
+                    "--switch external needs --hosts FILE (the hosts' addresses and switch ports)"
+                );
+            };
+            SwitchTarget::External(ExternalSwitch {
+                p4runtime,
+                device_id: args.device_id,
+                hosts: HostsFile::load(hosts)?,
+                pipeline_files: args.device_config.clone().zip(args.p4info.clone()),
+            })
+        }
+    };
+    let asked = args.fabric.map(|f| match f {
+        FabricArg::Inprocess => Fabric::InProcess,
+        FabricArg::Netns => Fabric::Netns,
+    });
+    let fabric = esa_testbed::target::resolve_fabric(&switch, asked)?.unwrap_or_default();
+    Ok((switch, fabric))
+}
+
 /// Runs `esa run`: every variant of the experiment, the summary table on
 /// stdout, the report files in `out`; fails when a job did not verify.
-fn run_experiment(
-    path: &std::path::Path,
-    out: Option<&std::path::Path>,
-    quiet: bool,
-) -> Result<()> {
-    let experiment = esa_testbed::Experiment::load(path)?;
+fn run_experiment(args: &RunArgs) -> Result<()> {
+    let experiment = esa_testbed::Experiment::load(&args.experiment)?;
+    let (switch, fabric) = run_target(args)?;
     let options = esa_testbed::RunOptions {
-        progress: !quiet,
+        progress: !args.quiet,
+        switch,
+        fabric,
+        work_dir: args.work_dir.clone(),
         ..esa_testbed::RunOptions::default()
     };
+    if !args.quiet {
+        eprintln!("{}: {}", experiment.name, options.setup_description());
+    }
     let report = esa_testbed::run_experiment(&experiment, &options)?;
     print!("{}", report.table());
-    if let Some(dir) = out {
+    if let Some(dir) = &args.out {
         report.write(dir)?;
         eprintln!("report written to {}", dir.display());
     }

@@ -31,12 +31,15 @@
 
 mod error;
 pub mod experiment;
+pub mod netns;
 pub mod report;
 pub mod run;
 pub mod svg;
+pub mod target;
 pub mod train;
 
 pub use error::TestbedError;
 pub use experiment::{Experiment, JobSpec, LossLinks, Variant};
 pub use report::{ExperimentReport, JobReport, VariantReport};
-pub use run::{RunOptions, run_experiment};
+pub use run::{RunOptions, preflight, run_experiment};
+pub use target::{Bmv2, ExternalSwitch, Fabric, HostsFile, SwitchTarget};

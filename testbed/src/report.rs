@@ -220,6 +220,12 @@ pub struct ExperimentReport {
     pub lanes: usize,
     /// Aggregator slots.
     pub pool_slots: u32,
+    /// What ran where, in words.
+    pub setup: String,
+    /// The switch: `embedded`, `bmv2` or `external`.
+    pub switch: String,
+    /// The hosts' fabric: `inprocess`, `netns` or `external`.
+    pub fabric: String,
     /// One entry per variant.
     pub variants: Vec<VariantReport>,
 }
@@ -229,6 +235,9 @@ struct JsonReport<'a> {
     experiment: &'a str,
     lanes: usize,
     pool_slots: u32,
+    switch: &'a str,
+    fabric: &'a str,
+    setup: &'a str,
     summary: Vec<JsonSummary<'a>>,
     jobs: Vec<&'a JobReport>,
 }
@@ -342,6 +351,9 @@ impl ExperimentReport {
             experiment: &self.experiment,
             lanes: self.lanes,
             pool_slots: self.pool_slots,
+            switch: &self.switch,
+            fabric: &self.fabric,
+            setup: &self.setup,
             summary: self
                 .variants
                 .iter()
@@ -364,8 +376,8 @@ impl ExperimentReport {
         let _ = writeln!(out, "# Experiment `{}`\n", self.experiment);
         let _ = writeln!(
             out,
-            "esa.p4 on esa-switch (in process, p4sim), {} lanes, {} aggregator slots.\n",
-            self.lanes, self.pool_slots
+            "esa.p4 with {} lanes and {} aggregator slots; {}.\n",
+            self.lanes, self.pool_slots, self.setup
         );
         let _ = writeln!(out, "## Summary\n");
         let _ = writeln!(

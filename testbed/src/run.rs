@@ -1,10 +1,15 @@
-//! Running an experiment in process: esa-switch on in-memory ports, the
-//! controller against it over P4Runtime on 127.0.0.1, and every job's
-//! parameter server and workers on threads, each host on its own switch
-//! port through a [`SwitchPortTransport`].
+//! Running an experiment: a switch (esa-switch in process, BMv2, or an
+//! external one; see [`crate::target`]), the controller against it over
+//! P4Runtime, and every job's parameter server and workers on threads of
+//! this process. On the in-process fabric each host is on its own
+//! in-memory switch port through a [`SwitchPortTransport`]; on the netns
+//! fabric (and with an external switch) each host has a kernel UDP socket,
+//! in its own network namespace.
 //!
-//! One variant runs at a time, each on a fresh switch and controller.
+//! One variant runs at a time, each on a fresh switch, fresh namespaces
+//! and a fresh controller.
 
+use std::collections::BTreeMap;
 use std::net::{SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,26 +28,29 @@ use esa_core::sim::gradient_value;
 use esa_core::wire::{Ipv4Addr, MacAddr};
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::ParameterServer;
-use esa_host::transport::{FrameLink, HostAddress, LinkClosed, SwitchPortTransport};
+use esa_host::transport::{
+    FrameLink, HostAddress, LinkClosed, SwitchPortTransport, Transport, UdpTransport,
+};
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_switch::{MemoryPort, Switch, SwitchConfig};
 use tokio::sync::watch;
 
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, Variant};
+use crate::netns::{self, NamespaceHost, Namespaces};
 use crate::report::{ExperimentReport, JobReport, TrainingReport, VariantReport};
+use crate::target::{Fabric, HostsFile, SwitchProcess, SwitchTarget};
 use crate::train::{self, Dataset};
 
 /// The MAC the hosts send to (the switch ignores it for ESA packets).
 const SWITCH_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]);
 
-/// The address workers and PSes send to; the switch routes ESA packets by
-/// job, not by destination.
-fn switch_addr() -> SocketAddr {
-    SocketAddr::V4(SocketAddrV4::new(
-        std::net::Ipv4Addr::new(10, 255, 255, 254),
-        ESA_UDP_PORT,
-    ))
+/// Where hosts send ESA packets by default; the switch routes them by job,
+/// not by destination.
+const SWITCH_IP: std::net::Ipv4Addr = std::net::Ipv4Addr::new(10, 255, 255, 254);
+
+fn switch_addr(ip: std::net::Ipv4Addr) -> SocketAddr {
+    SocketAddr::V4(SocketAddrV4::new(ip, ESA_UDP_PORT))
 }
 
 /// How to run.
@@ -50,8 +58,17 @@ fn switch_addr() -> SocketAddr {
 pub struct RunOptions {
     /// Print progress lines on stderr.
     pub progress: bool,
-    /// How long the controller may take to push the pipeline and sync.
+    /// How long the controller may take to push the pipeline and sync
+    /// (and a started BMv2 to serve P4Runtime).
     pub setup_timeout: Duration,
+    /// The switch that runs the data plane.
+    pub switch: SwitchTarget,
+    /// Where the hosts run (ignored with an external switch: the hosts
+    /// file says); settle it with [`crate::target::resolve_fabric`].
+    pub fabric: Fabric,
+    /// Where BMv2's build products and log go (default: a folder under
+    /// the system's temporary folder).
+    pub work_dir: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -59,7 +76,42 @@ impl Default for RunOptions {
         RunOptions {
             progress: true,
             setup_timeout: Duration::from_secs(60),
+            switch: SwitchTarget::Embedded,
+            fabric: Fabric::InProcess,
+            work_dir: None,
         }
+    }
+}
+
+impl RunOptions {
+    /// What runs where, for reports: `esa-switch (in process) on in-memory
+    /// ports`, ...
+    pub fn setup_description(&self) -> String {
+        match (&self.switch, self.fabric) {
+            (SwitchTarget::Embedded, Fabric::InProcess) => {
+                "esa-switch (p4sim, in process); hosts on in-memory ports".into()
+            }
+            (SwitchTarget::Embedded, Fabric::Netns) => {
+                "esa-switch (p4sim, in process) on AF_PACKET veth ports; hosts in network \
+                 namespaces on kernel UDP"
+                    .into()
+            }
+            (SwitchTarget::Bmv2(_), _) => {
+                "BMv2 simple_switch_grpc on veth ports; hosts in network namespaces on kernel UDP"
+                    .into()
+            }
+            (SwitchTarget::External(x), _) => format!(
+                "external switch at {} (device {}); hosts on kernel UDP at the hosts file's \
+                 addresses",
+                x.p4runtime, x.device_id
+            ),
+        }
+    }
+
+    fn work_dir(&self, experiment: &str) -> PathBuf {
+        self.work_dir.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("esa-run-{experiment}-{}", std::process::id()))
+        })
     }
 }
 
@@ -75,11 +127,50 @@ pub fn program_path(experiment: &Experiment) -> PathBuf {
     })
 }
 
+/// Checks, before anything starts, that the experiment can run on the
+/// chosen switch and fabric: root and iproute2 for namespaces, nftables
+/// for loss on them, no loss injection on an external switch, enough
+/// hosts in the hosts file.
+pub fn preflight(experiment: &Experiment, options: &RunOptions) -> Result<(), TestbedError> {
+    let loss = experiment.switch.loss > 0.0;
+    match &options.switch {
+        SwitchTarget::External(x) => {
+            if loss {
+                return Err(setup(
+                    "switch.loss cannot be injected on an external switch's links (the \
+                     testbed does not own them): remove it, or lose frames on the links \
+                     yourself",
+                ));
+            }
+            let needed = hosts_needed(&experiment.jobs);
+            if x.hosts.hosts.len() < needed {
+                return Err(setup(format!(
+                    "the hosts file lists {} hosts; the experiment needs {needed} (every \
+                     job's workers and one PS each)",
+                    x.hosts.hosts.len()
+                )));
+            }
+            if x.hosts.hosts.iter().any(|h| h.netns.is_some()) && !netns::is_root() {
+                return Err(setup(
+                    "the hosts file puts hosts in network namespaces; entering them needs root",
+                ));
+            }
+            Ok(())
+        }
+        SwitchTarget::Bmv2(_) => netns::preflight(loss),
+        SwitchTarget::Embedded => match options.fabric {
+            Fabric::InProcess => Ok(()),
+            Fabric::Netns => netns::preflight(loss),
+        },
+    }
+}
+
 /// Runs every variant of `experiment` and reports on each.
 pub fn run_experiment(
     experiment: &Experiment,
     options: &RunOptions,
 ) -> Result<ExperimentReport, TestbedError> {
+    preflight(experiment, options)?;
     let program = program_path(experiment);
     if experiment.switch.program.is_none() && !program.is_file() {
         return Err(TestbedError::Setup(format!(
@@ -95,8 +186,26 @@ pub fn run_experiment(
             experiment.switch.pool_slots.to_string(),
         ),
     ];
-    let pipeline = Pipeline::from_p4_source(&program, &defines)
-        .map_err(|e| TestbedError::Setup(format!("loading the P4 program: {e}")))?;
+    let pipeline = match &options.switch {
+        SwitchTarget::Bmv2(bmv2) => {
+            let dir = options.work_dir(&experiment.name);
+            if options.progress {
+                eprintln!(
+                    "compiling {} for BMv2 into {}",
+                    program.display(),
+                    dir.display()
+                );
+            }
+            bmv2.compile(&program, &defines, &dir)?
+        }
+        SwitchTarget::External(x) if x.pipeline_files.is_some() => {
+            let (config, p4info) = x.pipeline_files.clone().unwrap_or_default();
+            Pipeline::from_files(&config, &p4info)
+                .map_err(|e| TestbedError::Setup(format!("loading the pipeline: {e}")))?
+        }
+        _ => Pipeline::from_p4_source(&program, &defines)
+            .map_err(|e| TestbedError::Setup(format!("loading the P4 program: {e}")))?,
+    };
     let mut variants = Vec::new();
     for variant in &experiment.variants {
         if options.progress {
@@ -108,8 +217,19 @@ pub fn run_experiment(
         experiment: experiment.name.clone(),
         lanes: experiment.switch.lanes,
         pool_slots: experiment.switch.pool_slots,
+        setup: options.setup_description(),
+        switch: options.switch.name().into(),
+        fabric: match options.switch {
+            SwitchTarget::External(_) => "external".into(),
+            _ => options.fabric.to_string(),
+        },
         variants,
     })
+}
+
+/// Hosts an experiment needs: every job's workers and one PS each.
+fn hosts_needed(jobs: &[JobSpec]) -> usize {
+    jobs.iter().map(|j| usize::from(j.workers) + 1).sum()
 }
 
 /// A memory port as a frame link, losing each frame (either direction)
@@ -170,15 +290,18 @@ impl FrameLink for PortLink {
     }
 }
 
-/// A host of the generated topology.
+/// A host of the experiment's topology.
 #[derive(Debug, Clone)]
 struct HostPlan {
     name: String,
     address: HostAddress,
     port: u16,
+    /// The namespace its socket is bound in (hosts file of an external
+    /// switch; the netns fabric makes its own).
+    netns: Option<String>,
 }
 
-/// Host `n` (1-based, also its switch port).
+/// Host `n` (1-based, also its switch port) of a generated topology.
 fn host_plan(name: String, n: u16) -> HostPlan {
     let [hi, lo] = n.to_be_bytes();
     HostPlan {
@@ -189,6 +312,7 @@ fn host_plan(name: String, n: u16) -> HostPlan {
             gateway_mac: SWITCH_MAC,
         },
         port: n,
+        netns: None,
     }
 }
 
@@ -199,9 +323,24 @@ struct JobHosts {
     ps: HostPlan,
 }
 
-fn plan_hosts(jobs: &[JobSpec]) -> (Vec<JobHosts>, Topology) {
+/// The hosts of every job: generated (host *n* on port *n*), or taken in
+/// order from an external switch's hosts file.
+fn plan_hosts(jobs: &[JobSpec], given: Option<&HostsFile>) -> (Vec<JobHosts>, Topology) {
     let mut next: u16 = 1;
+    let mut given_hosts = given.map(|f| f.hosts.iter());
     let mut take = |name: String| {
+        if let Some(h) = given_hosts.as_mut().and_then(Iterator::next) {
+            return HostPlan {
+                name: h.name.clone(),
+                address: HostAddress {
+                    mac: h.mac,
+                    ip: Ipv4Addr(h.ip.octets()),
+                    gateway_mac: SWITCH_MAC,
+                },
+                port: h.port,
+                netns: h.netns.clone(),
+            };
+        }
         let h = host_plan(name, next);
         next += 1;
         h
@@ -228,6 +367,230 @@ fn plan_hosts(jobs: &[JobSpec]) -> (Vec<JobHosts>, Topology) {
         );
     }
     (plans, topology)
+}
+
+/// The hosts' ends of their links, by switch port.
+#[derive(Debug)]
+enum HostLinks {
+    Memory(BTreeMap<u16, SwitchPortTransport<PortLink>>),
+    Udp(BTreeMap<u16, UdpTransport>),
+}
+
+/// How the frames a host's link lost are counted.
+#[derive(Debug, Clone)]
+enum LossMeter {
+    /// The in-memory link counts them.
+    Memory(Arc<AtomicU64>),
+    /// The nftables rules in the host's namespace count them.
+    Namespace(Arc<Namespaces>, u16),
+    /// Nothing is lost on purpose.
+    Nothing,
+}
+
+impl LossMeter {
+    fn count(&self) -> u64 {
+        match self {
+            LossMeter::Memory(n) => n.load(Ordering::Relaxed),
+            LossMeter::Namespace(ns, port) => ns.frames_lost(*port),
+            LossMeter::Nothing => 0,
+        }
+    }
+}
+
+/// A variant's switch and the hosts' links to it. Fields drop in order:
+/// the switch process before the namespaces its ports are in.
+#[derive(Debug)]
+struct Stage {
+    /// Where the controller reaches the switch.
+    p4runtime: String,
+    device_id: u64,
+    /// Where hosts send ESA packets.
+    switch_addr: SocketAddr,
+    hosts: HostLinks,
+    meters: BTreeMap<u16, LossMeter>,
+    /// The embedded switch's server task.
+    serve: Option<tokio::task::JoinHandle<()>>,
+    #[expect(dead_code, reason = "held for its Drop: kills the switch process")]
+    process: Option<SwitchProcess>,
+    #[expect(dead_code, reason = "held for its Drop: removes the namespaces")]
+    namespaces: Option<Arc<Namespaces>>,
+}
+
+/// The loss probability of a host's link.
+fn link_loss(experiment: &Experiment, ps: bool) -> f64 {
+    if experiment.switch.loss_links.covers(ps) {
+        experiment.switch.loss
+    } else {
+        0.0
+    }
+}
+
+/// Every host of the plan with whether it is a PS.
+fn all_hosts(plans: &[JobHosts]) -> Vec<(&HostPlan, bool)> {
+    plans
+        .iter()
+        .flat_map(|p| p.workers.iter().map(|h| (h, false)).chain([(&p.ps, true)]))
+        .collect()
+}
+
+/// Binds every host's UDP socket (in its namespace), so that an address
+/// in use is an error before any job starts.
+fn bind_hosts(
+    hosts: &[(&HostPlan, bool)],
+    namespace_of: impl Fn(&HostPlan) -> Option<String>,
+) -> Result<BTreeMap<u16, UdpTransport>, TestbedError> {
+    let mut links = BTreeMap::new();
+    for (h, _) in hosts {
+        let ip = std::net::Ipv4Addr::from(h.address.ip.0);
+        let transport = netns::bind_udp(namespace_of(h).as_deref(), ip)
+            .map_err(|e| setup(format!("host {} cannot bind its socket: {e}", h.name)))?;
+        links.insert(h.port, transport);
+    }
+    Ok(links)
+}
+
+/// Creates a namespace per host, with the experiment's loss rules.
+fn make_namespaces(
+    experiment: &Experiment,
+    hosts: &[(&HostPlan, bool)],
+) -> Result<Arc<Namespaces>, TestbedError> {
+    let wanted: Vec<NamespaceHost> = hosts
+        .iter()
+        .map(|(h, ps)| NamespaceHost {
+            port: h.port,
+            address: h.address,
+            loss: link_loss(experiment, *ps),
+        })
+        .collect();
+    Ok(Arc::new(Namespaces::create(
+        &wanted,
+        SWITCH_IP,
+        SWITCH_MAC.0,
+    )?))
+}
+
+/// Serves an embedded switch's P4Runtime on a free loopback port.
+fn serve_embedded(
+    switch: Switch,
+    runtime: &tokio::runtime::Runtime,
+    stop: &watch::Receiver<bool>,
+) -> Result<(String, tokio::task::JoinHandle<()>), TestbedError> {
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
+    let stop = stop.clone();
+    let serve = runtime.spawn(async move {
+        let _ = switch.serve(listener, stopped(stop)).await;
+    });
+    Ok((addr.to_string(), serve))
+}
+
+/// Starts the variant's switch and links its hosts to it.
+fn build_stage(
+    experiment: &Experiment,
+    options: &RunOptions,
+    plans: &[JobHosts],
+    runtime: &tokio::runtime::Runtime,
+    stop: &watch::Receiver<bool>,
+) -> Result<Stage, TestbedError> {
+    let hosts = all_hosts(plans);
+    let lanes = experiment.switch.lanes;
+    match (&options.switch, options.fabric) {
+        (SwitchTarget::Embedded, Fabric::InProcess) => {
+            let ports: Vec<u32> = hosts.iter().map(|(h, _)| u32::from(h.port)).collect();
+            let (switch, memory_ports) = Switch::builder(SwitchConfig::default())
+                .memory_ports(ports.clone())
+                .build()
+                .map_err(setup)?;
+            let mut links = BTreeMap::new();
+            let mut meters = BTreeMap::new();
+            for ((h, ps), port) in hosts.iter().zip(memory_ports) {
+                let lost = Arc::new(AtomicU64::new(0));
+                let seed = experiment.seed ^ (u64::from(h.port) << 40) ^ 0x6c6f_7373;
+                let link = PortLink::new(port, link_loss(experiment, *ps), seed, Arc::clone(&lost));
+                links.insert(h.port, SwitchPortTransport::new(link, h.address, lanes));
+                meters.insert(h.port, LossMeter::Memory(lost));
+            }
+            let (p4runtime, serve) = serve_embedded(switch, runtime, stop)?;
+            Ok(Stage {
+                p4runtime,
+                device_id: 0,
+                switch_addr: switch_addr(SWITCH_IP),
+                hosts: HostLinks::Memory(links),
+                meters,
+                serve: Some(serve),
+                process: None,
+                namespaces: None,
+            })
+        }
+        (SwitchTarget::Embedded, Fabric::Netns) | (SwitchTarget::Bmv2(_), _) => {
+            let namespaces = make_namespaces(experiment, &hosts)?;
+            let interfaces = namespaces.interfaces();
+            let (p4runtime, serve, process) = match &options.switch {
+                SwitchTarget::Bmv2(bmv2) => {
+                    let dir = options.work_dir(&experiment.name);
+                    std::fs::create_dir_all(&dir).map_err(|error| TestbedError::Io {
+                        path: dir.clone(),
+                        error,
+                    })?;
+                    let process = bmv2.start(
+                        &interfaces,
+                        &dir.join("simple_switch_grpc.log"),
+                        options.setup_timeout,
+                    )?;
+                    (process.addr.to_string(), None, Some(process))
+                }
+                _ => {
+                    let mut builder = Switch::builder(SwitchConfig::default());
+                    for (port, name) in &interfaces {
+                        builder = builder.interface(*port, name.clone());
+                    }
+                    let (switch, _) = builder.build().map_err(setup)?;
+                    let (addr, serve) = serve_embedded(switch, runtime, stop)?;
+                    (addr, Some(serve), None)
+                }
+            };
+            let links = bind_hosts(&hosts, |h| namespaces.namespace(h.port).map(str::to_owned))?;
+            let meters = hosts
+                .iter()
+                .map(|(h, _)| {
+                    (
+                        h.port,
+                        LossMeter::Namespace(Arc::clone(&namespaces), h.port),
+                    )
+                })
+                .collect();
+            Ok(Stage {
+                p4runtime,
+                device_id: 0,
+                switch_addr: switch_addr(SWITCH_IP),
+                hosts: HostLinks::Udp(links),
+                meters,
+                serve,
+                process,
+                namespaces: Some(namespaces),
+            })
+        }
+        (SwitchTarget::External(x), _) => {
+            let links = bind_hosts(&hosts, |h| h.netns.clone())?;
+            Ok(Stage {
+                p4runtime: x.p4runtime.clone(),
+                device_id: x.device_id,
+                switch_addr: switch_addr(x.hosts.switch_ip),
+                hosts: HostLinks::Udp(links),
+                meters: hosts
+                    .iter()
+                    .map(|(h, _)| (h.port, LossMeter::Nothing))
+                    .collect(),
+                serve: None,
+                process: None,
+                namespaces: None,
+            })
+        }
+    }
 }
 
 /// Where a job is, for the progress lines.
@@ -305,20 +668,11 @@ fn run_variant(
     options: &RunOptions,
 ) -> Result<VariantReport, TestbedError> {
     let jobs = experiment.jobs_for(variant);
-    let (plans, topology) = plan_hosts(&jobs);
-    let ports: Vec<u32> = topology.ports.iter().map(|p| u32::from(*p)).collect();
-    let (switch, memory_ports) = Switch::builder(SwitchConfig::default())
-        .memory_ports(ports.clone())
-        .build()
-        .map_err(setup)?;
-    let mut memory_ports: Vec<Option<MemoryPort>> = memory_ports.into_iter().map(Some).collect();
-    let mut take_port = |port: u16| {
-        ports
-            .iter()
-            .position(|p| *p == u32::from(port))
-            .and_then(|i| memory_ports[i].take())
-            .ok_or_else(|| setup(format!("no memory port {port}")))
+    let external_hosts = match &options.switch {
+        SwitchTarget::External(x) => Some(&x.hosts),
+        _ => None,
     };
+    let (plans, topology) = plan_hosts(&jobs, external_hosts);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -327,14 +681,8 @@ fn run_variant(
         .build()
         .map_err(|e| setup(format!("tokio runtime: {e}")))?;
     let (stop_tx, stop_rx) = watch::channel(false);
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
-    let serve = runtime.spawn(switch.serve(listener, stopped(stop_rx.clone())));
-    let backend = GrpcSwitch::new(&addr.to_string(), 0, 1);
+    let mut stage = build_stage(experiment, options, &plans, &runtime, &stop_rx)?;
+    let backend = GrpcSwitch::new(&stage.p4runtime, stage.device_id, 1);
     let config = ControllerConfig {
         pool_slots: Some(experiment.switch.pool_slots),
         check_interval: Duration::from_secs(2),
@@ -355,7 +703,9 @@ fn run_variant(
         let last = health.borrow().clone();
         let _ = stop_tx.send(true);
         return Err(setup(format!(
-            "the controller did not program the switch within {:?} (last state: {:?}, last error: {})",
+            "the controller did not program the switch at {} within {:?} (last state: {:?}, \
+             last error: {})",
+            stage.p4runtime,
             options.setup_timeout,
             last.role,
             last.last_error.unwrap_or_else(|| "none".into())
@@ -423,30 +773,19 @@ fn run_variant(
                 continue;
             }
         };
-        let lost = Arc::new(AtomicU64::new(0));
-        let loss = experiment.switch.loss;
-        let seed = experiment.seed;
-        let links = experiment.switch.loss_links;
-        let mut link = |h: &HostPlan, ps: bool| -> Result<Port, TestbedError> {
-            let port = take_port(h.port)?;
-            let loss = if links.covers(ps) { loss } else { 0.0 };
-            let link_seed = seed ^ (u64::from(h.port) << 40) ^ 0x6c6f_7373;
-            Ok((
-                h.address,
-                PortLink::new(port, loss, link_seed, Arc::clone(&lost)),
-            ))
-        };
-        let mut worker_ports = Vec::new();
-        for h in &hosts.workers {
-            worker_ports.push(link(h, false)?);
-        }
-        let ps_port = link(&hosts.ps, true)?;
         progress[i].state.store(RUNNING, Ordering::Relaxed);
+        let ports: Vec<u16> = hosts
+            .workers
+            .iter()
+            .chain([&hosts.ps])
+            .map(|h| h.port)
+            .collect();
         let ctx = JobContext {
             spec,
             job,
             seed: experiment.seed,
             lanes: experiment.switch.lanes,
+            switch_addr: stage.switch_addr,
             start,
             arrived,
             report,
@@ -454,13 +793,16 @@ fn run_variant(
             index: i,
             controller: Arc::clone(&controller),
             runtime: runtime.handle().clone(),
-            lost,
+            meters: ports
+                .iter()
+                .filter_map(|p| stage.meters.get(p).cloned())
+                .collect(),
         };
-        let handle = std::thread::Builder::new()
-            .name(format!("esa-testbed-job-{}", i + 1))
-            .spawn(move || run_job(ctx, worker_ports, ps_port))
-            .map_err(|e| setup(format!("cannot start a job thread: {e}")))?;
-        running.push((i, handle));
+        let spawned = match &mut stage.hosts {
+            HostLinks::Memory(links) => spawn_job(ctx, take_links(links, &ports)?),
+            HostLinks::Udp(links) => spawn_job(ctx, take_links(links, &ports)?),
+        };
+        running.push((i, spawned?));
     }
     for (i, handle) in running {
         let report = handle.join().unwrap_or_else(|_| {
@@ -476,16 +818,48 @@ fn run_variant(
         let _ = t.join();
     }
     let _ = stop_tx.send(true);
-    let _ = runtime.block_on(async {
+    let serve = stage.serve.take();
+    runtime.block_on(async {
         let _ = supervisor.await;
-        tokio::time::timeout(Duration::from_secs(5), serve).await
+        if let Some(serve) = serve {
+            let _ = tokio::time::timeout(Duration::from_secs(5), serve).await;
+        }
     });
     runtime.shutdown_timeout(Duration::from_secs(2));
+    // The switch process, then the namespaces its ports were in.
+    drop(stage);
     Ok(VariantReport {
         variant: variant.label.clone(),
         wall_ms,
         jobs: reports.into_iter().flatten().collect(),
     })
+}
+
+/// Takes the links of `ports` (workers first, the PS last).
+fn take_links<T>(links: &mut BTreeMap<u16, T>, ports: &[u16]) -> Result<Vec<T>, TestbedError> {
+    ports
+        .iter()
+        .map(|p| {
+            links
+                .remove(p)
+                .ok_or_else(|| setup(format!("no link for switch port {p}")))
+        })
+        .collect()
+}
+
+/// Runs a job on its own thread; `links` holds its workers' then its PS's.
+fn spawn_job<T: Transport + 'static>(
+    ctx: JobContext,
+    mut links: Vec<T>,
+) -> Result<JoinHandle<JobReport>, TestbedError> {
+    let name = format!("esa-testbed-job-{}", ctx.index + 1);
+    let ps = links
+        .pop()
+        .ok_or_else(|| setup("a job without a parameter server link"))?;
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || run_job(ctx, links, ps))
+        .map_err(|e| setup(format!("cannot start a job thread: {e}")))
 }
 
 /// Milliseconds as a float.
@@ -499,6 +873,8 @@ struct JobContext {
     job: Job,
     seed: u64,
     lanes: usize,
+    /// Where the job's hosts send ESA packets.
+    switch_addr: SocketAddr,
     start: Instant,
     arrived: Instant,
     report: JobReport,
@@ -506,8 +882,8 @@ struct JobContext {
     index: usize,
     controller: Arc<Controller<GrpcSwitch>>,
     runtime: tokio::runtime::Handle,
-    /// Frames the job's links lost.
-    lost: Arc<AtomicU64>,
+    /// The job's hosts' links' lost frames.
+    meters: Vec<LossMeter>,
 }
 
 /// What one worker did.
@@ -555,9 +931,7 @@ fn worker_config(ctx: &JobContext, worker_id: u8) -> WorkerConfig {
     c
 }
 
-type Port = (HostAddress, PortLink);
-
-fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport {
+fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_link: T) -> JobReport {
     let job_id = ctx.job.id;
     let fan_in = ctx.spec.workers;
     let lanes = ctx.lanes;
@@ -566,8 +940,8 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
     // The parameter server.
     let stop_ps = Arc::new(AtomicBool::new(false));
     let ps_thread = {
-        let (address, port) = ps_port;
-        let transport = SwitchPortTransport::new(port, address, lanes);
+        let transport = ps_link;
+        let switch_addr = ctx.switch_addr;
         let stop = Arc::clone(&stop_ps);
         let forward_results = ctx.spec.mode == Mode::Atp;
         let start = ctx.start;
@@ -578,7 +952,7 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
                     lanes,
                     ..PsConfig::default()
                 };
-                let mut ps = ParameterServer::new(config, switch_addr(), transport)
+                let mut ps = ParameterServer::new(config, switch_addr, transport)
                     .map_err(|e| e.to_string())?;
                 ps.add_job(job_id, fan_in, JobOptions { forward_results })
                     .map_err(|e| e.to_string())?;
@@ -614,10 +988,10 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
     // The workers.
     let done = Arc::new(AtomicUsize::new(0));
     let mut threads = Vec::new();
-    for (w, (address, port)) in worker_ports.into_iter().enumerate() {
+    for (w, transport) in worker_links.into_iter().enumerate() {
         let worker_id = u8::try_from(w).unwrap_or(u8::MAX);
         let config = worker_config(&ctx, worker_id);
-        let transport = SwitchPortTransport::new(port, address, lanes);
+        let switch_addr = ctx.switch_addr;
         let done_here = Arc::clone(&done);
         let spec = ctx.spec.clone();
         let seed = ctx.seed;
@@ -628,7 +1002,7 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
             .spawn(move || {
                 let done = done_here;
                 let mut out = WorkerOutcome::default();
-                match Worker::new(WorkerOptions::new(config, switch_addr()), transport) {
+                match Worker::new(WorkerOptions::new(config, switch_addr), transport) {
                     Ok(mut worker) => {
                         let run = WorkerRun {
                             spec: &spec,
@@ -747,7 +1121,7 @@ fn run_job(ctx: JobContext, worker_ports: Vec<Port>, ps_port: Port) -> JobReport
             outcomes.first().map_or(0.0, |o| o.max_gradient_error),
         ));
     }
-    report.frames_lost = ctx.lost.load(Ordering::Relaxed);
+    report.frames_lost = ctx.meters.iter().map(LossMeter::count).sum();
     report.retransmissions = outcomes.iter().map(|o| o.resends).sum();
     report.results_from_switch = outcomes.iter().map(|o| o.results_from_switch).sum();
     report.results_from_ps = outcomes.iter().map(|o| o.results_from_ps).sum();

@@ -456,6 +456,9 @@ mod tests {
             experiment: "t<&>".into(),
             lanes: 32,
             pool_slots: 256,
+            setup: "test".into(),
+            switch: "embedded".into(),
+            fabric: "inprocess".into(),
             variants: vec![
                 VariantReport {
                     variant: "esa".into(),

@@ -1,0 +1,435 @@
+//! Network namespaces joined to the switch by veth pairs: the `netns`
+//! fabric.
+//!
+//! Host `n` gets namespace `esar<pid>h<n>` holding `eth0` (the host's MAC
+//! and IPv4 address, a /8, and a permanent neighbour entry for the
+//! switch's address, since nothing answers ARP for it). Its peer,
+//! `esr<pid>p<n>`, stays in the root namespace and is the switch's port:
+//! esa-switch opens it with AF_PACKET, BMv2 with `-i n@esr<pid>p<n>`.
+//! Hosts bind kernel UDP sockets inside their namespace.
+//!
+//! Loss is injected by an nftables table in each lossy host's namespace
+//! that drops a random share of ESA datagrams on the way out and on the
+//! way in, with a counter; netem is not needed (many kernels lack
+//! sch_netem).
+//!
+//! Everything is removed on drop. A run killed before that leaves
+//! namespaces named after its process id; [`sweep_stale`] removes those
+//! whose process is gone, and every new topology calls it first.
+
+// `setns` has no safe wrapper in libc.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io::Write;
+use std::net::SocketAddrV4;
+use std::os::fd::AsRawFd;
+use std::process::{Command, Stdio};
+
+use esa_core::constants::ESA_UDP_PORT;
+use esa_host::transport::HostAddress;
+
+use crate::error::TestbedError;
+
+/// What one namespace host needs.
+#[derive(Debug, Clone)]
+pub struct NamespaceHost {
+    /// Switch port number, also the `n` in the names.
+    pub port: u16,
+    /// MAC and IPv4 address of `eth0`.
+    pub address: HostAddress,
+    /// Probability that an ESA datagram is dropped, each direction.
+    pub loss: f64,
+}
+
+/// One host's namespace and veth pair.
+#[derive(Debug)]
+struct Created {
+    port: u16,
+    namespace: String,
+    interface: String,
+    lossy: bool,
+}
+
+/// Namespaces and veth pairs, one per host; removed on drop.
+#[derive(Debug, Default)]
+pub struct Namespaces {
+    hosts: Vec<Created>,
+}
+
+/// Runs a command; its stderr is the error.
+fn run(args: &[&str]) -> Result<String, String> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether `program` is on PATH.
+pub fn on_path(program: &str) -> bool {
+    find_on_path(program).is_some()
+}
+
+/// The first `program` on PATH.
+pub fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Checks, before anything is created, that namespaces can be made here:
+/// root, iproute2's `ip`, and `nft` when loss is injected.
+pub fn preflight(loss: bool) -> Result<(), TestbedError> {
+    if !cfg!(target_os = "linux") {
+        return Err(TestbedError::Setup(
+            "the netns fabric needs Linux network namespaces".into(),
+        ));
+    }
+    if !is_root() {
+        return Err(TestbedError::Setup(
+            "the netns fabric creates network namespaces and veth pairs, which needs root: \
+             run as root (e.g. `sudo`), or drop `--fabric netns` to run in process"
+                .into(),
+        ));
+    }
+    if !on_path("ip") {
+        return Err(TestbedError::Setup(
+            "the netns fabric needs iproute2's `ip` on PATH (Debian: apt-get install iproute2)"
+                .into(),
+        ));
+    }
+    if loss && !on_path("nft") {
+        return Err(TestbedError::Setup(
+            "switch.loss on the netns fabric is injected with nftables, and `nft` is not on \
+             PATH (Debian: apt-get install nftables)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Namespace name of host `port` of process `pid`.
+fn namespace_name(pid: u32, port: u16) -> String {
+    format!("esar{pid}h{port}")
+}
+
+/// The process id in a namespace name this module made.
+fn namespace_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("esar")?;
+    let (pid, port) = rest.split_once('h')?;
+    port.parse::<u16>().ok()?;
+    pid.parse().ok()
+}
+
+/// Removes namespaces left by runs whose process is gone (killed before
+/// they cleaned up); returns how many.
+pub fn sweep_stale() -> usize {
+    let Ok(list) = run(&["ip", "netns", "list"]) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for name in list.lines().filter_map(|l| l.split_whitespace().next()) {
+        let Some(pid) = namespace_pid(name) else {
+            continue;
+        };
+        if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // The veth end inside goes with the namespace, and its peer with it.
+        if run(&["ip", "netns", "del", name]).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+fn mac_text(mac: [u8; 6]) -> String {
+    mac.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+impl Namespaces {
+    /// Creates one namespace and veth pair per host. `switch_ip` and
+    /// `switch_mac` are where hosts send ESA packets.
+    pub fn create(
+        hosts: &[NamespaceHost],
+        switch_ip: std::net::Ipv4Addr,
+        switch_mac: [u8; 6],
+    ) -> Result<Namespaces, TestbedError> {
+        let stale = sweep_stale();
+        if stale > 0 {
+            tracing::info!("removed {stale} namespaces left by earlier runs");
+        }
+        let mut made = Namespaces::default();
+        for host in hosts {
+            made.add(host, switch_ip, switch_mac)
+                .map_err(|e| TestbedError::Setup(format!("host on port {}: {e}", host.port)))?;
+        }
+        Ok(made)
+    }
+
+    fn add(
+        &mut self,
+        host: &NamespaceHost,
+        switch_ip: std::net::Ipv4Addr,
+        switch_mac: [u8; 6],
+    ) -> Result<(), String> {
+        let pid = std::process::id();
+        let n = host.port;
+        let namespace = namespace_name(pid, n);
+        let interface = format!("esr{pid}p{n}");
+        let peer = format!("esr{pid}n{n}");
+        run(&["ip", "netns", "add", &namespace])?;
+        self.hosts.push(Created {
+            port: n,
+            namespace: namespace.clone(),
+            interface: interface.clone(),
+            lossy: false,
+        });
+        run(&[
+            "ip", "link", "add", &interface, "type", "veth", "peer", "name", &peer,
+        ])?;
+        run(&["ip", "link", "set", &peer, "netns", &namespace])?;
+        let ns = namespace.as_str();
+        // Quiet links: no IPv6 neighbour discovery or router solicitations
+        // through the switch.
+        let _ = run(&[
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "sysctl",
+            "-q",
+            "-w",
+            "net.ipv6.conf.all.disable_ipv6=1",
+        ]);
+        let _ = run(&[
+            "sysctl",
+            "-q",
+            "-w",
+            &format!("net.ipv6.conf.{interface}.disable_ipv6=1"),
+        ]);
+        let ip = std::net::Ipv4Addr::from(host.address.ip.0);
+        run(&["ip", "-n", ns, "link", "set", &peer, "name", "eth0"])?;
+        run(&[
+            "ip",
+            "-n",
+            ns,
+            "link",
+            "set",
+            "eth0",
+            "address",
+            &mac_text(host.address.mac.0),
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            ns,
+            "addr",
+            "add",
+            &format!("{ip}/8"),
+            "dev",
+            "eth0",
+        ])?;
+        run(&["ip", "-n", ns, "link", "set", "eth0", "up"])?;
+        run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
+        run(&[
+            "ip",
+            "-n",
+            ns,
+            "neigh",
+            "replace",
+            &switch_ip.to_string(),
+            "lladdr",
+            &mac_text(switch_mac),
+            "dev",
+            "eth0",
+            "nud",
+            "permanent",
+        ])?;
+        run(&["ip", "link", "set", &interface, "up"])?;
+        if host.loss > 0.0 {
+            add_loss(ns, host.loss)?;
+            if let Some(h) = self.hosts.last_mut() {
+                h.lossy = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The switch's ports: `(port, root-side interface)`.
+    pub fn interfaces(&self) -> Vec<(u32, String)> {
+        self.hosts
+            .iter()
+            .map(|h| (u32::from(h.port), h.interface.clone()))
+            .collect()
+    }
+
+    /// The namespace of the host on switch port `port`.
+    pub fn namespace(&self, port: u16) -> Option<&str> {
+        self.hosts
+            .iter()
+            .find(|h| h.port == port)
+            .map(|h| h.namespace.as_str())
+    }
+
+    /// ESA datagrams the loss rules of the host on `port` dropped, both
+    /// directions (0 without loss rules).
+    pub fn frames_lost(&self, port: u16) -> u64 {
+        let Some(h) = self.hosts.iter().find(|h| h.port == port && h.lossy) else {
+            return 0;
+        };
+        run(&[
+            "ip",
+            "netns",
+            "exec",
+            &h.namespace,
+            "nft",
+            "list",
+            "table",
+            "inet",
+            "esa_loss",
+        ])
+        .map(|text| packet_counts(&text))
+        .unwrap_or(0)
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for h in &self.hosts {
+            let _ = run(&["ip", "link", "del", &h.interface]);
+            let _ = run(&["ip", "netns", "del", &h.namespace]);
+        }
+    }
+}
+
+/// The sum of every `packets N` in nft's listing (only the drop rules
+/// count).
+fn packet_counts(text: &str) -> u64 {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|w| w[0] == "packets")
+        .filter_map(|w| w[1].parse::<u64>().ok())
+        .sum()
+}
+
+/// An nftables table in `ns` dropping `loss` of the ESA datagrams leaving
+/// and entering it.
+fn add_loss(ns: &str, loss: f64) -> Result<(), String> {
+    const SCALE: u64 = 1_000_000;
+    let below = (loss * SCALE as f64).round() as u64;
+    let port = ESA_UDP_PORT;
+    let rules = format!(
+        "add table inet esa_loss\n\
+         add chain inet esa_loss out {{ type filter hook output priority 0; }}\n\
+         add chain inet esa_loss in {{ type filter hook input priority 0; }}\n\
+         add rule inet esa_loss out udp dport {port} numgen random mod {SCALE} < {below} counter drop\n\
+         add rule inet esa_loss in udp dport {port} numgen random mod {SCALE} < {below} counter drop\n"
+    );
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns, "nft", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("nft: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(rules.as_bytes())
+            .map_err(|e| format!("nft: {e}"))?;
+    }
+    let out = child.wait_with_output().map_err(|e| format!("nft: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "loss rules in {ns}: nft failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// Moves the calling thread into network namespace `name` (made by `ip
+/// netns add`). Sockets it opens afterwards live there, and stay there
+/// when the thread moves on.
+pub fn enter(name: &str) -> std::io::Result<()> {
+    let f = File::open(format!("/var/run/netns/{name}"))?;
+    // SAFETY: `setns` with a valid namespace descriptor only changes the
+    // calling thread's network namespace; `f` outlives the call.
+    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Binds the ESA UDP socket of a host at `ip` inside namespace `ns` (or
+/// in this thread's namespace when `None`), on a short-lived thread so
+/// the caller's namespace never changes.
+pub fn bind_udp(
+    ns: Option<&str>,
+    ip: std::net::Ipv4Addr,
+) -> Result<esa_host::transport::UdpTransport, String> {
+    let ns = ns.map(str::to_owned);
+    let addr = std::net::SocketAddr::V4(SocketAddrV4::new(ip, ESA_UDP_PORT));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            if let Some(ns) = &ns {
+                enter(ns).map_err(|e| format!("entering namespace {ns}: {e}"))?;
+            }
+            esa_host::transport::UdpTransport::bind(addr).map_err(|e| {
+                let hint = match &ns {
+                    Some(ns) => format!(" (in namespace {ns})"),
+                    None => String::new(),
+                };
+                format!("{e}{hint}")
+            })
+        })
+        .join()
+        .unwrap_or_else(|_| Err("the binding thread panicked".into()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespace_names_round_trip_to_their_process() {
+        assert_eq!(
+            namespace_pid(&namespace_name(4_194_304, 510)),
+            Some(4_194_304)
+        );
+        assert_eq!(namespace_pid("esar12h"), None);
+        assert_eq!(namespace_pid("esa12h3"), None);
+        assert_eq!(namespace_pid("esarxh3"), None);
+        // Interface names fit Linux's 15 characters at the largest pid and port.
+        assert!(format!("esr{}p{}", 4_194_304, 510).len() <= 15);
+    }
+
+    #[test]
+    fn nft_counters_are_summed() {
+        let text = "table inet esa_loss {\n chain out {\n  udp dport 17747 numgen random mod 1000000 < 10000 counter packets 12 bytes 3400 drop\n }\n chain in {\n  udp dport 17747 numgen random mod 1000000 < 10000 counter packets 5 bytes 1 drop\n }\n}\n";
+        assert_eq!(packet_counts(text), 17);
+        assert_eq!(packet_counts("counter packets x bytes 2"), 0);
+    }
+}
