@@ -1,12 +1,14 @@
 //! Network namespaces joined to the switch by veth pairs: the `netns`
 //! fabric.
 //!
-//! Host `n` gets namespace `esar<pid>h<n>` holding `eth0` (the host's MAC
-//! and IPv4 address, a /8, and a permanent neighbour entry for the
-//! switch's address, since nothing answers ARP for it). Its peer,
-//! `esr<pid>p<n>`, stays in the root namespace and is the switch's port:
-//! esa-switch opens it with AF_PACKET, BMv2 with `-i n@esr<pid>p<n>`.
-//! Hosts bind kernel UDP sockets inside their namespace.
+//! Host `n` of the `s`-th topology of process `pid` gets namespace
+//! `esar<pid>s<s>h<n>` holding `eth0` (the host's MAC and IPv4 address, a
+//! /8, and a permanent neighbour entry for the switch's address, since
+//! nothing answers ARP for it). Its peer stays in the root namespace and is
+//! the switch's port: esa-switch opens it with AF_PACKET, BMv2 with
+//! `-i n@<name>`. Interface names must fit in 15 characters, so theirs is
+//! `e<pid>x<s>p<n>` with pid and s in base 36. Hosts bind kernel UDP
+//! sockets inside their namespace.
 //!
 //! Loss is injected by an nftables table in each lossy host's namespace
 //! that drops a random share of ESA datagrams on the way out and on the
@@ -25,6 +27,7 @@ use std::io::Write;
 use std::net::SocketAddrV4;
 use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use esa_core::constants::ESA_UDP_PORT;
 use esa_host::transport::HostAddress;
@@ -54,6 +57,8 @@ struct Created {
 /// Namespaces and veth pairs, one per host; removed on drop.
 #[derive(Debug, Default)]
 pub struct Namespaces {
+    /// This topology's number in the process.
+    seq: u32,
     hosts: Vec<Created>,
 }
 
@@ -124,15 +129,41 @@ pub fn preflight(loss: bool) -> Result<(), TestbedError> {
     Ok(())
 }
 
-/// Namespace name of host `port` of process `pid`.
-fn namespace_name(pid: u32, port: u16) -> String {
-    format!("esar{pid}h{port}")
+/// Topologies this process has made, so that concurrent runs in one
+/// process (tests) get their own names.
+static TOPOLOGIES: AtomicU32 = AtomicU32::new(0);
+
+/// Namespace name of host `port` of topology `seq` of process `pid`.
+fn namespace_name(pid: u32, seq: u32, port: u16) -> String {
+    format!("esar{pid}s{seq}h{port}")
+}
+
+/// Interface name (at most 15 characters) of host `port`'s veth end:
+/// `side` is `p` for the switch's, `n` for the host's before it is renamed.
+fn interface_name(pid: u32, seq: u32, port: u16, side: char) -> String {
+    format!("e{}x{}{side}{port}", base36(pid), base36(seq % 1296))
+}
+
+fn base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The process id in a namespace name this module made.
 fn namespace_pid(name: &str) -> Option<u32> {
     let rest = name.strip_prefix("esar")?;
-    let (pid, port) = rest.split_once('h')?;
+    let (pid, rest) = rest.split_once('s')?;
+    let (seq, port) = rest.split_once('h')?;
+    seq.parse::<u32>().ok()?;
     port.parse::<u16>().ok()?;
     pid.parse().ok()
 }
@@ -178,7 +209,10 @@ impl Namespaces {
         if stale > 0 {
             tracing::info!("removed {stale} namespaces left by earlier runs");
         }
-        let mut made = Namespaces::default();
+        let mut made = Namespaces {
+            seq: TOPOLOGIES.fetch_add(1, Ordering::Relaxed),
+            hosts: Vec::new(),
+        };
         for host in hosts {
             made.add(host, switch_ip, switch_mac)
                 .map_err(|e| TestbedError::Setup(format!("host on port {}: {e}", host.port)))?;
@@ -194,9 +228,9 @@ impl Namespaces {
     ) -> Result<(), String> {
         let pid = std::process::id();
         let n = host.port;
-        let namespace = namespace_name(pid, n);
-        let interface = format!("esr{pid}p{n}");
-        let peer = format!("esr{pid}n{n}");
+        let namespace = namespace_name(pid, self.seq, n);
+        let interface = interface_name(pid, self.seq, n, 'p');
+        let peer = interface_name(pid, self.seq, n, 'n');
         run(&["ip", "netns", "add", &namespace])?;
         self.hosts.push(Created {
             port: n,
@@ -416,14 +450,22 @@ mod tests {
     #[test]
     fn namespace_names_round_trip_to_their_process() {
         assert_eq!(
-            namespace_pid(&namespace_name(4_194_304, 510)),
+            namespace_pid(&namespace_name(4_194_304, 77, 510)),
             Some(4_194_304)
         );
-        assert_eq!(namespace_pid("esar12h"), None);
-        assert_eq!(namespace_pid("esa12h3"), None);
-        assert_eq!(namespace_pid("esarxh3"), None);
-        // Interface names fit Linux's 15 characters at the largest pid and port.
-        assert!(format!("esr{}p{}", 4_194_304, 510).len() <= 15);
+        assert_eq!(namespace_pid("esar12s0h"), None);
+        assert_eq!(namespace_pid("esar12h3"), None);
+        assert_eq!(namespace_pid("esa12s0h3"), None);
+        assert_eq!(namespace_pid("esarxs0h3"), None);
+        // Interface names fit Linux's 15 characters at the largest pid,
+        // sequence and port.
+        let longest = interface_name(4_194_304, 1295, 510, 'p');
+        assert!(longest.len() <= 15, "{longest}");
+        assert_eq!(interface_name(35, 36, 7, 'n'), "ezx10n7");
+        assert_ne!(
+            interface_name(100, 1, 2, 'p'),
+            interface_name(100, 2, 2, 'p')
+        );
     }
 
     #[test]

@@ -1,0 +1,140 @@
+//! `esa run` on the namespace fabric: every host in its own network
+//! namespace on a kernel UDP socket, esa-switch on the root-side veth ends
+//! through AF_PACKET. Needs root; opt in with `ESA_NETNS_TESTS=1` (CI
+//! does), otherwise skipped with a note.
+
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+
+use esa_testbed::{Experiment, Fabric, RunOptions, run_experiment};
+
+/// One namespace run at a time, so that "nothing left behind" sees only
+/// the run that just ended.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn enabled() -> bool {
+    if std::env::var("ESA_NETNS_TESTS").as_deref() == Ok("1") {
+        return true;
+    }
+    eprintln!("note: namespace test skipped (needs root; set ESA_NETNS_TESTS=1 to run it)");
+    false
+}
+
+fn netns_options() -> RunOptions {
+    RunOptions {
+        progress: false,
+        fabric: Fabric::Netns,
+        ..RunOptions::default()
+    }
+}
+
+/// Namespaces this process made and left behind.
+fn our_namespaces() -> Vec<String> {
+    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let prefix = format!("esar{}s", std::process::id());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(&prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn experiment(name: &str) -> Experiment {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("experiments")
+        .join(name);
+    Experiment::load(&path).unwrap()
+}
+
+#[test]
+fn quick_experiment_in_namespaces_finishes_verified() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let experiment = experiment("quick.toml");
+    let report = run_experiment(&experiment, &netns_options()).unwrap();
+    print!("{}", report.table());
+    assert_eq!(report.fabric, "netns");
+    assert!(report.setup.contains("namespaces"), "{}", report.setup);
+    let jobs = &report.variants[0].jobs;
+    assert_eq!(jobs.len(), experiment.jobs.len());
+    for (job, spec) in jobs.iter().zip(&experiment.jobs) {
+        assert_eq!(job.error, None, "{}", job.name);
+        assert_eq!(job.iterations_done, spec.iterations, "{}", job.name);
+        assert_eq!(job.wrong_elements, 0, "{}", job.name);
+        assert!(job.verified, "{}", job.name);
+        assert!(
+            job.chunks_in_switch > 0,
+            "{}: nothing in the switch",
+            job.name
+        );
+        assert!(
+            job.chunks_in_switch + job.chunks_at_ps >= job.chunks_total,
+            "{}",
+            job.name
+        );
+        // Nothing was lost on purpose, and nothing counted as lost.
+        assert_eq!(job.frames_lost, 0, "{}", job.name);
+    }
+    let dir = std::env::temp_dir().join(format!("esa-testbed-netns-{}", std::process::id()));
+    report.write(&dir).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["fabric"], "netns");
+    assert!(
+        json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|j| j["verified"] == serde_json::Value::Bool(true))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        our_namespaces(),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
+}
+
+/// Loss on the namespace fabric comes from nftables rules in the hosts'
+/// namespaces; their drop counters are the report's lost frames, and the
+/// sums stay exact.
+#[test]
+fn loss_in_namespaces_is_counted_and_recovered() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut experiment = experiment("loss.toml");
+    // One variant is enough here; tests/loss.rs covers the rest in process.
+    experiment.variants.truncate(1);
+    experiment.switch.loss = 0.03;
+    let report = run_experiment(&experiment, &netns_options()).unwrap();
+    print!("{}", report.table());
+    let mut lost = 0;
+    for job in report.jobs() {
+        assert!(job.verified, "{}: {:?}", job.name, job.error);
+        assert_eq!(job.wrong_elements, 0, "{}", job.name);
+        lost += job.frames_lost;
+        assert!(
+            job.frames_lost == 0 || job.retransmissions > 0,
+            "{}: {} frames lost and no retransmission",
+            job.name,
+            job.frames_lost
+        );
+    }
+    assert!(
+        lost > 0,
+        "the loss rules dropped nothing: the test proves nothing"
+    );
+    assert_eq!(
+        our_namespaces(),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
+}

@@ -1,0 +1,364 @@
+//! `esa run` on its other targets, through the `esa` binary:
+//!
+//! - preflight errors: what each switch/fabric combination needs, named
+//!   before anything starts (no root needed);
+//! - `--switch external`: `esa switch` started as its own process on veth
+//!   ends, hosts in namespaces listed in a hosts file (root,
+//!   `ESA_NETNS_TESTS=1`);
+//! - `--switch bmv2`: the launch path (compile, start, wait for P4Runtime,
+//!   push the compiled pipeline, stop) with stand-in `p4c-bm2-ss` and
+//!   `simple_switch_grpc` scripts that hand the job to p4sim, since BMv2
+//!   cannot be installed here (root, `ESA_NETNS_TESTS=1`).
+
+#![cfg(target_os = "linux")]
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output};
+use std::sync::Mutex;
+
+use esa_core::wire::{Ipv4Addr, MacAddr};
+use esa_host::transport::HostAddress;
+use esa_testbed::netns::{NamespaceHost, Namespaces};
+
+const ESA: &str = env!("CARGO_BIN_EXE_esa");
+
+/// Namespace runs one at a time (they share the machine's interfaces).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn quick() -> PathBuf {
+    root().join("testbed/experiments/quick.toml")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("esa-run-targets-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn esa(args: &[&str], path: Option<&str>) -> Output {
+    let mut command = Command::new(ESA);
+    command.args(args);
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    command.output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn fails_with(args: &[&str], path: Option<&str>, wanted: &[&str]) {
+    let out = esa(args, path);
+    let text = stderr(&out);
+    assert!(!out.status.success(), "{args:?} succeeded:\n{text}");
+    for w in wanted {
+        assert!(text.contains(w), "{args:?}: no {w:?} in:\n{text}");
+    }
+    assert!(!text.contains("panicked"), "{args:?} panicked:\n{text}");
+}
+
+#[test]
+fn each_target_names_what_it_is_missing() {
+    let quick = quick();
+    let quick = quick.to_str().unwrap();
+    let empty = scratch("empty-path");
+    let empty = empty.to_str().unwrap();
+    fails_with(
+        &["run", quick, "--switch", "bmv2"],
+        Some(empty),
+        &["--switch bmv2 needs", "simple_switch_grpc", "p4c"],
+    );
+    fails_with(
+        &["run", quick, "--switch", "external", "--hosts", "h.toml"],
+        None,
+        &["--p4runtime HOST:PORT"],
+    );
+    fails_with(
+        &[
+            "run",
+            quick,
+            "--switch",
+            "external",
+            "--p4runtime",
+            "127.0.0.1:1",
+        ],
+        None,
+        &["--hosts FILE"],
+    );
+    fails_with(
+        &["run", quick, "--p4runtime", "127.0.0.1:1"],
+        None,
+        &["--p4runtime is for --switch external"],
+    );
+    // Namespaces need root, then iproute2: with an empty PATH, whichever
+    // this test is missing first.
+    let is_root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let wanted = if is_root { "iproute2" } else { "needs root" };
+    fails_with(&["run", quick, "--fabric", "netns"], Some(empty), &[wanted]);
+    let _ = std::fs::remove_dir_all(empty);
+}
+
+#[test]
+fn external_hosts_files_are_checked_before_anything_starts() {
+    let dir = scratch("hosts");
+    let hosts = dir.join("hosts.toml");
+    std::fs::write(
+        &hosts,
+        "[[host]]\nname = \"w1\"\nmac = \"02:00:00:00:00:01\"\nip = \"10.0.0.1\"\nport = 1\n",
+    )
+    .unwrap();
+    let quick = quick();
+    let args = [
+        "run",
+        quick.to_str().unwrap(),
+        "--switch",
+        "external",
+        "--p4runtime",
+        "127.0.0.1:1",
+        "--hosts",
+        hosts.to_str().unwrap(),
+    ];
+    // quick.toml: two jobs of two workers and a PS each.
+    fails_with(&args, None, &["lists 1 hosts", "needs 6"]);
+    std::fs::write(
+        &hosts,
+        "[[host]]\nname = \"w1\"\nmac = \"02:00\"\nip = \"10.0.0.1\"\nport = 1\n",
+    )
+    .unwrap();
+    fails_with(&args, None, &["hosts.toml", "host[0] (\"w1\").mac"]);
+    std::fs::write(&hosts, "[[host]]\nname = \"w1\"\ncolour = 3\n").unwrap();
+    fails_with(&args, None, &["hosts.toml", "colour", "line 3"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn netns_enabled() -> bool {
+    if std::env::var("ESA_NETNS_TESTS").as_deref() == Ok("1") {
+        return true;
+    }
+    eprintln!("note: namespace test skipped (needs root; set ESA_NETNS_TESTS=1 to run it)");
+    false
+}
+
+/// A child process, killed on drop.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn host(n: u16) -> HostAddress {
+    HostAddress {
+        mac: MacAddr([0x02, 0, 0, 0, 0x77, n as u8]),
+        ip: Ipv4Addr([10, 7, 0, n as u8]),
+        gateway_mac: MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]),
+    }
+}
+
+fn free_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+/// Asserts the run succeeded and its report verifies every job.
+fn assert_verified(out: &Output, dir: &Path, switch: &str) {
+    let text = stderr(out);
+    assert!(
+        out.status.success(),
+        "esa run failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["switch"], switch);
+    let jobs = json["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    for j in jobs {
+        assert_eq!(j["verified"], serde_json::Value::Bool(true), "{j}");
+        assert!(j["chunks_in_switch"].as_u64().unwrap() > 0, "{j}");
+        assert_eq!(j["iterations_done"], j["iterations"], "{j}");
+    }
+}
+
+#[test]
+fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
+    if !netns_enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("external");
+    let switch_ip = std::net::Ipv4Addr::new(10, 7, 255, 254);
+    let wanted: Vec<NamespaceHost> = (1..=6)
+        .map(|n| NamespaceHost {
+            port: n,
+            address: host(n),
+            loss: 0.0,
+        })
+        .collect();
+    let namespaces = Namespaces::create(&wanted, switch_ip, [0x02, 0, 0, 0, 0xff, 0xfe]).unwrap();
+    let grpc = free_port();
+    let mut switch = Command::new(ESA);
+    switch.args(["switch", "--grpc-addr", &grpc, "--log-level", "warn"]);
+    for (port, name) in namespaces.interfaces() {
+        switch.arg("-i").arg(format!("{port}@{name}"));
+    }
+    let switch = Killed(switch.spawn().unwrap());
+    // Listed in a different order from the ports: hosts are taken in file
+    // order, whatever their port.
+    let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
+    for n in [3u16, 1, 2, 6, 4, 5] {
+        let a = host(n);
+        hosts += &format!(
+            "\n[[host]]\nname = \"node{n}\"\nmac = \"02:00:00:00:77:{n:02x}\"\nip = \"{}\"\nport = {n}\nnetns = \"{}\"\n",
+            std::net::Ipv4Addr::from(a.ip.0),
+            namespaces.namespace(n).unwrap()
+        );
+    }
+    let hosts_path = dir.join("hosts.toml");
+    std::fs::write(&hosts_path, hosts).unwrap();
+    let quick = quick();
+    let out_dir = dir.join("out");
+    let out = esa(
+        &[
+            "run",
+            quick.to_str().unwrap(),
+            "--switch",
+            "external",
+            "--p4runtime",
+            &grpc,
+            "--hosts",
+            hosts_path.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_verified(&out, &out_dir, "external");
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(
+        report.contains(&format!("external switch at {grpc}")),
+        "{report}"
+    );
+    // The switch first: its ports are in the namespaces' veth pairs.
+    drop(switch);
+    drop(namespaces);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes an executable script.
+fn script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A stand-in for `p4c-bm2-ss`: takes p4c's flags, writes the program
+/// with the `-D` defines in front as the "JSON" (esa-switch takes P4
+/// source as its device config) and the P4Info from `esa p4info`.
+const FAKE_P4C: &str = r##"#!/usr/bin/env bash
+set -euo pipefail
+defines=() out= p4info= program=
+while (($#)); do
+    case "$1" in
+        -D*) defines+=("${1#-D}") ;;
+        -o) out=$2; shift ;;
+        --p4runtime-files) p4info=$2; shift ;;
+        --arch|--std) shift ;;
+        -*) echo "stand-in p4c: unexpected flag $1" >&2; exit 2 ;;
+        *) program=$1 ;;
+    esac
+    shift
+done
+[[ -n $out && -n $p4info && -n $program ]] || { echo "stand-in p4c: missing -o, --p4runtime-files or the program" >&2; exit 2; }
+{ for d in "${defines[@]}"; do echo "#define ${d%%=*} ${d#*=}"; done; cat "$program"; } > "$out"
+"$ESA_BIN" p4info -I "$(dirname "$program")" "$out" > "$p4info"
+"##;
+
+/// A stand-in for `simple_switch_grpc`: takes BMv2's flags and runs
+/// `esa switch` with the same ports.
+const FAKE_BMV2: &str = r#"#!/usr/bin/env bash
+set -euo pipefail
+args=() grpc= no_p4=
+while (($#)); do
+    case "$1" in
+        --device-id) args+=(--device-id "$2"); shift ;;
+        --no-p4) no_p4=1 ;;
+        -i) args+=(-i "$2"); shift ;;
+        --) ;;
+        --grpc-server-addr) grpc=$2; shift ;;
+        *) echo "stand-in simple_switch_grpc: unexpected argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+[[ -n $no_p4 && -n $grpc ]] || { echo "stand-in simple_switch_grpc: expected --no-p4 and --grpc-server-addr" >&2; exit 2; }
+echo "stand-in simple_switch_grpc: esa switch on $grpc"
+exec "$ESA_BIN" switch --grpc-addr "$grpc" -I "$ESA_P4_DIR" --log-level warn "${args[@]}"
+"#;
+
+#[test]
+fn the_bmv2_target_compiles_starts_programs_and_stops_the_switch() {
+    if !netns_enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("bmv2");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    script(&bin.join("p4c-bm2-ss"), FAKE_P4C);
+    script(&bin.join("simple_switch_grpc"), FAKE_BMV2);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let work = dir.join("work");
+    let out_dir = dir.join("out");
+    let quick = quick();
+    let out = Command::new(ESA)
+        .args([
+            "run",
+            quick.to_str().unwrap(),
+            "--switch",
+            "bmv2",
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .env("PATH", &path)
+        .env("ESA_BIN", ESA)
+        .env("ESA_P4_DIR", root().join("p4/v1model"))
+        .output()
+        .unwrap();
+    assert_verified(&out, &out_dir, "bmv2");
+    // What the compiler wrote, and the switch's log.
+    let json = std::fs::read_to_string(work.join("esa.json")).unwrap();
+    assert!(json.starts_with("#define ESA_LANES 32\n#define ESA_POOL_SLOTS 256\n"));
+    assert!(work.join("esa.p4info.txtpb").is_file());
+    let log = std::fs::read_to_string(work.join("simple_switch_grpc.log")).unwrap();
+    assert!(log.contains("stand-in simple_switch_grpc"), "{log}");
+    // The switch was stopped with the run: its P4Runtime port is free.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("verified"), "{stdout}");
+    let leftover = Command::new("pgrep")
+        .args([
+            "-f",
+            &format!(
+                "switch --grpc-addr .* -I {}",
+                root().join("p4/v1model").display()
+            ),
+        ])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    assert_eq!(leftover, "", "the switch process outlived the run");
+    let _ = std::fs::remove_dir_all(&dir);
+}
