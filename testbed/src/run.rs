@@ -600,8 +600,25 @@ struct Progress {
     iterations: u32,
     /// Iterations worker 0 has finished.
     done: AtomicU32,
+    /// Chunks whose completion the job's PS has seen (a RESULT from the
+    /// switch, or completed itself), of `chunks_total`.
+    chunks: AtomicU64,
+    chunks_total: u64,
     /// 0 waiting, 1 running, 2 finished, 3 failed.
     state: AtomicU8,
+}
+
+/// Width of a progress bar, in characters.
+const BAR_WIDTH: usize = 24;
+
+/// `[#########...............]` for `done` of `total`.
+fn bar(done: u64, total: u64) -> String {
+    let filled = if total == 0 {
+        0
+    } else {
+        (done.min(total) as usize * BAR_WIDTH).div_ceil(total as usize)
+    };
+    format!("[{}{}]", "#".repeat(filled), ".".repeat(BAR_WIDTH - filled))
 }
 
 const WAITING: u8 = 0;
@@ -609,7 +626,7 @@ const RUNNING: u8 = 1;
 const FINISHED: u8 = 2;
 const FAILED: u8 = 3;
 
-/// Prints one line per job whose state changed, about twice a second.
+/// Prints a bar per job whose progress changed, about twice a second.
 fn spawn_progress(
     label: String,
     jobs: Arc<Vec<Progress>>,
@@ -619,19 +636,14 @@ fn spawn_progress(
         .name("esa-testbed-progress".into())
         .spawn(move || {
             let start = Instant::now();
-            let mut last: Vec<(u8, u32)> = vec![(u8::MAX, u32::MAX); jobs.len()];
-            let mut tick = 0u32;
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                tick += 1;
-                if !tick.is_multiple_of(5) {
-                    continue;
-                }
+            let mut last: Vec<(u8, u32, u64)> = vec![(u8::MAX, u32::MAX, u64::MAX); jobs.len()];
+            let print_changed = |last: &mut Vec<(u8, u32, u64)>| {
                 let t = start.elapsed().as_secs_f64();
-                for (p, seen) in jobs.iter().zip(&mut last) {
+                for (p, seen) in jobs.iter().zip(last.iter_mut()) {
                     let now = (
                         p.state.load(Ordering::Relaxed),
                         p.done.load(Ordering::Relaxed),
+                        p.chunks.load(Ordering::Relaxed),
                     );
                     if now == *seen {
                         continue;
@@ -643,12 +655,33 @@ fn spawn_progress(
                         FINISHED => "finished",
                         _ => "failed",
                     };
+                    // A finished job's bar is full even when a RESULT
+                    // toward its PS was lost (the workers got it).
+                    let chunks = if now.0 == FINISHED {
+                        p.chunks_total
+                    } else {
+                        now.2.min(p.chunks_total)
+                    };
                     eprintln!(
-                        "[{t:7.1}s] {label:>12} {:>12}: {}/{} iterations ({state})",
-                        p.name, now.1, p.iterations
+                        "[{t:7.1}s] {label:>12} {:>12} {} {:>3}% {}/{} iterations ({state})",
+                        p.name,
+                        bar(chunks, p.chunks_total),
+                        (chunks * 100).checked_div(p.chunks_total).unwrap_or(0),
+                        now.1,
+                        p.iterations
                     );
                 }
+            };
+            let mut tick = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                tick += 1;
+                if tick.is_multiple_of(5) {
+                    print_changed(&mut last);
+                }
             }
+            // Where every job ended.
+            print_changed(&mut last);
         })
         .ok()
 }
@@ -718,6 +751,9 @@ fn run_variant(
                 name: j.name.clone(),
                 iterations: j.iterations,
                 done: AtomicU32::new(0),
+                chunks: AtomicU64::new(0),
+                chunks_total: j.chunks_per_iteration(experiment.switch.lanes)
+                    * u64::from(j.iterations),
                 state: AtomicU8::new(WAITING),
             })
             .collect(),
@@ -945,6 +981,8 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         let stop = Arc::clone(&stop_ps);
         let forward_results = ctx.spec.mode == Mode::Atp;
         let start = ctx.start;
+        let progress = Arc::clone(&ctx.progress);
+        let index = ctx.index;
         std::thread::Builder::new()
             .name(format!("esa-ps-{job_id}"))
             .spawn(move || -> Result<_, String> {
@@ -962,6 +1000,9 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
                 let mut timeline: Vec<[f64; 3]> = Vec::new();
                 let sample = |ps: &ParameterServer<_>, timeline: &mut Vec<[f64; 3]>| {
                     if let Some(s) = ps.job_stats(job_id) {
+                        progress[index]
+                            .chunks
+                            .store(s.results_learned + s.results_completed, Ordering::Relaxed);
                         let point = [
                             ms(start.elapsed()),
                             s.results_learned as f64,
@@ -1273,5 +1314,24 @@ fn sum_synthetic<T: esa_host::transport::Transport>(
             .count();
         out.wrong_elements += wrong as u64;
         iteration_done(run, it, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bar;
+
+    #[test]
+    fn bars_fill_by_share_and_never_overflow() {
+        assert_eq!(bar(0, 10), format!("[{}]", ".".repeat(24)));
+        assert_eq!(bar(10, 10), format!("[{}]", "#".repeat(24)));
+        assert_eq!(bar(15, 10), format!("[{}]", "#".repeat(24)));
+        assert_eq!(
+            bar(5, 10),
+            format!("[{}{}]", "#".repeat(12), ".".repeat(12))
+        );
+        // Any progress shows.
+        assert_eq!(bar(1, 1000), format!("[#{}]", ".".repeat(23)));
+        assert_eq!(bar(3, 0), format!("[{}]", ".".repeat(24)));
     }
 }
