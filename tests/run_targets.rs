@@ -362,3 +362,37 @@ fn the_bmv2_target_compiles_starts_programs_and_stops_the_switch() {
     assert_eq!(leftover, "", "the switch process outlived the run");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A host address somebody else holds is an error naming the host,
+/// before any job is admitted (no switch is needed to see it).
+#[test]
+fn a_host_address_in_use_is_named_before_any_job_starts() {
+    let dir = scratch("in-use");
+    let port = esa_core::constants::ESA_UDP_PORT;
+    let _held = std::net::UdpSocket::bind(("127.0.77.3", port)).unwrap();
+    let mut hosts = String::new();
+    for n in 1..=6 {
+        hosts += &format!(
+            "[[host]]\nname = \"node{n}\"\nmac = \"02:00:00:00:77:{n:02x}\"\nip = \"127.0.77.{n}\"\nport = {n}\n\n"
+        );
+    }
+    let hosts_path = dir.join("hosts.toml");
+    std::fs::write(&hosts_path, hosts).unwrap();
+    let quick = quick();
+    fails_with(
+        &[
+            "run",
+            quick.to_str().unwrap(),
+            "--switch",
+            "external",
+            // Nobody listens here: the run must stop before it dials.
+            "--p4runtime",
+            "127.0.0.1:1",
+            "--hosts",
+            hosts_path.to_str().unwrap(),
+        ],
+        None,
+        &["host node3 cannot bind its socket", "127.0.77.3", "in use"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Runs an experiment several times per fabric, interleaved, and prints
+median mean-JCT per variant, ESA/ATP ratios, in-switch shares and each
+variant's slowest job's slowdown against that job run alone.
+
+    sudo python3 testbed/scripts/repeat.py testbed/experiments/contention.toml \
+        --runs 5 --fabric inprocess --fabric netns --alone 3 --out /tmp/repeat
+
+Needs a release build (cargo build --release); netns needs root. Every
+number comes from the report.json files it leaves under --out.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ESA = os.path.join(os.path.dirname(__file__), "..", "..", "target", "release", "esa")
+
+
+def run(experiment, fabric, out):
+    cmd = [ESA, "run", experiment, "--quiet", "--fabric", fabric, "--out", out]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{done.stderr}")
+    with open(os.path.join(out, "report.json")) as f:
+        return json.load(f)
+
+
+def alone_experiments(path, out):
+    """One file per job: that job alone, arriving at 0, same switch and
+    variants."""
+    text = open(path).read()
+    head, *jobs = re.split(r"(?m)^\[\[jobs\]\]\s*$", text)
+    compare = ""
+    if "[compare]" in jobs[-1]:
+        jobs[-1], compare = jobs[-1].split("[compare]", 1)
+        compare = "[compare]" + compare
+    files = {}
+    for body in jobs:
+        name = re.search(r'(?m)^name\s*=\s*"([^"]+)"', body).group(1)
+        body = re.sub(r"(?m)^arrival_ms\s*=.*$", "arrival_ms = 0", body)
+        file = os.path.join(out, f"alone-{name}.toml")
+        with open(file, "w") as f:
+            f.write(head + "[[jobs]]\n" + body + "\n" + compare)
+        files[name] = file
+    return files
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("experiment")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--fabric", action="append", default=[])
+    p.add_argument("--alone", type=int, default=0, help="runs of each job alone")
+    p.add_argument("--out", default="/tmp/esa-repeat")
+    a = p.parse_args()
+    fabrics = a.fabric or ["inprocess"]
+    os.makedirs(a.out, exist_ok=True)
+    reports = {f: [] for f in fabrics}
+    total = a.runs * len(fabrics)
+    for i in range(a.runs):
+        for f in fabrics:
+            print(f"[{i * len(fabrics) + fabrics.index(f) + 1}/{total}] {f} run {i + 1}", file=sys.stderr)
+            reports[f].append(run(a.experiment, f, os.path.join(a.out, f"{f}-{i + 1}")))
+    alone = {f: {} for f in fabrics}
+    if a.alone:
+        files = alone_experiments(a.experiment, a.out)
+        for f in fabrics:
+            for name, file in files.items():
+                for k in range(a.alone):
+                    print(f"alone {f} {name} {k + 1}/{a.alone}", file=sys.stderr)
+                    r = run(file, f, os.path.join(a.out, f"alone-{f}-{name}-{k + 1}"))
+                    for j in r["jobs"]:
+                        alone[f].setdefault((j["variant"], name), []).append(j["jct_ms"])
+    for f in fabrics:
+        rs = reports[f]
+        print(f"\n== fabric {f}: {len(rs)} runs of {a.experiment}")
+        for r in rs:
+            assert all(j["verified"] for j in r["jobs"]), "a job did not verify"
+        variants = [s["variant"] for s in rs[0]["summary"]]
+        print("| run | " + " | ".join(f"{v} mean JCT (ms)" for v in variants) + " | esa/atp |")
+        for i, r in enumerate(rs, 1):
+            m = {s["variant"]: s["mean_jct_ms"] for s in r["summary"]}
+            ratio = ratio_of(m)
+            print(f"| {i} | " + " | ".join(f"{m[v]:.1f}" for v in variants) + f" | {ratio} |")
+        med = {v: statistics.median(s["mean_jct_ms"] for r in rs for s in r["summary"] if s["variant"] == v) for v in variants}
+        print("| median | " + " | ".join(f"{med[v]:.1f}" for v in variants) + f" | {ratio_of(med)} |")
+        share = {v: statistics.median(s["in_switch_share"] for r in rs for s in r["summary"] if s["variant"] == v) for v in variants}
+        print("median in-switch share: " + ", ".join(f"{v} {share[v] * 100:.1f}%" for v in variants))
+        if alone[f]:
+            for v in variants:
+                worst = []
+                for r in rs:
+                    slow = max(
+                        (j["jct_ms"] / statistics.median(alone[f][(v, j["name"])]), j["name"])
+                        for j in r["jobs"] if j["variant"] == v
+                    )
+                    worst.append(slow)
+                ws = sorted(w[0] for w in worst)
+                names = sorted({w[1] for w in worst})
+                print(f"{v}: slowest job's slowdown vs alone (median of {a.alone} alone runs): "
+                      f"median {statistics.median(ws):.2f}x, range {ws[0]:.2f}-{ws[-1]:.2f}x (jobs: {', '.join(names)})")
+            print("alone JCT medians (ms): " + ", ".join(
+                f"{v}/{n} {statistics.median(x):.0f}" for (v, n), x in sorted(alone[f].items())))
+
+
+def ratio_of(m):
+    esa = next((v for k, v in m.items() if k.startswith("esa")), None)
+    atp = m.get("atp")
+    return f"{esa / atp:.3f}" if esa and atp else "-"
+
+
+if __name__ == "__main__":
+    main()
