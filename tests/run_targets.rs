@@ -105,34 +105,48 @@ fn each_target_names_what_it_is_missing() {
     let _ = std::fs::remove_dir_all(empty);
 }
 
+/// One `[[host]]` of a hosts file: `node<n>` on port `n`.
+fn host_entry(n: u16, ip: &str, netns: Option<&str>) -> String {
+    let netns = netns.map_or(String::new(), |ns| format!("netns = \"{ns}\"\n"));
+    format!(
+        "\n[[host]]\nname = \"node{n}\"\nmac = \"02:00:00:00:77:{n:02x}\"\nip = \"{ip}\"\nport = {n}\n{netns}"
+    )
+}
+
+/// `esa run quick.toml --switch external` at `p4runtime` with `hosts`.
+fn external_run(p4runtime: &str, hosts: &Path, more: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run",
+        quick().to_str().unwrap(),
+        "--switch",
+        "external",
+        "--p4runtime",
+        p4runtime,
+        "--hosts",
+        hosts.to_str().unwrap(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.extend(more.iter().map(|a| a.to_string()));
+    args
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 #[test]
 fn external_hosts_files_are_checked_before_anything_starts() {
     let dir = scratch("hosts");
     let hosts = dir.join("hosts.toml");
-    std::fs::write(
-        &hosts,
-        "[[host]]\nname = \"w1\"\nmac = \"02:00:00:00:00:01\"\nip = \"10.0.0.1\"\nport = 1\n",
-    )
-    .unwrap();
-    let quick = quick();
-    let args = [
-        "run",
-        quick.to_str().unwrap(),
-        "--switch",
-        "external",
-        "--p4runtime",
-        "127.0.0.1:1",
-        "--hosts",
-        hosts.to_str().unwrap(),
-    ];
+    std::fs::write(&hosts, host_entry(1, "10.0.0.1", None)).unwrap();
+    let args = external_run("127.0.0.1:1", &hosts, &[]);
+    let args = strs(&args);
     // quick.toml: two jobs of two workers and a PS each.
     fails_with(&args, None, &["lists 1 hosts", "needs 6"]);
-    std::fs::write(
-        &hosts,
-        "[[host]]\nname = \"w1\"\nmac = \"02:00\"\nip = \"10.0.0.1\"\nport = 1\n",
-    )
-    .unwrap();
-    fails_with(&args, None, &["hosts.toml", "host[0] (\"w1\").mac"]);
+    let bad_mac = host_entry(1, "10.0.0.1", None).replace("02:00:00:00:77:01", "02:00");
+    std::fs::write(&hosts, bad_mac).unwrap();
+    fails_with(&args, None, &["hosts.toml", "host[0] (\"node1\").mac"]);
     std::fs::write(&hosts, "[[host]]\nname = \"w1\"\ncolour = 3\n").unwrap();
     fails_with(&args, None, &["hosts.toml", "colour", "line 3"]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -216,32 +230,14 @@ fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
     // order, whatever their port.
     let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
     for n in [3u16, 1, 2, 6, 4, 5] {
-        let a = host(n);
-        hosts += &format!(
-            "\n[[host]]\nname = \"node{n}\"\nmac = \"02:00:00:00:77:{n:02x}\"\nip = \"{}\"\nport = {n}\nnetns = \"{}\"\n",
-            std::net::Ipv4Addr::from(a.ip.0),
-            namespaces.namespace(n).unwrap()
-        );
+        let ip = std::net::Ipv4Addr::from(host(n).ip.0).to_string();
+        hosts += &host_entry(n, &ip, namespaces.namespace(n));
     }
     let hosts_path = dir.join("hosts.toml");
     std::fs::write(&hosts_path, hosts).unwrap();
-    let quick = quick();
     let out_dir = dir.join("out");
-    let out = esa(
-        &[
-            "run",
-            quick.to_str().unwrap(),
-            "--switch",
-            "external",
-            "--p4runtime",
-            &grpc,
-            "--hosts",
-            hosts_path.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-        None,
-    );
+    let args = external_run(&grpc, &hosts_path, &["--out", out_dir.to_str().unwrap()]);
+    let out = esa(&strs(&args), None);
     assert_verified(&out, &out_dir, "external");
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(
@@ -370,27 +366,16 @@ fn a_host_address_in_use_is_named_before_any_job_starts() {
     let dir = scratch("in-use");
     let port = esa_core::constants::ESA_UDP_PORT;
     let _held = std::net::UdpSocket::bind(("127.0.77.3", port)).unwrap();
-    let mut hosts = String::new();
-    for n in 1..=6 {
-        hosts += &format!(
-            "[[host]]\nname = \"node{n}\"\nmac = \"02:00:00:00:77:{n:02x}\"\nip = \"127.0.77.{n}\"\nport = {n}\n\n"
-        );
-    }
+    let hosts: String = (1..=6)
+        .map(|n| host_entry(n, &format!("127.0.77.{n}"), None))
+        .collect();
     let hosts_path = dir.join("hosts.toml");
     std::fs::write(&hosts_path, hosts).unwrap();
-    let quick = quick();
+    // Nobody listens on the P4Runtime address: the run must stop before
+    // it dials.
+    let args = external_run("127.0.0.1:1", &hosts_path, &[]);
     fails_with(
-        &[
-            "run",
-            quick.to_str().unwrap(),
-            "--switch",
-            "external",
-            // Nobody listens here: the run must stop before it dials.
-            "--p4runtime",
-            "127.0.0.1:1",
-            "--hosts",
-            hosts_path.to_str().unwrap(),
-        ],
+        &strs(&args),
         None,
         &["host node3 cannot bind its socket", "127.0.77.3", "in use"],
     );
