@@ -322,6 +322,7 @@ fn run_experiment(args: &RunArgs) -> Result<()> {
         switch,
         fabric,
         work_dir: args.work_dir.clone(),
+        cleanup_on_signal: true,
         ..esa_testbed::RunOptions::default()
     };
     if !args.quiet {

@@ -171,23 +171,28 @@ fn namespace_pid(name: &str) -> Option<u32> {
 /// Removes namespaces left by runs whose process is gone (killed before
 /// they cleaned up); returns how many.
 pub fn sweep_stale() -> usize {
+    remove_where(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
+}
+
+/// Removes every namespace this process made: for a signal handler, when
+/// the run is interrupted before its topologies drop. Returns how many.
+pub fn remove_this_process() -> usize {
+    let me = std::process::id();
+    remove_where(|pid| pid == me)
+}
+
+/// Removes the namespaces this module made whose process id `doomed`
+/// picks. The veth end inside goes with its namespace, and its peer with
+/// it.
+fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
     let Ok(list) = run(&["ip", "netns", "list"]) else {
         return 0;
     };
-    let mut removed = 0;
-    for name in list.lines().filter_map(|l| l.split_whitespace().next()) {
-        let Some(pid) = namespace_pid(name) else {
-            continue;
-        };
-        if std::path::Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        // The veth end inside goes with the namespace, and its peer with it.
-        if run(&["ip", "netns", "del", name]).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
+    list.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| namespace_pid(name).is_some_and(&doomed))
+        .filter(|name| run(&["ip", "netns", "del", name]).is_ok())
+        .count()
 }
 
 fn mac_text(mac: [u8; 6]) -> String {

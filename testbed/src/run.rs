@@ -69,6 +69,10 @@ pub struct RunOptions {
     /// Where BMv2's build products and log go (default: a folder under
     /// the system's temporary folder).
     pub work_dir: Option<PathBuf>,
+    /// On SIGINT / SIGTERM, remove the run's namespaces and exit the
+    /// process (status 130). For a command; a library caller that handles
+    /// signals itself leaves it off.
+    pub cleanup_on_signal: bool,
 }
 
 impl Default for RunOptions {
@@ -79,6 +83,7 @@ impl Default for RunOptions {
             switch: SwitchTarget::Embedded,
             fabric: Fabric::InProcess,
             work_dir: None,
+            cleanup_on_signal: false,
         }
     }
 }
@@ -171,6 +176,17 @@ pub fn run_experiment(
     options: &RunOptions,
 ) -> Result<ExperimentReport, TestbedError> {
     preflight(experiment, options)?;
+    if options.cleanup_on_signal && makes_namespaces(options) {
+        // Interrupted, the run's topologies never drop: remove them here.
+        // (A switch process the run started gets the terminal's SIGINT
+        // too; one that does not dies with its veth ends.) Only one
+        // handler per process can be set; a second run keeps the first.
+        let _ = ctrlc::set_handler(|| {
+            let removed = netns::remove_this_process();
+            eprintln!("interrupted: removed {removed} network namespaces");
+            std::process::exit(130);
+        });
+    }
     let program = program_path(experiment);
     if experiment.switch.program.is_none() && !program.is_file() {
         return Err(TestbedError::Setup(format!(
@@ -225,6 +241,15 @@ pub fn run_experiment(
         },
         variants,
     })
+}
+
+/// Whether the run creates network namespaces.
+fn makes_namespaces(options: &RunOptions) -> bool {
+    match options.switch {
+        SwitchTarget::Embedded => options.fabric == Fabric::Netns,
+        SwitchTarget::Bmv2(_) => true,
+        SwitchTarget::External(_) => false,
+    }
 }
 
 /// Hosts an experiment needs: every job's workers and one PS each.
