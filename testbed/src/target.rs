@@ -150,10 +150,16 @@ impl Bmv2 {
             path: dir.to_path_buf(),
             error,
         })?;
-        let json = dir.join("esa.json");
+        let is_p4c = self.compiler.file_name().is_some_and(|n| n == "p4c");
+        // p4c names its JSON after the program; p4c-bm2-ss writes `-o`.
+        let json = if is_p4c {
+            let stem = program.file_stem().unwrap_or_default().to_string_lossy();
+            dir.join(format!("{stem}.json"))
+        } else {
+            dir.join("esa.json")
+        };
         let p4info = dir.join("esa.p4info.txtpb");
         let mut command = Command::new(&self.compiler);
-        let is_p4c = self.compiler.file_name().is_some_and(|n| n == "p4c");
         if is_p4c {
             command.args(["--target", "bmv2"]);
         }
@@ -184,9 +190,10 @@ impl Bmv2 {
     }
 
     /// Starts `simple_switch_grpc` with `ports` (`n@interface`), P4Runtime
-    /// on a free loopback port and no program (the controller pushes it);
-    /// returns once P4Runtime accepts connections. Its output goes to
-    /// `log`.
+    /// and its Thrift server on free loopback ports (Thrift's default,
+    /// 9090, may belong to another BMv2) and no program (the controller
+    /// pushes it); returns once P4Runtime accepts connections. Its output
+    /// goes to `log`.
     pub fn start(
         &self,
         ports: &[(u32, String)],
@@ -202,8 +209,10 @@ impl Bmv2 {
             path: log.to_path_buf(),
             error,
         })?;
+        let thrift = free_loopback_port()?;
         let mut command = Command::new(&self.simple_switch_grpc);
         command.args(["--device-id", "0", "--no-p4"]);
+        command.arg("--thrift-port").arg(thrift.port().to_string());
         for (port, interface) in ports {
             command.arg("-i").arg(format!("{port}@{interface}"));
         }
