@@ -162,11 +162,8 @@ pub fn preflight(experiment: &Experiment, options: &RunOptions) -> Result<(), Te
             }
             Ok(())
         }
-        SwitchTarget::Bmv2(_) => netns::preflight(loss),
-        SwitchTarget::Embedded => match options.fabric {
-            Fabric::InProcess => Ok(()),
-            Fabric::Netns => netns::preflight(loss),
-        },
+        _ if makes_namespaces(options) => netns::preflight(loss),
+        _ => Ok(()),
     }
 }
 
@@ -379,7 +376,7 @@ fn plan_hosts(jobs: &[JobSpec], given: Option<&HostsFile>) -> (Vec<JobHosts>, To
         plans.push(JobHosts { workers, ps });
     }
     let mut topology = Topology::default();
-    for h in plans.iter().flat_map(|p| p.workers.iter().chain([&p.ps])) {
+    for (h, _) in all_hosts(&plans) {
         topology.ports.insert(h.port);
         topology.hosts.insert(
             h.name.clone(),
