@@ -405,8 +405,6 @@ enum LossMeter {
     Memory(Arc<AtomicU64>),
     /// The nftables rules in the host's namespace count them.
     Namespace(Arc<Namespaces>, u16),
-    /// Nothing is lost on purpose.
-    Nothing,
 }
 
 impl LossMeter {
@@ -414,7 +412,6 @@ impl LossMeter {
         match self {
             LossMeter::Memory(n) => n.load(Ordering::Relaxed),
             LossMeter::Namespace(ns, port) => ns.frames_lost(*port),
-            LossMeter::Nothing => 0,
         }
     }
 }
@@ -429,6 +426,8 @@ struct Stage {
     /// Where hosts send ESA packets.
     switch_addr: SocketAddr,
     hosts: HostLinks,
+    /// Lost-frame counters of the links that lose frames on purpose, by
+    /// port (none with an external switch).
     meters: BTreeMap<u16, LossMeter>,
     /// The embedded switch's server task.
     serve: Option<tokio::task::JoinHandle<()>>,
@@ -524,7 +523,7 @@ fn build_stage(
         (SwitchTarget::Embedded, Fabric::InProcess) => {
             let ports: Vec<u32> = hosts.iter().map(|(h, _)| u32::from(h.port)).collect();
             let (switch, memory_ports) = Switch::builder(SwitchConfig::default())
-                .memory_ports(ports.clone())
+                .memory_ports(ports)
                 .build()
                 .map_err(setup)?;
             let mut links = BTreeMap::new();
@@ -603,10 +602,7 @@ fn build_stage(
                 device_id: x.device_id,
                 switch_addr: switch_addr(x.hosts.switch_ip),
                 hosts: HostLinks::Udp(links),
-                meters: hosts
-                    .iter()
-                    .map(|(h, _)| (h.port, LossMeter::Nothing))
-                    .collect(),
+                meters: BTreeMap::new(),
                 serve: None,
                 process: None,
                 namespaces: None,

@@ -5,6 +5,8 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
@@ -62,22 +64,9 @@ fn quick_experiment_in_namespaces_finishes_verified() {
     assert_eq!(report.fabric, "netns");
     assert!(report.setup.contains("namespaces"), "{}", report.setup);
     let jobs = &report.variants[0].jobs;
-    assert_eq!(jobs.len(), experiment.jobs.len());
-    for (job, spec) in jobs.iter().zip(&experiment.jobs) {
-        assert_eq!(job.error, None, "{}", job.name);
-        assert_eq!(job.iterations_done, spec.iterations, "{}", job.name);
+    common::assert_every_job_finished(jobs, &experiment);
+    for job in jobs {
         assert_eq!(job.wrong_elements, 0, "{}", job.name);
-        assert!(job.verified, "{}", job.name);
-        assert!(
-            job.chunks_in_switch > 0,
-            "{}: nothing in the switch",
-            job.name
-        );
-        assert!(
-            job.chunks_in_switch + job.chunks_at_ps >= job.chunks_total,
-            "{}",
-            job.name
-        );
         // Nothing was lost on purpose, and nothing counted as lost.
         assert_eq!(job.frames_lost, 0, "{}", job.name);
     }

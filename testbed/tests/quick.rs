@@ -1,6 +1,8 @@
 //! `testbed/experiments/quick.toml` end to end, in process: esa-switch,
 //! the controller over P4Runtime, workers and parameter servers.
 
+mod common;
+
 use std::path::Path;
 
 use esa_testbed::{Experiment, RunOptions, run_experiment};
@@ -20,27 +22,7 @@ fn quick_experiment_finishes_verified_with_in_switch_aggregation() {
     print!("{}", report.table());
     assert_eq!(report.variants.len(), 1);
     let jobs = &report.variants[0].jobs;
-    assert_eq!(jobs.len(), experiment.jobs.len());
-    for (job, spec) in jobs.iter().zip(&experiment.jobs) {
-        assert_eq!(job.error, None, "{}", job.name);
-        assert_eq!(job.iterations_done, spec.iterations, "{}", job.name);
-        assert!(job.verified, "{}", job.name);
-        assert!(job.jct_ms > 0.0, "{}", job.name);
-        assert!(
-            job.chunks_in_switch > 0,
-            "{}: nothing aggregated in the switch",
-            job.name
-        );
-        // Every chunk completed somewhere, at least once.
-        assert!(
-            job.chunks_in_switch + job.chunks_at_ps >= job.chunks_total,
-            "{}: {} in switch + {} at PS < {}",
-            job.name,
-            job.chunks_in_switch,
-            job.chunks_at_ps,
-            job.chunks_total
-        );
-    }
+    common::assert_every_job_finished(jobs, &experiment);
     for job in jobs {
         // The timeline ends where the PS's counters ended.
         let last = job.results_timeline.last().expect("a results timeline");
