@@ -60,8 +60,9 @@ enum Command {
         #[arg(short = 'I', value_name = "DIR")]
         include: Vec<std::path::PathBuf>,
     },
-    /// Run a p4c STF test on a v1model program in p4sim; exits 0 only when
-    /// every expectation holds.
+    /// Run a p4c STF test on a v1model program in p4sim (or, with
+    /// `--target bmv2`, compiled by p4c-bm2-ss on BMv2's simple_switch);
+    /// exits 0 only when every expectation holds.
     Stf {
         /// The P4 program.
         program: std::path::PathBuf,
@@ -70,6 +71,14 @@ enum Command {
         /// Extra include directories, searched in order.
         #[arg(short = 'I', value_name = "DIR")]
         include: Vec<std::path::PathBuf>,
+        /// Preprocessor defines for p4c (`-D NAME=VALUE`; bmv2 only).
+        #[arg(short = 'D', value_name = "NAME=VALUE")]
+        define: Vec<String>,
+        /// Where to run it: p4sim, or bmv2 (p4c-bm2-ss, simple_switch and
+        /// simple_switch_CLI from $ESA_BMV2_DIR/bin or PATH; the CLI needs
+        /// Python's `thrift` package).
+        #[arg(long, value_enum, default_value = "p4sim")]
+        target: StfTarget,
     },
 }
 
@@ -160,7 +169,9 @@ fn main() -> Result<()> {
             program,
             test,
             include,
-        } => run_stf(&program, &test, &include),
+            define,
+            target,
+        } => run_stf(&program, &test, &include, &define, target),
     }
 }
 
@@ -181,13 +192,44 @@ fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Resu
     }
 }
 
+/// Where `esa stf` runs a test.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum StfTarget {
+    /// The embedded interpreter.
+    P4sim,
+    /// BMv2's simple_switch, the program compiled by p4c-bm2-ss.
+    Bmv2,
+}
+
 /// Runs an STF test and prints its report; exits 1 on any failure.
 fn run_stf(
     program: &std::path::Path,
     test: &std::path::Path,
     include: &[std::path::PathBuf],
+    define: &[String],
+    target: StfTarget,
 ) -> Result<()> {
-    match p4sim::stf_runner::run_stf_files(program, test, include) {
+    let result = match target {
+        StfTarget::P4sim => {
+            if !define.is_empty() {
+                bail!("-D is for p4c (--target bmv2); p4sim takes #define in the program");
+            }
+            p4sim::stf_runner::run_stf_files(program, test, include).map_err(|e| e.to_string())
+        }
+        StfTarget::Bmv2 => {
+            let mut defines = vec![];
+            for d in define {
+                let (name, value) = d.split_once('=').unwrap_or((d.as_str(), "1"));
+                defines.push((name.to_string(), value.to_string()));
+            }
+            esa_bmv2::Tools::find_with_cli()
+                .and_then(|tools| {
+                    esa_bmv2::stf::run_stf_files(&tools, program, test, include, &defines)
+                })
+                .map_err(|e| e.to_string())
+        }
+    };
+    match result {
         Ok(report) => {
             println!("{report}");
             if !report.passed {

@@ -467,37 +467,56 @@ impl Runner {
     }
 
     fn check_outputs(&mut self) {
-        let mut ports: BTreeSet<u32> = self.expected.keys().copied().collect();
-        ports.extend(self.actual.keys().copied());
-        for port in ports {
-            if self.any_ports.contains(&port) {
-                continue;
-            }
-            let expected = self.expected.get(&port).map(Vec::as_slice).unwrap_or(&[]);
-            let actual = self.actual.get(&port).map(Vec::as_slice).unwrap_or(&[]);
-            for (i, want) in expected.iter().enumerate() {
-                self.report.expectations += 1;
-                match actual.get(i) {
-                    None => self.report.failures.push(format!(
-                        "port {port}: expected packet #{} was not sent\n  expected: {want}",
-                        i + 1
-                    )),
-                    Some(got) => {
-                        if let Err(m) = want.matches(got) {
-                            self.report
-                                .failures
-                                .push(format!("port {port}, packet #{}: {m}", i + 1));
-                        }
+        compare_outputs(
+            &self.expected,
+            &self.any_ports,
+            &self.actual,
+            &mut self.report,
+        );
+    }
+}
+
+/// Compares what left each port with the `expect`ations, as p4c's BMv2
+/// runner does, adding to `report.expectations` and `report.failures`: in
+/// order per port, every expected packet present and matching, no packet
+/// more; ports in `any_ports` (`expect <port>` without data) are not checked.
+/// Shared by every target's STF runner.
+pub fn compare_outputs(
+    expected: &BTreeMap<u32, Vec<PacketPattern>>,
+    any_ports: &BTreeSet<u32>,
+    actual: &BTreeMap<u32, Vec<Vec<u8>>>,
+    report: &mut StfReport,
+) {
+    let mut ports: BTreeSet<u32> = expected.keys().copied().collect();
+    ports.extend(actual.keys().copied());
+    for port in ports {
+        if any_ports.contains(&port) {
+            continue;
+        }
+        let expected = expected.get(&port).map(Vec::as_slice).unwrap_or(&[]);
+        let actual = actual.get(&port).map(Vec::as_slice).unwrap_or(&[]);
+        for (i, want) in expected.iter().enumerate() {
+            report.expectations += 1;
+            match actual.get(i) {
+                None => report.failures.push(format!(
+                    "port {port}: expected packet #{} was not sent\n  expected: {want}",
+                    i + 1
+                )),
+                Some(got) => {
+                    if let Err(m) = want.matches(got) {
+                        report
+                            .failures
+                            .push(format!("port {port}, packet #{}: {m}", i + 1));
                     }
                 }
             }
-            for (i, got) in actual.iter().enumerate().skip(expected.len()) {
-                self.report.failures.push(format!(
-                    "port {port}: unexpected packet #{}\n  actual: {}",
-                    i + 1,
-                    stf::hex_string(got)
-                ));
-            }
+        }
+        for (i, got) in actual.iter().enumerate().skip(expected.len()) {
+            report.failures.push(format!(
+                "port {port}: unexpected packet #{}\n  actual: {}",
+                i + 1,
+                stf::hex_string(got)
+            ));
         }
     }
 }
