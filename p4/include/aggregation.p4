@@ -50,11 +50,13 @@ control Aggregation(inout headers_t hdr,
     }
 
     // Where an evicted partial goes: its own job's PS, not the packet's.
-    job_id_t route_job;
-    port_t   route_ps_port;
-    bit<8>   route_fan_in;
-    bit<16>  route_slot_base;
-    bit<16>  route_slot_mask;
+    // Read only when job_route hits; zero so p4c can see they are never
+    // read unset.
+    job_id_t route_job = 0;
+    port_t   route_ps_port = 0;
+    bit<8>   route_fan_in = 0;
+    bit<16>  route_slot_base = 0;
+    bit<16>  route_slot_mask = 0;
     action set_route(port_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask) {
         route_ps_port = ps_port;
         route_fan_in = fan_in;
