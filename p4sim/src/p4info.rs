@@ -29,7 +29,7 @@
 //! typedefs, `type`, headers and structs, serializable enums and constant
 //! width expressions such as `bit<(W + 1)>`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::ast::{
@@ -1655,6 +1655,11 @@ struct ControlPlan<'a> {
     actions: Vec<&'a ActionDecl>,
     /// Applied tables, in declaration order.
     tables: Vec<&'a TableDecl>,
+    /// Names of actions called directly (from the apply block or another
+    /// action) rather than through a table. p4c's front end turns all their
+    /// parameters into locals (`RemoveActionParameters`), so their P4Info
+    /// entries carry no parameters.
+    direct_calls: HashSet<String>,
 }
 
 impl<'a> ControlPlan<'a> {
@@ -1743,11 +1748,22 @@ impl<'a> ControlPlan<'a> {
         }
         let mut apply_names = Vec::new();
         collect_names_block(&control.apply, &mut apply_names);
+        let mut direct_calls: HashSet<String> = HashSet::new();
         for n in apply_names {
             if local_tables.contains_key(n.as_str()) {
                 continue;
             }
             note_global(&n, false);
+            direct_calls.insert(n);
+        }
+        for d in &control.locals {
+            if let Declaration::Action(a) = d
+                && used_actions.contains(a.name.as_str())
+            {
+                let mut inner = Vec::new();
+                collect_names_block(&a.body, &mut inner);
+                direct_calls.extend(inner);
+            }
         }
 
         let actions = control
@@ -1770,6 +1786,7 @@ impl<'a> ControlPlan<'a> {
             global_actions,
             actions,
             tables,
+            direct_calls,
         }
     }
 }
@@ -2037,48 +2054,53 @@ impl<'a> Builder<'a> {
             .or_insert_with(|| ControlPlan::new(scope, control))
     }
 
-    /// Breadth-first walk from `main`, as p4c's `forAllEvaluatedBlocks`.
+    /// Depth-first walk from `main`'s controls in declaration order: p4c's
+    /// BMv2 back end writes the P4Info after its mid end has inlined every
+    /// control instance at its declaration, so an instance's tables come
+    /// where it is declared, before the next top-level control's.
     fn walk(&mut self, roots: &[&'a ControlDecl]) -> Vec<Node<'a>> {
         let mut order = Vec::new();
-        let mut queue: VecDeque<Node<'a>> = VecDeque::new();
         let mut seen: HashSet<String> = HashSet::new();
         for c in roots {
             if seen.insert(c.name.to_string()) {
-                queue.push_back(Node::Control(c, c.name.to_string()));
+                self.walk_control(c, c.name.to_string(), &mut seen, &mut order);
             }
-        }
-        while let Some(node) = queue.pop_front() {
-            if let Node::Control(control, prefix) = &node {
-                let plan_tables: Vec<&TableDecl> = self.plan(control).tables.clone();
-                for d in &control.locals {
-                    match d {
-                        Declaration::Table(t)
-                            if plan_tables.iter().any(|p| std::ptr::eq(*p, t)) =>
-                        {
-                            queue.push_back(Node::Table(t, control, prefix.clone()));
-                        }
-                        Declaration::Instantiation(i) => {
-                            let type_name = match &i.ty.kind {
-                                TypeKind::Name(p) => p.name.as_str(),
-                                TypeKind::Specialized { base, .. } => base.name.as_str(),
-                                _ => "",
-                            };
-                            if let Some(inner) = self.scope.controls.get(type_name) {
-                                let inner_prefix = qualify(prefix, &i.annotations, i.name.as_str());
-                                if seen.insert(inner_prefix.clone()) {
-                                    queue.push_back(Node::Control(inner, inner_prefix));
-                                }
-                            } else {
-                                queue.push_back(Node::Instance(i, control, prefix.clone()));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            order.push(node);
         }
         order
+    }
+
+    fn walk_control(
+        &mut self,
+        control: &'a ControlDecl,
+        prefix: String,
+        seen: &mut HashSet<String>,
+        order: &mut Vec<Node<'a>>,
+    ) {
+        order.push(Node::Control(control, prefix.clone()));
+        let plan_tables: Vec<&TableDecl> = self.plan(control).tables.clone();
+        for d in &control.locals {
+            match d {
+                Declaration::Table(t) if plan_tables.iter().any(|p| std::ptr::eq(*p, t)) => {
+                    order.push(Node::Table(t, control, prefix.clone()));
+                }
+                Declaration::Instantiation(i) => {
+                    let type_name = match &i.ty.kind {
+                        TypeKind::Name(p) => p.name.as_str(),
+                        TypeKind::Specialized { base, .. } => base.name.as_str(),
+                        _ => "",
+                    };
+                    if let Some(inner) = self.scope.controls.get(type_name) {
+                        let inner_prefix = qualify(&prefix, &i.annotations, i.name.as_str());
+                        if seen.insert(inner_prefix.clone()) {
+                            self.walk_control(inner, inner_prefix, seen, order);
+                        }
+                    } else {
+                        order.push(Node::Instance(i, control, prefix.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn run(mut self) -> Res<P4Info> {
@@ -2204,6 +2226,7 @@ impl<'a> Builder<'a> {
                     let plan = self.plan(control);
                     let globals = plan.global_actions.clone();
                     let locals = plan.actions.clone();
+                    let direct_calls = plan.direct_calls.clone();
                     let cscope = ControlScope::new(&self.scope, control);
                     for a in globals {
                         let name = if find_annotation(&a.annotations, "name").is_none() {
@@ -2216,6 +2239,7 @@ impl<'a> Builder<'a> {
                             &cscope,
                             a,
                             name,
+                            direct_calls.contains(a.name.as_str()),
                             &mut out,
                             &mut type_info,
                             &mut serialized_actions,
@@ -2228,6 +2252,7 @@ impl<'a> Builder<'a> {
                             &cscope,
                             a,
                             name,
+                            direct_calls.contains(a.name.as_str()),
                             &mut out,
                             &mut type_info,
                             &mut serialized_actions,
@@ -2375,6 +2400,7 @@ impl<'a> Builder<'a> {
         cscope: &ControlScope<'_, 'a>,
         a: &'a ActionDecl,
         name: String,
+        called_directly: bool,
         out: &mut P4Info,
         type_info: &mut Option<TypeInfo>,
         serialized: &mut HashSet<u32>,
@@ -2390,7 +2416,7 @@ impl<'a> Builder<'a> {
         let cp_params: Vec<&Param> = a
             .params
             .iter()
-            .filter(|p| p.direction == crate::ast::Direction::None)
+            .filter(|p| p.direction == crate::ast::Direction::None && !called_directly)
             .collect();
         let annos: Vec<&[Annotation]> =
             cp_params.iter().map(|p| p.annotations.as_slice()).collect();
