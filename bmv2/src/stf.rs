@@ -66,13 +66,14 @@ pub fn run_stf(tools: &Tools, json: &Path, stf_text: &str) -> Result<StfReport, 
             r.report.failures.push(format!("line {}: {e}", s.line));
         }
     }
-    r.flush()?;
+    r.flush(true)?;
     let mut actual: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
     for (port, frame) in r.switch.take_outputs() {
         r.report.packets_out += 1;
         actual.entry(port).or_default().push(frame);
     }
     compare_outputs(&r.expected, &r.any_ports, &actual, &mut r.report);
+    r.report.outputs = actual;
     r.report.passed = r.report.failures.is_empty();
     Ok(r.report)
 }
@@ -90,6 +91,8 @@ enum Then {
     },
     /// Keep the answer as a note.
     Note,
+    /// A register read: noted as p4sim's runner notes it.
+    Register(String),
 }
 
 struct Runner<'a> {
@@ -111,10 +114,11 @@ impl Runner<'_> {
         self.pending.push((line, command, then));
     }
 
-    /// Waits for quiet if packets went in since the last wait, then runs
-    /// the queued CLI batch.
-    fn flush(&mut self) -> Result<(), Error> {
-        if self.packets_since_idle > 0 {
+    /// Runs the queued CLI batch, first waiting for quiet if packets went in
+    /// since the last wait (the batch may read their effects). With
+    /// `settle`, waits for quiet even when nothing is queued.
+    fn flush(&mut self, settle: bool) -> Result<(), Error> {
+        if self.packets_since_idle > 0 && (settle || !self.pending.is_empty()) {
             self.switch.wait_idle(QUIET, IDLE_TIMEOUT)?;
             self.packets_since_idle = 0;
         }
@@ -137,6 +141,13 @@ impl Runner<'_> {
             match then {
                 Then::Nothing => {}
                 Then::Note => self.report.notes.push(answer.trim().to_string()),
+                Then::Register(what) => match crate::cli::parse_register(&answer) {
+                    Some(v) => self.report.notes.push(format!("{what} = {v}")),
+                    None => self
+                        .report
+                        .failures
+                        .push(format!("line {line}: cannot read `{}`", answer.trim())),
+                },
                 Then::Handle(name) => match crate::cli::parse_handle(&answer) {
                     Some(h) => {
                         self.handles.insert(name, h);
@@ -156,7 +167,7 @@ impl Runner<'_> {
                     let Some(check) = check else {
                         self.report
                             .notes
-                            .push(format!("{what}: {packets} packets, {bytes} bytes"));
+                            .push(format!("{what} = (packets {packets}, bytes {bytes})"));
                         continue;
                     };
                     let actual = match check.kind {
@@ -245,7 +256,7 @@ impl Runner<'_> {
                 ));
             }
             Command::Packet { port, data } => {
-                self.flush()?;
+                self.flush(false)?;
                 self.switch.send(*port, data)?;
                 self.packets_since_idle += 1;
                 self.report.packets_in += 1;
@@ -256,7 +267,7 @@ impl Runner<'_> {
                     self.any_ports.insert(*port);
                 }
             },
-            Command::NoPacket | Command::Wait => self.flush()?,
+            Command::NoPacket | Command::Wait => self.flush(true)?,
             Command::CheckCounter {
                 counter,
                 index,
@@ -283,7 +294,7 @@ impl Runner<'_> {
                 line,
                 format!("counter_read {counter} {index}"),
                 Then::Check {
-                    what: format!("{counter}({index})"),
+                    what: format!("{counter}[{index}]"),
                     check: None,
                 },
             ),
@@ -300,7 +311,7 @@ impl Runner<'_> {
             Command::RegisterRead { register, index } => self.queue(
                 line,
                 format!("register_read {register} {index}"),
-                Then::Note,
+                Then::Register(format!("{register}[{index}]")),
             ),
             Command::RegisterWrite {
                 register,

@@ -58,6 +58,8 @@ pub struct StfReport {
     pub packets_out: usize,
     /// Expectations checked.
     pub expectations: usize,
+    /// What left each port, in order.
+    pub outputs: BTreeMap<u32, Vec<Vec<u8>>>,
 }
 
 impl fmt::Display for StfReport {
@@ -115,6 +117,7 @@ pub fn run_stf_compiled(compiled: Arc<Compiled>, stf_text: &str) -> Result<StfRe
         }
     }
     r.check_outputs();
+    r.report.outputs = std::mem::take(&mut r.actual);
     r.report.passed = r.report.failures.is_empty();
     Ok(r.report)
 }
