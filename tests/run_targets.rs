@@ -5,10 +5,12 @@
 //! - `--switch external`: `esa switch` started as its own process on veth
 //!   ends, hosts in namespaces listed in a hosts file (root,
 //!   `ESA_NETNS_TESTS=1`);
-//! - `--switch bmv2`: the launch path (compile, start, wait for P4Runtime,
-//!   push the compiled pipeline, stop) with stand-in `p4c-bm2-ss` and
-//!   `simple_switch_grpc` scripts that hand the job to p4sim, since BMv2
-//!   cannot be installed here (root, `ESA_NETNS_TESTS=1`).
+//! - `--switch bmv2`: quick.toml and contention-bmv2.toml on the real
+//!   `p4c-bm2-ss` and `simple_switch_grpc` (root, `ESA_NETNS_TESTS=1`, BMv2
+//!   from `$ESA_BMV2_DIR/bin` or PATH; skipped with a message without it
+//!   unless `ESA_BMV2_REQUIRED=1`), and, with stand-in scripts that hand
+//!   the job to p4sim, what the real install does not have: the `p4c`
+//!   driver (`p4c --target bmv2`) when `p4c-bm2-ss` is missing.
 
 #![cfg(target_os = "linux")]
 
@@ -183,8 +185,15 @@ fn free_port() -> String {
     l.local_addr().unwrap().to_string()
 }
 
-/// Asserts the run succeeded and its report verifies every job.
+/// Asserts the run succeeded and its report verifies every job of
+/// quick.toml.
 fn assert_verified(out: &Output, dir: &Path, switch: &str) {
+    assert_all_verified(out, dir, switch, 2);
+}
+
+/// Asserts the run succeeded and its report has `jobs` jobs, every one
+/// verified.
+fn assert_all_verified(out: &Output, dir: &Path, switch: &str, jobs: usize) {
     let text = stderr(out);
     assert!(
         out.status.success(),
@@ -194,9 +203,9 @@ fn assert_verified(out: &Output, dir: &Path, switch: &str) {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     assert_eq!(json["switch"], switch);
-    let jobs = json["jobs"].as_array().unwrap();
-    assert_eq!(jobs.len(), 2);
-    for j in jobs {
+    let list = json["jobs"].as_array().unwrap();
+    assert_eq!(list.len(), jobs);
+    for j in list {
         assert_eq!(j["verified"], serde_json::Value::Bool(true), "{j}");
         assert!(j["chunks_in_switch"].as_u64().unwrap() > 0, "{j}");
         assert_eq!(j["iterations_done"], j["iterations"], "{j}");
@@ -311,6 +320,8 @@ while (($#)); do
     case "$1" in
         --device-id) args+=(--device-id "$2"); shift ;;
         --no-p4) no_p4=1 ;;
+        -L) shift ;;
+        --log-console) ;;
         --thrift-port) thrift=$2; shift ;;
         -i) args+=(-i "$2"); shift ;;
         --) ;;
@@ -324,9 +335,89 @@ echo "stand-in simple_switch_grpc: esa switch on $grpc"
 exec "$ESA_BIN" switch --grpc-addr "$grpc" -I "$ESA_P4_DIR" --log-level warn "${args[@]}"
 "#;
 
+/// The real thing: `esa run quick.toml --switch bmv2` compiles esa.p4 with
+/// p4c-bm2-ss, starts simple_switch_grpc on veths to the hosts'
+/// namespaces, programs it over P4Runtime, verifies every job, and stops
+/// the switch.
 #[test]
-fn the_bmv2_target_compiles_starts_programs_and_stops_the_switch() {
-    bmv2_run("p4c-bm2-ss");
+fn quick_runs_on_real_bmv2_and_the_switch_stops_with_the_run() {
+    if !netns_enabled() {
+        return;
+    }
+    let Some(_tools) = esa_bmv2::Tools::for_test("quick_runs_on_real_bmv2...", false) else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("bmv2-real");
+    let (work, out_dir) = (dir.join("work"), dir.join("out"));
+    let out = bmv2_experiment(&quick(), &work, &out_dir, None);
+    assert_verified(&out, &out_dir, "bmv2");
+    // p4c's own output: BMv2 JSON and P4Info for the experiment's sizes.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("esa.json")).unwrap()).unwrap();
+    let registers = json["register_arrays"].as_array().unwrap();
+    assert!(
+        registers
+            .iter()
+            .any(|r| r["name"] == "EsaIngress.aggregation.slot_key" && r["size"] == 256),
+        "quick.toml's 256-slot pool"
+    );
+    assert!(work.join("esa.p4info.txtpb").is_file());
+    let leftover = processes_with_args(&["simple_switch_grpc", "--no-p4"]);
+    assert_eq!(leftover, Vec::<u32>::new(), "BMv2 outlived the run");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// contention at a size BMv2 carries: four jobs under ESA, ATP and
+/// SwitchML on the real simple_switch_grpc, every job verified, and ESA's
+/// preemption seen on BMv2.
+#[test]
+fn contention_runs_on_real_bmv2_under_every_variant() {
+    if !netns_enabled() {
+        return;
+    }
+    let Some(_tools) = esa_bmv2::Tools::for_test("contention_runs_on_real_bmv2...", false) else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("bmv2-contention");
+    let (work, out_dir) = (dir.join("work"), dir.join("out"));
+    let experiment = root().join("testbed/experiments/contention-bmv2.toml");
+    let out = bmv2_experiment(&experiment, &work, &out_dir, None);
+    assert_all_verified(&out, &out_dir, "bmv2", 12);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    let preemptions: u64 = json["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["mode"] == "esa")
+        .map(|j| j["preemptions"].as_u64().unwrap())
+        .sum();
+    assert!(preemptions > 0, "no preemption under ESA on BMv2");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `esa run EXPERIMENT --switch bmv2` with `path` as PATH (default:
+/// ours).
+fn bmv2_experiment(experiment: &Path, work: &Path, out_dir: &Path, path: Option<&str>) -> Output {
+    let mut command = Command::new(ESA);
+    command.args([
+        "run",
+        experiment.to_str().unwrap(),
+        "--switch",
+        "bmv2",
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    command.output().unwrap()
 }
 
 #[test]
@@ -346,11 +437,14 @@ fn bmv2_run(compiler: &str) {
     std::fs::create_dir_all(&bin).unwrap();
     script(&bin.join(compiler), FAKE_P4C);
     script(&bin.join("simple_switch_grpc"), FAKE_BMV2);
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    // The stand-ins, and no real BMv2 or p4c behind them.
+    let rest: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("p4c-bm2-ss").exists() && !d.join("simple_switch_grpc").exists())
+        .collect();
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(rest))
+        .unwrap()
+        .into_string()
+        .unwrap();
     let work = dir.join("work");
     let out_dir = dir.join("out");
     let quick = quick();
@@ -366,6 +460,7 @@ fn bmv2_run(compiler: &str) {
             out_dir.to_str().unwrap(),
         ])
         .env("PATH", &path)
+        .env_remove("ESA_BMV2_DIR")
         .env("ESA_BIN", ESA)
         .env("ESA_P4_DIR", root().join("p4/v1model"))
         .output()

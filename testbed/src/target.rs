@@ -19,7 +19,6 @@ use esa_core::wire::MacAddr;
 use serde::Deserialize;
 
 use crate::error::TestbedError;
-use crate::netns;
 
 /// Where the hosts run and how they reach the switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -110,11 +109,12 @@ pub struct Bmv2 {
 }
 
 impl Bmv2 {
-    /// Finds `simple_switch_grpc` and `p4c-bm2-ss` (or `p4c`) on PATH; the
-    /// error says which is missing and where to read how to get them.
+    /// Finds `simple_switch_grpc` and `p4c-bm2-ss` (or `p4c`) in
+    /// `$ESA_BMV2_DIR/bin` or on PATH; the error says which is missing and
+    /// where to read how to get them.
     pub fn find() -> Result<Bmv2, TestbedError> {
-        let switch = netns::find_on_path("simple_switch_grpc");
-        let compiler = netns::find_on_path("p4c-bm2-ss").or_else(|| netns::find_on_path("p4c"));
+        let switch = esa_bmv2::which("simple_switch_grpc");
+        let compiler = esa_bmv2::which("p4c-bm2-ss").or_else(|| esa_bmv2::which("p4c"));
         match (switch, compiler) {
             (Some(simple_switch_grpc), Some(compiler)) => Ok(Bmv2 {
                 simple_switch_grpc,
@@ -193,7 +193,9 @@ impl Bmv2 {
     /// and its Thrift server on free loopback ports (Thrift's default,
     /// 9090, may belong to another BMv2) and no program (the controller
     /// pushes it); returns once P4Runtime accepts connections. Its output
-    /// goes to `log`.
+    /// goes to `log`. BMv2 logs nothing (`-L off`): even with no log sink it
+    /// formats every trace message, which makes it several times slower;
+    /// `ESA_BMV2_LOG=debug` (or any BMv2 level) writes its log to `log`.
     pub fn start(
         &self,
         ports: &[(u32, String)],
@@ -213,6 +215,10 @@ impl Bmv2 {
         let mut command = Command::new(&self.simple_switch_grpc);
         command.args(["--device-id", "0", "--no-p4"]);
         command.arg("--thrift-port").arg(thrift.port().to_string());
+        match std::env::var("ESA_BMV2_LOG") {
+            Ok(level) if !level.is_empty() => command.args(["--log-console", "-L", &level]),
+            _ => command.args(["-L", "off"]),
+        };
         for (port, interface) in ports {
             command.arg("-i").arg(format!("{port}@{interface}"));
         }
