@@ -19,45 +19,23 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod support;
+
 use esa_bmv2::Tools;
-use esa_core::pool::{GlobalCounters, JobCounters, JobEntry, Mode};
+use esa_core::pool::{GlobalCounters, JobCounters};
 use esa_core::rng::Rng;
-use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+use esa_core::wire::PacketType;
+use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
 
 const SLOTS: usize = 16;
 /// Far beyond any run's length on either clock.
 const STALE_AFTER_US: u64 = 100_000_000_000;
 
-struct Job {
-    id: u16,
-    entry: JobEntry,
-    worker_ports: Vec<u16>,
-}
-
-/// Job tables, hosts and groups as the controller programs them.
+/// Job tables, hosts and groups as the controller programs them, as STF.
 fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
-    let mut jobs = vec![];
-    let mut port = 1u16;
-    for k in 0..rng.range(2, 3) as u16 {
-        let id = [1, 7, 4095][usize::from(k)];
-        let fan_in = rng.range(2, 3) as u8;
-        let mode = [Mode::Esa, Mode::Esa, Mode::Atp, Mode::SwitchMl][rng.below(4) as usize];
-        let (slot_base, slot_mask) = match mode {
-            Mode::SwitchMl => (k * 4, 3),
-            Mode::Esa | Mode::Atp => (0, (SLOTS - 1) as u16),
-        };
-        let worker_ports: Vec<u16> = (port..port + u16::from(fan_in)).collect();
-        let ps_port = port + u16::from(fan_in);
-        port = ps_port + 1;
-        let e = JobEntry {
-            fan_in,
-            mode,
-            max_priority: rng.range(3, 15) as u8,
-            mcast_group: k + 1,
-            ps_port,
-            slot_base,
-            slot_mask,
-        };
+    let jobs = random_jobs(rng, SLOTS);
+    for (k, job) in jobs.iter().enumerate() {
+        let (id, e) = (job.id, &job.entry);
         let _ = writeln!(
             stf,
             "add EsaIngress.admission.jobs hdr.esa.job:{id} EsaIngress.admission.set_job(\
@@ -77,35 +55,28 @@ fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
              ps_port:{}, fan_in:{}, slot_base:{}, slot_mask:{})",
             e.ps_port, e.fan_in, e.slot_base, e.slot_mask
         );
-        let mut members = worker_ports.clone();
-        members.push(ps_port);
+        let members = job.members();
         for &p in &members {
             let _ = writeln!(
                 stf,
                 "add EsaIngress.admission.job_ports hdr.esa.job:{id} sm.ingress_port:{p} \
                  EsaIngress.admission.allow()"
             );
-            // Some ports have no host entry: their copies keep the addresses
-            // they came with.
-            if p % 3 != 0 {
+            if has_host_entry(p) {
+                let (mac, ip) = host(p);
+                let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
                 let _ = writeln!(
                     stf,
                     "add EsaEgress.egress_host sm.egress_port:{p} \
-                     EsaEgress.set_host(mac:0x{:012x}, ip:0x0a0000{:02x})",
-                    0x0200_0000_0000u64 | u64::from(p),
-                    p
+                     EsaEgress.set_host(mac:0x{mac:012x}, ip:0x{:08x})",
+                    u32::from_be_bytes(ip.0)
                 );
             }
         }
         let ports: Vec<String> = members.iter().map(u16::to_string).collect();
         let _ = writeln!(stf, "mc_mgrp_create {}", e.mcast_group);
         let _ = writeln!(stf, "mc_node_create 0 {}", ports.join(" "));
-        let _ = writeln!(stf, "mc_node_associate {} {}", e.mcast_group, k);
-        jobs.push(Job {
-            id,
-            entry: e,
-            worker_ports,
-        });
+        let _ = writeln!(stf, "mc_node_associate {} {k}", e.mcast_group);
     }
     let _ = writeln!(
         stf,
@@ -115,86 +86,6 @@ fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
     jobs
 }
 
-/// One packet: mostly DATA at random priorities, slots and seqs, some PS
-/// traffic, some bad input.
-fn packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
-    let job = &jobs[rng.below(jobs.len() as u64) as usize];
-    let worker = rng.below(job.worker_ports.len() as u64) as u8;
-    let mut port = job.worker_ports[usize::from(worker)];
-    let seq = rng.below(6) as u16;
-    let mut esa = EsaRepr {
-        packet_type: PacketType::Data,
-        flags: Flags::NONE,
-        slot: rng.below(u64::from(job.entry.slot_mask) + 1) as u16,
-        key: Key::new(rng.below(16) as u8, job.id, seq),
-        bitmap: 1 << worker,
-        fan_in: job.entry.fan_in,
-        count: 1,
-        exponent: rng.range(0, 20) as i8,
-        worker,
-    };
-    if rng.chance(0.3) {
-        esa.flags = esa.flags | Flags::RESEND;
-    }
-    if rng.chance(0.05) {
-        esa.flags = esa.flags | Flags::OVERFLOW;
-    }
-    match rng.below(100) {
-        0..=7 => {
-            esa.packet_type = PacketType::Result;
-            esa.bitmap = job.entry.full_bitmap();
-            esa.count = job.entry.fan_in;
-            esa.worker = 255;
-            port = job.entry.ps_port;
-        }
-        8..=10 => {
-            esa.packet_type = PacketType::Query;
-            port = job.entry.ps_port;
-        }
-        11..=12 => esa.key = Key::new(1, 99, seq), // unknown job
-        13..=14 => port = 200,                     // unauthorized port
-        15..=16 => esa.packet_type = PacketType::Evicted,
-        17 => esa.slot = job.entry.slot_mask + 1,
-        18..=19 => {
-            esa.worker = job.entry.fan_in; // worker out of range
-            esa.bitmap = 1u32.checked_shl(u32::from(esa.worker)).unwrap_or(0);
-        }
-        _ => {}
-    }
-    // Values large enough that sums overflow now and then.
-    let values: Vec<i32> = (0..lanes)
-        .map(|_| {
-            if rng.chance(0.02) {
-                i32::MAX - rng.range(0, 10) as i32
-            } else {
-                rng.range(0, 2000) as i32 - 1000
-            }
-        })
-        .collect();
-    let mut frame = FrameRepr {
-        src_mac: MacAddr::local(port.into()),
-        dst_mac: MacAddr::local(0xfffe),
-        src_ip: Ipv4Addr::new(10, 0, 0, port as u8),
-        dst_ip: Ipv4Addr::new(10, 0, 0, 254),
-        esa,
-    }
-    .emit(&values, lanes);
-    match rng.below(100) {
-        0..=1 => frame.truncate(rng.range(14, frame.len() as u64 - 1) as usize),
-        2 => frame[24] ^= 0x40,                     // IPv4 checksum
-        3 => frame[42] = 0x20 | (frame[42] & 0x0f), // ESA version
-        4 => frame[42] = 0x10 | 0x09,               // ESA type 9
-        5 => frame[12] = 0x86,                      // not IPv4: L2, dropped by the empty table
-        6 => frame.extend_from_slice(&[0; 6]),      // Ethernet padding
-        _ => {}
-    }
-    (port, frame)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The whole trace as STF: set-up, packets, then reads of every compared
 /// register cell and counter.
 fn trace(seed: u64, lanes: usize, packets: usize) -> String {
@@ -202,7 +93,7 @@ fn trace(seed: u64, lanes: usize, packets: usize) -> String {
     let mut stf = format!("# bmv2_differential seed {seed}, {lanes} lanes\n");
     let jobs = setup(&mut rng, &mut stf);
     for _ in 0..packets {
-        let (port, frame) = packet(&mut rng, &jobs, lanes);
+        let (port, frame) = random_packet(&mut rng, &jobs, lanes);
         let _ = writeln!(stf, "packet {port} {}", hex(&frame));
     }
     let mut registers: Vec<String> = [

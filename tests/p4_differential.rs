@@ -8,13 +8,16 @@
 //! register must be identical. A failure prints the seed, the step and the
 //! packets in hex.
 
-use esa_core::pool::{GlobalCounters, JobEntry, Mode, Pool, PoolConfig};
+mod support;
+
+use esa_core::pool::{GlobalCounters, JobEntry, Pool, PoolConfig};
 use esa_core::rng::Rng;
-use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+use esa_core::wire::{Ipv4Addr, MacAddr};
 use p4sim::bits::Bits;
 use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
 use std::path::PathBuf;
 use std::sync::Arc;
+use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
 
 const LANES: usize = 4;
 const SLOTS: usize = 16;
@@ -146,13 +149,6 @@ impl P4Target {
     }
 }
 
-struct Job {
-    id: u16,
-    entry: JobEntry,
-    worker_ports: Vec<u16>,
-}
-
-/// A random experiment: the jobs, and both switches programmed alike.
 fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target, Vec<Job>) {
     let stale_after_us = rng.range(0, 60);
     let mut pool = Pool::new(PoolConfig {
@@ -163,128 +159,26 @@ fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target,
     .unwrap();
     let mut p4 = P4Target::new(compiled);
     p4.set_stale_after(stale_after_us);
-    let mut jobs = vec![];
-    let mut port = 1u16;
-    for k in 0..rng.range(2, 3) as u16 {
-        let id = [1, 7, 4095][usize::from(k)];
-        let fan_in = rng.range(2, 3) as u8;
-        let mode = [Mode::Esa, Mode::Esa, Mode::Atp, Mode::SwitchMl][rng.below(4) as usize];
-        let (slot_base, slot_mask) = match mode {
-            Mode::SwitchMl => (k * 4, 3),
-            Mode::Esa | Mode::Atp => (0, (SLOTS - 1) as u16),
-        };
-        let worker_ports: Vec<u16> = (port..port + u16::from(fan_in)).collect();
-        let ps_port = port + u16::from(fan_in);
-        port = ps_port + 1;
-        let entry = JobEntry {
-            fan_in,
-            mode,
-            max_priority: rng.range(3, 15) as u8,
-            mcast_group: k + 1,
-            ps_port,
-            slot_base,
-            slot_mask,
-        };
-        pool.insert_job(id, entry).unwrap();
-        p4.insert_job(id, &entry);
-        let mut members = worker_ports.clone();
-        members.push(ps_port);
+    let jobs = random_jobs(rng, SLOTS);
+    for job in &jobs {
+        pool.insert_job(job.id, job.entry).unwrap();
+        p4.insert_job(job.id, &job.entry);
+        let members = job.members();
         for &p in &members {
-            pool.authorize(id, p);
-            p4.authorize(id, p);
-            // Some ports have a host entry, some do not.
-            if p % 3 != 0 {
-                let (mac, ip) = (MacAddr::local(p.into()), Ipv4Addr::new(10, 0, 0, p as u8));
+            pool.authorize(job.id, p);
+            p4.authorize(job.id, p);
+            if has_host_entry(p) {
+                let (mac, ip) = host(p);
                 pool.set_host(p, mac, ip);
                 p4.set_host(p, mac, ip);
             }
         }
-        pool.set_group(entry.mcast_group, members.clone());
-        p4.set_group(entry.mcast_group, &members);
-        jobs.push(Job {
-            id,
-            entry,
-            worker_ports,
-        });
+        pool.set_group(job.entry.mcast_group, members.clone());
+        p4.set_group(job.entry.mcast_group, &members);
     }
     (pool, p4, jobs)
 }
 
-/// One random packet of the trace and the port it arrives on.
-fn packet(rng: &mut Rng, jobs: &[Job]) -> (u16, Vec<u8>) {
-    let job = &jobs[rng.below(jobs.len() as u64) as usize];
-    let worker = rng.below(job.worker_ports.len() as u64) as u8;
-    let mut port = job.worker_ports[usize::from(worker)];
-    let seq = rng.below(6) as u16;
-    let mut esa = EsaRepr {
-        packet_type: PacketType::Data,
-        flags: Flags::NONE,
-        slot: rng.below(u64::from(job.entry.slot_mask) + 1) as u16,
-        key: Key::new(rng.below(16) as u8, job.id, seq),
-        bitmap: 1 << worker,
-        fan_in: job.entry.fan_in,
-        count: 1,
-        exponent: rng.range(0, 20) as i8,
-        worker,
-    };
-    if rng.chance(0.3) {
-        esa.flags = esa.flags | Flags::RESEND;
-    }
-    if rng.chance(0.05) {
-        esa.flags = esa.flags | Flags::OVERFLOW;
-    }
-    let roll = rng.below(100);
-    match roll {
-        0..=7 => {
-            esa.packet_type = PacketType::Result;
-            esa.bitmap = job.entry.full_bitmap();
-            esa.count = job.entry.fan_in;
-            esa.worker = 255;
-            port = job.entry.ps_port;
-        }
-        8..=10 => {
-            esa.packet_type = PacketType::Query;
-            port = job.entry.ps_port;
-        }
-        11..=12 => esa.key = Key::new(1, 99, seq), // unknown job
-        13..=14 => port = 200,                     // unauthorized port
-        15..=16 => esa.packet_type = PacketType::Evicted,
-        17 => esa.slot = job.entry.slot_mask + 1,
-        18..=19 => {
-            esa.worker = job.entry.fan_in; // worker out of range
-            esa.bitmap = 1u32.checked_shl(u32::from(esa.worker)).unwrap_or(0);
-        }
-        _ => {}
-    }
-    let values: Vec<i32> = (0..LANES)
-        .map(|_| rng.range(0, 2000) as i32 - 1000)
-        .collect();
-    let mut frame = FrameRepr {
-        src_mac: MacAddr::local(port.into()),
-        dst_mac: MacAddr::local(0xfffe),
-        src_ip: Ipv4Addr::new(10, 0, 0, port as u8),
-        dst_ip: Ipv4Addr::new(10, 0, 0, 254),
-        esa,
-    }
-    .emit(&values, LANES);
-    match rng.below(100) {
-        0..=1 => frame.truncate(rng.below(frame.len() as u64) as usize),
-        2 => frame[24] ^= 0x40,                     // IPv4 checksum
-        3 => frame[42] = 0x20 | (frame[42] & 0x0f), // ESA version
-        4 => frame[42] = 0x10 | 0x09,               // ESA type 9
-        5 => frame[12] = 0x86,                      // not IPv4: L2 (dropped by the empty table)
-        6 => frame.extend_from_slice(&[0; 6]),      // Ethernet padding
-        _ => {}
-    }
-    (port, frame)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Every row of the decision table (`docs/protocol.md` §5) plus the
-/// admission and not-ESA outcomes; the traces must reach each of them.
 const ROWS: [&str; 18] = [
     "admission",
     "not-esa",
@@ -319,7 +213,7 @@ fn run_trace(
     let mut now = 1_000u64;
     for step in 0..steps {
         now += rng.range(0, 25);
-        let (port, frame) = packet(&mut rng, &jobs);
+        let (port, frame) = random_packet(&mut rng, &jobs, LANES);
         let decision = pool.process(&frame, port, now);
         seen.insert(decision.rule);
         if decision.emit.is_some() {

@@ -1,0 +1,157 @@
+//! Random multi-job traffic for the data plane's differential tests
+//! (`p4_differential.rs`: program against model; `bmv2_differential.rs`:
+//! p4sim against BMv2): the jobs and the packets, in one place.
+
+#![allow(dead_code)]
+
+use esa_core::pool::{JobEntry, Mode};
+use esa_core::rng::Rng;
+use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+
+/// A job of a random trace: id, table entry, its workers' ports (its PS is
+/// on `entry.ps_port`).
+pub struct Job {
+    pub id: u16,
+    pub entry: JobEntry,
+    pub worker_ports: Vec<u16>,
+}
+
+impl Job {
+    /// The job's workers and its PS: the members of its multicast group.
+    pub fn members(&self) -> Vec<u16> {
+        let mut m = self.worker_ports.clone();
+        m.push(self.entry.ps_port);
+        m
+    }
+}
+
+/// Two or three jobs (ids 1, 7, 4095) in random modes with random fan-in and
+/// priority limits, on a pool of `slots`; SwitchML jobs get a 4-slot range.
+pub fn random_jobs(rng: &mut Rng, slots: usize) -> Vec<Job> {
+    let mut jobs = vec![];
+    let mut port = 1u16;
+    for k in 0..rng.range(2, 3) as u16 {
+        let id = [1, 7, 4095][usize::from(k)];
+        let fan_in = rng.range(2, 3) as u8;
+        let mode = [Mode::Esa, Mode::Esa, Mode::Atp, Mode::SwitchMl][rng.below(4) as usize];
+        let (slot_base, slot_mask) = match mode {
+            Mode::SwitchMl => (k * 4, 3),
+            Mode::Esa | Mode::Atp => (0, (slots - 1) as u16),
+        };
+        let worker_ports: Vec<u16> = (port..port + u16::from(fan_in)).collect();
+        let ps_port = port + u16::from(fan_in);
+        port = ps_port + 1;
+        jobs.push(Job {
+            id,
+            entry: JobEntry {
+                fan_in,
+                mode,
+                max_priority: rng.range(3, 15) as u8,
+                mcast_group: k + 1,
+                ps_port,
+                slot_base,
+                slot_mask,
+            },
+            worker_ports,
+        });
+    }
+    jobs
+}
+
+/// Whether `port` gets an egress host entry: some ports have none, so their
+/// copies keep the addresses they came with.
+pub fn has_host_entry(port: u16) -> bool {
+    port % 3 != 0
+}
+
+/// The host addresses of `port`.
+pub fn host(port: u16) -> (MacAddr, Ipv4Addr) {
+    (
+        MacAddr::local(port.into()),
+        Ipv4Addr::new(10, 0, 0, port as u8),
+    )
+}
+
+/// One packet of `lanes` lanes: mostly DATA at random priorities, slots and
+/// seqs (resends, overflow flags, sums that overflow now and then), some
+/// RESULTs and QUERYs from the PS, and every class of bad input (unknown
+/// job, unauthorized port, wrong type, slot or worker, truncated frames,
+/// bad checksum, version and type, non-IPv4, padding).
+pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
+    let job = &jobs[rng.below(jobs.len() as u64) as usize];
+    let worker = rng.below(job.worker_ports.len() as u64) as u8;
+    let mut port = job.worker_ports[usize::from(worker)];
+    let seq = rng.below(6) as u16;
+    let mut esa = EsaRepr {
+        packet_type: PacketType::Data,
+        flags: Flags::NONE,
+        slot: rng.below(u64::from(job.entry.slot_mask) + 1) as u16,
+        key: Key::new(rng.below(16) as u8, job.id, seq),
+        bitmap: 1 << worker,
+        fan_in: job.entry.fan_in,
+        count: 1,
+        exponent: rng.range(0, 20) as i8,
+        worker,
+    };
+    if rng.chance(0.3) {
+        esa.flags = esa.flags | Flags::RESEND;
+    }
+    if rng.chance(0.05) {
+        esa.flags = esa.flags | Flags::OVERFLOW;
+    }
+    match rng.below(100) {
+        0..=7 => {
+            esa.packet_type = PacketType::Result;
+            esa.bitmap = job.entry.full_bitmap();
+            esa.count = job.entry.fan_in;
+            esa.worker = 255;
+            port = job.entry.ps_port;
+        }
+        8..=10 => {
+            esa.packet_type = PacketType::Query;
+            port = job.entry.ps_port;
+        }
+        11..=12 => esa.key = Key::new(1, 99, seq), // unknown job
+        13..=14 => port = 200,                     // unauthorized port
+        15..=16 => esa.packet_type = PacketType::Evicted,
+        17 => esa.slot = job.entry.slot_mask + 1,
+        18..=19 => {
+            esa.worker = job.entry.fan_in; // worker out of range
+            esa.bitmap = 1u32.checked_shl(u32::from(esa.worker)).unwrap_or(0);
+        }
+        _ => {}
+    }
+    let values: Vec<i32> = (0..lanes)
+        .map(|_| {
+            if rng.chance(0.02) {
+                i32::MAX - rng.range(0, 10) as i32
+            } else {
+                rng.range(0, 2000) as i32 - 1000
+            }
+        })
+        .collect();
+    let (src_mac, src_ip) = host(port);
+    let mut frame = FrameRepr {
+        src_mac,
+        dst_mac: MacAddr::local(0xfffe),
+        src_ip,
+        dst_ip: Ipv4Addr::new(10, 0, 0, 254),
+        esa,
+    }
+    .emit(&values, lanes);
+    match rng.below(100) {
+        0..=1 => frame.truncate(rng.below(frame.len() as u64) as usize),
+        2 => frame[24] ^= 0x40,                     // IPv4 checksum
+        3 => frame[42] = 0x20 | (frame[42] & 0x0f), // ESA version
+        4 => frame[42] = 0x10 | 0x09,               // ESA type 9
+        5 => frame[12] = 0x86,                      // not IPv4: L2, dropped by the empty table
+        6 => frame.extend_from_slice(&[0; 6]),      // Ethernet padding
+        _ => {}
+    }
+    (port, frame)
+}
+
+/// Lower-case hex, no separators.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
