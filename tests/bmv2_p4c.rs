@@ -163,49 +163,23 @@ fn p4sim_p4info_equals_p4c_message_for_message() {
         let ours = p4sim_p4info(program, defines);
         assert!(!theirs.tables.is_empty() && !theirs.registers.is_empty());
         // Kind by kind first, so a failure names what differs.
-        let kinds: [(&str, String, String); 8] = [
-            (
-                "pkg_info",
-                format!("{:#?}", ours.pkg_info),
-                format!("{:#?}", theirs.pkg_info),
-            ),
-            (
-                "tables",
-                format!("{:#?}", ours.tables),
-                format!("{:#?}", theirs.tables),
-            ),
-            (
-                "actions",
-                format!("{:#?}", ours.actions),
-                format!("{:#?}", theirs.actions),
-            ),
-            (
-                "counters",
-                format!("{:#?}", ours.counters),
-                format!("{:#?}", theirs.counters),
-            ),
+        let pair = |a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+            (format!("{a:#?}"), format!("{b:#?}"))
+        };
+        let kinds = [
+            ("pkg_info", pair(&ours.pkg_info, &theirs.pkg_info)),
+            ("tables", pair(&ours.tables, &theirs.tables)),
+            ("actions", pair(&ours.actions, &theirs.actions)),
+            ("counters", pair(&ours.counters, &theirs.counters)),
             (
                 "direct_counters",
-                format!("{:#?}", ours.direct_counters),
-                format!("{:#?}", theirs.direct_counters),
+                pair(&ours.direct_counters, &theirs.direct_counters),
             ),
-            (
-                "registers",
-                format!("{:#?}", ours.registers),
-                format!("{:#?}", theirs.registers),
-            ),
-            (
-                "meters",
-                format!("{:#?}", ours.meters),
-                format!("{:#?}", theirs.meters),
-            ),
-            (
-                "digests",
-                format!("{:#?}", ours.digests),
-                format!("{:#?}", theirs.digests),
-            ),
+            ("registers", pair(&ours.registers, &theirs.registers)),
+            ("meters", pair(&ours.meters, &theirs.meters)),
+            ("digests", pair(&ours.digests, &theirs.digests)),
         ];
-        for (kind, a, b) in kinds {
+        for (kind, (a, b)) in kinds {
             assert!(
                 a == b,
                 "{} {}: {kind} differ\n{}",

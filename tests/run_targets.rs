@@ -341,14 +341,9 @@ exec "$ESA_BIN" switch --grpc-addr "$grpc" -I "$ESA_P4_DIR" --log-level warn "${
 /// the switch.
 #[test]
 fn quick_runs_on_real_bmv2_and_the_switch_stops_with_the_run() {
-    if !netns_enabled() {
-        return;
-    }
-    let Some(_tools) = esa_bmv2::Tools::for_test("quick_runs_on_real_bmv2...", false) else {
+    let Some((_one, dir)) = real_bmv2("quick_runs_on_real_bmv2...", "bmv2-real") else {
         return;
     };
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("bmv2-real");
     let (work, out_dir) = (dir.join("work"), dir.join("out"));
     let out = bmv2_experiment(&quick(), &work, &out_dir, None);
     assert_verified(&out, &out_dir, "bmv2");
@@ -373,14 +368,9 @@ fn quick_runs_on_real_bmv2_and_the_switch_stops_with_the_run() {
 /// preemption seen on BMv2.
 #[test]
 fn contention_runs_on_real_bmv2_under_every_variant() {
-    if !netns_enabled() {
-        return;
-    }
-    let Some(_tools) = esa_bmv2::Tools::for_test("contention_runs_on_real_bmv2...", false) else {
+    let Some((_one, dir)) = real_bmv2("contention_runs_on_real_bmv2...", "bmv2-contention") else {
         return;
     };
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("bmv2-contention");
     let (work, out_dir) = (dir.join("work"), dir.join("out"));
     let experiment = root().join("testbed/experiments/contention-bmv2.toml");
     let out = bmv2_experiment(&experiment, &work, &out_dir, None);
@@ -397,6 +387,21 @@ fn contention_runs_on_real_bmv2_under_every_variant() {
         .sum();
     assert!(preemptions > 0, "no preemption under ESA on BMv2");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// For a test on the real BMv2: namespaces allowed and BMv2 found (else
+/// `None`, with the reason printed), the one-at-a-time lock and a scratch
+/// folder.
+fn real_bmv2(
+    test: &str,
+    scratch_name: &str,
+) -> Option<(std::sync::MutexGuard<'static, ()>, PathBuf)> {
+    if !netns_enabled() {
+        return None;
+    }
+    esa_bmv2::Tools::for_test(test, false)?;
+    let one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    Some((one, scratch(scratch_name)))
 }
 
 /// Runs `esa run EXPERIMENT --switch bmv2` with `path` as PATH (default:
