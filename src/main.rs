@@ -358,6 +358,9 @@ fn run_target(args: &RunArgs) -> Result<(esa_testbed::SwitchTarget, esa_testbed:
 /// stdout, the report files in `out`; fails when a job did not verify.
 fn run_experiment(args: &RunArgs) -> Result<()> {
     let experiment = esa_testbed::Experiment::load(&args.experiment)?;
+    if let Some(dir) = &args.out {
+        esa_testbed::ExperimentReport::prepare_dir(dir)?;
+    }
     let (switch, fabric) = run_target(args)?;
     let options = esa_testbed::RunOptions {
         progress: !args.quiet,

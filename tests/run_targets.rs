@@ -521,3 +521,34 @@ fn a_host_address_in_use_is_named_before_any_job_starts() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--out` naming a file (or a folder that cannot take files) fails before
+/// any job runs, naming the path; the file is left as it was.
+#[test]
+fn an_output_path_that_cannot_take_the_report_fails_before_the_run() {
+    let dir = scratch("out-is-a-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("report");
+    std::fs::write(&file, "keep me").unwrap();
+    let quick = quick();
+    let out = esa(
+        &[
+            "run",
+            quick.to_str().unwrap(),
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        text.contains(file.to_str().unwrap()) && text.contains("exists and is not a folder"),
+        "{text}"
+    );
+    // Nothing ran: no results table, no progress.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("verified"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -146,21 +146,45 @@ impl fmt::Display for Diagnostic {
         if self.source_line.is_empty() {
             return Ok(());
         }
-        write!(f, "\n{}\n", self.source_line)?;
+        // A very long line (generated code) is shown as a window around the
+        // column, `...` marking what was cut.
+        let line = self.source_line.as_str();
+        let at = ((self.col as usize).saturating_sub(1)).min(line.len());
+        let (start, end) = if line.len() > LONG_LINE {
+            let floor = |mut i: usize| {
+                while !line.is_char_boundary(i) {
+                    i -= 1;
+                }
+                i
+            };
+            let start = floor(at.saturating_sub(WINDOW / 2));
+            (start, floor((start + WINDOW).min(line.len())))
+        } else {
+            (0, line.len())
+        };
+        let (lead, trail) = (
+            if start > 0 { "..." } else { "" },
+            if end < line.len() { "..." } else { "" },
+        );
+        write!(f, "\n{lead}{}{trail}\n", &line[start..end])?;
         // Keep tabs so the caret lines up with the text above it.
-        let prefix_len = (self.col as usize).saturating_sub(1);
-        let mut pad = String::new();
-        for (i, c) in self.source_line.char_indices() {
-            if i >= prefix_len {
+        let mut pad = " ".repeat(lead.len());
+        for (i, c) in line[start..end].char_indices() {
+            if start + i >= at {
                 break;
             }
             pad.push(if c == '\t' { '\t' } else { ' ' });
         }
-        let rest = self.source_line.len().saturating_sub(prefix_len);
+        let rest = end.saturating_sub(at);
         let carets = (self.span.len() as usize).clamp(1, rest.max(1));
         write!(f, "{pad}{}", "^".repeat(carets))
     }
 }
+
+/// Lines longer than this (bytes) are shown as a window around the column.
+const LONG_LINE: usize = 200;
+/// The window's width in bytes.
+const WINDOW: usize = 160;
 
 impl std::error::Error for Diagnostic {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {

@@ -979,3 +979,28 @@ fn deepest_nesting_fits_in_a_small_stack() {
     let results = handle.join().expect("no stack overflow");
     assert_eq!(results.len(), 13);
 }
+
+/// A diagnostic on a very long line (a generated file) shows a window around
+/// the column, marked `...` where cut, with the caret under the token; a
+/// multi-byte character in the window does not shift it.
+#[test]
+fn a_diagnostic_on_a_very_long_line_shows_a_window_around_the_column() {
+    let filler = "const bit<8> c = 1; ".repeat(20_000);
+    let text = format!("{filler}/* é */ const bit<8> bad = @@@; {filler}\n");
+    let err = parse_error(&text);
+    let shown = err.to_string();
+    assert!(text.len() > 700_000);
+    assert!(shown.len() < 600, "{} bytes shown", shown.len());
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 3, "{shown}");
+    let (source, caret) = (lines[1], lines[2]);
+    assert!(
+        source.starts_with("...") && source.ends_with("..."),
+        "{source}"
+    );
+    // The caret sits under the offending token, counted in characters.
+    let caret_at = caret.chars().take_while(|&c| c != '^').count();
+    let token_at = source.chars().take_while(|&c| c != '@').count();
+    assert_eq!(caret_at, token_at, "\n{source}\n{caret}");
+    assert!(source.contains("/* é */"), "{source}");
+}

@@ -103,9 +103,12 @@ pub struct JobReport {
     pub evicted_parts: u64,
     /// Partial sums the PS received on a resend.
     pub flush_parts: u64,
-    /// Times this job's partial sums were preempted (switch counter).
+    /// Slots this job lost while aggregating in them (switch counter
+    /// `evictions_suffered`): preempted by a higher priority (D11) or
+    /// reclaimed as stale (D10, the only kind under ATP, which never
+    /// preempts). Either way the partial sum went to the job's PS.
     pub evictions_suffered: u64,
-    /// Times this job preempted another (switch counter).
+    /// Times this job preempted another (switch counter, D11).
     pub preemptions: u64,
     /// DATA retransmissions by all workers.
     pub retransmissions: u64,
@@ -277,7 +280,7 @@ impl ExperimentReport {
             "in-switch",
             "at PS",
             "share",
-            "evicted",
+            "lost",
             "preempt",
             "verified"
         );
@@ -299,6 +302,11 @@ impl ExperimentReport {
                 if j.verified { "yes" } else { "NO" }
             );
         }
+        let _ = writeln!(
+            out,
+            "(lost: slots the job lost mid-aggregation, preempted or reclaimed as stale; \
+             preempt: preemptions it made)"
+        );
         if self.variants.len() > 1 {
             let _ = writeln!(out);
             for v in &self.variants {
@@ -403,7 +411,7 @@ impl ExperimentReport {
         let _ = writeln!(out, "\n## Jobs\n");
         let _ = writeln!(
             out,
-            "| variant | job | mode | policy | workers | elems | iterations | JCT (ms) | chunks in switch | at PS | share | fallback parts | evictions suffered | preemptions | retransmissions | frames lost | verified |"
+            "| variant | job | mode | policy | workers | elems | iterations | JCT (ms) | chunks in switch | at PS | share | fallback parts | slots lost (preempted or reclaimed) | preemptions made | retransmissions | frames lost | verified |"
         );
         let _ = writeln!(
             out,
@@ -486,6 +494,30 @@ impl ExperimentReport {
             let _ = writeln!(out, "\n![Loss curves](loss_curve.svg)");
         }
         out
+    }
+
+    /// Checks, before an experiment starts, that its report can be written
+    /// to `dir`: creates the folder if needed and writes (and removes) a
+    /// probe file there, so a wrong `--out` fails at once rather than after
+    /// the whole run.
+    pub fn prepare_dir(dir: &Path) -> Result<(), TestbedError> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(TestbedError::Io {
+                path: dir.to_path_buf(),
+                error: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "exists and is not a folder (the report is a folder of files)",
+                ),
+            });
+        }
+        let io = |error| TestbedError::Io {
+            path: dir.to_path_buf(),
+            error,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let probe = dir.join(format!(".esa-write-probe-{}", std::process::id()));
+        std::fs::write(&probe, b"").map_err(io)?;
+        std::fs::remove_file(&probe).map_err(io)
     }
 
     /// Writes `report.json`, `report.md`, `jct_bars.svg`, `jct_cdf.svg`,

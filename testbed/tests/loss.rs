@@ -12,7 +12,19 @@ fn run_and_check(experiment: &Experiment) {
         ..RunOptions::default()
     };
     let report = run_experiment(experiment, &options).unwrap();
-    print!("{}", report.table());
+    let table = report.table();
+    print!("{table}");
+    // The column counts slots lost either way, and says so: under ATP,
+    // which never preempts, they are all stale reclaims.
+    let header = table.lines().next().unwrap();
+    assert!(
+        header.contains(" lost ") && !header.contains("evicted"),
+        "{header}"
+    );
+    assert!(table.contains("(lost: slots the job lost mid-aggregation, preempted or reclaimed"));
+    for job in report.jobs().filter(|j| j.mode == "atp") {
+        assert_eq!(job.preemptions, 0, "{} / {}", job.variant, job.name);
+    }
     for job in report.jobs() {
         assert!(
             job.verified,
