@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use esa_core::wire::{Ipv4Addr, MacAddr};
 use esa_host::transport::HostAddress;
-use esa_testbed::netns::{NamespaceHost, Namespaces};
+use esa_testbed::netns::{NamespaceHost, Namespaces, SwitchAddress};
 
 const ESA: &str = env!("CARGO_BIN_EXE_esa");
 
@@ -155,11 +155,7 @@ fn external_hosts_files_are_checked_before_anything_starts() {
 }
 
 fn netns_enabled() -> bool {
-    if std::env::var("ESA_NETNS_TESTS").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!("note: namespace test skipped (needs root; set ESA_NETNS_TESTS=1 to run it)");
-    false
+    esa_netns::tests_enabled("namespace test")
 }
 
 /// A child process, killed on drop.
@@ -223,11 +219,16 @@ fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
     let wanted: Vec<NamespaceHost> = (1..=6)
         .map(|n| NamespaceHost {
             port: n,
-            address: host(n),
+            mac: host(n).mac.0,
+            ip: Some(std::net::Ipv4Addr::from(host(n).ip.0)),
             loss: 0.0,
         })
         .collect();
-    let namespaces = Namespaces::create(&wanted, switch_ip, [0x02, 0, 0, 0, 0xff, 0xfe]).unwrap();
+    let switch = SwitchAddress {
+        ip: switch_ip,
+        mac: [0x02, 0, 0, 0, 0xff, 0xfe],
+    };
+    let namespaces = Namespaces::create(&wanted, Some(switch)).unwrap();
     let grpc = free_port();
     let mut switch = Command::new(ESA);
     switch.args(["switch", "--grpc-addr", &grpc, "--log-level", "warn"]);

@@ -10,7 +10,7 @@
 //!
 //! Layout:
 //! - [`Tools`]: where the binaries are (`ESA_BMV2_DIR/bin`, then `PATH`).
-//! - [`compile`]: `p4c-bm2-ss` to BMv2 JSON and P4Info, with its warnings.
+//! - [`mod@compile`]: `p4c-bm2-ss` to BMv2 JSON and P4Info, with its warnings.
 //! - [`nanomsg`]: the client end of BMv2's `--packet-in` PAIR socket.
 //! - [`switch`]: a `simple_switch` process and its packet pipe.
 //! - [`cli`]: `simple_switch_CLI` commands and their answers.

@@ -1,256 +1,60 @@
 //! Workers and parameter servers in their own network namespaces, on
 //! kernel UDP sockets, through esa-switch bridging veth pairs with its
 //! AF_PACKET ports, programmed by esa-controller; loss on every host's
-//! link (netem if the kernel has it, else an nftables rule). Needs root;
-//! opt-in with `ESA_NETNS_TESTS=1`, otherwise skipped with a note.
+//! link (an nftables rule dropping a share of ESA datagrams each way).
+//! Needs root; opt-in with `ESA_NETNS_TESTS=1`, otherwise skipped with a
+//! note.
 //!
-//! Topology: namespace `esa<pid>h<n>` holds `eth0` (MAC and IPv4 of host
-//! `n`, a static neighbour entry for the switch's address), paired with
-//! `esw<pid>p<n>` in the root namespace, the switch's port `n`. Each host's
-//! thread enters its namespace (`setns`) before binding its socket.
+//! Topology (`esa-netns`): a namespace per host `n` holding `eth0` (MAC and
+//! IPv4 of host `n`, a static neighbour entry for the switch's address),
+//! paired with a veth end in the root namespace, the switch's port `n`.
+//! Each host's thread enters its namespace (`setns`) before binding its
+//! socket.
 
 #![cfg(target_os = "linux")]
-// `setns` has no safe wrapper in libc.
-#![allow(unsafe_code)]
 
 mod switch;
 
-use std::fs::File;
 use std::net::{SocketAddr, SocketAddrV4};
-use std::os::fd::AsRawFd;
-use std::process::Command;
 use std::time::Instant;
 
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
 use esa_core::pool::Mode;
 use esa_host::transport::UdpTransport;
+use esa_netns::{NamespaceHost, Namespaces, SwitchAddress};
 use switch::{JobSpec, MakeTransport, Ports, SWITCH_MAC, SwitchHarness, host_address};
 
 const LANES: usize = 16;
 const POOL_SLOTS: u32 = 64;
-/// Percent of ESA packets each host's link drops on the way out.
-const LOSS_PERCENT: u32 = 2;
+/// Share of ESA datagrams each host's link drops, each way.
+const LOSS: f64 = 0.02;
 
-fn enabled() -> bool {
-    if std::env::var("ESA_NETNS_TESTS").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!("note: namespace test skipped (needs root; set ESA_NETNS_TESTS=1 to run it)");
-    false
-}
-
-fn run(args: &[&str]) -> Result<String, String> {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn mac_text(mac: [u8; 6]) -> String {
-    mac.iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(":")
-}
-
-/// How loss is injected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LossMethod {
-    Netem,
-    Nftables,
-}
-
-/// Namespaces and veth pairs, removed on drop (even when the test fails).
-#[derive(Debug, Default)]
-struct Topology {
-    namespaces: Vec<String>,
-    /// Root-side veth names, port 1 first.
-    root_ifs: Vec<String>,
-    loss: Option<LossMethod>,
-}
-
-impl Topology {
-    fn create(hosts: u16) -> Result<Topology, String> {
-        let pid = std::process::id();
-        let mut t = Topology::default();
-        let switch_ip = match switch::switch_addr() {
-            SocketAddr::V4(a) => a.ip().to_string(),
-            SocketAddr::V6(_) => unreachable!(),
-        };
-        for n in 1..=hosts {
-            let a = host_address(n);
-            let ns = format!("esa{pid}h{n}");
-            let root_if = format!("esw{pid}p{n}");
-            let peer = format!("esw{pid}n{n}");
-            run(&["ip", "netns", "add", &ns])?;
-            t.namespaces.push(ns.clone());
-            run(&[
-                "ip", "link", "add", &root_if, "type", "veth", "peer", "name", &peer,
-            ])?;
-            t.root_ifs.push(root_if.clone());
-            run(&["ip", "link", "set", &peer, "netns", &ns])?;
-            let ip = std::net::Ipv4Addr::from(a.ip);
-            let in_ns = |args: &[&str]| -> Result<String, String> {
-                let mut all = vec!["ip", "netns", "exec", &ns];
-                all.extend_from_slice(args);
-                run(&all)
-            };
-            // Quiet links: no IPv6 chatter through the switch.
-            let _ = in_ns(&["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"]);
-            let _ = run(&[
-                "sysctl",
-                "-q",
-                "-w",
-                &format!("net.ipv6.conf.{root_if}.disable_ipv6=1"),
-            ]);
-            run(&["ip", "-n", &ns, "link", "set", &peer, "name", "eth0"])?;
-            run(&[
-                "ip",
-                "-n",
-                &ns,
-                "link",
-                "set",
-                "eth0",
-                "address",
-                &mac_text(a.mac.0),
-            ])?;
-            run(&[
-                "ip",
-                "-n",
-                &ns,
-                "addr",
-                "add",
-                &format!("{ip}/8"),
-                "dev",
-                "eth0",
-            ])?;
-            run(&["ip", "-n", &ns, "link", "set", "eth0", "up"])?;
-            run(&["ip", "-n", &ns, "link", "set", "lo", "up"])?;
-            // Nobody answers ARP for the switch's address.
-            run(&[
-                "ip",
-                "-n",
-                &ns,
-                "neigh",
-                "replace",
-                &switch_ip,
-                "lladdr",
-                &mac_text(SWITCH_MAC.0),
-                "dev",
-                "eth0",
-                "nud",
-                "permanent",
-            ])?;
-            run(&["ip", "link", "set", &root_if, "up"])?;
-            t.loss = Some(add_loss(&ns)?);
-        }
-        Ok(t)
-    }
-
-    /// Packets the loss rules dropped, over every namespace.
-    fn dropped(&self) -> u64 {
-        self.namespaces
-            .iter()
-            .map(|ns| {
-                let text = match self.loss {
-                    Some(LossMethod::Netem) => run(&[
-                        "ip", "netns", "exec", ns, "tc", "-s", "qdisc", "show", "dev", "eth0",
-                    ]),
-                    Some(LossMethod::Nftables) => run(&[
-                        "ip", "netns", "exec", ns, "nft", "list", "chain", "inet", "esa", "out",
-                    ]),
-                    None => Ok(String::new()),
-                }
-                .unwrap_or_default();
-                let key = match self.loss {
-                    Some(LossMethod::Netem) => "dropped",
-                    _ => "packets",
-                };
-                number_after(&text, key)
-            })
-            .sum()
-    }
-}
-
-/// The number after the first `key` in `text` (`dropped 12,` or
-/// `packets 12 bytes`).
-fn number_after(text: &str, key: &str) -> u64 {
-    text.split_whitespace()
-        .skip_while(|w| *w != key)
-        .nth(1)
-        .map(|w| w.trim_end_matches(','))
-        .and_then(|w| w.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Loss on `eth0` of `ns` on the way out: netem if the kernel has it, else
-/// an nftables rule that drops a random share of ESA packets.
-fn add_loss(ns: &str) -> Result<LossMethod, String> {
-    let loss = format!("{LOSS_PERCENT}%");
-    let netem = run(&[
-        "ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "loss",
-        &loss,
-    ]);
-    if netem.is_ok() {
-        return Ok(LossMethod::Netem);
-    }
-    let rules = format!(
-        "add table inet esa\n\
-         add chain inet esa out {{ type filter hook output priority 0; }}\n\
-         add rule inet esa out udp dport {ESA_UDP_PORT} numgen random mod 100 < {LOSS_PERCENT} counter drop\n"
-    );
-    let path = std::env::temp_dir().join(format!("{ns}.nft"));
-    std::fs::write(&path, rules).map_err(|e| e.to_string())?;
-    let nft = run(&[
-        "ip",
-        "netns",
-        "exec",
-        ns,
-        "nft",
-        "-f",
-        &path.to_string_lossy(),
-    ]);
-    let _ = std::fs::remove_file(&path);
-    nft.map_err(|e| format!("no netem ({}) and {e}", netem.unwrap_err()))?;
-    Ok(LossMethod::Nftables)
-}
-
-impl Drop for Topology {
-    fn drop(&mut self) {
-        for i in &self.root_ifs {
-            let _ = run(&["ip", "link", "del", i]);
-        }
-        for ns in &self.namespaces {
-            let _ = run(&["ip", "netns", "del", ns]);
-        }
-    }
-}
-
-/// Moves the calling thread into namespace `name`.
-fn enter_namespace(name: &str) -> std::io::Result<()> {
-    let f = File::open(format!("/var/run/netns/{name}"))?;
-    // SAFETY: `setns` with a valid namespace descriptor only changes the
-    // calling thread's network namespace; `f` outlives the call.
-    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+/// A namespace per host, `hosts` of them, on ports 1, 2, ...
+fn topology(hosts: u16) -> Namespaces {
+    let switch_ip = match switch::switch_addr() {
+        SocketAddr::V4(a) => *a.ip(),
+        SocketAddr::V6(_) => unreachable!(),
+    };
+    let wanted: Vec<NamespaceHost> = (1..=hosts)
+        .map(|n| NamespaceHost {
+            port: n,
+            mac: host_address(n).mac.0,
+            ip: Some(std::net::Ipv4Addr::from(host_address(n).ip)),
+            loss: LOSS,
+        })
+        .collect();
+    let switch = SwitchAddress {
+        ip: switch_ip,
+        mac: SWITCH_MAC.0,
+    };
+    Namespaces::create(&wanted, Some(switch)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A UDP transport for host `n`, made inside its namespace.
 fn udp_host(ns: String, n: u16) -> MakeTransport<UdpTransport> {
     Box::new(move || {
-        enter_namespace(&ns).unwrap_or_else(|e| panic!("entering {ns}: {e}"));
+        esa_netns::enter(&ns).unwrap_or_else(|e| panic!("entering {ns}: {e}"));
         let ip = std::net::Ipv4Addr::from(host_address(n).ip);
         UdpTransport::bind(SocketAddr::V4(SocketAddrV4::new(ip, ESA_UDP_PORT)))
             .unwrap_or_else(|e| panic!("binding in {ns}: {e}"))
@@ -259,7 +63,7 @@ fn udp_host(ns: String, n: u16) -> MakeTransport<UdpTransport> {
 
 #[test]
 fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
-    if !enabled() {
+    if !esa_netns::tests_enabled("jobs_in_namespaces_through_esa_switch...") {
         return;
     }
     let started = Instant::now();
@@ -279,15 +83,13 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000);
     let hosts: u16 = jobs.iter().map(|(_, _, w)| u16::from(*w) + 1).sum();
-    let topo = Topology::create(hosts).unwrap();
+    let topo = topology(hosts);
     eprintln!(
-        "loss: {LOSS_PERCENT}% of ESA packets out of every host, by {}",
-        match topo.loss {
-            Some(LossMethod::Netem) => "netem",
-            _ => "nftables (this kernel has no sch_netem)",
-        }
+        "loss: {}% of ESA datagrams each way on every host's link",
+        LOSS * 100.0
     );
-    let harness = SwitchHarness::start(Ports::Interfaces(topo.root_ifs.clone()), LANES, POOL_SLOTS);
+    let interfaces = topo.interfaces().into_iter().map(|(_, i)| i).collect();
+    let harness = SwitchHarness::start(Ports::Interfaces(interfaces), LANES, POOL_SLOTS);
     let mut next: u16 = 1;
     let mut runs = Vec::new();
     for (j, (mode, policy, workers)) in jobs.iter().enumerate() {
@@ -305,12 +107,12 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
         let ps_host = next + u16::from(*workers);
         next = ps_host + 1;
         let job = harness.admit(spec.id, *mode, 15, &worker_hosts, ps_host);
-        let ns = |n: u16| topo.namespaces[usize::from(n) - 1].clone();
+        let ns = |n: u16| topo.namespace(n).unwrap().to_string();
         let workers: Vec<_> = worker_hosts.iter().map(|n| udp_host(ns(*n), *n)).collect();
         runs.push((spec, job.slot_mask, workers, udp_host(ns(ps_host), ps_host)));
     }
     let outcomes = switch::run_jobs(LANES, runs);
-    let dropped = topo.dropped();
+    let dropped: u64 = (1..=hosts).map(|n| topo.frames_lost(n)).sum();
     eprintln!("loss rules dropped {dropped} packets");
     eprintln!("switch ports: {:?}", harness.switch().all_port_stats());
     for (spec, o) in &outcomes {

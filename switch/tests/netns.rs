@@ -20,100 +20,26 @@ use p4runtime_proto::p4::v1::{self as v1, update::Type::Insert};
 const ETHER_TYPE: u16 = 0x88b5;
 
 fn enabled() -> bool {
-    if std::env::var("ESA_NETNS_TESTS").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!("note: namespace test skipped (needs root; set ESA_NETNS_TESTS=1 to run it)");
-    false
+    esa_netns::tests_enabled("namespace test")
 }
 
-fn run(args: &[&str]) -> Result<(), String> {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(())
-}
-
-/// Namespaces and veth pairs, removed on drop (even when the test fails).
-struct Topology {
-    namespaces: Vec<String>,
-    /// Root-side veth names, port 1 first.
-    root_ifs: Vec<String>,
-}
-
-impl Topology {
-    fn create(hosts: usize) -> Result<Topology, String> {
-        let pid = std::process::id();
-        let mut t = Topology {
-            namespaces: Vec::new(),
-            root_ifs: Vec::new(),
-        };
-        for i in 1..=hosts {
-            let ns = format!("esa{pid}h{i}");
-            let root_if = format!("esw{pid}p{i}");
-            let peer = format!("esw{pid}n{i}");
-            run(&["ip", "netns", "add", &ns])?;
-            t.namespaces.push(ns.clone());
-            run(&[
-                "ip", "link", "add", &root_if, "type", "veth", "peer", "name", &peer,
-            ])?;
-            t.root_ifs.push(root_if.clone());
-            run(&["ip", "link", "set", &peer, "netns", &ns])?;
-            run(&["ip", "-n", &ns, "link", "set", &peer, "name", "eth0"])?;
-            run(&[
-                "ip",
-                "-n",
-                &ns,
-                "link",
-                "set",
-                "eth0",
-                "address",
-                &mac_text(i as u8),
-            ])?;
-            run(&["ip", "-n", &ns, "link", "set", "eth0", "up"])?;
-            run(&["ip", "-n", &ns, "link", "set", "lo", "up"])?;
-            // Quiet links: no IPv6 chatter through the switch.
-            let _ = run(&[
-                "sysctl",
-                "-q",
-                "-w",
-                &format!("net.ipv6.conf.{root_if}.disable_ipv6=1"),
-            ]);
-            run(&["ip", "link", "set", &root_if, "up"])?;
-        }
-        Ok(t)
-    }
-}
-
-impl Drop for Topology {
-    fn drop(&mut self) {
-        for i in &self.root_ifs {
-            let _ = run(&["ip", "link", "del", i]);
-        }
-        for ns in &self.namespaces {
-            let _ = run(&["ip", "netns", "del", ns]);
-        }
-    }
+/// Namespaces h1..hN with `eth0` (MAC 02:00:00:00:00:0i, no IP: the test
+/// sends raw frames), the root-side ends the switch's ports 1..N; removed
+/// on drop (even when the test fails).
+fn topology(hosts: u8) -> esa_netns::Namespaces {
+    let wanted: Vec<esa_netns::NamespaceHost> = (1..=hosts)
+        .map(|i| esa_netns::NamespaceHost {
+            port: u16::from(i),
+            mac: mac(i),
+            ip: None,
+            loss: 0.0,
+        })
+        .collect();
+    esa_netns::Namespaces::create(&wanted, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn mac(i: u8) -> [u8; 6] {
     [0x02, 0, 0, 0, 0, i]
-}
-
-fn mac_text(i: u8) -> String {
-    mac(i)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(":")
 }
 
 const RECEIVER: &str = r#"
@@ -181,12 +107,12 @@ fn forwards_between_namespaces_including_multicast() {
     if !enabled() {
         return;
     }
-    let topo = Topology::create(3).unwrap();
+    let topo = topology(3);
     let program = Program::load(Source::File(&l2_path()), &[]).unwrap();
     let p4info = program.p4info.clone();
     let ids = Ids(&p4info);
     let mut builder = Switch::builder(SwitchConfig::default()).program(program);
-    for (i, name) in topo.root_ifs.iter().enumerate() {
+    for (i, (_, name)) in topo.interfaces().iter().enumerate() {
         builder = builder.interface(i as u32 + 1, name.clone());
     }
     let (switch, _) = builder.build().unwrap();
@@ -212,8 +138,8 @@ fn forwards_between_namespaces_including_multicast() {
     );
     insert(&switch, multicast_group(1, &[(2, 0), (3, 0)]));
 
-    let r2 = Receiver::start(&topo.namespaces[1], 1.5);
-    let r3 = Receiver::start(&topo.namespaces[2], 1.5);
+    let r2 = Receiver::start(topo.namespace(2).unwrap(), 1.5);
+    let r3 = Receiver::start(topo.namespace(3).unwrap(), 1.5);
     let to_h2 = frame(mac(2), mac(1), ETHER_TYPE, &[0x22; 50]);
     let to_h3 = frame(mac(3), mac(1), ETHER_TYPE, &[0x33; 50]);
     let to_all = frame([0xff; 6], mac(1), ETHER_TYPE, &[0xbb; 50]);
@@ -222,7 +148,7 @@ fn forwards_between_namespaces_including_multicast() {
         .args([
             "netns",
             "exec",
-            &topo.namespaces[0],
+            topo.namespace(1).unwrap(),
             "python3",
             "-c",
             SENDER,

@@ -479,15 +479,18 @@ fn make_namespaces(
         .iter()
         .map(|(h, ps)| NamespaceHost {
             port: h.port,
-            address: h.address,
+            mac: h.address.mac.0,
+            ip: Some(std::net::Ipv4Addr::from(h.address.ip.0)),
             loss: link_loss(experiment, *ps),
         })
         .collect();
-    Ok(Arc::new(Namespaces::create(
-        &wanted,
-        SWITCH_IP,
-        SWITCH_MAC.0,
-    )?))
+    let switch = netns::SwitchAddress {
+        ip: SWITCH_IP,
+        mac: SWITCH_MAC.0,
+    };
+    Namespaces::create(&wanted, Some(switch))
+        .map(Arc::new)
+        .map_err(|e| TestbedError::Setup(e.to_string()))
 }
 
 /// Serves an embedded switch's P4Runtime on a free loopback port.

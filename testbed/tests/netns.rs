@@ -18,11 +18,7 @@ use esa_testbed::{Experiment, Fabric, RunOptions, run_experiment};
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn enabled() -> bool {
-    if std::env::var("ESA_NETNS_TESTS").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!("note: namespace test skipped (needs root; set ESA_NETNS_TESTS=1 to run it)");
-    false
+    esa_netns::tests_enabled("namespace test")
 }
 
 fn netns_options() -> RunOptions {

@@ -1,0 +1,456 @@
+//! Network namespaces joined to the switch by veth pairs: the testbed's
+//! `netns` fabric and every privileged test (host, switch, testbed) make
+//! their hosts here.
+//!
+//! Host `n` of the `s`-th topology of process `pid` gets namespace
+//! `esar<pid>s<s>h<n>` holding `eth0` (the host's MAC and, if it has one, an
+//! IPv4 address in a /8 and a permanent neighbour entry for the switch's
+//! address, since nothing answers ARP for it). Its peer stays in the root
+//! namespace and is the switch's port: esa-switch opens it with AF_PACKET,
+//! BMv2 with `-i n@<name>`. Interface names must fit in 15 characters, so
+//! theirs is `e<pid>x<s>p<n>` with pid and s in base 36.
+//!
+//! Loss is injected by an nftables table in each lossy host's namespace
+//! that drops a random share of ESA datagrams on the way out and on the
+//! way in, with a counter; netem is not needed (many kernels lack
+//! sch_netem).
+//!
+//! Everything is removed on drop. A run killed before that leaves
+//! namespaces named after its process id; [`sweep_stale`] removes those
+//! whose process is gone, and every new topology calls it first.
+//!
+//! Tests that need all this (root, `ip`, `nft`) are opt-in: [`tests_enabled`]
+//! is the one gate, `ESA_NETNS_TESTS=1`.
+
+// `setns` and `geteuid` have no safe wrappers in libc.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use esa_core::constants::ESA_UDP_PORT;
+
+/// Why a topology could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("host on port {port}: {message}")]
+pub struct NetnsError {
+    /// The host's switch port.
+    pub port: u16,
+    /// What failed (the command and its stderr).
+    pub message: String,
+}
+
+/// The environment variable that turns the privileged tests on.
+pub const TESTS_VAR: &str = "ESA_NETNS_TESTS";
+
+/// Whether the namespace tests run (`ESA_NETNS_TESTS=1`, which needs
+/// root); otherwise prints that `test` was skipped and why.
+pub fn tests_enabled(test: &str) -> bool {
+    if std::env::var(TESTS_VAR).as_deref() == Ok("1") {
+        return true;
+    }
+    eprintln!("note: {test} skipped (needs root; set {TESTS_VAR}=1 to run it)");
+    false
+}
+
+/// What one namespace host needs.
+#[derive(Debug, Clone)]
+pub struct NamespaceHost {
+    /// Switch port number, also the `n` in the names.
+    pub port: u16,
+    /// MAC address of `eth0`.
+    pub mac: [u8; 6],
+    /// IPv4 address of `eth0` (a /8), if the host speaks IP.
+    pub ip: Option<std::net::Ipv4Addr>,
+    /// Probability that an ESA datagram is dropped, each direction.
+    pub loss: f64,
+}
+
+/// Where hosts send ESA packets: a permanent neighbour entry in each
+/// namespace, since nothing answers ARP for the switch.
+#[derive(Debug, Clone, Copy)]
+pub struct SwitchAddress {
+    /// The switch's IPv4 address.
+    pub ip: std::net::Ipv4Addr,
+    /// The switch's MAC address.
+    pub mac: [u8; 6],
+}
+
+/// One host's namespace and veth pair.
+#[derive(Debug)]
+struct Created {
+    port: u16,
+    namespace: String,
+    interface: String,
+    lossy: bool,
+}
+
+/// Namespaces and veth pairs, one per host; removed on drop.
+#[derive(Debug, Default)]
+pub struct Namespaces {
+    /// This topology's number in the process.
+    seq: u32,
+    hosts: Vec<Created>,
+}
+
+/// Runs a command; its stderr is the error.
+pub fn run(args: &[&str]) -> Result<String, String> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether `program` is on PATH.
+pub fn on_path(program: &str) -> bool {
+    find_on_path(program).is_some()
+}
+
+/// The first `program` on PATH.
+pub fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Topologies this process has made, so that concurrent runs in one
+/// process (tests) get their own names.
+static TOPOLOGIES: AtomicU32 = AtomicU32::new(0);
+
+/// Namespace name of host `port` of topology `seq` of process `pid`.
+fn namespace_name(pid: u32, seq: u32, port: u16) -> String {
+    format!("esar{pid}s{seq}h{port}")
+}
+
+/// Interface name (at most 15 characters) of host `port`'s veth end:
+/// `side` is `p` for the switch's, `n` for the host's before it is renamed.
+fn interface_name(pid: u32, seq: u32, port: u16, side: char) -> String {
+    format!("e{}x{}{side}{port}", base36(pid), base36(seq % 1296))
+}
+
+fn base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The process id in a namespace name this module made.
+fn namespace_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("esar")?;
+    let (pid, rest) = rest.split_once('s')?;
+    let (seq, port) = rest.split_once('h')?;
+    seq.parse::<u32>().ok()?;
+    port.parse::<u16>().ok()?;
+    pid.parse().ok()
+}
+
+/// Removes namespaces left by runs whose process is gone (killed before
+/// they cleaned up); returns how many.
+pub fn sweep_stale() -> usize {
+    remove_where(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
+}
+
+/// Removes every namespace this process made: for a signal handler, when
+/// the run is interrupted before its topologies drop. Returns how many.
+pub fn remove_this_process() -> usize {
+    let me = std::process::id();
+    remove_where(|pid| pid == me)
+}
+
+/// Removes the namespaces this module made whose process id `doomed`
+/// picks. The veth end inside goes with its namespace, and its peer with
+/// it.
+fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
+    let Ok(list) = run(&["ip", "netns", "list"]) else {
+        return 0;
+    };
+    list.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| namespace_pid(name).is_some_and(&doomed))
+        .filter(|name| run(&["ip", "netns", "del", name]).is_ok())
+        .count()
+}
+
+/// `aa:bb:cc:dd:ee:ff`.
+pub fn mac_text(mac: [u8; 6]) -> String {
+    mac.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+impl Namespaces {
+    /// Creates one namespace and veth pair per host (first removing those
+    /// of dead processes). Hosts with an IPv4 address reach `switch` at its
+    /// address through a permanent neighbour entry.
+    pub fn create(
+        hosts: &[NamespaceHost],
+        switch: Option<SwitchAddress>,
+    ) -> Result<Namespaces, NetnsError> {
+        sweep_stale();
+        let mut made = Namespaces {
+            seq: TOPOLOGIES.fetch_add(1, Ordering::Relaxed),
+            hosts: Vec::new(),
+        };
+        for host in hosts {
+            made.add(host, switch).map_err(|message| NetnsError {
+                port: host.port,
+                message,
+            })?;
+        }
+        Ok(made)
+    }
+
+    fn add(&mut self, host: &NamespaceHost, switch: Option<SwitchAddress>) -> Result<(), String> {
+        let pid = std::process::id();
+        let n = host.port;
+        let namespace = namespace_name(pid, self.seq, n);
+        let interface = interface_name(pid, self.seq, n, 'p');
+        let peer = interface_name(pid, self.seq, n, 'n');
+        run(&["ip", "netns", "add", &namespace])?;
+        self.hosts.push(Created {
+            port: n,
+            namespace: namespace.clone(),
+            interface: interface.clone(),
+            lossy: false,
+        });
+        run(&[
+            "ip", "link", "add", &interface, "type", "veth", "peer", "name", &peer,
+        ])?;
+        run(&["ip", "link", "set", &peer, "netns", &namespace])?;
+        let ns = namespace.as_str();
+        // Quiet links: no IPv6 neighbour discovery or router solicitations
+        // through the switch.
+        let _ = run(&[
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "sysctl",
+            "-q",
+            "-w",
+            "net.ipv6.conf.all.disable_ipv6=1",
+        ]);
+        let _ = run(&[
+            "sysctl",
+            "-q",
+            "-w",
+            &format!("net.ipv6.conf.{interface}.disable_ipv6=1"),
+        ]);
+        run(&["ip", "-n", ns, "link", "set", &peer, "name", "eth0"])?;
+        run(&[
+            "ip",
+            "-n",
+            ns,
+            "link",
+            "set",
+            "eth0",
+            "address",
+            &mac_text(host.mac),
+        ])?;
+        if let Some(ip) = host.ip {
+            run(&[
+                "ip",
+                "-n",
+                ns,
+                "addr",
+                "add",
+                &format!("{ip}/8"),
+                "dev",
+                "eth0",
+            ])?;
+        }
+        run(&["ip", "-n", ns, "link", "set", "eth0", "up"])?;
+        run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
+        if let (Some(_), Some(switch)) = (host.ip, switch) {
+            run(&[
+                "ip",
+                "-n",
+                ns,
+                "neigh",
+                "replace",
+                &switch.ip.to_string(),
+                "lladdr",
+                &mac_text(switch.mac),
+                "dev",
+                "eth0",
+                "nud",
+                "permanent",
+            ])?;
+        }
+        run(&["ip", "link", "set", &interface, "up"])?;
+        if host.loss > 0.0 {
+            add_loss(ns, host.loss)?;
+            if let Some(h) = self.hosts.last_mut() {
+                h.lossy = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The switch's ports: `(port, root-side interface)`.
+    pub fn interfaces(&self) -> Vec<(u32, String)> {
+        self.hosts
+            .iter()
+            .map(|h| (u32::from(h.port), h.interface.clone()))
+            .collect()
+    }
+
+    /// The namespace of the host on switch port `port`.
+    pub fn namespace(&self, port: u16) -> Option<&str> {
+        self.hosts
+            .iter()
+            .find(|h| h.port == port)
+            .map(|h| h.namespace.as_str())
+    }
+
+    /// ESA datagrams the loss rules of the host on `port` dropped, both
+    /// directions (0 without loss rules).
+    pub fn frames_lost(&self, port: u16) -> u64 {
+        let Some(h) = self.hosts.iter().find(|h| h.port == port && h.lossy) else {
+            return 0;
+        };
+        run(&[
+            "ip",
+            "netns",
+            "exec",
+            &h.namespace,
+            "nft",
+            "list",
+            "table",
+            "inet",
+            "esa_loss",
+        ])
+        .map(|text| packet_counts(&text))
+        .unwrap_or(0)
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for h in &self.hosts {
+            let _ = run(&["ip", "link", "del", &h.interface]);
+            let _ = run(&["ip", "netns", "del", &h.namespace]);
+        }
+    }
+}
+
+/// The sum of every `packets N` in nft's listing (only the drop rules
+/// count).
+fn packet_counts(text: &str) -> u64 {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|w| w[0] == "packets")
+        .filter_map(|w| w[1].parse::<u64>().ok())
+        .sum()
+}
+
+/// An nftables table in `ns` dropping `loss` of the ESA datagrams leaving
+/// and entering it.
+fn add_loss(ns: &str, loss: f64) -> Result<(), String> {
+    const SCALE: u64 = 1_000_000;
+    let below = (loss * SCALE as f64).round() as u64;
+    let port = ESA_UDP_PORT;
+    let rules = format!(
+        "add table inet esa_loss\n\
+         add chain inet esa_loss out {{ type filter hook output priority 0; }}\n\
+         add chain inet esa_loss in {{ type filter hook input priority 0; }}\n\
+         add rule inet esa_loss out udp dport {port} numgen random mod {SCALE} < {below} counter drop\n\
+         add rule inet esa_loss in udp dport {port} numgen random mod {SCALE} < {below} counter drop\n"
+    );
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns, "nft", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("nft: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(rules.as_bytes())
+            .map_err(|e| format!("nft: {e}"))?;
+    }
+    let out = child.wait_with_output().map_err(|e| format!("nft: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "loss rules in {ns}: nft failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// Moves the calling thread into network namespace `name` (made by `ip
+/// netns add`). Sockets it opens afterwards live there, and stay there
+/// when the thread moves on.
+pub fn enter(name: &str) -> std::io::Result<()> {
+    let f = File::open(format!("/var/run/netns/{name}"))?;
+    // SAFETY: `setns` with a valid namespace descriptor only changes the
+    // calling thread's network namespace; `f` outlives the call.
+    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespace_names_round_trip_to_their_process() {
+        assert_eq!(
+            namespace_pid(&namespace_name(4_194_304, 77, 510)),
+            Some(4_194_304)
+        );
+        assert_eq!(namespace_pid("esar12s0h"), None);
+        assert_eq!(namespace_pid("esar12h3"), None);
+        assert_eq!(namespace_pid("esa12s0h3"), None);
+        assert_eq!(namespace_pid("esarxs0h3"), None);
+        // Interface names fit Linux's 15 characters at the largest pid,
+        // sequence and port.
+        let longest = interface_name(4_194_304, 1295, 510, 'p');
+        assert!(longest.len() <= 15, "{longest}");
+        assert_eq!(interface_name(35, 36, 7, 'n'), "ezx10n7");
+        assert_ne!(
+            interface_name(100, 1, 2, 'p'),
+            interface_name(100, 2, 2, 'p')
+        );
+    }
+
+    #[test]
+    fn nft_counters_are_summed() {
+        let text = "table inet esa_loss {\n chain out {\n  udp dport 17747 numgen random mod 1000000 < 10000 counter packets 12 bytes 3400 drop\n }\n chain in {\n  udp dport 17747 numgen random mod 1000000 < 10000 counter packets 5 bytes 1 drop\n }\n}\n";
+        assert_eq!(packet_counts(text), 17);
+        assert_eq!(packet_counts("counter packets x bytes 2"), 0);
+    }
+}
