@@ -25,6 +25,7 @@ pub mod ast;
 pub mod bits;
 pub mod check;
 pub mod diagnostic;
+pub mod engine;
 pub mod exec;
 pub mod frontend;
 pub mod hash;

@@ -32,6 +32,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::bits::{BitType, Bits};
+use crate::engine::CompiledProgram;
 use crate::exec::{Effects, Exec, Frame, RegisterCells, Runtime, Stage};
 use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
 use crate::pre::Pre;
@@ -222,10 +223,23 @@ pub enum RuntimeError {
     Pre(#[from] crate::pre::PreError),
 }
 
+/// Which engine runs a switch's pipelines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The program lowered to closures once, at construction
+    /// ([`crate::engine`]); the default.
+    #[default]
+    Compiled,
+    /// The tree-walking interpreter ([`crate::exec`]), the reference the
+    /// compiled engine is tested against.
+    Reference,
+}
+
 /// The v1model switch: program, tables, externs' state and PRE.
 #[derive(Debug)]
 pub struct V1Switch {
     prog: Arc<Compiled>,
+    engine: Option<Arc<CompiledProgram>>,
     rt: Runtime,
     pre: Pre,
     digests: Vec<Digest>,
@@ -257,10 +271,33 @@ impl V1Switch {
     /// A switch running `compiled`, with empty tables (program entries
     /// installed), zeroed registers and counters, and the clock at 0.
     pub fn new(compiled: Arc<Compiled>) -> V1Switch {
+        V1Switch::with_engine(compiled, Engine::Compiled)
+    }
+
+    /// A switch running `compiled` on the given engine.
+    pub fn with_engine(compiled: Arc<Compiled>, engine: Engine) -> V1Switch {
+        let engine = match engine {
+            Engine::Compiled => Some(Arc::new(CompiledProgram::new(&compiled))),
+            Engine::Reference => None,
+        };
+        V1Switch::with_lowered(compiled, engine)
+    }
+
+    /// A switch running a program lowered before (lowering once for many
+    /// switches); `lowered` must come from the same `compiled`.
+    pub fn with_compiled_program(
+        compiled: Arc<Compiled>,
+        lowered: Arc<CompiledProgram>,
+    ) -> V1Switch {
+        V1Switch::with_lowered(compiled, Some(lowered))
+    }
+
+    fn with_lowered(compiled: Arc<Compiled>, engine: Option<Arc<CompiledProgram>>) -> V1Switch {
         let rt = Runtime::new(&compiled);
         let frame = Frame::new(&compiled);
         V1Switch {
             prog: compiled,
+            engine,
             rt,
             pre: Pre::new(),
             digests: Vec::new(),
@@ -272,6 +309,20 @@ impl V1Switch {
     /// The compiled program.
     pub fn program(&self) -> &Arc<Compiled> {
         &self.prog
+    }
+
+    /// Which engine runs the pipelines.
+    pub fn engine(&self) -> Engine {
+        if self.engine.is_some() {
+            Engine::Compiled
+        } else {
+            Engine::Reference
+        }
+    }
+
+    /// The lowered program, when the compiled engine runs.
+    pub fn compiled_program(&self) -> Option<&Arc<CompiledProgram>> {
+        self.engine.as_ref()
     }
 
     /// Sets the clock (microseconds) used for timestamps and meters.
@@ -297,6 +348,54 @@ impl V1Switch {
     /// Takes the digests sent so far.
     pub fn take_digests(&mut self) -> Vec<Digest> {
         std::mem::take(&mut self.digests)
+    }
+
+    /// The first difference between the run-time state of two switches
+    /// running the same program (registers, counters, direct counters and
+    /// meters, meters, the random generator, the log, digests), or `Ok`
+    /// when there is none. For tests of one engine against the other.
+    pub fn compare_state(&self, other: &V1Switch) -> Result<(), String> {
+        let (a, b) = (&self.rt, &other.rt);
+        for (i, (x, y)) in a.registers.iter().zip(&b.registers).enumerate() {
+            if x != y {
+                let name = self.prog.registers.get(i).map_or("?", |r| r.name.as_str());
+                let at = match (x, y) {
+                    (RegisterCells::Narrow(x), RegisterCells::Narrow(y)) => {
+                        x.iter().zip(y).position(|(p, q)| p != q)
+                    }
+                    _ => None,
+                };
+                return Err(format!("register {name} differs at index {at:?}"));
+            }
+        }
+        for (i, (x, y)) in a.counters.iter().zip(&b.counters).enumerate() {
+            if x != y {
+                let name = self.prog.counters.get(i).map_or("?", |c| c.name.as_str());
+                let at = x.iter().zip(y).position(|(p, q)| p != q);
+                return Err(format!("counter {name} differs at index {at:?}"));
+            }
+        }
+        for (i, (x, y)) in a.tables.iter().zip(&b.tables).enumerate() {
+            let ex: Vec<_> = x.iter().map(|(h, e)| (h, e.counter, &e.meter)).collect();
+            let ey: Vec<_> = y.iter().map(|(h, e)| (h, e.counter, &e.meter)).collect();
+            if ex != ey {
+                let name = self.prog.tables.get(i).map_or("?", |t| t.name.as_str());
+                return Err(format!("direct counters or meters of table {name} differ"));
+            }
+        }
+        if a.meters != b.meters {
+            return Err("meters differ".into());
+        }
+        if a.rng != b.rng {
+            return Err("random generator states differ".into());
+        }
+        if a.log != b.log {
+            return Err(format!("logs differ: {:?} vs {:?}", a.log, b.log));
+        }
+        if self.digests != other.digests {
+            return Err("digests differ".into());
+        }
+        Ok(())
     }
 
     /// Takes the `log_msg` output and notes (failed assertions, ...).
@@ -361,7 +460,10 @@ impl V1Switch {
         let mut fx = Effects::default();
         let (err, cursor) = {
             let mut ex = Exec::new(prog, &mut self.rt, frame, &mut fx, data, &[], Stage::Parser);
-            let e = ex.run_parser();
+            let e = match &self.engine {
+                Some(c) => c.run_parser(&mut ex),
+                None => ex.run_parser(),
+            };
             (e, ex.cursor)
         };
         if err != 0 {
@@ -399,7 +501,10 @@ impl V1Switch {
         if which == 4 {
             ex.out = crate::exec::BitWriter::with_buffer(Vec::with_capacity(payload.len() + 256));
         }
-        ex.run_control(body);
+        match &self.engine {
+            Some(c) => c.run_control(&mut ex, usize::from(which)),
+            None => ex.run_control(body),
+        }
         let out = std::mem::take(&mut ex.out);
         if which == 4 { out.finish() } else { Vec::new() }
     }
