@@ -27,6 +27,9 @@ use crate::ir::*;
 type ExFn = Box<dyn Fn(&mut Exec<'_>) -> u64 + Send + Sync>;
 type StFn = Box<dyn Fn(&mut Exec<'_>) -> Flow + Send + Sync>;
 type Block = Arc<[StFn]>;
+/// A statement that cannot change control flow (no `exit`, `return`,
+/// reject or table apply anywhere in it): runs without flow checks.
+type OpFn = Box<dyn Fn(&mut Exec<'_>) + Send + Sync>;
 
 #[inline(always)]
 fn ld(ex: &Exec<'_>, s: usize) -> u64 {
@@ -55,7 +58,7 @@ fn run_block(b: &[StFn], ex: &mut Exec<'_>) -> Flow {
                 return Flow::Reject(e);
             }
         }
-        if f != Flow::Normal {
+        if !matches!(f, Flow::Normal) {
             return f;
         }
     }
@@ -142,11 +145,92 @@ macro_rules! by_op {
     }};
 }
 
+/// Lowers the condition `$c` to a closure `$cf: Fn(&mut Exec) -> bool`
+/// of its own type, so the comparison of a slot with a constant is inlined
+/// into `$body`'s closure instead of being another indirect call.
+macro_rules! with_cond {
+    ($self:ident, $c:expr, |$cf:ident| $body:expr) => {{
+        match $c {
+            Ex::Bin(op @ (NOp::Eq | NOp::Ne | NOp::LtU | NOp::LeU), _, ab)
+                if matches!(&**ab, (Ex::Load(_), Ex::Const(_))) =>
+            {
+                let (x, k) = match &**ab {
+                    (Ex::Load(x), Ex::Const(k)) => (*x as usize, *k),
+                    _ => (0, 0),
+                };
+                match op {
+                    NOp::Eq => {
+                        let $cf = move |ex: &mut Exec<'_>| ld(ex, x) == k;
+                        $body
+                    }
+                    NOp::Ne => {
+                        let $cf = move |ex: &mut Exec<'_>| ld(ex, x) != k;
+                        $body
+                    }
+                    NOp::LtU => {
+                        let $cf = move |ex: &mut Exec<'_>| ld(ex, x) < k;
+                        $body
+                    }
+                    _ => {
+                        let $cf = move |ex: &mut Exec<'_>| ld(ex, x) <= k;
+                        $body
+                    }
+                }
+            }
+            Ex::Load(x) => {
+                let x = *x as usize;
+                let $cf = move |ex: &mut Exec<'_>| ld(ex, x) != 0;
+                $body
+            }
+            Ex::Not(a) if matches!(&**a, Ex::Load(_)) => {
+                let x = match &**a {
+                    Ex::Load(x) => *x as usize,
+                    _ => 0,
+                };
+                let $cf = move |ex: &mut Exec<'_>| ld(ex, x) == 0;
+                $body
+            }
+            other => {
+                let f = $self.ex(other);
+                let $cf = move |ex: &mut Exec<'_>| f(ex) != 0;
+                $body
+            }
+        }
+    }};
+}
+
 trait Get: Fn(&mut Exec<'_>) -> u64 + Send + Sync + 'static {}
 impl<T: Fn(&mut Exec<'_>) -> u64 + Send + Sync + 'static> Get for T {}
 
 fn ex_bin<A: Get, B: Get>(op: NOp, w: u32, a: A, b: B) -> ExFn {
     by_op!(op, w, a, b, |ex, v| v)
+}
+
+fn op_bin<A: Get, B: Get>(d: usize, op: NOp, w: u32, a: A, b: B) -> OpFn {
+    by_op!(op, w, a, b, |ex, v| stn(ex, d, v))
+}
+
+/// Runs straight-line statements.
+#[inline]
+fn run_ops(ops: &[OpFn], ex: &mut Exec<'_>) {
+    for op in ops {
+        op(ex);
+    }
+}
+
+/// Whether evaluating `e` lowers without the interpreter and cannot touch
+/// control flow (no calls, table applies or lookahead).
+fn pure_ex(e: &Ex) -> bool {
+    match e {
+        Ex::Const(_) | Ex::Load(_) | Ex::PacketLength => true,
+        Ex::Bin(_, _, ab) | Ex::Concat(_, ab) => pure_ex(&ab.0) && pure_ex(&ab.1),
+        Ex::BitNot(_, a) | Ex::Neg(_, a) | Ex::Not(a) | Ex::Mask(_, a) | Ex::SExt(_, _, a) => {
+            pure_ex(a)
+        }
+        Ex::Slice(hi, lo, a) => *lo < 64 && hi >= lo && pure_ex(a),
+        Ex::Cond(abc) => pure_ex(&abc.0) && pure_ex(&abc.1) && pure_ex(&abc.2),
+        _ => false,
+    }
 }
 
 fn st_bin<A: Get, B: Get>(d: usize, op: NOp, w: u32, a: A, b: B) -> StFn {
@@ -156,13 +240,17 @@ fn st_bin<A: Get, B: Get>(d: usize, op: NOp, w: u32, a: A, b: B) -> StFn {
     })
 }
 
+/// An action as a table runs it: the body and the slots of its
+/// control-plane parameters (`true`: wide).
+type CAction = (Block, Box<[(usize, bool)]>);
+
 /// A table with its keys and actions lowered.
 struct CTable {
     id: u32,
     keys: Vec<ExFn>,
     /// By position in the table's action list: the body and the slots of
     /// the control-plane parameters (`true`: wide).
-    actions: Vec<Option<(Block, Box<[(usize, bool)]>)>>,
+    actions: Vec<Option<CAction>>,
     packet_length: usize,
 }
 
@@ -427,6 +515,12 @@ struct Lower<'p> {
     stats: LowerStats,
 }
 
+/// A straight-line operation before boxing (moves are merged into runs).
+enum Op {
+    Mov(usize, usize),
+    F(OpFn),
+}
+
 /// Hands a statement to the interpreter.
 fn interp_st(s: &St) -> StFn {
     let s = s.clone();
@@ -434,8 +528,280 @@ fn interp_st(s: &St) -> StFn {
 }
 
 impl Lower<'_> {
+    /// A block: runs of straight-line statements become one closure that
+    /// runs them without flow checks; the rest one closure each.
     fn block(&mut self, sts: &[St]) -> Block {
-        sts.iter().map(|s| self.st(s)).collect::<Vec<_>>().into()
+        let mut out: Vec<StFn> = Vec::new();
+        let mut ops: Vec<Op> = Vec::new();
+        for s in sts {
+            if self.pure_st(s) {
+                self.ops(s, &mut ops);
+            } else {
+                Self::flush(&mut ops, &mut out);
+                out.push(self.st(s));
+            }
+        }
+        Self::flush(&mut ops, &mut out);
+        out.into()
+    }
+
+    fn flush(ops: &mut Vec<Op>, out: &mut Vec<StFn>) {
+        let mut ops = Self::finish(std::mem::take(ops));
+        match ops.len() {
+            0 => {}
+            1 => {
+                let op = ops.pop().unwrap_or_else(|| Box::new(|_: &mut Exec<'_>| {}));
+                out.push(Box::new(move |ex: &mut Exec<'_>| {
+                    op(ex);
+                    Flow::Normal
+                }));
+            }
+            _ => {
+                let run: Box<[OpFn]> = ops.into();
+                out.push(Box::new(move |ex: &mut Exec<'_>| {
+                    run_ops(&run, ex);
+                    Flow::Normal
+                }));
+            }
+        }
+    }
+
+    /// Whether `s` is straight-line: lowers to [`OpFn`]s entirely.
+    fn pure_st(&self, s: &St) -> bool {
+        let all = |b: &[St]| b.iter().all(|s| self.pure_st(s));
+        match s {
+            St::Set(_, e) => pure_ex(e),
+            St::Mov(..)
+            | St::BinSlots(..)
+            | St::BinSlotConst(..)
+            | St::RegReadSlot { .. }
+            | St::RegRmwSlot { .. }
+            | St::RegWriteSlot { .. } => true,
+            St::Copy(c) => c.w_len == 0,
+            St::If(c, a, b) => pure_ex(c) && all(a) && all(b),
+            St::Block(b) => all(b),
+            St::Call(c) => all(&c.0) && all(&c.1),
+            St::RunBody(b) => self.prog.bodies.get(*b as usize).is_some_and(|b| all(b)),
+            St::RunAction(a) => self
+                .prog
+                .actions
+                .get(*a as usize)
+                .is_some_and(|a| all(&a.body)),
+            St::Extern(call) => match &**call {
+                ExternCall::Count { index, .. } => pure_ex(index),
+                ExternCall::RegisterRead {
+                    reg,
+                    dst: Target::N(..),
+                    index,
+                } => self.narrow_register(*reg) && pure_ex(index),
+                ExternCall::RegisterWrite { reg, index, value } => {
+                    self.narrow_register(*reg) && pure_ex(index) && pure_ex(value)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn pure_block(&mut self, b: &[St]) -> Box<[OpFn]> {
+        let mut ops = Vec::new();
+        for s in b {
+            self.ops(s, &mut ops);
+        }
+        Self::finish(ops).into()
+    }
+
+    /// Lowers a statement for which [`Self::pure_st`] holds, appending to
+    /// `out`: bodies of calls, functions and actions are inlined, and runs
+    /// of slot moves become one operation.
+    fn ops(&mut self, s: &St, out: &mut Vec<Op>) {
+        self.stats.statements += 1;
+        let op: OpFn = match s {
+            St::Set(d, e) => {
+                let d = *d as usize;
+                match e {
+                    Ex::Const(c) => {
+                        let c = *c;
+                        Box::new(move |ex: &mut Exec<'_>| stn(ex, d, c))
+                    }
+                    Ex::Load(src) => {
+                        out.push(Op::Mov(d, *src as usize));
+                        return;
+                    }
+                    Ex::Bin(op, w, ab) => match &**ab {
+                        (Ex::Load(a), Ex::Const(c)) => {
+                            let (a, c) = (*a as usize, *c);
+                            op_bin(
+                                d,
+                                *op,
+                                *w,
+                                move |ex: &mut Exec<'_>| ld(ex, a),
+                                move |_: &mut Exec<'_>| c,
+                            )
+                        }
+                        (Ex::Load(a), Ex::Load(b)) => {
+                            let (a, b) = (*a as usize, *b as usize);
+                            op_bin(
+                                d,
+                                *op,
+                                *w,
+                                move |ex: &mut Exec<'_>| ld(ex, a),
+                                move |ex: &mut Exec<'_>| ld(ex, b),
+                            )
+                        }
+                        (x, Ex::Const(c)) => {
+                            let c = *c;
+                            let x = self.ex(x);
+                            op_bin(
+                                d,
+                                *op,
+                                *w,
+                                move |ex: &mut Exec<'_>| x(ex),
+                                move |_: &mut Exec<'_>| c,
+                            )
+                        }
+                        (x, y) => {
+                            let x = self.ex(x);
+                            let y = self.ex(y);
+                            op_bin(
+                                d,
+                                *op,
+                                *w,
+                                move |ex: &mut Exec<'_>| x(ex),
+                                move |ex: &mut Exec<'_>| y(ex),
+                            )
+                        }
+                    },
+                    e => {
+                        let f = self.ex(e);
+                        Box::new(move |ex: &mut Exec<'_>| {
+                            let v = f(ex);
+                            stn(ex, d, v);
+                        })
+                    }
+                }
+            }
+            St::Mov(d, src) => {
+                out.push(Op::Mov(*d as usize, *src as usize));
+                return;
+            }
+            St::BinSlots(op, w, d, a, b) => {
+                let (d, a, b) = (*d as usize, *a as usize, *b as usize);
+                op_bin(
+                    d,
+                    *op,
+                    *w,
+                    move |ex: &mut Exec<'_>| ld(ex, a),
+                    move |ex: &mut Exec<'_>| ld(ex, b),
+                )
+            }
+            St::BinSlotConst(op, w, d, a, c) => {
+                let (d, a, c) = (*d as usize, *a as usize, *c);
+                op_bin(
+                    d,
+                    *op,
+                    *w,
+                    move |ex: &mut Exec<'_>| ld(ex, a),
+                    move |_: &mut Exec<'_>| c,
+                )
+            }
+            St::If(c, a, b) => {
+                let a = self.pure_block(a);
+                let b = self.pure_block(b);
+                if b.is_empty() {
+                    with_cond!(self, c, |cf| Box::new(move |ex: &mut Exec<'_>| {
+                        if cf(ex) {
+                            run_ops(&a, ex);
+                        }
+                    }))
+                } else {
+                    with_cond!(self, c, |cf| Box::new(move |ex: &mut Exec<'_>| {
+                        if cf(ex) {
+                            run_ops(&a, ex);
+                        } else {
+                            run_ops(&b, ex);
+                        }
+                    }))
+                }
+            }
+            St::Block(b) => {
+                for s in b {
+                    self.ops(s, out);
+                }
+                return;
+            }
+            St::Call(c) => {
+                for s in c.0.iter().chain(c.1.iter()) {
+                    self.ops(s, out);
+                }
+                return;
+            }
+            St::RunBody(b) => {
+                let prog = self.prog;
+                for s in prog.bodies.get(*b as usize).into_iter().flatten() {
+                    self.ops(s, out);
+                }
+                return;
+            }
+            St::RunAction(a) => {
+                let prog = self.prog;
+                for s in prog
+                    .actions
+                    .get(*a as usize)
+                    .into_iter()
+                    .flat_map(|a| &a.body)
+                {
+                    self.ops(s, out);
+                }
+                return;
+            }
+            other => {
+                // the remaining pure statements have flow-free closures
+                let f = self.st(other);
+                self.stats.statements -= 1;
+                Box::new(move |ex: &mut Exec<'_>| {
+                    let _ = f(ex);
+                })
+            }
+        };
+        out.push(Op::F(op));
+    }
+
+    /// Boxes a run of ops, merging consecutive slot moves into one.
+    fn finish(ops: Vec<Op>) -> Vec<OpFn> {
+        let mut out: Vec<OpFn> = Vec::new();
+        let mut movs: Vec<(usize, usize)> = Vec::new();
+        let flush = |movs: &mut Vec<(usize, usize)>, out: &mut Vec<OpFn>| match movs.len() {
+            0 => {}
+            1 => {
+                let (d, src) = movs[0];
+                movs.clear();
+                out.push(Box::new(move |ex: &mut Exec<'_>| {
+                    let v = ld(ex, src);
+                    stn(ex, d, v);
+                }));
+            }
+            _ => {
+                let run: Box<[(usize, usize)]> = std::mem::take(movs).into();
+                out.push(Box::new(move |ex: &mut Exec<'_>| {
+                    for &(d, src) in run.iter() {
+                        let v = ld(ex, src);
+                        stn(ex, d, v);
+                    }
+                }));
+            }
+        };
+        for op in ops {
+            match op {
+                Op::Mov(d, src) => movs.push((d, src)),
+                Op::F(f) => {
+                    flush(&mut movs, &mut out);
+                    out.push(f);
+                }
+            }
+        }
+        flush(&mut movs, &mut out);
+        out
     }
 
     fn body(&mut self, b: u32) -> Option<Block> {
@@ -816,25 +1182,24 @@ impl Lower<'_> {
                 )
             }
             St::If(c, a, b) => {
-                let c = self.ex(c);
                 let a = self.block(a);
                 let b = self.block(b);
                 if b.is_empty() {
-                    Box::new(move |ex: &mut Exec<'_>| {
-                        if c(ex) != 0 {
+                    with_cond!(self, c, |cf| Box::new(move |ex: &mut Exec<'_>| {
+                        if cf(ex) {
                             run_block(&a, ex)
                         } else {
                             Flow::Normal
                         }
-                    })
+                    }))
                 } else {
-                    Box::new(move |ex: &mut Exec<'_>| {
-                        if c(ex) != 0 {
+                    with_cond!(self, c, |cf| Box::new(move |ex: &mut Exec<'_>| {
+                        if cf(ex) {
                             run_block(&a, ex)
                         } else {
                             run_block(&b, ex)
                         }
-                    })
+                    }))
                 }
             }
             St::Block(b) => {
@@ -901,13 +1266,17 @@ impl Lower<'_> {
                     let g = run_block(&b, ex);
                     ex.exit |= exiting;
                     ex.halt = ex.exit || ex.reject.is_some();
-                    if f == Flow::Normal { g } else { f }
+                    if matches!(f, Flow::Normal) { g } else { f }
                 })
             }
             St::RunAction(a) => match self.action(*a) {
                 Some(body) => Box::new(move |ex: &mut Exec<'_>| {
                     let f = run_block(&body, ex);
-                    if f != Flow::Return { f } else { Flow::Normal }
+                    if matches!(f, Flow::Return) {
+                        Flow::Normal
+                    } else {
+                        f
+                    }
                 }),
                 None => Box::new(|_: &mut Exec<'_>| Flow::Normal),
             },
@@ -918,7 +1287,11 @@ impl Lower<'_> {
                 match self.body(*b) {
                     Some(body) => Box::new(move |ex: &mut Exec<'_>| {
                         let f = run_block(&body, ex);
-                        if f != Flow::Return { f } else { Flow::Normal }
+                        if matches!(f, Flow::Return) {
+                            Flow::Normal
+                        } else {
+                            f
+                        }
                     }),
                     None => {
                         self.stats.statements -= 1;
