@@ -1037,15 +1037,38 @@ impl Lower<'_> {
         let valid = h.valid as usize;
         let bits = h.bits as usize;
         let too_short = self.error("PacketTooShort");
+        // when the header starts on a byte, fields of 8, 16, 32 or 64 bits
+        // at byte positions are loaded as integers
+        let aligned = fields
+            .iter()
+            .all(|&(_, at, w)| at.is_multiple_of(8) && matches!(w, 8 | 16 | 32 | 64));
         Some(Box::new(move |ex: &mut Exec<'_>| {
             let start = ex.cursor;
             if start + bits > ex.pkt.len() * 8 {
                 return Flow::Reject(too_short);
             }
             let pkt = ex.pkt;
-            for &(slot, at, width) in fields.iter() {
-                let v = read_bits(pkt, start + at, width);
-                stn(ex, slot, v);
+            if aligned && start.is_multiple_of(8) {
+                let base = start / 8;
+                for &(slot, at, width) in fields.iter() {
+                    let i = base + at / 8;
+                    let v = match width {
+                        8 => pkt.get(i).copied().map_or(0, u64::from),
+                        16 => pkt
+                            .get(i..i + 2)
+                            .map_or(0, |b| u64::from(u16::from_be_bytes([b[0], b[1]]))),
+                        32 => pkt.get(i..i + 4).map_or(0, |b| {
+                            u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                        }),
+                        _ => read_bits(pkt, start + at, width),
+                    };
+                    stn(ex, slot, v);
+                }
+            } else {
+                for &(slot, at, width) in fields.iter() {
+                    let v = read_bits(pkt, start + at, width);
+                    stn(ex, slot, v);
+                }
             }
             ex.cursor = start + bits;
             stn(ex, valid, 1);

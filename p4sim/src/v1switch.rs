@@ -71,6 +71,85 @@ pub struct OutputPacket {
     pub data: Vec<u8>,
 }
 
+/// Output packets of [`V1Switch::process_batch`], stored back to back in
+/// one buffer that is reused from batch to batch (no allocation per packet
+/// once it has grown).
+#[derive(Debug, Clone, Default)]
+pub struct OutputArena {
+    bytes: Vec<u8>,
+    packets: Vec<ArenaPacket>,
+}
+
+/// One packet in an [`OutputArena`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArenaPacket {
+    /// Index of the input packet (in the batch) that caused it.
+    pub input: u32,
+    /// Egress port.
+    pub port: u16,
+    start: usize,
+    end: usize,
+}
+
+impl OutputArena {
+    /// An empty arena.
+    pub fn new() -> OutputArena {
+        OutputArena::default()
+    }
+
+    /// Forgets the packets, keeping the memory.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.packets.clear();
+    }
+
+    /// Number of packets.
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    /// Whether there are no packets.
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+
+    /// The packets in output order: metadata and bytes.
+    pub fn iter(&self) -> impl Iterator<Item = (ArenaPacket, &[u8])> + '_ {
+        self.packets
+            .iter()
+            .map(|p| (*p, self.bytes.get(p.start..p.end).unwrap_or(&[])))
+    }
+
+    fn push(&mut self, input: u32, port: u16, data: &[u8]) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(data);
+        self.packets.push(ArenaPacket {
+            input,
+            port,
+            start,
+            end: self.bytes.len(),
+        });
+    }
+}
+
+/// Where output packets go.
+enum Sink<'o> {
+    Vec(&'o mut Vec<OutputPacket>),
+    Arena(&'o mut OutputArena, u32),
+}
+
+impl Sink<'_> {
+    fn push(&mut self, port: u16, data: &[u8]) {
+        match self {
+            Sink::Vec(v) => v.push(OutputPacket {
+                port,
+                data: data.to_vec(),
+            }),
+            Sink::Arena(a, input) => a.push(*input, port, data),
+        }
+    }
+}
+
 /// A `digest()` the ingress pipeline sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Digest {
@@ -245,6 +324,10 @@ pub struct V1Switch {
     digests: Vec<Digest>,
     frame: Frame,
     e2e_depth: usize,
+    /// Frames for multicast copies, reused.
+    spare: Vec<Frame>,
+    /// The deparser's output buffer, reused.
+    deparsed: Vec<u8>,
 }
 
 /// Field-list values carried to a clone, resubmit or recirculation:
@@ -303,6 +386,8 @@ impl V1Switch {
             digests: Vec::new(),
             frame,
             e2e_depth: 0,
+            spare: Vec::new(),
+            deparsed: Vec::new(),
         }
     }
 
@@ -409,6 +494,25 @@ impl V1Switch {
     /// returns the packets it sends, in the order simple_switch would.
     pub fn process(&mut self, ingress_port: u16, packet: &[u8]) -> Vec<OutputPacket> {
         let mut out = Vec::new();
+        self.process_into(ingress_port, packet, &mut Sink::Vec(&mut out));
+        out
+    }
+
+    /// Runs a batch of packets `(ingress port, bytes)` in order, appending
+    /// what they send to `out` (which is not cleared) with the index of
+    /// the input each came from. The same as calling [`V1Switch::process`]
+    /// on each, without allocating per output packet.
+    pub fn process_batch<'p, I>(&mut self, inputs: I, out: &mut OutputArena)
+    where
+        I: IntoIterator<Item = (u16, &'p [u8])>,
+    {
+        for (i, (port, packet)) in inputs.into_iter().enumerate() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            self.process_into(port, packet, &mut Sink::Arena(out, i));
+        }
+    }
+
+    fn process_into(&mut self, ingress_port: u16, packet: &[u8], out: &mut Sink<'_>) {
         let mut jobs = VecDeque::new();
         self.ingress(
             IngressJob {
@@ -418,7 +522,7 @@ impl V1Switch {
                 preserved: None,
             },
             &mut jobs,
-            &mut out,
+            out,
         );
         let mut passes = 1;
         while let Some(job) = jobs.pop_front() {
@@ -429,9 +533,8 @@ impl V1Switch {
                 ));
                 break;
             }
-            self.ingress(job, &mut jobs, &mut out);
+            self.ingress(job, &mut jobs, out);
         }
-        out
     }
 
     fn parse_into(
@@ -485,7 +588,7 @@ impl V1Switch {
         payload: &[u8],
         stage: Stage,
         which: u8,
-    ) -> Vec<u8> {
+    ) {
         let prog: &Compiled = &self.prog;
         let body = match which {
             0 => &prog.verify_checksum,
@@ -494,19 +597,26 @@ impl V1Switch {
             3 => &prog.compute_checksum,
             _ => &prog.deparser,
         };
+        if which == 4 {
+            self.deparsed.clear();
+        }
         if body.is_empty() {
-            return Vec::new();
+            return;
         }
         let mut ex = Exec::new(prog, &mut self.rt, frame, fx, &[], payload, stage);
         if which == 4 {
-            ex.out = crate::exec::BitWriter::with_buffer(Vec::with_capacity(payload.len() + 256));
+            let mut buf = std::mem::take(&mut self.deparsed);
+            buf.reserve(payload.len() + 256);
+            ex.out = crate::exec::BitWriter::with_buffer(buf);
         }
         match &self.engine {
             Some(c) => c.run_control(&mut ex, usize::from(which)),
             None => ex.run_control(body),
         }
         let out = std::mem::take(&mut ex.out);
-        if which == 4 { out.finish() } else { Vec::new() }
+        if which == 4 {
+            self.deparsed = out.finish();
+        }
     }
 
     fn capture(&self, frame: &Frame, list: Option<u8>) -> Preserved {
@@ -568,7 +678,7 @@ impl V1Switch {
         &mut self,
         job: IngressJob<'a>,
         jobs: &mut VecDeque<IngressJob<'a>>,
-        out: &mut Vec<OutputPacket>,
+        out: &mut Sink<'_>,
     ) {
         let sm = &self.prog.std_meta.clone();
         let mut frame = std::mem::replace(
@@ -638,9 +748,14 @@ impl V1Switch {
         if grp != 0 {
             let replicas = self.pre.replicate(grp as u32, 0);
             for r in replicas {
-                let mut copy = frame.clone();
+                let mut copy = self.spare.pop().unwrap_or_else(|| Frame {
+                    n: Vec::new(),
+                    w: Vec::new(),
+                });
+                copy.n.clone_from(&frame.n);
+                copy.w.clone_from(&frame.w);
                 Self::put(&mut copy, sm.instance_type, instance_type::REPLICATION);
-                self.egress(
+                let copy = self.egress(
                     copy,
                     u64::from(r.port),
                     u64::from(r.rid),
@@ -650,6 +765,7 @@ impl V1Switch {
                     jobs,
                     out,
                 );
+                self.spare.push(copy);
             }
             self.frame = frame;
             return;
@@ -676,7 +792,7 @@ impl V1Switch {
         ingress_port: u64,
         truncate: Option<u32>,
         jobs: &mut VecDeque<IngressJob<'_>>,
-        out: &mut Vec<OutputPacket>,
+        out: &mut Sink<'_>,
     ) -> Frame {
         let sm = &self.prog.std_meta.clone();
         Self::put(&mut frame, sm.egress_port, port & 0x1ff);
@@ -709,13 +825,14 @@ impl V1Switch {
         if Self::get(&frame, sm.egress_spec) != DROP_PORT {
             let mut fx2 = Effects::default();
             self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 3);
-            let mut bytes = self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 4);
+            self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 4);
+            let mut bytes = std::mem::take(&mut self.deparsed);
             bytes.extend_from_slice(payload);
             if let Some(list) = fx.recirculate {
                 let preserved = self.capture(&frame, Some(list));
                 jobs.push_back(IngressJob {
                     port: ingress_port,
-                    data: bytes.into(),
+                    data: bytes.clone().into(),
                     instance_type: instance_type::RECIRC,
                     preserved: Some(preserved),
                 });
@@ -723,11 +840,9 @@ impl V1Switch {
                 if let Some(t) = fx.truncate.or(truncate) {
                     bytes.truncate(t as usize);
                 }
-                out.push(OutputPacket {
-                    port: (port & 0x1ff) as u16,
-                    data: bytes,
-                });
+                out.push((port & 0x1ff) as u16, &bytes);
             }
+            self.deparsed = bytes;
         }
         if let Some((copy, replicas)) = clone_frame {
             for r in replicas {
