@@ -371,6 +371,9 @@ pub struct CompiledProgram {
     stages: [Block; 5],
     stats: LowerStats,
     lower_time: std::time::Duration,
+    /// See [`egress_write_set`], with the standard metadata the switch
+    /// sets before egress.
+    pub(crate) egress_writes: Option<Box<[u32]>>,
 }
 
 impl std::fmt::Debug for CompiledProgram {
@@ -417,6 +420,18 @@ impl CompiledProgram {
             l.block(&prog.deparser),
         ];
         let stats = l.stats;
+        let egress_writes = egress_write_set(prog).map(|mut w| {
+            let sm = &prog.std_meta;
+            w.extend([
+                sm.egress_port,
+                sm.egress_rid,
+                sm.egress_global_timestamp,
+                sm.instance_type,
+            ]);
+            w.sort_unstable();
+            w.dedup();
+            w.into_boxed_slice()
+        });
         CompiledProgram {
             parser_init,
             states,
@@ -425,6 +440,7 @@ impl CompiledProgram {
             parser_error: prog.std_meta.parser_error as usize,
             stages,
             stats,
+            egress_writes,
             lower_time: start.elapsed(),
         }
     }
@@ -1512,6 +1528,274 @@ impl Lower<'_> {
                 }))
             }
             _ => None,
+        }
+    }
+}
+
+/// The narrow slots that the egress side of the pipeline (Egress,
+/// ComputeChecksum, Deparser, with every body, action and table they
+/// reach) may write, or `None` when that cannot be bounded (wide or
+/// run-time-indexed writes, extracts, copies of wide slots). Multicast
+/// replicas then share the ingress frame: only these slots are restored
+/// between replicas instead of copying the whole frame.
+pub(crate) fn egress_write_set(prog: &Compiled) -> Option<Vec<u32>> {
+    let mut w = Writes {
+        prog,
+        slots: Vec::new(),
+        bodies: vec![false; prog.bodies.len()],
+        actions: vec![false; prog.actions.len()],
+        tables: vec![false; prog.tables.len()],
+    };
+    for b in [&prog.egress, &prog.compute_checksum, &prog.deparser] {
+        w.block(b)?;
+    }
+    let mut slots = w.slots;
+    slots.sort_unstable();
+    slots.dedup();
+    Some(slots)
+}
+
+struct Writes<'p> {
+    prog: &'p Compiled,
+    slots: Vec<u32>,
+    bodies: Vec<bool>,
+    actions: Vec<bool>,
+    tables: Vec<bool>,
+}
+
+impl Writes<'_> {
+    fn block(&mut self, b: &[St]) -> Option<()> {
+        for s in b {
+            self.st(s)?;
+        }
+        Some(())
+    }
+
+    fn target(&mut self, t: &Target) -> Option<()> {
+        match t {
+            Target::N(s, _) => {
+                self.slots.push(*s);
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    fn leaves(&mut self, l: &[Leaf]) -> Option<()> {
+        for x in l {
+            self.ex(&x.ex)?;
+            if let Some(v) = &x.valid {
+                self.ex(v)?;
+            }
+        }
+        Some(())
+    }
+
+    fn table(&mut self, t: u32) -> Option<()> {
+        let i = t as usize;
+        if *self.tables.get(i)? {
+            return Some(());
+        }
+        self.tables[i] = true;
+        let prog = self.prog;
+        let table = prog.tables.get(i)?;
+        for k in &table.keys {
+            self.ex(&k.ex)?;
+        }
+        for ta in &table.actions {
+            let act = prog.actions.get(ta.action as usize)?;
+            for p in act.params.iter().filter(|p| p.control_plane) {
+                if p.ty.width() > 64 {
+                    return None;
+                }
+                self.slots.push(p.slot);
+            }
+            self.action(ta.action)?;
+        }
+        Some(())
+    }
+
+    fn action(&mut self, a: u32) -> Option<()> {
+        let i = a as usize;
+        if *self.actions.get(i)? {
+            return Some(());
+        }
+        self.actions[i] = true;
+        let prog = self.prog;
+        self.block(&prog.actions.get(i)?.body)
+    }
+
+    fn st(&mut self, s: &St) -> Option<()> {
+        match s {
+            St::Set(d, e) => {
+                self.slots.push(*d);
+                self.ex(e)
+            }
+            St::Mov(d, _) | St::BinSlots(_, _, d, _, _) | St::BinSlotConst(_, _, d, _, _) => {
+                self.slots.push(*d);
+                Some(())
+            }
+            St::RegReadSlot { dst, .. } => {
+                self.slots.push(*dst);
+                Some(())
+            }
+            St::RegRmwSlot { tmp, .. } => {
+                self.slots.push(*tmp);
+                Some(())
+            }
+            St::RegWriteSlot { .. } | St::Exit | St::Return | St::Emit(_) => Some(()),
+            St::If(c, a, b) => {
+                self.ex(c)?;
+                self.block(a)?;
+                self.block(b)
+            }
+            St::Block(b) => self.block(b),
+            St::Switch(e, arms, d) => {
+                self.ex(e)?;
+                for (_, b) in arms {
+                    self.block(b)?;
+                }
+                self.block(d)
+            }
+            St::Apply(t) => self.table(*t),
+            St::SwitchAction(t, arms, d) => {
+                self.table(*t)?;
+                for b in arms.iter().flatten() {
+                    self.block(b)?;
+                }
+                self.block(d)
+            }
+            St::Call(c) => {
+                self.block(&c.0)?;
+                self.block(&c.1)
+            }
+            St::RunAction(a) => self.action(*a),
+            St::RunBody(b) => {
+                let i = *b as usize;
+                if *self.bodies.get(i)? {
+                    return Some(());
+                }
+                self.bodies[i] = true;
+                let prog = self.prog;
+                self.block(prog.bodies.get(i)?)
+            }
+            St::Verify(c, e) => {
+                self.ex(c)?;
+                self.ex(e)
+            }
+            St::Extern(call) => match &**call {
+                ExternCall::RegisterRead { dst, index, .. } => {
+                    self.ex(index)?;
+                    self.target(dst)
+                }
+                ExternCall::RegisterWrite { index, value, .. } => {
+                    self.ex(index)?;
+                    self.ex(value)
+                }
+                ExternCall::Count { index, .. } => self.ex(index),
+                ExternCall::ExecuteMeter { index, dst, .. } => {
+                    self.ex(index)?;
+                    self.target(dst)
+                }
+                ExternCall::DirectMeterRead { dst, .. } => self.target(dst),
+                ExternCall::Hash {
+                    dst,
+                    base,
+                    data,
+                    max,
+                    ..
+                } => {
+                    self.ex(base)?;
+                    self.ex(max)?;
+                    self.leaves(data)?;
+                    self.target(dst)
+                }
+                ExternCall::Random { dst, lo, hi } => {
+                    self.ex(lo)?;
+                    self.ex(hi)?;
+                    self.target(dst)
+                }
+                ExternCall::VerifyChecksum {
+                    cond,
+                    data,
+                    checksum,
+                    ..
+                } => {
+                    self.ex(cond)?;
+                    self.ex(checksum)?;
+                    self.leaves(data)?;
+                    self.slots.push(self.prog.std_meta.checksum_error);
+                    Some(())
+                }
+                ExternCall::UpdateChecksum {
+                    cond, data, dst, ..
+                } => {
+                    self.ex(cond)?;
+                    self.leaves(data)?;
+                    self.target(dst)
+                }
+                ExternCall::Clone { session, .. } => self.ex(session),
+                ExternCall::Resubmit(_) | ExternCall::Recirculate(_) => Some(()),
+                ExternCall::Truncate(e) => self.ex(e),
+                ExternCall::Digest { receiver, data } => {
+                    self.ex(receiver)?;
+                    self.leaves(data)
+                }
+                ExternCall::Assert { cond, .. } => self.ex(cond),
+                ExternCall::Log { data, .. } => self.leaves(data),
+            },
+            St::SetW(..)
+            | St::SetDyn(..)
+            | St::SetDynW(..)
+            | St::Extract(_)
+            | St::Advance(_)
+            | St::StackShift(_)
+            | St::Copy(_) => None,
+        }
+    }
+
+    /// Expressions write only through the statements of calls and the
+    /// tables they apply.
+    fn ex(&mut self, e: &Ex) -> Option<()> {
+        match e {
+            Ex::Const(_)
+            | Ex::Load(_)
+            | Ex::Lookahead(_)
+            | Ex::PacketLength
+            | Ex::ConstW(_)
+            | Ex::LoadW(_)
+            | Ex::LookaheadW(_) => Some(()),
+            Ex::LoadDyn(d, _) | Ex::LoadDynW(d, _, _) => self.ex(&d.index),
+            Ex::Bin(_, _, ab)
+            | Ex::Concat(_, ab)
+            | Ex::BinW(_, ab)
+            | Ex::CmpW(_, ab)
+            | Ex::ConcatW(ab) => {
+                self.ex(&ab.0)?;
+                self.ex(&ab.1)
+            }
+            Ex::BitNot(_, a)
+            | Ex::Neg(_, a)
+            | Ex::Not(a)
+            | Ex::Mask(_, a)
+            | Ex::SExt(_, _, a)
+            | Ex::Slice(_, _, a)
+            | Ex::ToNarrow(a)
+            | Ex::ToWide(_, a)
+            | Ex::BitNotW(a)
+            | Ex::NegW(a)
+            | Ex::CastW(_, a)
+            | Ex::SliceW(_, _, a) => self.ex(a),
+            Ex::Cond(abc) | Ex::CondW(abc) => {
+                self.ex(&abc.0)?;
+                self.ex(&abc.1)?;
+                self.ex(&abc.2)
+            }
+            Ex::Seq(se) | Ex::SeqW(se) => {
+                self.block(&se.0)?;
+                self.ex(&se.1)
+            }
+            Ex::TableHit(t) | Ex::TableMiss(t) => self.table(*t),
         }
     }
 }

@@ -328,6 +328,8 @@ pub struct V1Switch {
     spare: Vec<Frame>,
     /// The deparser's output buffer, reused.
     deparsed: Vec<u8>,
+    /// Slot values saved for multicast replicas, reused.
+    saved: Vec<u64>,
 }
 
 /// Field-list values carried to a clone, resubmit or recirculation:
@@ -388,6 +390,7 @@ impl V1Switch {
             e2e_depth: 0,
             spare: Vec::new(),
             deparsed: Vec::new(),
+            saved: Vec::new(),
         }
     }
 
@@ -747,6 +750,39 @@ impl V1Switch {
         let grp = Self::get(&frame, sm.mcast_grp);
         if grp != 0 {
             let replicas = self.pre.replicate(grp as u32, 0);
+            let shared = self
+                .engine
+                .as_ref()
+                .and_then(|e| e.egress_writes.clone())
+                .filter(|_| frame.w.is_empty());
+            if let Some(writes) = shared {
+                // The replicas run on the ingress frame itself; between
+                // them only the slots egress can write are restored.
+                let mut saved = std::mem::take(&mut self.saved);
+                saved.clear();
+                saved.extend(writes.iter().map(|&s| Self::get(&frame, s)));
+                for (k, r) in replicas.into_iter().enumerate() {
+                    if k > 0 {
+                        for (&s, &v) in writes.iter().zip(&saved) {
+                            Self::put(&mut frame, s, v);
+                        }
+                    }
+                    Self::put(&mut frame, sm.instance_type, instance_type::REPLICATION);
+                    frame = self.egress(
+                        frame,
+                        u64::from(r.port),
+                        u64::from(r.rid),
+                        payload,
+                        job.port,
+                        fx.truncate,
+                        jobs,
+                        out,
+                    );
+                }
+                self.saved = saved;
+                self.frame = frame;
+                return;
+            }
             for r in replicas {
                 let mut copy = self.spare.pop().unwrap_or_else(|| Frame {
                     n: Vec::new(),
