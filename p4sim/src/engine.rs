@@ -772,6 +772,10 @@ impl Lower<'_> {
                 return;
             }
             other => {
+                if let Some(op) = self.op_only(other) {
+                    out.push(Op::F(op));
+                    return;
+                }
                 // the remaining pure statements have flow-free closures
                 let f = self.st(other);
                 self.stats.statements -= 1;
@@ -1365,15 +1369,11 @@ impl Lower<'_> {
                 })
             }
             St::Emit(refs) => self.emit(refs),
-            St::Copy(c) if c.w_len == 0 => {
-                let (nd, ns, nl) = (c.n_dst as usize, c.n_src as usize, c.n_len as usize);
-                Box::new(move |ex: &mut Exec<'_>| {
-                    if ns + nl <= ex.n.len() && nd + nl <= ex.n.len() {
-                        ex.n.copy_within(ns..ns + nl, nd);
-                    }
-                    Flow::Normal
-                })
+            St::Copy(c) if c.w_len == 0 => self.wrap_op(s),
+            St::RegReadSlot { .. } | St::RegRmwSlot { .. } | St::RegWriteSlot { .. } => {
+                self.wrap_op(s)
             }
+            St::Extern(call) if self.op_extern(call) => self.wrap_op(s),
             St::Extern(call) => match self.extern_call(call) {
                 Some(f) => f,
                 None => {
@@ -1382,6 +1382,56 @@ impl Lower<'_> {
                     interp_st(s)
                 }
             },
+            _ => {
+                self.stats.statements -= 1;
+                self.stats.statements_interpreted += 1;
+                interp_st(s)
+            }
+        }
+    }
+
+    /// Whether [`Self::op_only`] lowers this extern.
+    fn op_extern(&self, c: &ExternCall) -> bool {
+        match c {
+            ExternCall::Count { .. } => true,
+            ExternCall::RegisterRead {
+                reg,
+                dst: Target::N(..),
+                ..
+            }
+            | ExternCall::RegisterWrite { reg, .. } => self.narrow_register(*reg),
+            _ => false,
+        }
+    }
+
+    /// A statement that never changes control flow, as a flow closure.
+    fn wrap_op(&mut self, s: &St) -> StFn {
+        match self.op_only(s) {
+            Some(op) => Box::new(move |ex: &mut Exec<'_>| {
+                op(ex);
+                Flow::Normal
+            }),
+            None => {
+                self.stats.statements -= 1;
+                self.stats.statements_interpreted += 1;
+                interp_st(s)
+            }
+        }
+    }
+
+    /// Copies, register accesses on slots and the counter, register read
+    /// and write externs: straight-line statements with their own closure.
+    fn op_only(&mut self, s: &St) -> Option<OpFn> {
+        let len_slot = self.prog.std_meta.packet_length as usize;
+        Some(match s {
+            St::Copy(c) if c.w_len == 0 => {
+                let (nd, ns, nl) = (c.n_dst as usize, c.n_src as usize, c.n_len as usize);
+                Box::new(move |ex: &mut Exec<'_>| {
+                    if ns + nl <= ex.n.len() && nd + nl <= ex.n.len() {
+                        ex.n.copy_within(ns..ns + nl, nd);
+                    }
+                })
+            }
             St::RegReadSlot {
                 reg,
                 dst,
@@ -1397,7 +1447,6 @@ impl Lower<'_> {
                         _ => 0,
                     };
                     stn(ex, dst, v & m);
-                    Flow::Normal
                 })
             }
             St::RegRmwSlot {
@@ -1446,7 +1495,6 @@ impl Lower<'_> {
                         }
                     };
                     stn(ex, tmp, v);
-                    Flow::Normal
                 })
             }
             St::RegWriteSlot { reg, index, value } => {
@@ -1459,65 +1507,60 @@ impl Lower<'_> {
                     {
                         *c = v;
                     }
-                    Flow::Normal
                 })
             }
-            _ => {
-                self.stats.statements -= 1;
-                self.stats.statements_interpreted += 1;
-                interp_st(s)
-            }
-        }
+            St::Extern(call) => match &**call {
+                ExternCall::Count { counter, index } => {
+                    let counter = *counter as usize;
+                    let index = self.ex(index);
+                    Box::new(move |ex: &mut Exec<'_>| {
+                        let len = ld(ex, len_slot);
+                        let i = index(ex) as usize;
+                        if let Some(c) = ex.rt.counters.get_mut(counter).and_then(|c| c.get_mut(i))
+                        {
+                            c.0 += 1;
+                            c.1 += len;
+                        }
+                    })
+                }
+                ExternCall::RegisterRead {
+                    reg,
+                    dst: Target::N(d, w),
+                    index,
+                } if self.narrow_register(*reg) => {
+                    let (reg, d, m) = (*reg as usize, *d as usize, mask(*w));
+                    let index = self.ex(index);
+                    Box::new(move |ex: &mut Exec<'_>| {
+                        let i = index(ex) as usize;
+                        if let Some(RegisterCells::Narrow(cells)) = ex.rt.registers.get(reg) {
+                            let v = cells.get(i).copied().unwrap_or(0);
+                            stn(ex, d, v & m);
+                        }
+                    })
+                }
+                ExternCall::RegisterWrite { reg, index, value } if self.narrow_register(*reg) => {
+                    let reg = *reg as usize;
+                    let index = self.ex(index);
+                    let value = self.ex(value);
+                    Box::new(move |ex: &mut Exec<'_>| {
+                        let i = index(ex) as usize;
+                        let v = value(ex);
+                        if let Some(RegisterCells::Narrow(cells)) = ex.rt.registers.get_mut(reg)
+                            && let Some(c) = cells.get_mut(i)
+                        {
+                            *c = v;
+                        }
+                    })
+                }
+                _ => return None,
+            },
+            _ => return None,
+        })
     }
 
     /// The externs lowered here; `None` for the interpreter.
     fn extern_call(&mut self, c: &ExternCall) -> Option<StFn> {
-        let len_slot = self.prog.std_meta.packet_length as usize;
         match c {
-            ExternCall::Count { counter, index } => {
-                let counter = *counter as usize;
-                let index = self.ex(index);
-                Some(Box::new(move |ex: &mut Exec<'_>| {
-                    let len = ld(ex, len_slot);
-                    let i = index(ex) as usize;
-                    if let Some(c) = ex.rt.counters.get_mut(counter).and_then(|c| c.get_mut(i)) {
-                        c.0 += 1;
-                        c.1 += len;
-                    }
-                    Flow::Normal
-                }))
-            }
-            ExternCall::RegisterRead {
-                reg,
-                dst: Target::N(d, w),
-                index,
-            } if self.narrow_register(*reg) => {
-                let (reg, d, m) = (*reg as usize, *d as usize, mask(*w));
-                let index = self.ex(index);
-                Some(Box::new(move |ex: &mut Exec<'_>| {
-                    let i = index(ex) as usize;
-                    if let Some(RegisterCells::Narrow(cells)) = ex.rt.registers.get(reg) {
-                        let v = cells.get(i).copied().unwrap_or(0);
-                        stn(ex, d, v & m);
-                    }
-                    Flow::Normal
-                }))
-            }
-            ExternCall::RegisterWrite { reg, index, value } if self.narrow_register(*reg) => {
-                let reg = *reg as usize;
-                let index = self.ex(index);
-                let value = self.ex(value);
-                Some(Box::new(move |ex: &mut Exec<'_>| {
-                    let i = index(ex) as usize;
-                    let v = value(ex);
-                    if let Some(RegisterCells::Narrow(cells)) = ex.rt.registers.get_mut(reg)
-                        && let Some(c) = cells.get_mut(i)
-                    {
-                        *c = v;
-                    }
-                    Flow::Normal
-                }))
-            }
             ExternCall::Resubmit(i) => {
                 let i = *i;
                 Some(Box::new(move |ex: &mut Exec<'_>| {
