@@ -1057,11 +1057,11 @@ impl Lower<'_> {
         let valid = h.valid as usize;
         let bits = h.bits as usize;
         let too_short = self.error("PacketTooShort");
-        // when the header starts on a byte, fields of 8, 16, 32 or 64 bits
-        // at byte positions are loaded as integers
+        // when the header starts on a byte and every field is whole bytes
+        // at a byte position, fields are loaded as integers
         let aligned = fields
             .iter()
-            .all(|&(_, at, w)| at.is_multiple_of(8) && matches!(w, 8 | 16 | 32 | 64));
+            .all(|&(_, at, w)| at.is_multiple_of(8) && w.is_multiple_of(8) && w > 0 && w <= 64);
         Some(Box::new(move |ex: &mut Exec<'_>| {
             let start = ex.cursor;
             if start + bits > ex.pkt.len() * 8 {
@@ -1079,6 +1079,9 @@ impl Lower<'_> {
                             .map_or(0, |b| u64::from(u16::from_be_bytes([b[0], b[1]]))),
                         32 => pkt.get(i..i + 4).map_or(0, |b| {
                             u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                        }),
+                        48 => pkt.get(i..i + 6).map_or(0, |b| {
+                            u64::from_be_bytes([0, 0, b[0], b[1], b[2], b[3], b[4], b[5]])
                         }),
                         _ => read_bits(pkt, start + at, width),
                     };
