@@ -342,6 +342,54 @@ enum CEmit {
     Slow(HeaderRef),
 }
 
+/// Hash and checksum input made of narrow slots: (slot, width, validity
+/// slot of its header).
+type SlotLeaves = Box<[(usize, u32, Option<usize>)]>;
+
+/// The leaves when each is a narrow slot with an optional validity slot.
+fn slot_leaves(data: &[Leaf]) -> Option<SlotLeaves> {
+    data.iter()
+        .map(|l| {
+            let w = l.ty.width();
+            let valid = match &l.valid {
+                None => None,
+                Some(Ex::Load(v)) => Some(*v as usize),
+                Some(_) => return None,
+            };
+            match &l.ex {
+                Ex::Load(s) if w <= 64 => Some((*s as usize, w, valid)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// As the interpreter's `pack_leaves` then `algo.compute`: fields of
+/// invalid headers are left out, the payload appended when asked.
+fn checksum_of(
+    ex: &mut Exec<'_>,
+    leaves: &[(usize, u32, Option<usize>)],
+    algo: crate::hash::HashAlgorithm,
+    with_payload: bool,
+) -> u64 {
+    let mut buf = std::mem::take(&mut ex.rt.scratch);
+    buf.clear();
+    let mut w = crate::exec::BitWriter::with_buffer(buf);
+    for &(slot, width, valid) in leaves {
+        if valid.is_some_and(|v| ld(ex, v) == 0) {
+            continue;
+        }
+        w.push(ld(ex, slot), width);
+    }
+    let mut bytes = w.finish();
+    if with_payload {
+        bytes.extend_from_slice(ex.payload);
+    }
+    let h = algo.compute(&bytes).unwrap_or(0);
+    ex.rt.scratch = bytes;
+    h
+}
+
 /// How much of a program the compiled engine lowered.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LowerStats {
@@ -1564,6 +1612,53 @@ impl Lower<'_> {
     /// The externs lowered here; `None` for the interpreter.
     fn extern_call(&mut self, c: &ExternCall) -> Option<StFn> {
         match c {
+            ExternCall::VerifyChecksum {
+                cond,
+                data,
+                checksum,
+                algo,
+                with_payload,
+            } => {
+                let leaves = slot_leaves(data)?;
+                let (cond, checksum) = (self.ex(cond), self.ex(checksum));
+                let (algo, with_payload) = (*algo, *with_payload);
+                let m = mask(match algo {
+                    crate::hash::HashAlgorithm::Crc32 | crate::hash::HashAlgorithm::Crc32Custom => {
+                        32
+                    }
+                    crate::hash::HashAlgorithm::Identity => 64,
+                    _ => 16,
+                });
+                let error = self.prog.std_meta.checksum_error as usize;
+                Some(Box::new(move |ex: &mut Exec<'_>| {
+                    if cond(ex) != 0 {
+                        let h = checksum_of(ex, &leaves, algo, with_payload);
+                        let want = checksum(ex);
+                        if h & m != want {
+                            stn(ex, error, 1);
+                        }
+                    }
+                    Flow::Normal
+                }))
+            }
+            ExternCall::UpdateChecksum {
+                cond,
+                data,
+                dst: Target::N(d, w),
+                algo,
+                with_payload,
+            } => {
+                let leaves = slot_leaves(data)?;
+                let cond = self.ex(cond);
+                let (algo, with_payload, d, m) = (*algo, *with_payload, *d as usize, mask(*w));
+                Some(Box::new(move |ex: &mut Exec<'_>| {
+                    if cond(ex) != 0 {
+                        let h = checksum_of(ex, &leaves, algo, with_payload);
+                        stn(ex, d, h & m);
+                    }
+                    Flow::Normal
+                }))
+            }
             ExternCall::Resubmit(i) => {
                 let i = *i;
                 Some(Box::new(move |ex: &mut Exec<'_>| {

@@ -146,9 +146,9 @@ fn esa_agrees(lanes: usize) {
         f.set_time_us(now);
         step(&what, i, &mut r, &mut f, *port, pkt);
     }
-    // only verify_checksum and update_checksum go to the interpreter
+    // nothing of esa.p4 runs in the interpreter
     let lowered = f.compiled_program().unwrap().stats();
-    assert!(lowered.statements_interpreted <= 2, "{what}: {lowered:?}");
+    assert_eq!(lowered.statements_interpreted, 0, "{what}: {lowered:?}");
     assert_eq!(lowered.expressions_interpreted, 0, "{what}: {lowered:?}");
 }
 
