@@ -210,6 +210,19 @@ fn op_bin<A: Get, B: Get>(d: usize, op: NOp, w: u32, a: A, b: B) -> OpFn {
     by_op!(op, w, a, b, |ex, v| stn(ex, d, v))
 }
 
+/// One op for a run of ops (the op itself when there is one).
+fn seq(ops: Box<[OpFn]>) -> OpFn {
+    let mut v = ops.into_vec();
+    match v.len() {
+        0 => Box::new(|_: &mut Exec<'_>| {}),
+        1 => v.pop().unwrap_or_else(|| Box::new(|_: &mut Exec<'_>| {})),
+        _ => {
+            let ops: Box<[OpFn]> = v.into();
+            Box::new(move |ex: &mut Exec<'_>| run_ops(&ops, ex))
+        }
+    }
+}
+
 /// Runs straight-line statements.
 #[inline]
 fn run_ops(ops: &[OpFn], ex: &mut Exec<'_>) {
@@ -770,20 +783,20 @@ impl Lower<'_> {
                 )
             }
             St::If(c, a, b) => {
-                let a = self.pure_block(a);
-                let b = self.pure_block(b);
+                let a = seq(self.pure_block(a));
                 if b.is_empty() {
                     with_cond!(self, c, |cf| Box::new(move |ex: &mut Exec<'_>| {
                         if cf(ex) {
-                            run_ops(&a, ex);
+                            a(ex);
                         }
                     }))
                 } else {
+                    let b = seq(self.pure_block(b));
                     with_cond!(self, c, |cf| Box::new(move |ex: &mut Exec<'_>| {
                         if cf(ex) {
-                            run_ops(&a, ex);
+                            a(ex);
                         } else {
-                            run_ops(&b, ex);
+                            b(ex);
                         }
                     }))
                 }
