@@ -12,7 +12,7 @@
 //! control-plane parameters resolved, and action and function bodies
 //! linked directly (no lookup by index per call).
 //!
-//! The closures run on the interpreter's own context ([`Exec`]), so
+//! The closures run on the interpreter's own context (`exec::Exec`), so
 //! anything this module does not lower — wide (more than 64-bit)
 //! expressions, header stacks, most externs — is handed to the interpreter
 //! for that statement or expression only, with identical results and the
