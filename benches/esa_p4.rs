@@ -1,6 +1,8 @@
 //! Packets per second of the ESA data plane (`p4/v1model/esa.p4`, K = 32
-//! lanes, 4096 slots) in p4sim under a multi-job mix, and of esa-core's pool
-//! model on the same trace in the same run, as a baseline.
+//! lanes, 4096 slots; then K = 64) in p4sim under a multi-job mix — on
+//! p4sim's compiled engine (the default), on its reference interpreter, and
+//! through `process_batch` — and of esa-core's pool model on the same trace
+//! in the same run, as a baseline.
 //!
 //! The mix: four jobs sharing the pool — two `esa` jobs of four workers at
 //! priorities 7 and 3, an `atp` job of two workers whose PS returns each
@@ -8,7 +10,7 @@
 //! workers in its own 1024-slot range — each streaming a window of chunks
 //! with workers interleaved, 2 % of DATA packets resent, and one packet in
 //! fifty that is not ESA (L2). Run with `cargo bench --bench esa_p4`; the
-//! medians and the ratio are printed at the end. p4sim's generic benchmark
+//! medians and the ratios are printed at the end. p4sim's generic benchmark
 //! (`cargo bench -p p4sim`) measures the interpreter on a synthetic program.
 
 use std::cell::RefCell;
@@ -23,9 +25,8 @@ use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use esa_core::worker::{SlotMapping, slot_for};
 use p4sim::bits::{BitType, Bits};
-use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
+use p4sim::v1switch::{Engine, MatchValue, OutputArena, TableEntry, V1Switch};
 
-const LANES: usize = 32;
 const SLOTS: usize = 4096;
 const WINDOW: usize = 256;
 const ROUNDS: u16 = 512;
@@ -97,14 +98,29 @@ fn add(
         .unwrap_or_else(|e| panic!("{table}: {e}"));
 }
 
-/// Both switches, programmed alike.
-fn program(jobs: &[Job]) -> (V1Switch, Pool) {
+/// esa.p4 compiled for `lanes` lanes.
+fn compile(lanes: usize) -> Arc<p4sim::ir::Compiled> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/v1model/esa.p4");
-    let compiled = p4sim::check::compile_file(&path, &[]).unwrap_or_else(|d| panic!("{d}"));
-    let mut sw = V1Switch::new(Arc::new(compiled));
+    let options = p4sim::frontend::FrontendOptions {
+        include_dirs: vec![],
+        defines: vec![("ESA_LANES".into(), lanes.to_string())],
+    };
+    let program =
+        p4sim::frontend::parse_program_with(&path, &options).unwrap_or_else(|d| panic!("{d}"));
+    Arc::new(p4sim::check::compile(&program).unwrap_or_else(|d| panic!("{d}")))
+}
+
+/// Both switches, programmed alike.
+fn program(
+    jobs: &[Job],
+    compiled: &Arc<p4sim::ir::Compiled>,
+    lanes: usize,
+    engine: Engine,
+) -> (V1Switch, Pool) {
+    let mut sw = V1Switch::with_engine(Arc::clone(compiled), engine);
     let mut pool = Pool::new(PoolConfig {
         slots: SLOTS,
-        lanes: LANES,
+        lanes,
         stale_after_us: 1_000_000,
     })
     .unwrap();
@@ -191,7 +207,7 @@ fn program(jobs: &[Job]) -> (V1Switch, Pool) {
 }
 
 /// The trace: `(ingress port, frame)` in arrival order.
-fn trace(jobs: &[Job]) -> Vec<(u16, Vec<u8>)> {
+fn trace(jobs: &[Job], lanes: usize) -> Vec<(u16, Vec<u8>)> {
     let mut rng = Rng::new(42);
     let mut out = vec![];
     let frame = |port: u16, esa: EsaRepr, values: &[i32]| {
@@ -202,7 +218,7 @@ fn trace(jobs: &[Job]) -> Vec<(u16, Vec<u8>)> {
             dst_ip: Ipv4Addr::new(10, 0, 0, 254),
             esa,
         }
-        .emit(values, LANES)
+        .emit(values, lanes)
     };
     for seq in 0..ROUNDS {
         for job in jobs {
@@ -225,7 +241,7 @@ fn trace(jobs: &[Job]) -> Vec<(u16, Vec<u8>)> {
             for (w, &port) in job.workers.iter().enumerate() {
                 esa.worker = w as u8;
                 esa.bitmap = 1 << w;
-                let values: Vec<i32> = (0..LANES)
+                let values: Vec<i32> = (0..lanes)
                     .map(|_| rng.range(0, 2000) as i32 - 1000)
                     .collect();
                 let data = frame(port, esa, &values);
@@ -253,7 +269,7 @@ fn trace(jobs: &[Job]) -> Vec<(u16, Vec<u8>)> {
                 esa.worker = 255;
                 out.push((
                     job.entry.ps_port,
-                    frame(job.entry.ps_port, esa, &[0; LANES]),
+                    frame(job.entry.ps_port, esa, &vec![0; lanes]),
                 ));
             }
         }
@@ -264,8 +280,14 @@ fn trace(jobs: &[Job]) -> Vec<(u16, Vec<u8>)> {
 /// Runs the trace on both switches once and checks they emit the same
 /// packets (the model has no L2 table: each L2 frame must leave esa.p4
 /// once), so the figures below are for the intended work.
-fn check_same_work(trace: &[(u16, Vec<u8>)], jobs: &[Job]) {
-    let (mut sw, mut pool) = program(jobs);
+fn check_same_work(
+    trace: &[(u16, Vec<u8>)],
+    jobs: &[Job],
+    compiled: &Arc<p4sim::ir::Compiled>,
+    lanes: usize,
+    engine: Engine,
+) {
+    let (mut sw, mut pool) = program(jobs, compiled, lanes, engine);
     let mut p4_out = 0;
     for (i, (port, frame)) in trace.iter().enumerate() {
         sw.set_time_us(i as u64);
@@ -291,7 +313,7 @@ fn check_same_work(trace: &[(u16, Vec<u8>)], jobs: &[Job]) {
     }
     let completed: u64 = jobs.iter().map(|j| pool.counters(j.id).completed).sum();
     println!(
-        "trace: {} packets, {} emitted, {completed} chunks completed in the switch",
+        "K={lanes} {engine:?}: trace of {} packets, {} emitted, {completed} chunks completed in the switch",
         trace.len(),
         p4_out
     );
@@ -302,63 +324,129 @@ fn median(samples: &mut [Duration]) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn main() {
+/// Times `run` (one pass over the trace per iteration) under criterion
+/// and keeps the per-pass durations for the medians.
+fn bench_pass(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    samples: &RefCell<Vec<Duration>>,
+    mut run: impl FnMut(),
+) {
+    g.bench_function(name, |bench| {
+        bench.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                run();
+            }
+            let took = start.elapsed();
+            samples.borrow_mut().push(took / iters as u32);
+            took
+        });
+    });
+}
+
+/// The medians in packets per second, by name, in the order run.
+type Results = Vec<(String, f64)>;
+
+fn bench_lanes(c: &mut Criterion, lanes: usize, with_model: bool, results: &mut Results) {
     let jobs = jobs();
-    let trace = trace(&jobs);
-    check_same_work(&trace, &jobs);
-    let mut c = Criterion::default().configure_from_args();
-    let mut g = c.benchmark_group("esa_p4");
+    let trace = trace(&jobs, lanes);
+    let compiled = compile(lanes);
+    let lowering = Instant::now();
+    let lowered = p4sim::engine::CompiledProgram::new(&compiled);
+    println!(
+        "K={lanes}: lowering esa.p4 to closures took {:?} ({:?})",
+        lowering.elapsed(),
+        lowered.stats()
+    );
+    check_same_work(&trace, &jobs, &compiled, lanes, Engine::Compiled);
+    check_same_work(&trace, &jobs, &compiled, lanes, Engine::Reference);
+    let mut g = c.benchmark_group(format!("esa_p4 K={lanes}"));
     g.throughput(Throughput::Elements(trace.len() as u64));
     g.measurement_time(Duration::from_secs(10));
     g.sample_size(20);
 
-    let p4_samples = RefCell::new(vec![]);
-    let (mut sw, _) = program(&jobs);
-    let mut now = 0u64;
-    g.bench_function("p4sim esa.p4 K=32", |bench| {
-        bench.iter_custom(|iters| {
-            let start = Instant::now();
-            for _ in 0..iters {
-                for (port, frame) in &trace {
-                    now += 1;
-                    sw.set_time_us(now);
-                    black_box(sw.process(*port, frame));
-                }
+    let mut names = vec![];
+    let mut all = vec![];
+    for engine in [Engine::Compiled, Engine::Reference] {
+        let samples = RefCell::new(vec![]);
+        let (mut sw, _) = program(&jobs, &compiled, lanes, engine);
+        let mut now = 0u64;
+        let name = format!("p4sim {engine:?} esa.p4 K={lanes}");
+        bench_pass(&mut g, &name, &samples, || {
+            for (port, frame) in &trace {
+                now += 1;
+                sw.set_time_us(now);
+                black_box(sw.process(*port, frame));
             }
-            let took = start.elapsed();
-            p4_samples.borrow_mut().push(took / iters as u32);
-            took
         });
-    });
-
-    let model_samples = RefCell::new(vec![]);
-    let (_, mut pool) = program(&jobs);
-    let mut now = 0u64;
-    g.bench_function("pool model", |bench| {
-        bench.iter_custom(|iters| {
-            let start = Instant::now();
-            for _ in 0..iters {
-                for (port, frame) in &trace {
-                    now += 1;
-                    let d = pool.process(frame, *port, now);
-                    black_box(d.emit.map(|e| pool.egress(&e)));
-                }
-            }
-            let took = start.elapsed();
-            model_samples.borrow_mut().push(took / iters as u32);
-            took
-        });
-    });
-    g.finish();
-    c.final_summary();
-
-    let (mut p4, mut model) = (p4_samples.into_inner(), model_samples.into_inner());
-    if p4.is_empty() || model.is_empty() {
-        return; // `cargo bench -- --list` or a filter that skipped one.
+        names.push(name);
+        all.push(samples);
     }
-    let pps = |d: Duration| trace.len() as f64 / d.as_secs_f64();
-    let (p4, model) = (pps(median(&mut p4)), pps(median(&mut model)));
-    println!("esa.p4 K=32 in p4sim: median {:.0} packets/s", p4);
-    println!("pool model (Rust):    median {:.0} packets/s", model);
-    println!("p4sim / model: {:.3}x", p4 / model);
+    {
+        // the compiled engine through process_batch, 64 packets a call
+        let samples = RefCell::new(vec![]);
+        let (mut sw, _) = program(&jobs, &compiled, lanes, Engine::Compiled);
+        let mut arena = OutputArena::new();
+        let mut now = 0u64;
+        let name = format!("p4sim Compiled process_batch(64) esa.p4 K={lanes}");
+        bench_pass(&mut g, &name, &samples, || {
+            for chunk in trace.chunks(64) {
+                now += 64;
+                sw.set_time_us(now);
+                arena.clear();
+                sw.process_batch(chunk.iter().map(|(p, f)| (*p, f.as_slice())), &mut arena);
+                black_box(&arena);
+            }
+        });
+        names.push(name);
+        all.push(samples);
+    }
+    if with_model {
+        let samples = RefCell::new(vec![]);
+        let (_, mut pool) = program(&jobs, &compiled, lanes, Engine::Reference);
+        let mut now = 0u64;
+        let name = format!("pool model K={lanes}");
+        bench_pass(&mut g, &name, &samples, || {
+            for (port, frame) in &trace {
+                now += 1;
+                let d = pool.process(frame, *port, now);
+                black_box(d.emit.map(|e| pool.egress(&e)));
+            }
+        });
+        names.push(name);
+        all.push(samples);
+    }
+    g.finish();
+    for (name, samples) in names.into_iter().zip(all) {
+        let mut s = samples.into_inner();
+        if s.is_empty() {
+            continue; // `cargo bench -- --list` or a filter that skipped it
+        }
+        let pps = trace.len() as f64 / median(&mut s).as_secs_f64();
+        results.push((name, pps));
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    let mut results = vec![];
+    bench_lanes(&mut c, 32, true, &mut results);
+    bench_lanes(&mut c, 64, true, &mut results);
+    c.final_summary();
+    for (name, pps) in &results {
+        println!("{name:<48} median {pps:>10.0} packets/s");
+    }
+    let get = |n: &str| results.iter().find(|(x, _)| x == n).map(|r| r.1);
+    for k in [32, 64] {
+        let fast = get(&format!("p4sim Compiled esa.p4 K={k}"));
+        let slow = get(&format!("p4sim Reference esa.p4 K={k}"));
+        let model = get(&format!("pool model K={k}"));
+        if let (Some(f), Some(r)) = (fast, slow) {
+            println!("K={k}: compiled / reference: {:.2}x", f / r);
+        }
+        if let (Some(f), Some(m)) = (fast, model) {
+            println!("K={k}: compiled / pool model: {:.3}x", f / m);
+        }
+    }
 }

@@ -1,12 +1,13 @@
 //! Processes the benchmark packet in a loop and prints packets per second
 //! (wall clock). Run under `perf stat -e cycles:u` to get cycles per packet
-//! on a busy machine: `cargo run --release -p p4sim --example pps -- 2000000`.
+//! on a busy machine: `cargo run --release -p p4sim --example pps -- 2000000
+//! [LANES] [compiled|reference]`.
 
 use std::hint::black_box;
 
 #[path = "../benches/support/lanes.rs"]
 mod lanes;
-use lanes::{LANES, setup};
+use lanes::{LANES, setup_with};
 
 fn main() {
     let n: u64 = std::env::args()
@@ -17,7 +18,11 @@ fn main() {
         .nth(2)
         .and_then(|a| a.parse().ok())
         .unwrap_or(LANES);
-    let (mut sw, pkt) = setup(lanes);
+    let engine = match std::env::args().nth(3).as_deref() {
+        Some("reference") => p4sim::v1switch::Engine::Reference,
+        _ => p4sim::v1switch::Engine::Compiled,
+    };
+    let (mut sw, pkt) = setup_with(lanes, engine);
     let start = std::time::Instant::now();
     for _ in 0..n {
         black_box(sw.process(0, black_box(&pkt)));

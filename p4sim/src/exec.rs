@@ -17,7 +17,7 @@ pub const YELLOW: u64 = 1;
 pub const RED: u64 = 2;
 
 #[inline(always)]
-fn mask(width: u32) -> u64 {
+pub(crate) fn mask(width: u32) -> u64 {
     // branch-free for widths 0..=64
     ((1u128 << width.min(64)) - 1) as u64
 }
@@ -91,7 +91,7 @@ pub(crate) fn eval_nop(op: NOp, w: u32, a: u64, b: u64) -> u64 {
 /// Reads `width` (at most 64) bits at `bit_offset`, most significant first.
 /// The caller checks the range.
 #[inline]
-fn read_bits(data: &[u8], bit_offset: usize, width: u32) -> u64 {
+pub(crate) fn read_bits(data: &[u8], bit_offset: usize, width: u32) -> u64 {
     if width == 0 {
         return 0;
     }
@@ -188,7 +188,7 @@ impl BitWriter {
 
 /// A two-rate three-color meter cell (RFC 2698, as BMv2 implements it).
 /// Until rates are configured every packet is GREEN.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MeterCell {
     /// Committed and peak rates (units per microsecond) and bursts.
     pub rates: Option<[(f64, u64); 2]>,
@@ -229,7 +229,7 @@ impl MeterCell {
 }
 
 /// Register storage.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RegisterCells {
     /// Cells of width up to 64.
     Narrow(Vec<u64>),
@@ -394,12 +394,12 @@ pub(crate) struct Exec<'a> {
     /// Deparser output.
     pub out: BitWriter,
     pub stage: Stage,
-    exit: bool,
-    reject: Option<u64>,
+    pub(crate) exit: bool,
+    pub(crate) reject: Option<u64>,
     /// Set whenever `exit` or `reject` is set: one test per statement.
-    halt: bool,
+    pub(crate) halt: bool,
     /// Table and entry whose action runs (for direct meters).
-    current_entry: Option<(u32, u32)>,
+    pub(crate) current_entry: Option<(u32, u32)>,
 }
 
 impl std::fmt::Debug for Exec<'_> {
@@ -440,12 +440,12 @@ impl<'a> Exec<'a> {
     }
 
     #[inline]
-    fn ld(&self, s: u32) -> u64 {
+    pub(crate) fn ld(&self, s: u32) -> u64 {
         self.n.get(s as usize).copied().unwrap_or(0)
     }
 
     #[inline]
-    fn st(&mut self, s: u32, v: u64) {
+    pub(crate) fn st(&mut self, s: u32, v: u64) {
         if let Some(x) = self.n.get_mut(s as usize) {
             *x = v;
         }
@@ -555,7 +555,7 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
-    fn stmt(&mut self, s: &St) -> Flow {
+    pub(crate) fn stmt(&mut self, s: &St) -> Flow {
         match s {
             St::Set(slot, e) => {
                 let v = self.eval(e);
@@ -778,7 +778,7 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn extract(&mut self, h: &HeaderRef) -> Flow {
+    pub(crate) fn extract(&mut self, h: &HeaderRef) -> Flow {
         let Ok((bn, bw, advance)) = self.header_base(h) else {
             return Flow::Reject(self.prog.error_code("StackOutOfBounds").unwrap_or(0));
         };
@@ -820,7 +820,7 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
-    fn emit(&mut self, h: &HeaderRef) {
+    pub(crate) fn emit(&mut self, h: &HeaderRef) {
         let Ok((bn, bw, _)) = self.header_base(h) else {
             return;
         };
@@ -883,7 +883,7 @@ impl<'a> Exec<'a> {
     }
 
     /// Applies a table: whether it hit, and the position of the action run.
-    fn apply_table(&mut self, t: u32) -> (bool, Option<usize>) {
+    pub(crate) fn apply_table(&mut self, t: u32) -> (bool, Option<usize>) {
         let prog = self.prog;
         let Some(table) = prog.tables.get(t as usize) else {
             return (false, None);
@@ -983,7 +983,7 @@ impl<'a> Exec<'a> {
         (hit, pos)
     }
 
-    fn store_target(&mut self, t: &Target, v: u64, wide: Option<Bits>) {
+    pub(crate) fn store_target(&mut self, t: &Target, v: u64, wide: Option<Bits>) {
         match t {
             Target::N(s, w) => self.st(*s, v & mask(*w)),
             Target::W(s, ty) => {
@@ -1057,7 +1057,7 @@ impl<'a> Exec<'a> {
             .collect()
     }
 
-    fn extern_call(&mut self, c: &ExternCall) -> Flow {
+    pub(crate) fn extern_call(&mut self, c: &ExternCall) -> Flow {
         let len = self.ld(self.prog.std_meta.packet_length);
         match c {
             ExternCall::RegisterRead { reg, dst, index } => {

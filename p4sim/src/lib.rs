@@ -14,7 +14,9 @@
 //! - Compilation and execution: [`check`] (name resolution, type checking,
 //!   constant folding; `compile`, `compile_file`, `compile_source`) lowers
 //!   the AST to the [`ir`] (flat slots, pre-resolved tables and externs);
-//!   [`exec`] interprets it, [`table`] holds table entries and lookup
+//!   [`engine`] lowers it once more into closures (the default engine;
+//!   [`exec`] is the reference interpreter, and runs what the engine does
+//!   not lower), [`table`] holds table entries and lookup
 //!   indexes, and [`v1switch`] is the v1model target (`V1Switch::process`
 //!   and the control-plane API).
 //! - Tooling: [`stf`] (p4c's STF test format), [`stf_runner`] (runs STF
@@ -25,6 +27,7 @@ pub mod ast;
 pub mod bits;
 pub mod check;
 pub mod diagnostic;
+pub mod engine;
 pub mod exec;
 pub mod frontend;
 pub mod hash;

@@ -60,6 +60,9 @@ pub struct StfReport {
     pub expectations: usize,
     /// What left each port, in order.
     pub outputs: BTreeMap<u32, Vec<Vec<u8>>>,
+    /// Every packet that left the switch, in order across ports: port and
+    /// bytes (p4sim's runner only: other targets order only per port).
+    pub sequence: Vec<(u16, Vec<u8>)>,
 }
 
 impl fmt::Display for StfReport {
@@ -100,9 +103,16 @@ pub fn run_stf_with(
 
 /// Runs STF text on an already compiled program.
 pub fn run_stf_compiled(compiled: Arc<Compiled>, stf_text: &str) -> Result<StfReport, StfRunError> {
+    run_stf_on(V1Switch::new(compiled), stf_text).map(|(r, _)| r)
+}
+
+/// Runs STF text on a given switch (for instance one built with
+/// [`V1Switch::with_engine`]); returns the report and the switch in its
+/// final state.
+pub fn run_stf_on(sw: V1Switch, stf_text: &str) -> Result<(StfReport, V1Switch), StfRunError> {
     let statements = stf::parse(stf_text)?;
     let mut r = Runner {
-        sw: V1Switch::new(compiled),
+        sw,
         report: StfReport::default(),
         expected: BTreeMap::new(),
         any_ports: BTreeSet::new(),
@@ -119,7 +129,7 @@ pub fn run_stf_compiled(compiled: Arc<Compiled>, stf_text: &str) -> Result<StfRe
     r.check_outputs();
     r.report.outputs = std::mem::take(&mut r.actual);
     r.report.passed = r.report.failures.is_empty();
-    Ok(r.report)
+    Ok((r.report, r.sw))
 }
 
 struct Runner {
@@ -274,6 +284,7 @@ impl Runner {
                 let outs = self.sw.process(port, data);
                 for o in outs {
                     self.report.packets_out += 1;
+                    self.report.sequence.push((o.port, o.data.clone()));
                     self.actual
                         .entry(u32::from(o.port))
                         .or_default()

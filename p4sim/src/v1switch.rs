@@ -32,6 +32,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::bits::{BitType, Bits};
+use crate::engine::CompiledProgram;
 use crate::exec::{Effects, Exec, Frame, RegisterCells, Runtime, Stage};
 use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
 use crate::pre::Pre;
@@ -68,6 +69,85 @@ pub struct OutputPacket {
     pub port: u16,
     /// Bytes.
     pub data: Vec<u8>,
+}
+
+/// Output packets of [`V1Switch::process_batch`], stored back to back in
+/// one buffer that is reused from batch to batch (no allocation per packet
+/// once it has grown).
+#[derive(Debug, Clone, Default)]
+pub struct OutputArena {
+    bytes: Vec<u8>,
+    packets: Vec<ArenaPacket>,
+}
+
+/// One packet in an [`OutputArena`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArenaPacket {
+    /// Index of the input packet (in the batch) that caused it.
+    pub input: u32,
+    /// Egress port.
+    pub port: u16,
+    start: usize,
+    end: usize,
+}
+
+impl OutputArena {
+    /// An empty arena.
+    pub fn new() -> OutputArena {
+        OutputArena::default()
+    }
+
+    /// Forgets the packets, keeping the memory.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.packets.clear();
+    }
+
+    /// Number of packets.
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    /// Whether there are no packets.
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+
+    /// The packets in output order: metadata and bytes.
+    pub fn iter(&self) -> impl Iterator<Item = (ArenaPacket, &[u8])> + '_ {
+        self.packets
+            .iter()
+            .map(|p| (*p, self.bytes.get(p.start..p.end).unwrap_or(&[])))
+    }
+
+    fn push(&mut self, input: u32, port: u16, data: &[u8]) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(data);
+        self.packets.push(ArenaPacket {
+            input,
+            port,
+            start,
+            end: self.bytes.len(),
+        });
+    }
+}
+
+/// Where output packets go.
+enum Sink<'o> {
+    Vec(&'o mut Vec<OutputPacket>),
+    Arena(&'o mut OutputArena, u32),
+}
+
+impl Sink<'_> {
+    fn push(&mut self, port: u16, data: &[u8]) {
+        match self {
+            Sink::Vec(v) => v.push(OutputPacket {
+                port,
+                data: data.to_vec(),
+            }),
+            Sink::Arena(a, input) => a.push(*input, port, data),
+        }
+    }
 }
 
 /// A `digest()` the ingress pipeline sent.
@@ -222,15 +302,34 @@ pub enum RuntimeError {
     Pre(#[from] crate::pre::PreError),
 }
 
+/// Which engine runs a switch's pipelines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The program lowered to closures once, at construction
+    /// ([`crate::engine`]); the default.
+    #[default]
+    Compiled,
+    /// The tree-walking interpreter ([`crate::exec`]), the reference the
+    /// compiled engine is tested against.
+    Reference,
+}
+
 /// The v1model switch: program, tables, externs' state and PRE.
 #[derive(Debug)]
 pub struct V1Switch {
     prog: Arc<Compiled>,
+    engine: Option<Arc<CompiledProgram>>,
     rt: Runtime,
     pre: Pre,
     digests: Vec<Digest>,
     frame: Frame,
     e2e_depth: usize,
+    /// Frames for multicast copies, reused.
+    spare: Vec<Frame>,
+    /// The deparser's output buffer, reused.
+    deparsed: Vec<u8>,
+    /// Slot values saved for multicast replicas, reused.
+    saved: Vec<u64>,
 }
 
 /// Field-list values carried to a clone, resubmit or recirculation:
@@ -257,21 +356,61 @@ impl V1Switch {
     /// A switch running `compiled`, with empty tables (program entries
     /// installed), zeroed registers and counters, and the clock at 0.
     pub fn new(compiled: Arc<Compiled>) -> V1Switch {
+        V1Switch::with_engine(compiled, Engine::Compiled)
+    }
+
+    /// A switch running `compiled` on the given engine.
+    pub fn with_engine(compiled: Arc<Compiled>, engine: Engine) -> V1Switch {
+        let engine = match engine {
+            Engine::Compiled => Some(Arc::new(CompiledProgram::new(&compiled))),
+            Engine::Reference => None,
+        };
+        V1Switch::with_lowered(compiled, engine)
+    }
+
+    /// A switch running a program lowered before (lowering once for many
+    /// switches); `lowered` must come from the same `compiled`.
+    pub fn with_compiled_program(
+        compiled: Arc<Compiled>,
+        lowered: Arc<CompiledProgram>,
+    ) -> V1Switch {
+        V1Switch::with_lowered(compiled, Some(lowered))
+    }
+
+    fn with_lowered(compiled: Arc<Compiled>, engine: Option<Arc<CompiledProgram>>) -> V1Switch {
         let rt = Runtime::new(&compiled);
         let frame = Frame::new(&compiled);
         V1Switch {
             prog: compiled,
+            engine,
             rt,
             pre: Pre::new(),
             digests: Vec::new(),
             frame,
             e2e_depth: 0,
+            spare: Vec::new(),
+            deparsed: Vec::new(),
+            saved: Vec::new(),
         }
     }
 
     /// The compiled program.
     pub fn program(&self) -> &Arc<Compiled> {
         &self.prog
+    }
+
+    /// Which engine runs the pipelines.
+    pub fn engine(&self) -> Engine {
+        if self.engine.is_some() {
+            Engine::Compiled
+        } else {
+            Engine::Reference
+        }
+    }
+
+    /// The lowered program, when the compiled engine runs.
+    pub fn compiled_program(&self) -> Option<&Arc<CompiledProgram>> {
+        self.engine.as_ref()
     }
 
     /// Sets the clock (microseconds) used for timestamps and meters.
@@ -299,6 +438,54 @@ impl V1Switch {
         std::mem::take(&mut self.digests)
     }
 
+    /// The first difference between the run-time state of two switches
+    /// running the same program (registers, counters, direct counters and
+    /// meters, meters, the random generator, the log, digests), or `Ok`
+    /// when there is none. For tests of one engine against the other.
+    pub fn compare_state(&self, other: &V1Switch) -> Result<(), String> {
+        let (a, b) = (&self.rt, &other.rt);
+        for (i, (x, y)) in a.registers.iter().zip(&b.registers).enumerate() {
+            if x != y {
+                let name = self.prog.registers.get(i).map_or("?", |r| r.name.as_str());
+                let at = match (x, y) {
+                    (RegisterCells::Narrow(x), RegisterCells::Narrow(y)) => {
+                        x.iter().zip(y).position(|(p, q)| p != q)
+                    }
+                    _ => None,
+                };
+                return Err(format!("register {name} differs at index {at:?}"));
+            }
+        }
+        for (i, (x, y)) in a.counters.iter().zip(&b.counters).enumerate() {
+            if x != y {
+                let name = self.prog.counters.get(i).map_or("?", |c| c.name.as_str());
+                let at = x.iter().zip(y).position(|(p, q)| p != q);
+                return Err(format!("counter {name} differs at index {at:?}"));
+            }
+        }
+        for (i, (x, y)) in a.tables.iter().zip(&b.tables).enumerate() {
+            let ex: Vec<_> = x.iter().map(|(h, e)| (h, e.counter, &e.meter)).collect();
+            let ey: Vec<_> = y.iter().map(|(h, e)| (h, e.counter, &e.meter)).collect();
+            if ex != ey {
+                let name = self.prog.tables.get(i).map_or("?", |t| t.name.as_str());
+                return Err(format!("direct counters or meters of table {name} differ"));
+            }
+        }
+        if a.meters != b.meters {
+            return Err("meters differ".into());
+        }
+        if a.rng != b.rng {
+            return Err("random generator states differ".into());
+        }
+        if a.log != b.log {
+            return Err(format!("logs differ: {:?} vs {:?}", a.log, b.log));
+        }
+        if self.digests != other.digests {
+            return Err("digests differ".into());
+        }
+        Ok(())
+    }
+
     /// Takes the `log_msg` output and notes (failed assertions, ...).
     pub fn take_log(&mut self) -> Vec<String> {
         std::mem::take(&mut self.rt.log)
@@ -310,6 +497,25 @@ impl V1Switch {
     /// returns the packets it sends, in the order simple_switch would.
     pub fn process(&mut self, ingress_port: u16, packet: &[u8]) -> Vec<OutputPacket> {
         let mut out = Vec::new();
+        self.process_into(ingress_port, packet, &mut Sink::Vec(&mut out));
+        out
+    }
+
+    /// Runs a batch of packets `(ingress port, bytes)` in order, appending
+    /// what they send to `out` (which is not cleared) with the index of
+    /// the input each came from. The same as calling [`V1Switch::process`]
+    /// on each, without allocating per output packet.
+    pub fn process_batch<'p, I>(&mut self, inputs: I, out: &mut OutputArena)
+    where
+        I: IntoIterator<Item = (u16, &'p [u8])>,
+    {
+        for (i, (port, packet)) in inputs.into_iter().enumerate() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            self.process_into(port, packet, &mut Sink::Arena(out, i));
+        }
+    }
+
+    fn process_into(&mut self, ingress_port: u16, packet: &[u8], out: &mut Sink<'_>) {
         let mut jobs = VecDeque::new();
         self.ingress(
             IngressJob {
@@ -319,7 +525,7 @@ impl V1Switch {
                 preserved: None,
             },
             &mut jobs,
-            &mut out,
+            out,
         );
         let mut passes = 1;
         while let Some(job) = jobs.pop_front() {
@@ -330,9 +536,8 @@ impl V1Switch {
                 ));
                 break;
             }
-            self.ingress(job, &mut jobs, &mut out);
+            self.ingress(job, &mut jobs, out);
         }
-        out
     }
 
     fn parse_into(
@@ -361,7 +566,10 @@ impl V1Switch {
         let mut fx = Effects::default();
         let (err, cursor) = {
             let mut ex = Exec::new(prog, &mut self.rt, frame, &mut fx, data, &[], Stage::Parser);
-            let e = ex.run_parser();
+            let e = match &self.engine {
+                Some(c) => c.run_parser(&mut ex),
+                None => ex.run_parser(),
+            };
             (e, ex.cursor)
         };
         if err != 0 {
@@ -383,7 +591,7 @@ impl V1Switch {
         payload: &[u8],
         stage: Stage,
         which: u8,
-    ) -> Vec<u8> {
+    ) {
         let prog: &Compiled = &self.prog;
         let body = match which {
             0 => &prog.verify_checksum,
@@ -392,16 +600,26 @@ impl V1Switch {
             3 => &prog.compute_checksum,
             _ => &prog.deparser,
         };
+        if which == 4 {
+            self.deparsed.clear();
+        }
         if body.is_empty() {
-            return Vec::new();
+            return;
         }
         let mut ex = Exec::new(prog, &mut self.rt, frame, fx, &[], payload, stage);
         if which == 4 {
-            ex.out = crate::exec::BitWriter::with_buffer(Vec::with_capacity(payload.len() + 256));
+            let mut buf = std::mem::take(&mut self.deparsed);
+            buf.reserve(payload.len() + 256);
+            ex.out = crate::exec::BitWriter::with_buffer(buf);
         }
-        ex.run_control(body);
+        match &self.engine {
+            Some(c) => c.run_control(&mut ex, usize::from(which)),
+            None => ex.run_control(body),
+        }
         let out = std::mem::take(&mut ex.out);
-        if which == 4 { out.finish() } else { Vec::new() }
+        if which == 4 {
+            self.deparsed = out.finish();
+        }
     }
 
     fn capture(&self, frame: &Frame, list: Option<u8>) -> Preserved {
@@ -463,7 +681,7 @@ impl V1Switch {
         &mut self,
         job: IngressJob<'a>,
         jobs: &mut VecDeque<IngressJob<'a>>,
-        out: &mut Vec<OutputPacket>,
+        out: &mut Sink<'_>,
     ) {
         let sm = &self.prog.std_meta.clone();
         let mut frame = std::mem::replace(
@@ -532,10 +750,48 @@ impl V1Switch {
         let grp = Self::get(&frame, sm.mcast_grp);
         if grp != 0 {
             let replicas = self.pre.replicate(grp as u32, 0);
+            let shared = self
+                .engine
+                .as_ref()
+                .and_then(|e| e.egress_writes.clone())
+                .filter(|_| frame.w.is_empty());
+            if let Some(writes) = shared {
+                // The replicas run on the ingress frame itself; between
+                // them only the slots egress can write are restored.
+                let mut saved = std::mem::take(&mut self.saved);
+                saved.clear();
+                saved.extend(writes.iter().map(|&s| Self::get(&frame, s)));
+                for (k, r) in replicas.into_iter().enumerate() {
+                    if k > 0 {
+                        for (&s, &v) in writes.iter().zip(&saved) {
+                            Self::put(&mut frame, s, v);
+                        }
+                    }
+                    Self::put(&mut frame, sm.instance_type, instance_type::REPLICATION);
+                    frame = self.egress(
+                        frame,
+                        u64::from(r.port),
+                        u64::from(r.rid),
+                        payload,
+                        job.port,
+                        fx.truncate,
+                        jobs,
+                        out,
+                    );
+                }
+                self.saved = saved;
+                self.frame = frame;
+                return;
+            }
             for r in replicas {
-                let mut copy = frame.clone();
+                let mut copy = self.spare.pop().unwrap_or_else(|| Frame {
+                    n: Vec::new(),
+                    w: Vec::new(),
+                });
+                copy.n.clone_from(&frame.n);
+                copy.w.clone_from(&frame.w);
                 Self::put(&mut copy, sm.instance_type, instance_type::REPLICATION);
-                self.egress(
+                let copy = self.egress(
                     copy,
                     u64::from(r.port),
                     u64::from(r.rid),
@@ -545,6 +801,7 @@ impl V1Switch {
                     jobs,
                     out,
                 );
+                self.spare.push(copy);
             }
             self.frame = frame;
             return;
@@ -571,7 +828,7 @@ impl V1Switch {
         ingress_port: u64,
         truncate: Option<u32>,
         jobs: &mut VecDeque<IngressJob<'_>>,
-        out: &mut Vec<OutputPacket>,
+        out: &mut Sink<'_>,
     ) -> Frame {
         let sm = &self.prog.std_meta.clone();
         Self::put(&mut frame, sm.egress_port, port & 0x1ff);
@@ -604,13 +861,14 @@ impl V1Switch {
         if Self::get(&frame, sm.egress_spec) != DROP_PORT {
             let mut fx2 = Effects::default();
             self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 3);
-            let mut bytes = self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 4);
+            self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 4);
+            let mut bytes = std::mem::take(&mut self.deparsed);
             bytes.extend_from_slice(payload);
             if let Some(list) = fx.recirculate {
                 let preserved = self.capture(&frame, Some(list));
                 jobs.push_back(IngressJob {
                     port: ingress_port,
-                    data: bytes.into(),
+                    data: bytes.clone().into(),
                     instance_type: instance_type::RECIRC,
                     preserved: Some(preserved),
                 });
@@ -618,11 +876,9 @@ impl V1Switch {
                 if let Some(t) = fx.truncate.or(truncate) {
                     bytes.truncate(t as usize);
                 }
-                out.push(OutputPacket {
-                    port: (port & 0x1ff) as u16,
-                    data: bytes,
-                });
+                out.push((port & 0x1ff) as u16, &bytes);
             }
+            self.deparsed = bytes;
         }
         if let Some((copy, replicas)) = clone_frame {
             for r in replicas {

@@ -107,10 +107,16 @@ pub fn bits(width: u32, v: u128) -> Bits {
     Bits::from_u128(BitType::unsigned(width).unwrap(), v)
 }
 
+#[allow(dead_code)]
 pub fn setup(lanes: usize) -> (V1Switch, Vec<u8>) {
+    setup_with(lanes, p4sim::v1switch::Engine::Compiled)
+}
+
+#[allow(dead_code)]
+pub fn setup_with(lanes: usize, engine: p4sim::v1switch::Engine) -> (V1Switch, Vec<u8>) {
     let compiled =
         p4sim::check::compile_source("bench.p4", &program(lanes)).unwrap_or_else(|e| panic!("{e}"));
-    let mut sw = V1Switch::new(Arc::new(compiled));
+    let mut sw = V1Switch::with_engine(Arc::new(compiled), engine);
     for i in 0..100u128 {
         sw.table_add(
             "route",

@@ -1,0 +1,224 @@
+//! The compiled engine against the reference interpreter: every program
+//! that runs, its STF (if any), then random and mutated packets, through
+//! both engines; the output frames (port and bytes, in order) and the
+//! run-time state (registers, counters, direct counters, meters, random
+//! generator, log, digests) must be identical after every packet.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use p4sim::ir::Compiled;
+use p4sim::v1switch::{Engine, V1Switch};
+
+#[path = "../benches/support/esa.rs"]
+mod esa;
+
+fn pair(c: &Arc<Compiled>) -> (V1Switch, V1Switch) {
+    (
+        V1Switch::with_engine(Arc::clone(c), Engine::Reference),
+        V1Switch::with_engine(Arc::clone(c), Engine::Compiled),
+    )
+}
+
+/// Runs one packet through both switches; panics on any difference.
+fn step(
+    what: &str,
+    i: usize,
+    r: &mut V1Switch,
+    f: &mut V1Switch,
+    port: u16,
+    pkt: &[u8],
+) -> Vec<Vec<u8>> {
+    let a = r.process(port, pkt);
+    let b = f.process(port, pkt);
+    assert_eq!(
+        a,
+        b,
+        "{what}: packet {i} (port {port}, {} bytes): outputs differ",
+        pkt.len()
+    );
+    if let Err(e) = r.compare_state(f) {
+        panic!("{what}: packet {i}: state differs after the packet: {e}");
+    }
+    a.into_iter().map(|o| o.data).collect()
+}
+
+fn programs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut out = vec![];
+    for dir in ["conformance", "frontend_programs"] {
+        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
+            out.extend(
+                rd.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "p4")),
+            );
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn engines_agree_on_every_program_with_stf_and_random_packets() {
+    let mut rng = esa::Rng(0x5eed_1234_5678_9abc);
+    let mut ran = 0;
+    let mut with_stf = 0;
+    for p in programs() {
+        let Ok(c) = p4sim::check::compile_file(&p, &[]) else {
+            continue;
+        };
+        ran += 1;
+        let c = Arc::new(c);
+        let what = p.display().to_string();
+        let (mut r, mut f) = pair(&c);
+        let mut pool: Vec<Vec<u8>> = vec![];
+        if let Ok(stf) = std::fs::read_to_string(p.with_extension("stf")) {
+            with_stf += 1;
+            let (ra, r2) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
+            let (fa, f2) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+            assert!(ra.passed, "{what}: the STF fails on the reference:\n{ra}");
+            assert_eq!(ra.sequence, fa.sequence, "{what}: STF outputs differ");
+            assert_eq!(ra.failures, fa.failures, "{what}: STF failures differ");
+            assert_eq!(ra.notes, fa.notes, "{what}: STF notes differ");
+            (r, f) = (r2, f2);
+            r.compare_state(&f)
+                .unwrap_or_else(|e| panic!("{what}: after the STF: {e}"));
+            pool.extend(ra.sequence.into_iter().map(|(_, d)| d));
+        }
+        for sw in [&mut r, &mut f] {
+            let _ = sw.pre_mut().mirroring_add(5, 3);
+            if sw.pre_mut().mc_mgrp_create(1).is_ok() {
+                let n = sw.pre_mut().mc_node_create(1, &[1, 2], &[]).unwrap();
+                sw.pre_mut().mc_node_associate(1, n).unwrap();
+            }
+        }
+        for i in 0..400 {
+            let port = (rng.below(8)) as u16;
+            let pkt: Vec<u8> = if !pool.is_empty() && rng.chance(60) {
+                // a packet seen before, mutated
+                let mut x = pool[rng.below(pool.len() as u64) as usize].clone();
+                for _ in 0..rng.below(3) {
+                    if !x.is_empty() {
+                        let at = rng.below(x.len() as u64) as usize;
+                        x[at] ^= 1 << rng.below(8);
+                    }
+                }
+                if rng.chance(10) {
+                    x.truncate(rng.below(x.len() as u64 + 1) as usize);
+                }
+                x
+            } else {
+                let len = rng.below(90) as usize;
+                (0..len).map(|_| rng.next() as u8).collect()
+            };
+            r.set_time_us(i as u64 * 7);
+            f.set_time_us(i as u64 * 7);
+            let outs = step(&what, i, &mut r, &mut f, port, &pkt);
+            if pool.len() < 64 {
+                pool.extend(outs);
+            }
+        }
+    }
+    assert!(ran >= 25, "only {ran} programs compiled");
+    assert!(with_stf >= 20, "only {with_stf} programs had an STF");
+}
+
+fn esa_agrees(lanes: usize) {
+    let c = esa::compile(lanes, 64);
+    let (mut r, mut f) = pair(&c);
+    esa::program(&mut r, 40);
+    esa::program(&mut f, 40);
+    let what = format!("esa.p4 K={lanes}");
+    let mut now = 0u64;
+    // the benchmark stream, then random and mutated packets
+    for (i, (port, pkt)) in esa::trace(lanes, 24, 7).iter().enumerate() {
+        now += 1;
+        r.set_time_us(now);
+        f.set_time_us(now);
+        step(&what, i, &mut r, &mut f, *port, pkt);
+    }
+    for (i, (dt, port, pkt)) in esa::random_packets(lanes, 700, lanes as u64)
+        .iter()
+        .enumerate()
+    {
+        now += dt;
+        r.set_time_us(now);
+        f.set_time_us(now);
+        step(&what, i, &mut r, &mut f, *port, pkt);
+    }
+    // nothing of esa.p4 runs in the interpreter
+    let lowered = f.compiled_program().unwrap().stats();
+    assert_eq!(lowered.statements_interpreted, 0, "{what}: {lowered:?}");
+    assert_eq!(lowered.expressions_interpreted, 0, "{what}: {lowered:?}");
+}
+
+#[test]
+fn engines_agree_on_esa_p4_with_4_lanes() {
+    esa_agrees(4);
+}
+
+#[test]
+fn engines_agree_on_esa_p4_with_32_lanes() {
+    esa_agrees(32);
+}
+
+#[test]
+fn engines_agree_on_esa_p4_with_64_lanes() {
+    esa_agrees(64);
+}
+
+#[test]
+fn engines_agree_on_esa_stf_tests() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/tests");
+    let program = dir.join("esa_small.p4");
+    let Ok(c) = p4sim::check::compile_file(&program, &[]) else {
+        panic!("esa_small.p4 does not compile");
+    };
+    let c = Arc::new(c);
+    let mut ran = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "stf") {
+            continue;
+        }
+        let stf = std::fs::read_to_string(&p).unwrap();
+        let (r, f) = pair(&c);
+        let (ra, r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
+        let (fa, f) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+        assert_eq!(ra.sequence, fa.sequence, "{}", p.display());
+        assert_eq!(ra.failures, fa.failures, "{}", p.display());
+        assert_eq!(ra.notes, fa.notes, "{}", p.display());
+        r.compare_state(&f).unwrap();
+        ran += 1;
+    }
+    assert!(ran >= 5);
+}
+
+#[test]
+fn process_batch_sends_what_process_sends() {
+    let c = esa::compile(8, 64);
+    let mut one = V1Switch::new(Arc::clone(&c));
+    let mut batched = V1Switch::new(Arc::clone(&c));
+    esa::program(&mut one, 40);
+    esa::program(&mut batched, 40);
+    let packets = esa::random_packets(8, 600, 99);
+    let mut arena = p4sim::v1switch::OutputArena::new();
+    for (n, chunk) in packets.chunks(37).enumerate() {
+        one.set_time_us(n as u64 * 50);
+        batched.set_time_us(n as u64 * 50);
+        let mut want = vec![];
+        for (i, (_, port, pkt)) in chunk.iter().enumerate() {
+            for o in one.process(*port, pkt) {
+                want.push((i as u32, o.port, o.data));
+            }
+        }
+        arena.clear();
+        batched.process_batch(chunk.iter().map(|(_, p, d)| (*p, d.as_slice())), &mut arena);
+        let have: Vec<_> = arena
+            .iter()
+            .map(|(p, d)| (p.input, p.port, d.to_vec()))
+            .collect();
+        assert_eq!(have, want, "batch {n}");
+        one.compare_state(&batched).unwrap();
+    }
+}
