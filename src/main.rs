@@ -18,6 +18,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Benchmarks to run on your own machine; each prints its figures.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
     /// Run the built-in two-job scenario in the deterministic simulator
     /// (workers, parameter servers and the switch's reference model in
     /// virtual time) and print a per-job summary.
@@ -150,6 +155,7 @@ enum SimMode {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Sim { mode, seed, loss } => run_sim(mode, seed, loss),
+        Command::Bench { what } => run_bench(what),
         Command::Worker(args) => run_worker(&args),
         Command::Ps(args) => Ok(esa_host::cli::run_ps(&args)?),
         Command::Switch(args) => Ok(esa_switch::cli::run(&args)?),
@@ -190,6 +196,76 @@ fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Resu
             std::process::exit(1);
         }
     }
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// esa.p4 on p4sim's compiled engine and on its reference interpreter,
+    /// beside esa-core's pool model, on the same generated four-job traffic
+    /// (after checking all three agree on every packet); one line per
+    /// engine ending in `pps=<packets per second>`, median of the runs, on
+    /// one core.
+    Dataplane {
+        /// The P4 program (default: the repository's p4/v1model/esa.p4).
+        #[arg(long, value_name = "FILE")]
+        p4: Option<std::path::PathBuf>,
+        /// Value lanes per packet (ESA_LANES): 4, 8, 16, 32 or 64.
+        #[arg(long, default_value_t = 32)]
+        lanes: usize,
+        /// Packets per timed run.
+        #[arg(long, default_value_t = 200_000)]
+        packets: usize,
+        /// Timed runs per engine (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+    },
+}
+
+fn run_bench(what: BenchCommand) -> Result<()> {
+    let BenchCommand::Dataplane {
+        p4,
+        lanes,
+        packets,
+        repeats,
+    } = what;
+    if !esa_core::p4gen::P4_LANE_COUNTS.contains(&lanes) {
+        bail!(
+            "--lanes {lanes}: esa.p4 is built for {:?} lanes",
+            esa_core::p4gen::P4_LANE_COUNTS
+        );
+    }
+    if packets == 0 || repeats == 0 {
+        bail!("--packets and --repeats must be at least 1");
+    }
+    let options = esa::dataplane::BenchOptions {
+        program: p4.unwrap_or_else(esa::dataplane::default_program),
+        lanes,
+        packets,
+        repeats,
+    };
+    println!(
+        "{} (K={lanes}, {} slots), four-job mix, {packets} packets per run, median of {repeats} \
+         runs, one core",
+        options.program.display(),
+        esa::dataplane::SLOTS
+    );
+    let (_, rates) = esa::dataplane::bench(&options, |line| eprintln!("{line}"))
+        .map_err(|e| anyhow::anyhow!(e))?;
+    for r in &rates {
+        println!("{:<10} pps={:.0}", r.name, r.pps);
+    }
+    let get = |n: &str| {
+        rates
+            .iter()
+            .find(|r| r.name == n)
+            .map_or(f64::NAN, |r| r.pps)
+    };
+    println!(
+        "compiled/reference {:.2}x, compiled/model {:.3}x",
+        get("compiled") / get("reference"),
+        get("compiled") / get("model")
+    );
+    Ok(())
 }
 
 /// Where `esa stf` runs a test.

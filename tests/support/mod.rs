@@ -61,7 +61,7 @@ pub fn random_jobs(rng: &mut Rng, slots: usize) -> Vec<Job> {
 /// Whether `port` gets an egress host entry: some ports have none, so their
 /// copies keep the addresses they came with.
 pub fn has_host_entry(port: u16) -> bool {
-    port % 3 != 0
+    !port.is_multiple_of(3)
 }
 
 /// The host addresses of `port`.

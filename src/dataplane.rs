@@ -1,0 +1,458 @@
+//! The data-plane benchmark: `esa.p4` on p4sim's compiled engine and on its
+//! reference interpreter, beside esa-core's pool model, on the same
+//! generated multi-job traffic (`esa bench dataplane`, and
+//! `cargo bench --bench esa_p4` with criterion).
+//!
+//! The mix: four jobs sharing a 4096-slot pool — two `esa` jobs of four
+//! workers at priorities 7 and 3, an `atp` job of two workers whose PS
+//! returns each RESULT through the switch (the release), and a `switchml`
+//! job of two workers in its own 1024-slot range — each streaming a window
+//! of chunks with workers interleaved, 2 % of DATA packets resent, and one
+//! packet in fifty that is not ESA (L2).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
+use esa_core::rng::Rng;
+use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+use esa_core::worker::{SlotMapping, slot_for};
+use p4sim::bits::{BitType, Bits};
+use p4sim::v1switch::{Engine, MatchValue, OutputArena, TableEntry, V1Switch};
+
+/// Slots of the benchmark's pool (esa.p4's default).
+pub const SLOTS: usize = 4096;
+/// Chunks each job keeps in flight.
+pub const WINDOW: usize = 256;
+
+/// One job of the mix.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Job id.
+    pub id: u16,
+    /// Its job-table entry.
+    pub entry: JobEntry,
+    /// Its workers' switch ports.
+    pub workers: Vec<u16>,
+    /// The priority its packets carry.
+    pub priority: u8,
+}
+
+/// The four jobs of the mix.
+pub fn jobs() -> Vec<Job> {
+    let spec = [
+        (1u16, Mode::Esa, 4u8, 7u8, 0u16, 4095u16),
+        (2, Mode::Esa, 4, 3, 0, 4095),
+        (3, Mode::Atp, 2, 5, 0, 4095),
+        (4, Mode::SwitchMl, 2, 5, 3072, 1023),
+    ];
+    let mut port = 1;
+    let mut out = vec![];
+    for (k, (id, mode, fan_in, priority, slot_base, slot_mask)) in spec.into_iter().enumerate() {
+        let workers: Vec<u16> = (port..port + u16::from(fan_in)).collect();
+        let ps_port = port + u16::from(fan_in);
+        port = ps_port + 1;
+        let entry = JobEntry {
+            fan_in,
+            mode,
+            max_priority: 7,
+            mcast_group: k as u16 + 1,
+            ps_port,
+            slot_base,
+            slot_mask,
+        };
+        out.push(Job {
+            id,
+            entry,
+            workers,
+            priority,
+        });
+    }
+    out
+}
+
+fn b(width: u32, value: u64) -> Bits {
+    Bits::from_u64(BitType::unsigned(width).expect("width in range"), value)
+}
+
+fn mac_value(mac: MacAddr) -> u64 {
+    mac.0.iter().fold(0, |a, x| a << 8 | u64::from(*x))
+}
+
+/// The repository's `p4/v1model/esa.p4`.
+pub fn default_program() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/v1model/esa.p4")
+}
+
+/// `program` compiled by p4sim for `lanes` lanes.
+pub fn compile(program: &Path, lanes: usize) -> Result<Arc<p4sim::ir::Compiled>, String> {
+    let options = p4sim::frontend::FrontendOptions {
+        include_dirs: vec![],
+        defines: vec![("ESA_LANES".into(), lanes.to_string())],
+    };
+    let ast = p4sim::frontend::parse_program_with(program, &options).map_err(|d| d.to_string())?;
+    Ok(Arc::new(
+        p4sim::check::compile(&ast).map_err(|d| d.to_string())?,
+    ))
+}
+
+/// A switch on `engine` and the pool model, programmed alike, as the
+/// controller programs them.
+pub fn program(
+    jobs: &[Job],
+    compiled: &Arc<p4sim::ir::Compiled>,
+    lanes: usize,
+    engine: Engine,
+) -> Result<(V1Switch, Pool), String> {
+    let mut sw = V1Switch::with_engine(Arc::clone(compiled), engine);
+    let mut pool = Pool::new(PoolConfig {
+        slots: SLOTS,
+        lanes,
+        stale_after_us: 1_000_000,
+    })
+    .map_err(|e| e.to_string())?;
+    let add = |sw: &mut V1Switch,
+               table: &str,
+               matches: Vec<MatchValue>,
+               action: &str,
+               args: &[(&str, Bits)]|
+     -> Result<(), String> {
+        let entry = TableEntry {
+            matches,
+            priority: None,
+            action: action.to_string(),
+            args: args
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.clone()))
+                .collect(),
+        };
+        sw.table_add(table, entry)
+            .map(|_| ())
+            .map_err(|e| format!("{table}: {e}"))
+    };
+    sw.table_set_default(
+        "EsaIngress.aggregation.pool_config",
+        "EsaIngress.aggregation.set_stale_after",
+        &[("us".to_string(), b(48, 1_000_000))],
+    )
+    .map_err(|e| e.to_string())?;
+    for job in jobs {
+        let e = &job.entry;
+        let key = vec![MatchValue::Exact(b(12, job.id.into()))];
+        add(
+            &mut sw,
+            "EsaIngress.admission.jobs",
+            key.clone(),
+            "EsaIngress.admission.set_job",
+            &[
+                ("fan_in", b(8, e.fan_in.into())),
+                ("mode", b(2, e.mode.code().into())),
+                ("max_priority", b(4, e.max_priority.into())),
+                ("mcast_group", b(16, e.mcast_group.into())),
+                ("ps_port", b(9, e.ps_port.into())),
+                ("slot_base", b(16, e.slot_base.into())),
+                ("slot_mask", b(16, e.slot_mask.into())),
+            ],
+        )?;
+        add(
+            &mut sw,
+            "EsaIngress.aggregation.job_route",
+            key,
+            "EsaIngress.aggregation.set_route",
+            &[
+                ("ps_port", b(9, e.ps_port.into())),
+                ("fan_in", b(8, e.fan_in.into())),
+                ("slot_base", b(16, e.slot_base.into())),
+                ("slot_mask", b(16, e.slot_mask.into())),
+            ],
+        )?;
+        pool.insert_job(job.id, *e).map_err(|e| e.to_string())?;
+        let mut members = job.workers.clone();
+        members.push(e.ps_port);
+        for &p in &members {
+            let (mac, ip) = (MacAddr::local(p.into()), Ipv4Addr::new(10, 0, 0, p as u8));
+            pool.authorize(job.id, p);
+            pool.set_host(p, mac, ip);
+            add(
+                &mut sw,
+                "EsaIngress.admission.job_ports",
+                vec![
+                    MatchValue::Exact(b(12, job.id.into())),
+                    MatchValue::Exact(b(9, p.into())),
+                ],
+                "EsaIngress.admission.allow",
+                &[],
+            )?;
+            add(
+                &mut sw,
+                "EsaEgress.egress_host",
+                vec![MatchValue::Exact(b(9, p.into()))],
+                "EsaEgress.set_host",
+                &[
+                    ("mac", b(48, mac_value(mac))),
+                    ("ip", b(32, u32::from_be_bytes(ip.0).into())),
+                ],
+            )?;
+            // Every host is reachable by L2 too.
+            add(
+                &mut sw,
+                "EsaIngress.l2.l2",
+                vec![MatchValue::Exact(b(48, mac_value(mac)))],
+                "EsaIngress.l2.forward",
+                &[("port", b(9, p.into()))],
+            )?;
+        }
+        let pre = sw.pre_mut();
+        let ports: Vec<u32> = members.iter().map(|&p| p.into()).collect();
+        let fail = |e: p4sim::pre::PreError| e.to_string();
+        pre.mc_mgrp_create(e.mcast_group.into()).map_err(fail)?;
+        let node = pre.mc_node_create(0, &ports, &[]).map_err(fail)?;
+        pre.mc_node_associate(e.mcast_group.into(), node)
+            .map_err(fail)?;
+        pool.set_group(e.mcast_group, members);
+    }
+    Ok((sw, pool))
+}
+
+/// At least `packets` packets of the mix, `(ingress port, frame)` in
+/// arrival order, for `lanes` lanes.
+pub fn trace(jobs: &[Job], lanes: usize, packets: usize) -> Vec<(u16, Vec<u8>)> {
+    let mut rng = Rng::new(42);
+    let mut out = vec![];
+    let frame = |port: u16, esa: EsaRepr, values: &[i32]| {
+        FrameRepr {
+            src_mac: MacAddr::local(port.into()),
+            dst_mac: MacAddr::local(0xfffe),
+            src_ip: Ipv4Addr::new(10, 0, 0, port as u8),
+            dst_ip: Ipv4Addr::new(10, 0, 0, 254),
+            esa,
+        }
+        .emit(values, lanes)
+    };
+    let mut round: u32 = 0;
+    while out.len() < packets {
+        let seq = round as u16;
+        round += 1;
+        for job in jobs {
+            let mapping = match job.entry.mode {
+                Mode::SwitchMl => SlotMapping::Direct,
+                Mode::Esa | Mode::Atp => SlotMapping::Hashed,
+            };
+            let slot = slot_for(mapping, job.id, seq, WINDOW, job.entry.slot_mask);
+            let mut esa = EsaRepr {
+                packet_type: PacketType::Data,
+                flags: Flags::NONE,
+                slot,
+                key: Key::new(job.priority, job.id, seq),
+                bitmap: 0,
+                fan_in: job.entry.fan_in,
+                count: 1,
+                exponent: 8,
+                worker: 0,
+            };
+            for (w, &port) in job.workers.iter().enumerate() {
+                esa.worker = w as u8;
+                esa.bitmap = 1 << w;
+                let values: Vec<i32> = (0..lanes)
+                    .map(|_| rng.range(0, 2000) as i32 - 1000)
+                    .collect();
+                let data = frame(port, esa, &values);
+                if rng.chance(0.02) {
+                    let mut resend = esa;
+                    resend.flags = Flags::RESEND;
+                    out.push((port, frame(port, resend, &values)));
+                }
+                out.push((port, data));
+                if rng.chance(0.02) {
+                    // An ARP-sized L2 frame to another host (egress drops
+                    // hairpins).
+                    let to = if port == 1 { 2 } else { 1 };
+                    let mut l2 = vec![0u8; 60];
+                    l2[..6].copy_from_slice(&MacAddr::local(to).0);
+                    l2[6..12].copy_from_slice(&MacAddr::local(port.into()).0);
+                    l2[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
+                    out.push((port, l2));
+                }
+            }
+            if job.entry.mode == Mode::Atp {
+                esa.packet_type = PacketType::Result;
+                esa.bitmap = job.entry.full_bitmap();
+                esa.count = job.entry.fan_in;
+                esa.worker = 255;
+                out.push((
+                    job.entry.ps_port,
+                    frame(job.entry.ps_port, esa, &vec![0; lanes]),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// What one pass of the trace did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Work {
+    /// Packets in.
+    pub packets: usize,
+    /// Packets the program emitted.
+    pub emitted: usize,
+    /// Chunks completed in the switch.
+    pub completed: u64,
+}
+
+/// Runs the trace once on a switch on `engine` and on the model and checks
+/// they emit the same packets (the model has no L2 table: each L2 frame must
+/// leave esa.p4 once), so the figures are for the intended work.
+pub fn check_same_work(
+    trace: &[(u16, Vec<u8>)],
+    jobs: &[Job],
+    compiled: &Arc<p4sim::ir::Compiled>,
+    lanes: usize,
+    engine: Engine,
+) -> Result<Work, String> {
+    let (mut sw, mut pool) = program(jobs, compiled, lanes, engine)?;
+    let mut emitted = 0;
+    for (i, (port, frame)) in trace.iter().enumerate() {
+        sw.set_time_us(i as u64);
+        let mut have: Vec<(u16, Vec<u8>)> = sw
+            .process(*port, frame)
+            .into_iter()
+            .map(|p| (p.port, p.data))
+            .collect();
+        emitted += have.len();
+        let d = pool.process(frame, *port, i as u64);
+        let mut want = d.emit.map(|e| pool.egress(&e)).unwrap_or_default();
+        if d.rule == "not-esa" {
+            if have.len() != 1 {
+                return Err(format!("{engine:?}: L2 frame {i} not forwarded once"));
+            }
+            continue;
+        }
+        have.sort();
+        want.sort();
+        if have != want {
+            return Err(format!(
+                "{engine:?}: esa.p4 and the pool model disagree on packet {i} (rule {})",
+                d.rule
+            ));
+        }
+    }
+    Ok(Work {
+        packets: trace.len(),
+        emitted,
+        completed: jobs.iter().map(|j| pool.counters(j.id).completed).sum(),
+    })
+}
+
+/// What `esa bench dataplane` measures.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// The P4 program (esa.p4 or a variant with the same tables).
+    pub program: PathBuf,
+    /// Lanes per packet.
+    pub lanes: usize,
+    /// Packets per timed run.
+    pub packets: usize,
+    /// Timed runs per engine; the median is reported.
+    pub repeats: usize,
+}
+
+/// Packets per `process_batch` call in the batched figure.
+pub const BATCH: usize = 64;
+
+/// One engine's figure.
+#[derive(Debug, Clone)]
+pub struct EngineRate {
+    /// `compiled`, `batched` (the compiled engine, [`BATCH`] packets per
+    /// call), `reference` or `model`.
+    pub name: &'static str,
+    /// Median packets per second.
+    pub pps: f64,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Checks that both engines and the model agree on the trace, then times
+/// `repeats` runs of `packets` packets on each (a fresh switch per run,
+/// the trace cycled when shorter), and returns the median rates.
+pub fn bench(
+    options: &BenchOptions,
+    mut progress: impl FnMut(&str),
+) -> Result<(Work, Vec<EngineRate>), String> {
+    let jobs = jobs();
+    let compiled = compile(&options.program, options.lanes)?;
+    // A trace long enough to be representative; longer runs cycle it
+    // (seqs repeat only after 65,536 rounds).
+    let trace = trace(&jobs, options.lanes, options.packets.min(200_000));
+    let work = check_same_work(&trace, &jobs, &compiled, options.lanes, Engine::Compiled)?;
+    let reference = check_same_work(&trace, &jobs, &compiled, options.lanes, Engine::Reference)?;
+    if reference != work {
+        return Err(format!(
+            "the engines did different work: {work:?} vs {reference:?}"
+        ));
+    }
+    progress(&format!(
+        "checked: compiled, reference and model agree on every packet of a {}-packet trace \
+         ({} emitted, {} chunks completed in the switch)",
+        work.packets, work.emitted, work.completed
+    ));
+    let mut rates = vec![];
+    for name in ["compiled", "batched", "reference", "model"] {
+        let mut times = vec![];
+        for run in 0..options.repeats {
+            let engine = if name == "reference" {
+                Engine::Reference
+            } else {
+                Engine::Compiled
+            };
+            let (mut sw, mut pool) = program(&jobs, &compiled, options.lanes, engine)?;
+            let mut arena = OutputArena::new();
+            let started = Instant::now();
+            let mut i = 0;
+            while i < options.packets {
+                match name {
+                    "model" => {
+                        let (port, frame) = &trace[i % trace.len()];
+                        let d = pool.process(frame, *port, i as u64);
+                        std::hint::black_box(d.emit.map(|e| pool.egress(&e)));
+                        i += 1;
+                    }
+                    "batched" => {
+                        let n = BATCH.min(options.packets - i);
+                        sw.set_time_us(i as u64);
+                        arena.clear();
+                        let batch = (i..i + n).map(|k| {
+                            let (port, frame) = &trace[k % trace.len()];
+                            (*port, frame.as_slice())
+                        });
+                        sw.process_batch(batch, &mut arena);
+                        std::hint::black_box(&arena);
+                        i += n;
+                    }
+                    _ => {
+                        let (port, frame) = &trace[i % trace.len()];
+                        sw.set_time_us(i as u64);
+                        std::hint::black_box(sw.process(*port, frame));
+                        i += 1;
+                    }
+                }
+            }
+            times.push(started.elapsed());
+            progress(&format!(
+                "{name}: run {}/{} {:.0} packets/s",
+                run + 1,
+                options.repeats,
+                options.packets as f64 / times[run].as_secs_f64()
+            ));
+        }
+        rates.push(EngineRate {
+            name,
+            pps: options.packets as f64 / median(times).as_secs_f64(),
+        });
+    }
+    Ok((work, rates))
+}
