@@ -43,11 +43,13 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs `esa`; with `path`, that is the only place it finds tools (no
+/// `ESA_BMV2_DIR` either).
 fn esa(args: &[&str], path: Option<&str>) -> Output {
     let mut command = Command::new(ESA);
     command.args(args);
     if let Some(path) = path {
-        command.env("PATH", path);
+        command.env("PATH", path).env_remove("ESA_BMV2_DIR");
     }
     command.output().unwrap()
 }
