@@ -456,3 +456,95 @@ pub fn bench(
     }
     Ok((work, rates))
 }
+
+/// The same mix on BMv2's `simple_switch` (compiled by p4c, logging off,
+/// packets through its packet socket in order): programs it as
+/// [`program`] does (with a stale bound beyond the run, since BMv2's clock
+/// is real time), sends `packets` packets of the trace and waits until as
+/// many frames have left as p4sim's compiled engine emits for the same
+/// packets. Returns packets per second, first packet in to last frame out.
+pub fn bench_bmv2(
+    tools: &esa_bmv2::Tools,
+    options: &BenchOptions,
+    mut progress: impl FnMut(&str),
+) -> Result<f64, String> {
+    let jobs = jobs();
+    let compiled = compile(&options.program, options.lanes)?;
+    let trace = trace(&jobs, options.lanes, options.packets);
+    let trace = &trace[..options.packets.min(trace.len())];
+    let want = check_same_work(trace, &jobs, &compiled, options.lanes, Engine::Compiled)?;
+    let out = std::env::temp_dir().join(format!("esa-bench-bmv2-{}", std::process::id()));
+    let defines = vec![("ESA_LANES".to_string(), options.lanes.to_string())];
+    let p4c = esa_bmv2::compile(tools, &options.program, &[], &defines, &out)
+        .map_err(|e| e.to_string())?;
+    let mut sw = esa_bmv2::SimpleSwitch::start(tools, &p4c.json, &Default::default())
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&out);
+    let mut commands = vec![
+        "table_set_default EsaIngress.aggregation.pool_config \
+         EsaIngress.aggregation.set_stale_after 100000000"
+            .to_string(),
+    ];
+    for (k, job) in jobs.iter().enumerate() {
+        let (id, e) = (job.id, &job.entry);
+        commands.push(format!(
+            "table_add EsaIngress.admission.jobs EsaIngress.admission.set_job {id} => {} {} {} {} {} {} {}",
+            e.fan_in,
+            e.mode.code(),
+            e.max_priority,
+            e.mcast_group,
+            e.ps_port,
+            e.slot_base,
+            e.slot_mask
+        ));
+        commands.push(format!(
+            "table_add EsaIngress.aggregation.job_route EsaIngress.aggregation.set_route {id} => {} {} {} {}",
+            e.ps_port, e.fan_in, e.slot_base, e.slot_mask
+        ));
+        let mut members = job.workers.clone();
+        members.push(e.ps_port);
+        for &p in &members {
+            let (mac, ip) = (MacAddr::local(p.into()), Ipv4Addr::new(10, 0, 0, p as u8));
+            let mac = mac_value(mac);
+            commands.push(format!(
+                "table_add EsaIngress.admission.job_ports EsaIngress.admission.allow {id} {p} =>"
+            ));
+            commands.push(format!(
+                "table_add EsaEgress.egress_host EsaEgress.set_host {p} => 0x{mac:012x} 0x{:08x}",
+                u32::from_be_bytes(ip.0)
+            ));
+            commands.push(format!(
+                "table_add EsaIngress.l2.l2 EsaIngress.l2.forward 0x{mac:012x} => {p}"
+            ));
+        }
+        let ports: Vec<String> = members.iter().map(u16::to_string).collect();
+        commands.push(format!("mc_mgrp_create {}", e.mcast_group));
+        commands.push(format!("mc_node_create 0 {}", ports.join(" ")));
+        commands.push(format!("mc_node_associate {} {k}", e.mcast_group));
+    }
+    sw.cli(tools)
+        .and_then(|cli| cli.run(&commands))
+        .map_err(|e| e.to_string())?;
+    progress(&format!(
+        "bmv2: programmed; sending {} packets, expecting {} frames out",
+        trace.len(),
+        want.emitted
+    ));
+    let started = Instant::now();
+    for (port, frame) in trace {
+        sw.send(u32::from(*port), frame)
+            .map_err(|e| e.to_string())?;
+    }
+    let got = sw.wait_outputs(want.emitted, Duration::from_secs(600));
+    let took = started.elapsed();
+    // Anything more would show up now.
+    let extra = sw.wait_outputs(want.emitted + 1, Duration::from_millis(300));
+    if got != want.emitted || extra != want.emitted {
+        return Err(format!(
+            "BMv2 emitted {extra} frames for {} packets, p4sim {}",
+            trace.len(),
+            want.emitted
+        ));
+    }
+    Ok(trace.len() as f64 / took.as_secs_f64())
+}

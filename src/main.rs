@@ -218,6 +218,11 @@ enum BenchCommand {
         /// Timed runs per engine (the median is reported).
         #[arg(long, default_value_t = 3)]
         repeats: usize,
+        /// Also run it on BMv2's simple_switch (p4c-bm2-ss, simple_switch
+        /// and simple_switch_CLI from $ESA_BMV2_DIR/bin or PATH), this many
+        /// packets once, with p4sim's output count as the check.
+        #[arg(long, value_name = "PACKETS")]
+        bmv2: Option<usize>,
     },
 }
 
@@ -227,6 +232,7 @@ fn run_bench(what: BenchCommand) -> Result<()> {
         lanes,
         packets,
         repeats,
+        bmv2,
     } = what;
     if !esa_core::p4gen::P4_LANE_COUNTS.contains(&lanes) {
         bail!(
@@ -254,17 +260,33 @@ fn run_bench(what: BenchCommand) -> Result<()> {
     for r in &rates {
         println!("{:<10} pps={:.0}", r.name, r.pps);
     }
+    let mut bmv2_pps = None;
+    if let Some(n) = bmv2 {
+        let tools = esa_bmv2::Tools::find_with_cli()?;
+        let bmv2_options = esa::dataplane::BenchOptions {
+            packets: n.max(1),
+            ..options.clone()
+        };
+        let pps = esa::dataplane::bench_bmv2(&tools, &bmv2_options, |l| eprintln!("{l}"))
+            .map_err(|e| anyhow::anyhow!(e))?;
+        println!("{:<10} pps={pps:.0}", "bmv2");
+        bmv2_pps = Some(pps);
+    }
     let get = |n: &str| {
         rates
             .iter()
             .find(|r| r.name == n)
             .map_or(f64::NAN, |r| r.pps)
     };
-    println!(
+    let mut ratios = format!(
         "compiled/reference {:.2}x, compiled/model {:.3}x",
         get("compiled") / get("reference"),
         get("compiled") / get("model")
     );
+    if let Some(b) = bmv2_pps {
+        ratios.push_str(&format!(", compiled/bmv2 {:.1}x", get("compiled") / b));
+    }
+    println!("{ratios}");
     Ok(())
 }
 

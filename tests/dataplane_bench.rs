@@ -40,3 +40,20 @@ fn a_program_that_does_not_compile_is_an_error_not_a_panic() {
     let err = bench(&options, |_| {}).unwrap_err();
     assert!(err.contains("bad.p4"), "{err}");
 }
+
+/// The BMv2 leg: simple_switch emits exactly as many frames as p4sim for the
+/// same packets (else `bench_bmv2` fails), and gets a rate.
+#[test]
+fn the_bmv2_leg_emits_what_p4sim_emits() {
+    let Some(tools) = esa_bmv2::Tools::for_test("the_bmv2_leg_emits_what_p4sim_emits", true) else {
+        return;
+    };
+    let options = BenchOptions {
+        program: default_program(),
+        lanes: 32,
+        packets: 800,
+        repeats: 1,
+    };
+    let pps = esa::dataplane::bench_bmv2(&tools, &options, |_| {}).unwrap();
+    assert!(pps.is_finite() && pps > 0.0);
+}
