@@ -407,9 +407,16 @@ fn real_bmv2(
     Some((one, scratch(scratch_name)))
 }
 
-/// Runs `esa run EXPERIMENT --switch bmv2` with `path` as PATH (default:
-/// ours).
-fn bmv2_experiment(experiment: &Path, work: &Path, out_dir: &Path, path: Option<&str>) -> Output {
+/// Runs `esa run EXPERIMENT --switch bmv2`. With `stand_ins`, that folder
+/// of stand-in scripts comes first on PATH, no real BMv2 or p4c is found
+/// behind it (neither on PATH nor through `ESA_BMV2_DIR`), and the scripts
+/// learn where `esa` and the P4 sources are.
+fn bmv2_experiment(
+    experiment: &Path,
+    work: &Path,
+    out_dir: &Path,
+    stand_ins: Option<&Path>,
+) -> Output {
     let mut command = Command::new(ESA);
     command.args([
         "run",
@@ -422,8 +429,19 @@ fn bmv2_experiment(experiment: &Path, work: &Path, out_dir: &Path, path: Option<
         out_dir.to_str().unwrap(),
         "--quiet",
     ]);
-    if let Some(path) = path {
-        command.env("PATH", path);
+    if let Some(bin) = stand_ins {
+        let rest: Vec<PathBuf> =
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .filter(|d| {
+                    !d.join("p4c-bm2-ss").exists() && !d.join("simple_switch_grpc").exists()
+                })
+                .collect();
+        let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(rest)).unwrap();
+        command
+            .env("PATH", path)
+            .env_remove("ESA_BMV2_DIR")
+            .env("ESA_BIN", ESA)
+            .env("ESA_P4_DIR", root().join("p4/v1model"));
     }
     command.output().unwrap()
 }
@@ -445,34 +463,9 @@ fn bmv2_run(compiler: &str) {
     std::fs::create_dir_all(&bin).unwrap();
     script(&bin.join(compiler), FAKE_P4C);
     script(&bin.join("simple_switch_grpc"), FAKE_BMV2);
-    // The stand-ins, and no real BMv2 or p4c behind them.
-    let rest: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .filter(|d| !d.join("p4c-bm2-ss").exists() && !d.join("simple_switch_grpc").exists())
-        .collect();
-    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(rest))
-        .unwrap()
-        .into_string()
-        .unwrap();
     let work = dir.join("work");
     let out_dir = dir.join("out");
-    let quick = quick();
-    let out = Command::new(ESA)
-        .args([
-            "run",
-            quick.to_str().unwrap(),
-            "--switch",
-            "bmv2",
-            "--work-dir",
-            work.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-        ])
-        .env("PATH", &path)
-        .env_remove("ESA_BMV2_DIR")
-        .env("ESA_BIN", ESA)
-        .env("ESA_P4_DIR", root().join("p4/v1model"))
-        .output()
-        .unwrap();
+    let out = bmv2_experiment(&quick(), &work, &out_dir, Some(&bin));
     assert_verified(&out, &out_dir, "bmv2");
     // What the compiler wrote, and the switch's log.
     let json = std::fs::read_to_string(work.join("esa.json")).unwrap();
