@@ -12,6 +12,13 @@ pub struct SwitchArgs {
     /// CAP_NET_RAW). Repeat for each port.
     #[arg(short = 'i', long = "interface", value_name = "NUM@IFACE", value_parser = parse_interface)]
     pub interfaces: Vec<(u32, String)>,
+    /// A port carried over UDP: `NUM@IP:PORT` binds that address and
+    /// sends to whoever sent to it last (a host says hello with an empty
+    /// datagram); `NUM@IP:PORT=PEER_IP:PORT` sends only to that peer. Each
+    /// datagram is one Ethernet frame. No root needed. Repeat for each
+    /// port.
+    #[arg(short = 'u', long = "udp-port", value_name = "NUM@IP:PORT[=PEER]", value_parser = crate::udp::parse_udp_port)]
+    pub udp_ports: Vec<(u32, SocketAddr, Option<SocketAddr>)>,
     /// The P4 program to load at start; without it the switch waits for
     /// SetForwardingPipelineConfig.
     #[arg(long = "p4", value_name = "PROGRAM.p4")]
@@ -91,6 +98,9 @@ pub fn run(args: &SwitchArgs) -> Result<(), CliError> {
     for (port, name) in &args.interfaces {
         builder = builder.interface(*port, name.clone());
     }
+    for (port, local, peer) in &args.udp_ports {
+        builder = builder.udp_port(*port, *local, *peer);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -106,7 +116,7 @@ pub fn run(args: &SwitchArgs) -> Result<(), CliError> {
         let (switch, _) = builder.build()?;
         tracing::info!(
             addr = %args.grpc_addr,
-            ports = args.interfaces.len(),
+            ports = args.interfaces.len() + args.udp_ports.len(),
             program = args.program.is_some(),
             "P4Runtime server listening"
         );

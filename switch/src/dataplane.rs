@@ -105,6 +105,13 @@ impl Dataplane {
                         None
                     }
                 },
+                Some(Egress::Udp(sock)) => match sock.send(&out.data) {
+                    Ok(()) => Some(out.data.len()),
+                    Err(e) => {
+                        tracing::debug!(port = out_port, "UDP send: {e}");
+                        None
+                    }
+                },
                 None => {
                     tracing::trace!(port = out_port, "frame for a port that does not exist");
                     None

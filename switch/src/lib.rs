@@ -14,7 +14,8 @@
 //! - [`server`]: the P4Runtime service (arbitration, pipeline config,
 //!   Write / Read, packet I/O, Capabilities).
 //! - `dataplane`: the packet thread; [`ports`]: in-memory ports and port
-//!   counters; [`afpacket`]: Linux interfaces; [`pcap`]: capture files.
+//!   counters; [`afpacket`]: Linux interfaces; [`udp`]: ports carried over
+//!   UDP (frames in datagrams; no root); [`pcap`]: capture files.
 //! - [`cli`]: the `esa switch` command.
 //!
 //! ## Use
@@ -42,8 +43,10 @@ pub mod pcap;
 pub mod ports;
 pub mod program;
 pub mod server;
+pub mod udp;
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -84,6 +87,7 @@ pub struct SwitchBuilder {
     program: Option<Program>,
     memory: Vec<u32>,
     interfaces: Vec<(u32, String)>,
+    udp: Vec<(u32, SocketAddr, Option<SocketAddr>)>,
 }
 
 impl SwitchBuilder {
@@ -107,11 +111,24 @@ impl SwitchBuilder {
         self
     }
 
+    /// Adds a port carried over UDP ([`udp`]): bound at `local`, sending
+    /// to `peer` if given, else to the last sender.
+    pub fn udp_port(
+        mut self,
+        port: u32,
+        local: SocketAddr,
+        peer: Option<SocketAddr>,
+    ) -> SwitchBuilder {
+        self.udp.push((port, local, peer));
+        self
+    }
+
     /// Opens the ports and starts the packet thread (and one reader thread
-    /// per interface).
+    /// per interface and per UDP port).
     pub fn build(self) -> Result<(Switch, Vec<MemoryPort>), SwitchError> {
         let mut numbers: Vec<u32> = self.memory.clone();
         numbers.extend(self.interfaces.iter().map(|(p, _)| *p));
+        numbers.extend(self.udp.iter().map(|(p, _, _)| *p));
         let mut seen = std::collections::BTreeSet::new();
         for p in &numbers {
             if *p >= p4sim::pre::PORT_LIMIT {
@@ -213,6 +230,26 @@ impl SwitchBuilder {
                 })?;
             readers.push(handle);
         }
+        for (p, local, peer) in &self.udp {
+            let sock =
+                udp::UdpPort::bind(*local, *peer, Duration::from_millis(100)).map_err(|e| {
+                    SwitchError::Port {
+                        port: *p,
+                        message: format!("cannot bind UDP {local}: {e}"),
+                    }
+                })?;
+            let sock = Arc::new(sock);
+            let c = Arc::new(PortCounters::default());
+            egress.insert(*p, Egress::Udp(sock.clone()));
+            counters.insert(*p, c.clone());
+            readers.push(spawn_udp_reader(
+                *p,
+                sock,
+                c,
+                inbound_tx.clone(),
+                stop.clone(),
+            )?);
+        }
         let mut pcap = HashMap::new();
         if let Some(dir) = &self.config.pcap_dir {
             std::fs::create_dir_all(dir)
@@ -255,6 +292,47 @@ impl SwitchBuilder {
     }
 }
 
+/// Reads datagrams of one UDP port into the packet thread's channel.
+fn spawn_udp_reader(
+    p: u32,
+    sock: Arc<udp::UdpPort>,
+    counters: Arc<PortCounters>,
+    tx: mpsc::Sender<Inbound>,
+    stop: Arc<AtomicBool>,
+) -> Result<JoinHandle<()>, SwitchError> {
+    std::thread::Builder::new()
+        .name(format!("esa-switch-udp-{p}"))
+        .spawn(move || {
+            let mut buf = vec![0u8; udp::MAX_DATAGRAM];
+            while !stop.load(Ordering::Relaxed) {
+                match sock.recv(&mut buf) {
+                    Ok(udp::Received::Frame(n)) => {
+                        let frame = Inbound::Frame {
+                            port: p,
+                            data: buf[..n].to_vec(),
+                        };
+                        if tx.send(frame).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(udp::Received::Hello) => {
+                        counters.hello();
+                        tracing::debug!(port = p, peer = ?sock.peer(), "hello");
+                    }
+                    Ok(udp::Received::Nothing) => {}
+                    Err(e) => {
+                        tracing::error!(port = p, "UDP receive: {e}");
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                }
+            }
+        })
+        .map_err(|e| SwitchError::Port {
+            port: p,
+            message: format!("cannot start the UDP reader thread: {e}"),
+        })
+}
+
 /// A running switch: its packet thread, ports and P4Runtime service.
 /// Dropping it stops the threads.
 #[derive(Debug)]
@@ -275,6 +353,7 @@ impl Switch {
             program: None,
             memory: Vec::new(),
             interfaces: Vec::new(),
+            udp: Vec::new(),
         }
     }
 

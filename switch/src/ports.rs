@@ -31,6 +31,8 @@ pub(crate) enum Egress {
     /// A Linux interface.
     #[cfg(target_os = "linux")]
     Raw(Arc<crate::afpacket::RawSocket>),
+    /// A port carried over UDP.
+    Udp(Arc<crate::udp::UdpPort>),
 }
 
 /// Counters of one port, updated by the packet thread.
@@ -42,9 +44,14 @@ pub(crate) struct PortCounters {
     tx_bytes: AtomicU64,
     dropped: AtomicU64,
     tx_errors: AtomicU64,
+    hellos: AtomicU64,
 }
 
 impl PortCounters {
+    pub(crate) fn hello(&self) {
+        self.hellos.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn rx(&self, bytes: usize) {
         self.rx_packets.fetch_add(1, Ordering::Relaxed);
         self.rx_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
@@ -71,6 +78,7 @@ impl PortCounters {
             tx_bytes: self.tx_bytes.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
             tx_errors: self.tx_errors.load(Ordering::Relaxed),
+            hellos: self.hellos.load(Ordering::Relaxed),
         }
     }
 }
@@ -92,6 +100,9 @@ pub struct PortStats {
     /// Frames for the port that could not be sent (closed peer, send
     /// error, or no such port).
     pub tx_errors: u64,
+    /// Hellos received on a UDP port (a host announcing its address; not
+    /// frames, not counted in `rx_packets`).
+    pub hellos: u64,
 }
 
 /// The test's end of an in-memory port: frames sent here enter the switch
