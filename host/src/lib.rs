@@ -5,6 +5,8 @@
 //! machines decide everything else.
 //!
 //! ## Layout
+//! - [`addressing`]: host *n* behind switch port *n* (generated
+//!   topologies: `esa run`, `esa local`, `esa_torch`).
 //! - [`transport`]: the [`Transport`](transport::Transport) trait, kernel
 //!   UDP sockets (batched with `recvmmsg`/`sendmmsg` on Linux) and in-memory
 //!   links with a seeded fault injector.
@@ -19,6 +21,7 @@
 //!
 //! `docs/protocol.md` §6 is the protocol the runtimes drive.
 
+pub mod addressing;
 pub mod cli;
 mod clock;
 pub mod config;

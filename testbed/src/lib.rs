@@ -31,6 +31,7 @@
 
 mod error;
 pub mod experiment;
+pub mod local;
 pub mod netns;
 pub mod report;
 pub mod run;

@@ -25,7 +25,7 @@ use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rng::Rng;
 use esa_core::sim::gradient_value;
-use esa_core::wire::{Ipv4Addr, MacAddr};
+use esa_core::wire::Ipv4Addr;
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::ParameterServer;
 use esa_host::transport::{
@@ -42,12 +42,7 @@ use crate::report::{ExperimentReport, JobReport, TrainingReport, VariantReport};
 use crate::target::{Fabric, HostsFile, SwitchProcess, SwitchTarget};
 use crate::train::{self, Dataset};
 
-/// The MAC the hosts send to (the switch ignores it for ESA packets).
-const SWITCH_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]);
-
-/// Where hosts send ESA packets by default; the switch routes them by job,
-/// not by destination.
-const SWITCH_IP: std::net::Ipv4Addr = std::net::Ipv4Addr::new(10, 255, 255, 254);
+use esa_host::addressing::{SWITCH_IP, SWITCH_MAC, port_host};
 
 fn switch_addr(ip: std::net::Ipv4Addr) -> SocketAddr {
     SocketAddr::V4(SocketAddrV4::new(ip, ESA_UDP_PORT))
@@ -325,14 +320,9 @@ struct HostPlan {
 
 /// Host `n` (1-based, also its switch port) of a generated topology.
 fn host_plan(name: String, n: u16) -> HostPlan {
-    let [hi, lo] = n.to_be_bytes();
     HostPlan {
         name,
-        address: HostAddress {
-            mac: MacAddr([0x02, 0, 0, 0, hi, lo]),
-            ip: Ipv4Addr([10, 0, hi, lo]),
-            gateway_mac: SWITCH_MAC,
-        },
+        address: port_host(n),
         port: n,
         netns: None,
     }

@@ -4,7 +4,8 @@
 //! [`UdpTransport`] (kernel UDP sockets, batched with `recvmmsg`/`sendmmsg`
 //! on Linux), [`MemTransport`] (in-memory links of a [`MemNetwork`], with
 //! an optional seeded [`FaultConfig`]) and [`SwitchPortTransport`] (payloads
-//! wrapped in Ethernet frames on a switch port, any [`FrameLink`]). Every
+//! wrapped in Ethernet frames on a switch port, any [`FrameLink`], e.g.
+//! [`UdpFrameLink`] to a switch port carried over UDP). Every
 //! call is non-blocking except [`Transport::wait`], which blocks until
 //! something may be readable or the timeout passes.
 
@@ -13,10 +14,12 @@ mod mem;
 mod mmsg;
 mod switch_port;
 mod udp;
+mod udp_frames;
 
 pub use mem::{FaultConfig, MemNetwork, MemTransport};
 pub use switch_port::{FrameLink, FrameStats, HostAddress, LinkClosed, SwitchPortTransport};
 pub use udp::UdpTransport;
+pub use udp_frames::UdpFrameLink;
 
 use crate::error::TransportError;
 use std::net::SocketAddr;

@@ -1,0 +1,164 @@
+//! A [`FrameLink`] over UDP: each datagram one whole Ethernet frame, to and
+//! from a switch port carried over UDP (`esa switch -u NUM@IP:PORT`, see
+//! esa-switch's `udp` module). The host's end of that tunnel: no root, no
+//! interfaces, and the switch may be on another machine.
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use super::switch_port::{FrameLink, LinkClosed};
+
+/// Largest frame received (a jumbo frame fits).
+const MAX_FRAME: usize = 65536;
+
+/// Announces the host to its switch port (the port sends to its last
+/// sender): an empty datagram.
+const HELLO: &[u8] = &[];
+
+/// One host's link to one UDP-carried switch port.
+#[derive(Debug)]
+pub struct UdpFrameLink {
+    socket: UdpSocket,
+    port: SocketAddr,
+    buf: Vec<u8>,
+    /// Datagrams that were not from the port (dropped).
+    strangers: u64,
+}
+
+impl UdpFrameLink {
+    /// Binds `local` (port 0 for any) and says hello to the switch port at
+    /// `port`, so frames for this host reach it before it sends any.
+    pub fn connect(local: SocketAddr, port: SocketAddr) -> io::Result<UdpFrameLink> {
+        let socket = UdpSocket::bind(local)?;
+        socket.set_nonblocking(true)?;
+        let link = UdpFrameLink {
+            socket,
+            port,
+            buf: vec![0; MAX_FRAME],
+            strangers: 0,
+        };
+        link.hello()?;
+        Ok(link)
+    }
+
+    /// Says hello again (e.g. after the switch restarted).
+    pub fn hello(&self) -> io::Result<()> {
+        self.socket.send_to(HELLO, self.port).map(|_| ())
+    }
+
+    /// This end's address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+
+    /// The switch port's address.
+    pub fn port_addr(&self) -> SocketAddr {
+        self.port
+    }
+
+    /// Datagrams received from anyone but the switch port (dropped).
+    pub fn strangers(&self) -> u64 {
+        self.strangers
+    }
+
+    fn take(&mut self) -> Option<Vec<u8>> {
+        loop {
+            match self.socket.recv_from(&mut self.buf) {
+                Ok((n, from)) if from == self.port && n > 0 => return Some(self.buf[..n].to_vec()),
+                Ok(_) => self.strangers += 1,
+                // Nothing waiting, or an earlier send was refused (the
+                // switch is not up yet): nothing to hand out now.
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
+impl FrameLink for UdpFrameLink {
+    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+        match self.socket.send_to(frame, self.port) {
+            Ok(_) => Ok(()),
+            // A full socket buffer or a refused port loses this frame, as a
+            // wire would; the protocol resends. Only a socket that cannot
+            // send at all is a closed link.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::ConnectionRefused
+                        | io::ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(())
+            }
+            Err(_) => Err(LinkClosed),
+        }
+    }
+
+    fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+        self.take()
+    }
+
+    fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(f) = self.take() {
+                return Some(f);
+            }
+            let left = end.checked_duration_since(Instant::now())?;
+            if left.is_zero() {
+                return None;
+            }
+            if self.socket.set_nonblocking(false).is_err() {
+                return None;
+            }
+            let _ = self
+                .socket
+                .set_read_timeout(Some(left.max(Duration::from_micros(1))));
+            let got = match self.socket.recv_from(&mut self.buf) {
+                Ok((n, from)) if from == self.port && n > 0 => Some(self.buf[..n].to_vec()),
+                Ok(_) => {
+                    self.strangers += 1;
+                    None
+                }
+                Err(_) => None,
+            };
+            let _ = self.socket.set_nonblocking(true);
+            if got.is_some() {
+                return got;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn says_hello_then_carries_frames_both_ways() {
+        let port = UdpSocket::bind("127.0.0.1:0").unwrap();
+        port.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut link =
+            UdpFrameLink::connect("127.0.0.1:0".parse().unwrap(), port.local_addr().unwrap())
+                .unwrap();
+        let mut buf = [0u8; 128];
+        let (n, from) = port.recv_from(&mut buf).unwrap();
+        assert_eq!((n, from), (0, link.local_addr().unwrap()), "hello first");
+        link.send_frame(b"frame-1").unwrap();
+        let (n, _) = port.recv_from(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"frame-1");
+        assert_eq!(link.try_recv_frame(), None);
+        port.send_to(b"frame-2", from).unwrap();
+        assert_eq!(
+            link.recv_frame_timeout(Duration::from_secs(2)).as_deref(),
+            Some(&b"frame-2"[..])
+        );
+        // Someone else's datagram is dropped and counted.
+        let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
+        stranger.send_to(b"junk", from).unwrap();
+        assert_eq!(link.recv_frame_timeout(Duration::from_millis(200)), None);
+        assert_eq!(link.strangers(), 1);
+    }
+}

@@ -1,0 +1,313 @@
+"""ESA for PyTorch: all-reduce DistributedDataParallel's gradient buckets
+through an ESA switch.
+
+    import esa_torch
+    model = torch.nn.parallel.DistributedDataParallel(net)
+    job = esa_torch.register(model, controller="127.0.0.1:50051",
+                             switch="127.0.0.1:9000")
+    ... train as usual ...
+    job.close()
+
+``register`` admits the job at the ESA controller (rank 0 does, and runs
+the job's parameter server; the others learn the job from it through the
+process group), then installs a DDP communication hook. Each bucket goes to
+the native worker (Rust, ``esa_torch._esa``): quantized with the job's
+exponent, streamed through the switch, summed there or — when the switch
+preempts or refuses the job — at the PS, and handed back as a
+``torch.futures.Future``. Python never touches a packet.
+
+The switch is an ESA switch whose ports are carried over UDP (``esa local``
+or ``esa switch -u``): port *n* listens at ``HOST:BASE+n`` where
+``switch="HOST:BASE"``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import threading
+from typing import Any, Dict, List, Optional, Sequence
+
+from ._esa import (  # noqa: F401  (re-exported)
+    MAX_WORLD_SIZE,
+    Admission,
+    ParameterServer,
+    Worker,
+    admit,
+    host_address,
+    job_stats,
+    release,
+)
+
+__all__ = [
+    "Job",
+    "register",
+    "admit",
+    "release",
+    "job_stats",
+    "Worker",
+    "ParameterServer",
+    "Admission",
+    "MAX_WORLD_SIZE",
+    "port_address",
+]
+
+
+def port_address(switch: str, port: int) -> str:
+    """The UDP address of switch port ``port`` when ``switch`` is
+    ``HOST:BASE`` (port n at HOST:BASE+n)."""
+    host, sep, base = switch.rpartition(":")
+    if not sep or not base.isdigit():
+        raise ValueError(f"switch {switch!r} is not HOST:BASE_PORT")
+    number = int(base) + int(port)
+    if number > 65535:
+        raise ValueError(f"switch port {port} at base {base} is past UDP port 65535")
+    return f"{host}:{number}"
+
+
+class Job:
+    """One rank's membership in an ESA job: its worker, and for the rank that
+    admitted the job, the job's parameter server.
+
+    Give ``admission`` (an :class:`Admission` from :func:`admit`) to join a
+    job admitted elsewhere; otherwise rank 0 admits it and ``share`` (a
+    callable that takes rank 0's object and returns it on every rank, e.g.
+    through ``torch.distributed.broadcast_object_list``) hands it out.
+    """
+
+    def __init__(
+        self,
+        rank: int,
+        world_size: int,
+        *,
+        controller: str = "127.0.0.1:50051",
+        switch: str = "127.0.0.1:9000",
+        lanes: int = 32,
+        mode: str = "esa",
+        priority: int = 15,
+        policy: str = "las",
+        exponent: int = 20,
+        window: int = 64,
+        timeout_s: float = 30.0,
+        ports: Optional[Sequence[int]] = None,
+        job_id: int = 0,
+        slots: Optional[int] = None,
+        chunks_total: Optional[int] = None,
+        admission: Optional[Admission] = None,
+        share=None,
+        run_ps: Optional[bool] = None,
+    ) -> None:
+        if not 0 <= rank < world_size:
+            raise ValueError(f"rank {rank} is not in 0..{world_size}")
+        self.rank = rank
+        self.world_size = world_size
+        self.controller = controller
+        self.switch = switch
+        self.ps: Optional[ParameterServer] = None
+        self.ps_volume: Dict[str, int] = {}
+        self._closed = False
+        self._owner = False
+        if admission is None:
+            error: Optional[str] = None
+            if rank == 0:
+                try:
+                    admission = admit(
+                        controller,
+                        world_size,
+                        mode=mode,
+                        priority=priority,
+                        job_id=job_id,
+                        slots=slots,
+                        ports=list(ports) if ports is not None else None,
+                        timeout_s=min(timeout_s, 10.0),
+                    )
+                    self._owner = True
+                except Exception as e:  # handed to the other ranks, then raised
+                    error = f"{type(e).__name__}: {e}"
+            if share is not None:
+                shared = share(
+                    None
+                    if rank != 0
+                    else (
+                        error,
+                        None
+                        if admission is None
+                        else (
+                            admission.job_id,
+                            list(admission.worker_ports),
+                            admission.ps_port,
+                            admission.slot_mask,
+                        ),
+                    )
+                )
+                error, fields = shared
+                if error is None and rank != 0:
+                    admission = _Joined(*fields, mode=mode, priority=priority)
+            if error is not None:
+                raise RuntimeError(f"ESA job admission failed on rank 0: {error}")
+            if admission is None:
+                raise RuntimeError(
+                    "no admission: rank 0 admits the job; other ranks need share= or "
+                    "admission="
+                )
+        self.admission = admission
+        self.job_id = int(admission.job_id)
+        try:
+            if run_ps if run_ps is not None else rank == 0:
+                self.ps = ParameterServer(
+                    port_address(switch, admission.ps_port),
+                    admission.ps_port,
+                    self.job_id,
+                    world_size,
+                    lanes=lanes,
+                    mode=mode,
+                )
+            port = admission.worker_ports[rank]
+            self.worker = Worker(
+                port_address(switch, port),
+                port,
+                self.job_id,
+                rank,
+                world_size,
+                lanes=lanes,
+                exponent=exponent,
+                window=window,
+                timeout_s=timeout_s,
+                mode=mode,
+                policy=policy,
+                slot_mask=admission.slot_mask,
+                chunks_total=chunks_total,
+            )
+        except BaseException:
+            self._release()
+            raise
+        self.average = True
+        self.buckets = 0
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"esa-job{self.job_id}-r{rank}"
+        )
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def allreduce(self, array: Any, average: bool = False) -> Dict[str, Any]:
+        """Sums ``array`` (a writable C-contiguous float32 buffer) over every
+        rank in place; the mean with ``average``."""
+        with self._lock:
+            return self.worker.allreduce(array, average)
+
+    def stats(self) -> Dict[str, Any]:
+        """This rank's worker counters; on the rank running the PS, its
+        fallback volume once closed; the switch's counters of the job when
+        the controller answers."""
+        out: Dict[str, Any] = {"job_id": self.job_id, "rank": self.rank}
+        out["worker"] = dict(self.worker.stats())
+        if self.ps_volume:
+            out["ps"] = dict(self.ps_volume)
+        try:
+            out["switch"] = dict(job_stats(self.controller, self.job_id, timeout_s=3.0))
+        except Exception as e:  # the controller may be gone at exit
+            out["switch_error"] = str(e)
+        return out
+
+    def close(self, barrier=None) -> None:
+        """Stops the PS and releases the job (on the rank that admitted it).
+        ``barrier``: called first so no rank is still reducing."""
+        if self._closed:
+            return
+        self._closed = True
+        self._executor.shutdown(wait=True)
+        if barrier is not None:
+            barrier()
+        if self.ps is not None:
+            self.ps_volume = dict(self.ps.stop())
+            self.ps = None
+        self._release()
+
+    def _release(self) -> None:
+        if self._owner:
+            self._owner = False
+            try:
+                release(self.controller, self.job_id, timeout_s=3.0)
+            except Exception:
+                pass  # the controller is gone; `esa jobs release` cleans up
+
+    def __enter__(self) -> "Job":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Joined:
+    """The admission as rank 0 shared it."""
+
+    def __init__(self, job_id, worker_ports, ps_port, slot_mask, *, mode, priority):
+        self.job_id = job_id
+        self.worker_ports = worker_ports
+        self.ps_port = ps_port
+        self.slot_mask = slot_mask
+        self.mode = mode
+        self.priority = priority
+
+
+def _hook(job: Job, bucket):
+    import torch
+
+    buffer = bucket.buffer()
+    future: "torch.futures.Future" = torch.futures.Future()
+
+    def run() -> None:
+        try:
+            work = buffer
+            if work.device.type != "cpu" or work.dtype != torch.float32 or not work.is_contiguous():
+                work = buffer.detach().to("cpu", torch.float32).contiguous()
+            job.allreduce(work.numpy(), job.average)
+            if work is not buffer:
+                buffer.copy_(work)
+            job.buckets += 1
+            future.set_result(buffer)
+        except BaseException as e:  # the training loop sees it from backward()
+            future.set_exception(e)
+
+    job._executor.submit(run)
+    return future
+
+
+def register(
+    ddp_model,
+    *,
+    controller: str = "127.0.0.1:50051",
+    switch: str = "127.0.0.1:9000",
+    average: bool = True,
+    process_group=None,
+    **job_args,
+) -> Job:
+    """Admits this DDP job at the ESA controller and installs the hook that
+    all-reduces every gradient bucket through the switch. Rank and world
+    size come from the process group (torch.distributed must be
+    initialized; the gloo backend is enough, it only carries the
+    admission). ``job_args`` go to :class:`Job` (``mode``, ``priority``,
+    ``policy``, ``lanes``, ``exponent``, ``timeout_s``, ``ports``...).
+    Returns the :class:`Job`; call ``job.close()`` at the end (it is also
+    closed at exit)."""
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_initialized():
+        raise RuntimeError("esa_torch.register needs torch.distributed initialized first")
+    rank = dist.get_rank(process_group)
+    world = dist.get_world_size(process_group)
+    if world > MAX_WORLD_SIZE or world < 2:
+        raise ValueError(
+            f"world size {world}: ESA aggregates 2 to {MAX_WORLD_SIZE} workers per job "
+            "(one bit per worker in the switch's bitmap)"
+        )
+
+    def share(obj):
+        box: List[Any] = [obj]
+        dist.broadcast_object_list(box, src=0, group=process_group)
+        return box[0]
+
+    job = Job(rank, world, controller=controller, switch=switch, share=share, **job_args)
+    job.average = average
+    ddp_model.register_comm_hook(state=job, hook=_hook)
+    return job

@@ -1,0 +1,598 @@
+//! The native half of the `esa_torch` Python package (`esa_torch._esa`):
+//! ESA workers and a parameter server on switch ports carried over UDP
+//! (`esa switch -u`, `esa local`), and job admission through the
+//! controller's job API. Python hands a whole gradient bucket to
+//! [`Worker::allreduce`]; quantization, packets, retransmission and the
+//! fallback to the PS all happen here, with the GIL released. No Python
+//! runs per packet.
+//!
+//! The DDP communication hook itself is Python (`esa_torch/__init__.py`):
+//! it needs torch, this module does not.
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use esa_controller::api::{JobsClient, proto};
+use esa_core::policy::Policy;
+use esa_core::pool::Mode;
+use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::worker::{SlotMapping, WorkerConfig};
+use esa_host::addressing::{port_host, switch_addr};
+use esa_host::transport::{SwitchPortTransport, UdpFrameLink};
+use esa_host::worker::{Worker as HostWorker, WorkerOptions};
+use esa_host::{HostError, ParameterServer as HostPs};
+use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::{PyConnectionError, PyRuntimeError, PyTimeoutError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// The largest fan-in: one bit per worker in a 32-bit bitmap.
+const MAX_FAN_IN: usize = 32;
+
+type Link = SwitchPortTransport<UdpFrameLink>;
+
+fn parse_addr(what: &str, s: &str) -> PyResult<SocketAddr> {
+    use std::net::ToSocketAddrs;
+    s.to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| PyValueError::new_err(format!("{what} `{s}` is not HOST:PORT")))
+}
+
+fn parse_mode(s: &str) -> PyResult<Mode> {
+    Mode::from_str(s).map_err(|_| {
+        PyValueError::new_err(format!("unknown mode `{s}`: expected esa, atp or switchml"))
+    })
+}
+
+fn check_world(world_size: usize) -> PyResult<u8> {
+    if !(2..=MAX_FAN_IN).contains(&world_size) {
+        return Err(PyValueError::new_err(format!(
+            "world size {world_size}: ESA aggregates 2 to {MAX_FAN_IN} workers per job (one bit \
+             per worker in the switch's bitmap)"
+        )));
+    }
+    Ok(world_size as u8)
+}
+
+/// A UDP link to switch port `port` at `port_addr`, sending as host `port`.
+fn link(port_addr: SocketAddr, port: u16, lanes: usize) -> PyResult<Link> {
+    let local: SocketAddr = if port_addr.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let link = UdpFrameLink::connect(local, port_addr).map_err(|e| {
+        PyConnectionError::new_err(format!("switch port {port} at {port_addr}: {e}"))
+    })?;
+    Ok(SwitchPortTransport::new(link, port_host(port), lanes))
+}
+
+fn host_error(e: HostError) -> PyErr {
+    match e {
+        HostError::NoResult { .. } => PyTimeoutError::new_err(format!(
+            "{e} (a rank of this job stopped, or the switch and the PS are unreachable)"
+        )),
+        e => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+/// One rank of a job: all-reduces float32 buffers through the switch.
+#[pyclass(module = "esa_torch._esa")]
+struct Worker {
+    inner: Mutex<HostWorker<Link>>,
+    job: u16,
+    rank: u8,
+}
+
+#[pymethods]
+impl Worker {
+    /// Worker `rank` of job `job` (`world_size` workers), on switch port
+    /// `port` whose UDP address is `port_addr`. `timeout_s` bounds how long
+    /// an all-reduce waits for a missing rank before it fails.
+    #[new]
+    #[pyo3(signature = (port_addr, port, job, rank, world_size, *, lanes=32, exponent=20,
+        window=64, timeout_s=30.0, mode="esa", policy="las", slot_mask=0, chunks_total=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        port_addr: &str,
+        port: u16,
+        job: u16,
+        rank: usize,
+        world_size: usize,
+        lanes: usize,
+        exponent: i8,
+        window: usize,
+        timeout_s: f64,
+        mode: &str,
+        policy: &str,
+        slot_mask: u16,
+        chunks_total: Option<u64>,
+    ) -> PyResult<Worker> {
+        let fan_in = check_world(world_size)?;
+        if rank >= world_size {
+            return Err(PyValueError::new_err(format!(
+                "rank {rank} is not below the world size {world_size}"
+            )));
+        }
+        if !(timeout_s > 0.0 && timeout_s.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "timeout_s must be positive, not {timeout_s}"
+            )));
+        }
+        let mode = parse_mode(mode)?;
+        let policy = Policy::from_str(policy).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mut c = WorkerConfig::new(job, rank as u8, fan_in);
+        c.lanes = lanes;
+        c.window = window;
+        c.result_cache = 4 * window;
+        c.exponent = exponent;
+        c.policy = policy;
+        c.chunks_total = chunks_total;
+        c.slot_mapping = match mode {
+            Mode::SwitchMl => SlotMapping::Direct,
+            Mode::Esa | Mode::Atp => SlotMapping::Hashed,
+        };
+        c.slot_mask = slot_mask;
+        if mode == Mode::SwitchMl {
+            c.window = c.window.min(usize::from(slot_mask) + 1).max(1);
+            c.result_cache = 4 * c.window;
+        }
+        // A software switch on a loaded machine: round trips of
+        // milliseconds; the RTO adapts upward from here. A chunk fails
+        // after about `timeout_s` of resends at the largest RTO.
+        c.rto_initial_us = 20_000;
+        c.rto_max_us = 250_000;
+        c.max_retries = ((timeout_s * 1e6) / c.rto_max_us as f64).ceil().max(4.0) as u32;
+        let addr = parse_addr("port_addr", port_addr)?;
+        let transport = link(addr, port, lanes)?;
+        let worker = HostWorker::new(WorkerOptions::new(c, switch_addr()), transport)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Worker {
+            inner: Mutex::new(worker),
+            job,
+            rank: rank as u8,
+        })
+    }
+
+    /// Sums `buffer` (a writable, C-contiguous float32 buffer: a numpy
+    /// array, a CPU tensor's `.numpy()`) over every rank in place, divided
+    /// by the world size when `average`. Returns what the all-reduce did.
+    #[pyo3(signature = (buffer, average=false))]
+    fn allreduce<'py>(
+        &self,
+        py: Python<'py>,
+        buffer: &Bound<'py, PyAny>,
+        average: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let buf: PyBuffer<f32> = PyBuffer::get(buffer)?;
+        if buf.readonly() {
+            return Err(PyValueError::new_err("the buffer is read-only"));
+        }
+        if !buf.is_c_contiguous() {
+            return Err(PyValueError::new_err("the buffer is not C-contiguous"));
+        }
+        let mut data: Vec<f32> = buf.to_vec(py)?;
+        let stats = py
+            .detach(|| {
+                let mut w = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+                let mut stats = w.allreduce(&mut data)?;
+                if average {
+                    let n = w.config().fan_in as f32;
+                    for x in &mut data {
+                        *x /= n;
+                    }
+                }
+                stats.elements = data.len();
+                Ok::<_, HostError>(stats)
+            })
+            .map_err(host_error)?;
+        buf.copy_from_slice(py, &data)?;
+        let d = PyDict::new(py);
+        d.set_item("elements", stats.elements)?;
+        d.set_item("chunks", stats.chunks)?;
+        d.set_item("seconds", stats.elapsed.as_secs_f64())?;
+        d.set_item("from_switch", stats.results_from_switch)?;
+        d.set_item("from_ps", stats.results_from_ps)?;
+        d.set_item("resends", stats.resends)?;
+        d.set_item("overflow_retries", stats.overflow_retries)?;
+        Ok(d)
+    }
+
+    /// The job id.
+    #[getter]
+    fn job(&self) -> u16 {
+        self.job
+    }
+
+    /// This worker's rank.
+    #[getter]
+    fn rank(&self) -> u8 {
+        self.rank
+    }
+
+    /// Counters since the start: packets, resends, results from the switch
+    /// and from the PS.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let s = w.stats();
+        let d = PyDict::new(py);
+        d.set_item("packets_sent", s.packets_sent)?;
+        d.set_item("resends", s.resends)?;
+        d.set_item("from_switch", s.results_from_switch)?;
+        d.set_item("from_ps", s.results_from_ps)?;
+        d.set_item("overflow_retries", s.overflow_retries)?;
+        d.set_item("invalid_packets", s.invalid_packets)?;
+        Ok(d)
+    }
+}
+
+/// A job's parameter server on its own switch port, served by a thread.
+#[pyclass(module = "esa_torch._esa")]
+struct ParameterServer {
+    stop: Arc<AtomicBool>,
+    thread: Mutex<Option<JoinHandle<Result<Vec<(&'static str, u64)>, String>>>>,
+}
+
+#[pymethods]
+impl ParameterServer {
+    /// Serves job `job` of `world_size` workers on switch port `port` at
+    /// `port_addr`, until [`ParameterServer::stop`].
+    #[new]
+    #[pyo3(signature = (port_addr, port, job, world_size, *, lanes=32, mode="esa"))]
+    fn new(
+        port_addr: &str,
+        port: u16,
+        job: u16,
+        world_size: usize,
+        lanes: usize,
+        mode: &str,
+    ) -> PyResult<ParameterServer> {
+        let fan_in = check_world(world_size)?;
+        let mode = parse_mode(mode)?;
+        let addr = parse_addr("port_addr", port_addr)?;
+        let transport = link(addr, port, lanes)?;
+        let config = PsConfig {
+            lanes,
+            ..PsConfig::default()
+        };
+        let mut ps = HostPs::new(config, switch_addr(), transport)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        ps.add_job(
+            job,
+            fan_in,
+            JobOptions {
+                forward_results: mode == Mode::Atp,
+            },
+        )
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name(format!("esa-ps-{job}"))
+            .spawn(move || {
+                ps.run(&flag, None, |_| {}).map_err(|e| e.to_string())?;
+                let v = ps.fallback_volume(job).unwrap_or_default();
+                Ok(vec![
+                    ("parts", v.parts),
+                    ("fallback_parts", v.fallback_parts),
+                    ("evicted_parts", v.evicted_parts),
+                    ("chunks_completed", v.chunks_completed),
+                    ("bytes", v.bytes),
+                ])
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the PS thread: {e}")))?;
+        Ok(ParameterServer {
+            stop,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Stops serving; returns the job's fallback volume (parts it summed,
+    /// of which evicted, chunks it completed, bytes).
+    fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stop.store(true, Ordering::Relaxed);
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let d = PyDict::new(py);
+        if let Some(h) = handle {
+            let result = py
+                .detach(|| h.join())
+                .map_err(|_| PyRuntimeError::new_err("the PS thread panicked"))?;
+            for (k, v) in result.map_err(PyRuntimeError::new_err)? {
+                d.set_item(k, v)?;
+            }
+        }
+        Ok(d)
+    }
+}
+
+impl Drop for ParameterServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The controller's job API, on a small runtime of its own.
+struct Api {
+    runtime: tokio::runtime::Runtime,
+    client: JobsClient<tonic::transport::Channel>,
+    addr: String,
+}
+
+impl Api {
+    fn connect(controller: &str, timeout: Duration) -> PyResult<Api> {
+        let addr = if controller.contains("://") {
+            controller.to_string()
+        } else {
+            format!("http://{controller}")
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("tokio runtime: {e}")))?;
+        let endpoint = tonic::transport::Endpoint::from_shared(addr.clone())
+            .map_err(|e| PyValueError::new_err(format!("controller `{controller}`: {e}")))?
+            .connect_timeout(timeout)
+            .timeout(timeout);
+        let channel = runtime.block_on(endpoint.connect()).map_err(|e| {
+            PyConnectionError::new_err(format!(
+                "cannot reach the ESA controller at {addr}: {e} (is `esa local` or `esa \
+                 controller` running there?)"
+            ))
+        })?;
+        Ok(Api {
+            runtime,
+            client: JobsClient::new(channel),
+            addr,
+        })
+    }
+
+    fn status(&self, what: &str, s: tonic::Status) -> PyErr {
+        let msg = format!("{what} at {}: {:?}: {}", self.addr, s.code(), s.message());
+        match s.code() {
+            tonic::Code::InvalidArgument | tonic::Code::NotFound => PyValueError::new_err(msg),
+            tonic::Code::Unavailable | tonic::Code::DeadlineExceeded => {
+                PyConnectionError::new_err(msg)
+            }
+            _ => PyRuntimeError::new_err(msg),
+        }
+    }
+
+    fn list(&mut self) -> PyResult<Vec<proto::Job>> {
+        let r = self
+            .runtime
+            .block_on(self.client.list_jobs(proto::ListJobsRequest {}));
+        r.map(|r| r.into_inner().jobs)
+            .map_err(|s| self.status("listing jobs", s))
+    }
+}
+
+/// Every switch port a job uses.
+fn job_ports(job: &proto::Job) -> impl Iterator<Item = u32> + '_ {
+    job.workers
+        .iter()
+        .chain(job.ps.iter())
+        .map(|e| e.port)
+        .filter(|p| *p != 0)
+}
+
+/// An admitted job: its id, its ports (worker rank i on
+/// `worker_ports[i]`) and its slot mask.
+#[pyclass(module = "esa_torch._esa", get_all)]
+#[derive(Debug, Clone)]
+struct Admission {
+    job_id: u16,
+    worker_ports: Vec<u16>,
+    ps_port: u16,
+    slot_mask: u16,
+    mode: String,
+    priority: u8,
+}
+
+#[pymethods]
+impl Admission {
+    fn __repr__(&self) -> String {
+        format!(
+            "Admission(job_id={}, worker_ports={:?}, ps_port={}, slot_mask={}, mode='{}', \
+             priority={})",
+            self.job_id, self.worker_ports, self.ps_port, self.slot_mask, self.mode, self.priority
+        )
+    }
+}
+
+/// Admits a job of `world_size` workers and a PS at the controller. With
+/// `ports` (world_size + 1 switch ports: the workers', then the PS's) those
+/// are used; otherwise the lowest ports no other job uses, up to
+/// `max_port`. Two launchers racing for the same ports: the later one
+/// notices, releases and tries the next free ports.
+#[pyfunction]
+#[pyo3(signature = (controller, world_size, *, mode="esa", priority=15, job_id=0,
+    slots=None, ports=None, max_port=510, timeout_s=10.0))]
+#[allow(clippy::too_many_arguments)]
+fn admit(
+    py: Python<'_>,
+    controller: &str,
+    world_size: usize,
+    mode: &str,
+    priority: u8,
+    job_id: u16,
+    slots: Option<u32>,
+    ports: Option<Vec<u16>>,
+    max_port: u16,
+    timeout_s: f64,
+) -> PyResult<Admission> {
+    check_world(world_size)?;
+    let mode_v = parse_mode(mode)?;
+    if let Some(p) = &ports
+        && p.len() != world_size + 1
+    {
+        return Err(PyValueError::new_err(format!(
+            "ports: {} given, {} needed (one per worker, then the PS's)",
+            p.len(),
+            world_size + 1
+        )));
+    }
+    let timeout = Duration::from_secs_f64(timeout_s.max(0.1));
+    py.detach(|| {
+        let mut api = Api::connect(controller, timeout)?;
+        let proto_mode = match mode_v {
+            Mode::Esa => proto::Mode::Esa,
+            Mode::Atp => proto::Mode::Atp,
+            Mode::SwitchMl => proto::Mode::Switchml,
+        };
+        let mut skip: std::collections::BTreeSet<u32> = Default::default();
+        for attempt in 0..8u64 {
+            let chosen: Vec<u32> = match &ports {
+                Some(p) => p.iter().map(|&x| u32::from(x)).collect(),
+                None => {
+                    let used: std::collections::BTreeSet<u32> =
+                        api.list()?.iter().flat_map(job_ports).collect();
+                    let free: Vec<u32> = (1..=u32::from(max_port))
+                        .filter(|p| !used.contains(p) && !skip.contains(p))
+                        .take(world_size + 1)
+                        .collect();
+                    if free.len() < world_size + 1 {
+                        return Err(PyRuntimeError::new_err(format!(
+                            "the switch has {} free ports; a job of {world_size} workers needs \
+                             {} (start `esa local --ports N` with more)",
+                            free.len(),
+                            world_size + 1
+                        )));
+                    }
+                    free
+                }
+            };
+            let endpoint = |port: u32| proto::Endpoint {
+                host: String::new(),
+                port,
+            };
+            let request = proto::AdmitJobRequest {
+                job_id: u32::from(job_id),
+                workers: chosen[..world_size].iter().map(|&p| endpoint(p)).collect(),
+                ps: Some(endpoint(chosen[world_size])),
+                max_priority: u32::from(priority),
+                mode: proto_mode as i32,
+                slots: slots.map(|count| proto::SlotRange { base: None, count }),
+            };
+            let r = api.runtime.block_on(api.client.admit_job(request));
+            let job = match r {
+                Ok(r) => r.into_inner().job.unwrap_or_default(),
+                Err(s) => {
+                    let mut e = api.status("admitting the job", s.clone());
+                    if s.code() == tonic::Code::InvalidArgument && s.message().contains("port") {
+                        e = PyValueError::new_err(format!(
+                            "{e} (the switch has fewer ports than chosen: start `esa local \
+                             --ports N` with more, or pass ports=)"
+                        ));
+                    }
+                    return Err(e);
+                }
+            };
+            // Did another launcher take one of these ports meanwhile?
+            let mine: std::collections::BTreeSet<u32> = job_ports(&job).collect();
+            let clash = ports.is_none()
+                && api.list()?.iter().any(|other| {
+                    other.job_id != job.job_id && job_ports(other).any(|p| mine.contains(&p))
+                });
+            if clash {
+                let _ = api.runtime.block_on(
+                    api.client
+                        .release_job(proto::ReleaseJobRequest { job_id: job.job_id }),
+                );
+                skip.extend(mine);
+                std::thread::sleep(Duration::from_millis(20 * (attempt + 1)));
+                continue;
+            }
+            return Ok(Admission {
+                job_id: job.job_id as u16,
+                worker_ports: job.workers.iter().map(|e| e.port as u16).collect(),
+                ps_port: job.ps.map(|e| e.port as u16).unwrap_or_default(),
+                slot_mask: job.slot_count.saturating_sub(1) as u16,
+                mode: mode.to_string(),
+                priority,
+            });
+        }
+        Err(PyRuntimeError::new_err(
+            "could not find free ports: other jobs kept taking them",
+        ))
+    })
+}
+
+/// Releases job `job_id` at the controller.
+#[pyfunction]
+#[pyo3(signature = (controller, job_id, *, timeout_s=10.0))]
+fn release(py: Python<'_>, controller: &str, job_id: u16, timeout_s: f64) -> PyResult<()> {
+    py.detach(|| {
+        let mut api = Api::connect(controller, Duration::from_secs_f64(timeout_s.max(0.1)))?;
+        let r = api
+            .runtime
+            .block_on(api.client.release_job(proto::ReleaseJobRequest {
+                job_id: u32::from(job_id),
+            }));
+        r.map(|_| ())
+            .map_err(|s| api.status("releasing the job", s))
+    })
+}
+
+/// The switch's per-job counters of `job_id` (name → packets): chunks
+/// completed in the switch, evictions suffered, fallbacks...
+#[pyfunction]
+#[pyo3(signature = (controller, job_id, *, timeout_s=10.0))]
+fn job_stats<'py>(
+    py: Python<'py>,
+    controller: &str,
+    job_id: u16,
+    timeout_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let counters = py.detach(|| {
+        let mut api = Api::connect(controller, Duration::from_secs_f64(timeout_s.max(0.1)))?;
+        let r = api
+            .runtime
+            .block_on(api.client.job_stats(proto::JobStatsRequest {
+                job_ids: vec![u32::from(job_id)],
+            }));
+        r.map(|r| r.into_inner().jobs)
+            .map_err(|s| api.status("reading job counters", s))
+    })?;
+    let d = PyDict::new(py);
+    for job in counters {
+        for c in job.counters {
+            d.set_item(c.name, c.packets)?;
+        }
+    }
+    Ok(d)
+}
+
+/// The IPv4 address and MAC of host `port` in a generated topology
+/// (`esa local`), for logs.
+#[pyfunction]
+fn host_address(port: u16) -> (String, String) {
+    let a = port_host(port);
+    (
+        std::net::Ipv4Addr::from(a.ip.0).to_string(),
+        a.mac
+            .0
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    )
+}
+
+#[pymodule]
+fn _esa(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Worker>()?;
+    m.add_class::<ParameterServer>()?;
+    m.add_class::<Admission>()?;
+    m.add_function(wrap_pyfunction!(admit, m)?)?;
+    m.add_function(wrap_pyfunction!(release, m)?)?;
+    m.add_function(wrap_pyfunction!(job_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(host_address, m)?)?;
+    m.add("MAX_WORLD_SIZE", MAX_FAN_IN)?;
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! `esa local`: a switch and its controller on one machine, for jobs that
+//! bring their own hosts — PyTorch ranks through `esa_torch`, or `esa
+//! worker` / `esa ps` processes — with no root.
+//!
+//! esa-switch runs `p4/v1model/esa.p4` with ports `1..=N` carried over UDP
+//! (port *n* at `BIND:BASE+n`, each datagram one Ethernet frame); the
+//! controller programs it over P4Runtime with a generated topology (host
+//! *n* behind port *n*, [`esa_host::addressing::port_host`]) and serves
+//! the job API. A host attaches to port *n* with
+//! [`esa_host::transport::UdpFrameLink`] and sends as host *n*.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use esa_controller::topology::Host;
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Role, Topology};
+use esa_host::addressing::port_host;
+use esa_switch::{Switch, SwitchConfig};
+use tokio::sync::watch;
+
+use crate::error::TestbedError;
+
+/// What `esa local` starts.
+#[derive(Debug, Clone)]
+pub struct LocalConfig {
+    /// Switch ports `1..=ports`, one UDP socket each.
+    pub ports: u16,
+    /// The address the UDP ports bind (127.0.0.1: this machine only;
+    /// 0.0.0.0 or an interface's address: hosts on other machines too).
+    pub bind: IpAddr,
+    /// Port *n* is UDP port `base_port + n`.
+    pub base_port: u16,
+    /// The job API's address.
+    pub controller: SocketAddr,
+    /// The switch's P4Runtime address (port 0: any free port).
+    pub p4runtime: SocketAddr,
+    /// Lanes per packet (`ESA_LANES`).
+    pub lanes: usize,
+    /// Aggregator slots (`ESA_POOL_SLOTS`).
+    pub pool_slots: u32,
+    /// The P4 program (default: this source tree's `p4/v1model/esa.p4`).
+    pub program: Option<PathBuf>,
+    /// How long the controller may take to program the switch.
+    pub setup_timeout: Duration,
+}
+
+impl Default for LocalConfig {
+    fn default() -> LocalConfig {
+        LocalConfig {
+            ports: 16,
+            bind: IpAddr::from([127, 0, 0, 1]),
+            base_port: 9000,
+            controller: SocketAddr::from(([127, 0, 0, 1], 50051)),
+            p4runtime: SocketAddr::from(([127, 0, 0, 1], 0)),
+            lanes: 32,
+            pool_slots: 4096,
+            program: None,
+            setup_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+impl LocalConfig {
+    /// The UDP address of switch port `n`.
+    pub fn port_addr(&self, n: u16) -> SocketAddr {
+        SocketAddr::new(self.bind, self.base_port + n)
+    }
+
+    fn check(&self) -> Result<(), TestbedError> {
+        if self.ports == 0 || self.ports > esa_controller::topology::MAX_PORT {
+            return Err(TestbedError::Invalid(format!(
+                "ports must be 1..={}, not {}",
+                esa_controller::topology::MAX_PORT,
+                self.ports
+            )));
+        }
+        if u32::from(self.base_port) + u32::from(self.ports) > u32::from(u16::MAX) {
+            return Err(TestbedError::Invalid(format!(
+                "base port {} + {} ports runs past UDP port 65535",
+                self.base_port, self.ports
+            )));
+        }
+        Ok(())
+    }
+
+    /// The topology the controller is given: host `p<n>` behind port *n*.
+    pub fn topology(&self) -> Topology {
+        let mut topology = Topology::default();
+        for n in 1..=self.ports {
+            let a = port_host(n);
+            let name = format!("p{n}");
+            topology.ports.insert(n);
+            topology.hosts.insert(
+                name.clone(),
+                Host {
+                    name,
+                    mac: a.mac,
+                    ip: a.ip,
+                    port: n,
+                },
+            );
+        }
+        topology
+    }
+}
+
+/// A running local stack; dropping it (or [`LocalStack::stop`]) stops the
+/// controller and the switch.
+#[derive(Debug)]
+pub struct LocalStack {
+    config: LocalConfig,
+    p4runtime: SocketAddr,
+    runtime: tokio::runtime::Runtime,
+    stop: watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+async fn stopped(mut rx: watch::Receiver<bool>) {
+    let _ = rx.wait_for(|s| *s).await;
+}
+
+impl LocalStack {
+    /// Starts the switch, the controller and the job API, and returns once
+    /// the controller has programmed the switch.
+    pub fn start(config: LocalConfig) -> Result<LocalStack, TestbedError> {
+        config.check()?;
+        let program_path = config.program.clone().unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4")
+        });
+        let defines = vec![
+            ("ESA_LANES".to_string(), config.lanes.to_string()),
+            ("ESA_POOL_SLOTS".to_string(), config.pool_slots.to_string()),
+        ];
+        let pipeline = Pipeline::from_p4_source(&program_path, &defines)
+            .map_err(|e| TestbedError::Setup(format!("loading {}: {e}", program_path.display())))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("esa-local-rt")
+            .enable_all()
+            .build()
+            .map_err(|e| TestbedError::Setup(format!("tokio runtime: {e}")))?;
+        // The switch starts empty; the controller pushes the pipeline.
+        let mut builder = Switch::builder(SwitchConfig::default());
+        for n in 1..=config.ports {
+            builder = builder.udp_port(u32::from(n), config.port_addr(n), None);
+        }
+        let (switch, _) = builder
+            .build()
+            .map_err(|e| TestbedError::Setup(format!("switch: {e}")))?;
+        let p4rt_listener = runtime
+            .block_on(tokio::net::TcpListener::bind(config.p4runtime))
+            .map_err(|e| TestbedError::Setup(format!("P4Runtime on {}: {e}", config.p4runtime)))?;
+        let p4runtime = p4rt_listener
+            .local_addr()
+            .map_err(|e| TestbedError::Setup(format!("P4Runtime listener: {e}")))?;
+        let api_listener = runtime
+            .block_on(tokio::net::TcpListener::bind(config.controller))
+            .map_err(|e| TestbedError::Setup(format!("job API on {}: {e}", config.controller)))?;
+        let (stop, stop_rx) = watch::channel(false);
+        let mut tasks = Vec::new();
+        let rx = stop_rx.clone();
+        tasks.push(runtime.spawn(async move {
+            let _ = switch.serve(p4rt_listener, stopped(rx)).await;
+        }));
+        let backend = GrpcSwitch::new(&p4runtime.to_string(), 0, 1);
+        let controller = Controller::new(
+            backend,
+            pipeline,
+            config.topology(),
+            ControllerConfig {
+                pool_slots: Some(config.pool_slots),
+                check_interval: Duration::from_secs(2),
+                retry_interval: Duration::from_millis(200),
+            },
+        )
+        .map_err(|e| TestbedError::Setup(format!("controller: {e}")))?;
+        tasks.push(runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone()))));
+        let api = esa_controller::api::serve(
+            Arc::clone(&controller),
+            api_listener,
+            stopped(stop_rx.clone()),
+        );
+        tasks.push(runtime.spawn(async move {
+            if let Err(e) = api.await {
+                eprintln!("esa local: job API: {e}");
+            }
+        }));
+        let stack = LocalStack {
+            config,
+            p4runtime,
+            runtime,
+            stop,
+            tasks,
+        };
+        let mut health = controller.health();
+        let timeout = stack.config.setup_timeout;
+        let synced = stack.runtime.block_on(async {
+            tokio::time::timeout(
+                timeout,
+                health.wait_for(|h| h.role == Role::Primary && h.synced),
+            )
+            .await
+            .map(|r| r.is_ok())
+        });
+        if synced != Ok(true) {
+            let last = health.borrow().clone();
+            return Err(TestbedError::Setup(format!(
+                "the controller did not program the switch within {timeout:?} (last error: {})",
+                last.last_error.unwrap_or_else(|| "none".into())
+            )));
+        }
+        Ok(stack)
+    }
+
+    /// What was started.
+    pub fn config(&self) -> &LocalConfig {
+        &self.config
+    }
+
+    /// The switch's P4Runtime address.
+    pub fn p4runtime(&self) -> SocketAddr {
+        self.p4runtime
+    }
+
+    /// A summary for people: where everything listens, and how a host
+    /// attaches.
+    pub fn describe(&self) -> String {
+        let c = &self.config;
+        format!(
+            "esa local: esa.p4 ({} lanes, {} slots) in esa-switch; ports 1..={} on UDP \
+             {}..={} (port n at {}:{}+n); P4Runtime {}; job API {}",
+            c.lanes,
+            c.pool_slots,
+            c.ports,
+            c.port_addr(1),
+            c.port_addr(c.ports),
+            c.bind,
+            c.base_port,
+            self.p4runtime,
+            c.controller
+        )
+    }
+
+    /// Stops the controller and the switch.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        let _ = self.stop.send(true);
+        let tasks = std::mem::take(&mut self.tasks);
+        self.runtime.block_on(async {
+            for t in tasks {
+                let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+            }
+        });
+    }
+}
+
+impl Drop for LocalStack {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Runs a stack until SIGINT / SIGTERM.
+pub fn run(config: LocalConfig) -> Result<(), TestbedError> {
+    let stack = LocalStack::start(config)?;
+    println!("{}", stack.describe());
+    println!("ready");
+    let (tx, rx) = std::sync::mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .map_err(|e| TestbedError::Setup(format!("signal handler: {e}")))?;
+    let _ = rx.recv();
+    eprintln!("esa local: stopping");
+    stack.stop();
+    Ok(())
+}
