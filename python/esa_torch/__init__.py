@@ -105,6 +105,7 @@ class Job:
         self.switch = switch
         self.ps: Optional[ParameterServer] = None
         self.ps_volume: Dict[str, int] = {}
+        self.switch_counters: Dict[str, int] = {}
         self._closed = False
         self._owner = False
         if admission is None:
@@ -197,12 +198,16 @@ class Job:
 
     def stats(self) -> Dict[str, Any]:
         """This rank's worker counters; on the rank running the PS, its
-        fallback volume once closed; the switch's counters of the job when
-        the controller answers."""
+        fallback volume once closed; the switch's counters of the job (read
+        at close by the rank that admitted it, else live)."""
         out: Dict[str, Any] = {"job_id": self.job_id, "rank": self.rank}
         out["worker"] = dict(self.worker.stats())
         if self.ps_volume:
             out["ps"] = dict(self.ps_volume)
+        if self._closed:
+            if self.switch_counters:
+                out["switch"] = dict(self.switch_counters)
+            return out
         try:
             out["switch"] = dict(job_stats(self.controller, self.job_id, timeout_s=3.0))
         except Exception as e:  # the controller may be gone at exit
@@ -221,6 +226,11 @@ class Job:
         if self.ps is not None:
             self.ps_volume = dict(self.ps.stop())
             self.ps = None
+        if self._owner:
+            try:  # the switch forgets the job's counters once released
+                self.switch_counters = dict(job_stats(self.controller, self.job_id, timeout_s=3.0))
+            except Exception:
+                pass
         self._release()
 
     def _release(self) -> None:

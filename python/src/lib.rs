@@ -482,16 +482,17 @@ fn admit(
             let r = api.runtime.block_on(api.client.admit_job(request));
             let job = match r {
                 Ok(r) => r.into_inner().job.unwrap_or_default(),
-                Err(s) => {
-                    let mut e = api.status("admitting the job", s.clone());
-                    if s.code() == tonic::Code::InvalidArgument && s.message().contains("port") {
-                        e = PyValueError::new_err(format!(
-                            "{e} (the switch has fewer ports than chosen: start `esa local \
-                             --ports N` with more, or pass ports=)"
-                        ));
-                    }
-                    return Err(e);
+                Err(s) if s.code() == tonic::Code::InvalidArgument
+                    && s.message().contains("not a switch port") =>
+                {
+                    return Err(PyValueError::new_err(format!(
+                        "admitting the job at {}: {} (the switch has fewer ports than chosen: \
+                         start `esa local --ports N` with more, or pass ports=)",
+                        api.addr,
+                        s.message()
+                    )));
                 }
+                Err(s) => return Err(api.status("admitting the job", s)),
             };
             // Did another launcher take one of these ports meanwhile?
             let mine: std::collections::BTreeSet<u32> = job_ports(&job).collect();

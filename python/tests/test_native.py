@@ -1,0 +1,188 @@
+"""The native worker, PS and admission against a real `esa local`: sums
+within the quantization bound (exact on integer-valued data), exact under
+preemption, a missing rank is a clear error in bounded time, bad arguments
+are clear errors."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import esa_torch
+from esa_torch import ParameterServer, Worker, admit, job_stats, port_address, release
+
+
+def start_job(stack, world, **kw):
+    """Admits a job and makes its PS and workers (kw: mode, priority,
+    policy, exponent, timeout_s, window)."""
+    worker_kw = {k: kw.pop(k) for k in ("policy", "exponent", "timeout_s", "window") if k in kw}
+    adm = admit(stack.controller, world, **kw)
+    mode = kw.get("mode", "esa")
+    ps = ParameterServer(
+        port_address(stack.switch, adm.ps_port), adm.ps_port, adm.job_id, world,
+        lanes=stack.lanes, mode=mode,
+    )
+    workers = [
+        Worker(
+            port_address(stack.switch, p), p, adm.job_id, r, world,
+            lanes=stack.lanes, mode=mode, slot_mask=adm.slot_mask, **worker_kw,
+        )
+        for r, p in enumerate(adm.worker_ports)
+    ]
+    return adm, ps, workers
+
+
+def run_all(workers, buffers, average=False):
+    """All-reduces buffers[i] on workers[i] in parallel; returns (stats, errors)."""
+    stats = [None] * len(workers)
+    errors = [None] * len(workers)
+
+    def go(i):
+        try:
+            stats[i] = workers[i].allreduce(buffers[i], average)
+        except Exception as e:  # checked by the caller
+            errors[i] = e
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return stats, errors
+
+
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 10007])
+def test_random_buckets_within_the_quantization_bound(stack, n):
+    world, exponent = 3, 20
+    adm, ps, workers = start_job(stack, world, exponent=exponent)
+    rng = np.random.default_rng(n)
+    data = [rng.standard_normal(n).astype(np.float32) for _ in range(world)]
+    exact = np.sum([d.astype(np.float64) for d in data], axis=0)
+    stats, errors = run_all(workers, data)
+    assert errors == [None] * world
+    # Each contribution is rounded to a multiple of 2^-exponent: at most
+    # half a step each; then one float32 rounding of the sum.
+    bound = world * 2.0 ** -(exponent + 1) + np.abs(exact) * 2.0**-23
+    for d in data:
+        assert np.all(np.abs(d - exact) <= bound), np.max(np.abs(d - exact))
+    assert stats[0]["elements"] == n
+    assert stats[0]["from_switch"] + stats[0]["from_ps"] == -(-n // stack.lanes)
+    ps.stop()
+    release(stack.controller, adm.job_id)
+
+
+def test_average_and_integer_sums_are_exact(stack):
+    world = 4
+    adm, ps, workers = start_job(stack, world)
+    data = [np.arange(5000, dtype=np.float32) * (r + 1) for r in range(world)]
+    run_all(workers, data)
+    expected = np.arange(5000, dtype=np.float32) * 10
+    for d in data:
+        np.testing.assert_array_equal(d, expected)
+    data = [np.full(100, float(r), dtype=np.float32) for r in range(world)]
+    run_all(workers, data, average=True)
+    for d in data:
+        np.testing.assert_array_equal(d, np.full(100, 1.5, dtype=np.float32))
+    ps.stop()
+
+
+def test_preempted_job_still_gets_exact_sums(make_stack):
+    # A pool of 64 slots: two jobs with windows of 64 do not both fit, and
+    # the higher class takes slots the lower one holds.
+    stack = make_stack(pool_slots=64)
+    world, n = 3, 200_000
+    low = start_job(stack, world, priority=1, policy="static:1")
+    high = start_job(stack, world, priority=12, policy="static:12")
+    low_data = [np.full(n, float(r + 1), dtype=np.float32) for r in range(world)]
+    high_data = [np.arange(n, dtype=np.float32) % 1000 for _ in range(world)]
+    out = {}
+
+    def run(name, job, data):
+        out[name] = run_all(job[2], data)
+
+    t_low = threading.Thread(target=run, args=("low", low, low_data))
+    t_low.start()
+    time.sleep(0.05)  # the low job is mid-bucket
+    run("high", high, high_data)
+    t_low.join()
+    assert out["low"][1] == [None] * world and out["high"][1] == [None] * world
+    for d in low_data:
+        np.testing.assert_array_equal(d, np.full(n, 6.0, dtype=np.float32))
+    for d in high_data:
+        np.testing.assert_array_equal(d, (np.arange(n, dtype=np.float32) % 1000) * 3)
+    counters = job_stats(stack.controller, low[0].job_id)
+    volume = low[1].stop()
+    high[1].stop()
+    # The low job really was preempted: the switch evicted its partial sums
+    # to its PS, which completed those chunks.
+    assert counters["evictions_suffered"] > 0, counters
+    assert volume["evicted_parts"] > 0 and volume["chunks_completed"] > 0, volume
+    assert sum(s["from_ps"] for s in out["low"][0]) > 0
+
+
+def test_a_missing_rank_is_a_timeout_in_bounded_time(stack):
+    world = 3
+    adm, ps, workers = start_job(stack, world, timeout_s=2.0)
+    data = [np.ones(1000, dtype=np.float32) for _ in range(world)]
+    _, errors = run_all(workers, data)
+    assert errors == [None] * world
+    # Rank 2 is gone: the other two must fail, not hang.
+    started = time.time()
+    _, errors = run_all(workers[:2], data[:2])
+    elapsed = time.time() - started
+    assert elapsed < 20, elapsed
+    for e in errors:
+        assert isinstance(e, TimeoutError), repr(e)
+        assert f"job {adm.job_id}" in str(e) and "rank" in str(e), str(e)
+    ps.stop()
+
+
+def test_bad_arguments_are_clear_errors(stack):
+    with pytest.raises(ValueError, match="2 to 32 workers"):
+        admit(stack.controller, 33)
+    with pytest.raises(ValueError, match="2 to 32 workers"):
+        Worker(port_address(stack.switch, 1), 1, 1, 0, 1)
+    with pytest.raises(ValueError, match="rank 3 is not below"):
+        Worker(port_address(stack.switch, 1), 1, 1, 3, 3)
+    with pytest.raises(ValueError, match="unknown mode"):
+        admit(stack.controller, 2, mode="allreduce")
+    with pytest.raises(ValueError, match="not HOST:PORT"):
+        Worker("nowhere", 1, 1, 0, 2)
+    with pytest.raises(ValueError, match="unknown priority policy"):
+        Worker(port_address(stack.switch, 1), 1, 1, 0, 2, policy="fastest")
+    with pytest.raises(ValueError, match="ports: 2 given, 4 needed"):
+        admit(stack.controller, 3, ports=[1, 2])
+    # The stack has 8 ports: a job of 8 workers needs 9.
+    with pytest.raises(ValueError, match="port 9 is not a switch port.*esa local --ports N"):
+        admit(stack.controller, 8)
+    with pytest.raises(RuntimeError, match="the switch has 5 free ports; a job of 7 workers"):
+        admit(stack.controller, 7, max_port=5)
+    with pytest.raises(ValueError, match="switch port 9 at base"):
+        port_address("127.0.0.1:65530", 9)
+    started = time.time()
+    with pytest.raises(ConnectionError, match="cannot reach the ESA controller"):
+        admit("127.0.0.1:1", 2, timeout_s=2.0)
+    assert time.time() - started < 10
+    adm, ps, workers = start_job(stack, 2)
+    ro = np.ones(10, dtype=np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        workers[0].allreduce(ro)
+    with pytest.raises(Exception, match="(?i)buffer|format|float"):
+        workers[0].allreduce(np.ones(10, dtype=np.float64))
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        workers[0].allreduce(np.ones((10, 10), dtype=np.float32)[:, 1])
+    ps.stop()
+    # Nothing was sent: the job still works.
+    data = [np.ones(10, dtype=np.float32) * 2, np.ones(10, dtype=np.float32)]
+    adm2, ps2, w2 = start_job(stack, 2)
+    _, errors = run_all(w2, data)
+    assert errors == [None, None]
+    np.testing.assert_array_equal(data[0], np.full(10, 3.0, dtype=np.float32))
+    ps2.stop()
+
+
+def test_host_addresses_follow_the_port():
+    assert esa_torch.host_address(3) == ("10.0.0.3", "02:00:00:00:00:03")
+    assert esa_torch.host_address(258) == ("10.0.1.2", "02:00:00:00:01:02")
