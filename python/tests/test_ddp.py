@@ -1,0 +1,136 @@
+"""The DDP communication hook with real torch.distributed (gloo) processes:
+gradients equal gloo's all-reduce within the quantization bound, the digits
+model trains to gloo's accuracy, and two jobs on a pool that holds one both
+finish correct with the lower-priority one preempted."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
+EXPONENT = 20
+
+
+def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
+    import esa_torch
+
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
+    reference = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
+    reference.load_state_dict(net.state_dict())
+    model = torch.nn.parallel.DistributedDataParallel(net)
+    job = esa_torch.register(model, controller=controller, switch=switch, exponent=EXPONENT)
+    diffs, scale = [], []
+    for step in range(3):
+        g = torch.Generator().manual_seed(100 * step + rank)
+        x = torch.randn(16, 50, generator=g) * (rank + 1)
+        model.zero_grad()
+        model(x).pow(2).sum().backward()
+        reference.zero_grad()
+        reference(x).pow(2).sum().backward()
+        for p, q in zip(net.parameters(), reference.parameters()):
+            expected = q.grad.clone()
+            dist.all_reduce(expected)  # gloo
+            expected /= world
+            diffs.append((p.grad - expected).abs().max().item())
+            scale.append(expected.abs().max().item())
+    buckets = job.buckets
+    job.close(barrier=dist.barrier)
+    out.put((rank, max(diffs), max(scale), buckets))
+    dist.destroy_process_group()
+
+
+def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
+    world = 3
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    with tempfile.TemporaryDirectory() as d:
+        init = os.path.join(d, "init")
+        procs = [
+            ctx.Process(target=_hook_vs_gloo, args=(r, world, init, stack.controller, stack.switch, out))
+            for r in range(world)
+        ]
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=240) for _ in range(world)]
+        for p in procs:
+            p.join(timeout=60)
+            assert p.exitcode == 0
+    # The mean of `world` values each rounded to 2^-EXPONENT: at most half a
+    # step off, plus float32 rounding of gradients of this size.
+    for rank, diff, scale, buckets in results:
+        assert scale > 1.0, "gradients large enough to matter"
+        assert diff <= 2.0 ** -(EXPONENT + 1) + scale * 2.0**-21, (rank, diff)
+        assert buckets >= 3, f"a bucket or more per backward pass, got {buckets}"
+
+
+def torchrun(args, world=4, timeout=600):
+    cmd = [
+        sys.executable, "-m", "torch.distributed.run", "--standalone",
+        f"--nproc_per_node={world}", str(EXAMPLE), *args,
+    ]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    lines = r.stdout.strip().splitlines()
+    assert lines[-2].startswith("final_accuracy=") and lines[-1].startswith("final_loss="), lines[-3:]
+    return r.stdout
+
+
+def report(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_digits_train_through_esa_as_with_gloo(stack, tmp_path):
+    common = ["--epochs", "8", "--seed", "3"]
+    torchrun([*common, "--backend", "gloo", "--report", str(tmp_path / "gloo.json")])
+    torchrun([
+        *common, "--backend", "esa", "--controller", stack.controller, "--switch", stack.switch,
+        "--report", str(tmp_path / "esa.json"),
+    ])
+    gloo, esa = report(tmp_path / "gloo.json"), report(tmp_path / "esa.json")
+    assert gloo["final_accuracy"] > 0.9
+    assert abs(esa["final_accuracy"] - gloo["final_accuracy"]) <= 0.01
+    # Quantization noise only: the loss curves agree closely epoch by epoch.
+    for a, b in zip(esa["history"], gloo["history"]):
+        assert abs(a["loss"] - b["loss"]) <= 0.01 * b["loss"] + 1e-3, (a, b)
+    ranks = esa["esa"]["ranks"]
+    assert all(r["worker"]["from_switch"] > 0 for r in ranks)
+    assert ranks[0]["switch"]["completed"] > 0
+
+
+def test_two_jobs_on_a_pool_that_holds_one(make_stack, tmp_path):
+    # 64 slots; each job keeps up to 64 chunks in flight.
+    stack = make_stack(pool_slots=64, ports=16)
+    common = ["--epochs", "4", "--seed", "5", "--controller", stack.controller, "--switch", stack.switch]
+    env = dict(os.environ)
+    procs = []
+    for name, prio in (("low", 1), ("high", 12)):
+        cmd = [
+            sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=3",
+            str(EXAMPLE), *common, "--backend", "esa", "--priority", str(prio),
+            "--policy", f"static:{prio}", "--report", str(tmp_path / f"{name}.json"),
+        ]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env))
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    for p, o in zip(procs, outs):
+        assert p.returncode == 0, o[-3000:]
+    low, high = report(tmp_path / "low.json"), report(tmp_path / "high.json")
+    for r in (low, high):
+        assert r["final_accuracy"] > 0.85, r["final_accuracy"]
+    low_switch = low["esa"]["ranks"][0]["switch"]
+    high_switch = high["esa"]["ranks"][0]["switch"]
+    # The low-priority job was preempted, the high one preempted it.
+    assert low_switch["evictions_suffered"] > 0, low_switch
+    assert high_switch["preemptions"] > 0, high_switch
+    assert sum(r["worker"]["from_ps"] for r in low["esa"]["ranks"]) > 0
