@@ -2,7 +2,7 @@
 //! ESA workers and a parameter server on switch ports carried over UDP
 //! (`esa switch -u`, `esa local`), and job admission through the
 //! controller's job API. Python hands a whole gradient bucket to
-//! [`Worker::allreduce`]; quantization, packets, retransmission and the
+//! `Worker.allreduce`; quantization, packets, retransmission and the
 //! fallback to the PS all happen here, with the GIL released. No Python
 //! runs per packet.
 //!
@@ -232,17 +232,20 @@ impl Worker {
     }
 }
 
+/// What the PS thread returns: the job's fallback volume by name.
+type PsOutcome = Result<Vec<(&'static str, u64)>, String>;
+
 /// A job's parameter server on its own switch port, served by a thread.
 #[pyclass(module = "esa_torch._esa")]
 struct ParameterServer {
     stop: Arc<AtomicBool>,
-    thread: Mutex<Option<JoinHandle<Result<Vec<(&'static str, u64)>, String>>>>,
+    thread: Mutex<Option<JoinHandle<PsOutcome>>>,
 }
 
 #[pymethods]
 impl ParameterServer {
     /// Serves job `job` of `world_size` workers on switch port `port` at
-    /// `port_addr`, until [`ParameterServer::stop`].
+    /// `port_addr`, until `stop()`.
     #[new]
     #[pyo3(signature = (port_addr, port, job, world_size, *, lanes=32, mode="esa"))]
     fn new(
@@ -482,8 +485,9 @@ fn admit(
             let r = api.runtime.block_on(api.client.admit_job(request));
             let job = match r {
                 Ok(r) => r.into_inner().job.unwrap_or_default(),
-                Err(s) if s.code() == tonic::Code::InvalidArgument
-                    && s.message().contains("not a switch port") =>
+                Err(s)
+                    if s.code() == tonic::Code::InvalidArgument
+                        && s.message().contains("not a switch port") =>
                 {
                     return Err(PyValueError::new_err(format!(
                         "admitting the job at {}: {} (the switch has fewer ports than chosen: \

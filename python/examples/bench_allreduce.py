@@ -1,0 +1,80 @@
+"""Bucket all-reduce throughput: through ESA (the esa_torch worker, the path
+the DDP hook takes) against gloo's all_reduce, on the same ranks and buffers
+in one run.
+
+    python/examples/with_esa_local.sh torchrun --standalone --nproc_per_node 4 \\
+        python/examples/bench_allreduce.py --sizes 262144,1048576 --repeats 5
+
+Rank 0 prints one line per backend and size with the median time and the
+goodput (float32 bytes of the bucket per second), then the ratio of ESA's
+goodput to gloo's per size.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--sizes", default="262144,1048576", help="bucket sizes in float32 elements")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--controller", default="127.0.0.1:50051")
+    p.add_argument("--switch", default="127.0.0.1:9000")
+    p.add_argument("--lanes", type=int, default=32)
+    args = p.parse_args()
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.set_num_threads(1)
+    import esa_torch
+
+    job = esa_torch.Job(
+        rank,
+        world,
+        controller=args.controller,
+        switch=args.switch,
+        lanes=args.lanes,
+        share=lambda obj: (lambda box: (dist.broadcast_object_list(box, src=0), box[0])[1])([obj]),
+    )
+    sizes = [int(s) for s in args.sizes.split(",")]
+    results = {}
+    for n in sizes:
+        rng = np.random.default_rng(rank)
+        base = rng.standard_normal(n).astype(np.float32)
+        for backend in ("gloo", "esa"):
+            times = []
+            for i in range(args.repeats + 1):  # the first is a warm-up
+                t = torch.from_numpy(base.copy())
+                dist.barrier()
+                start = time.perf_counter()
+                if backend == "gloo":
+                    dist.all_reduce(t)
+                else:
+                    job.allreduce(t.numpy())
+                elapsed = time.perf_counter() - start
+                if i > 0:
+                    times.append(elapsed)
+            # The slowest rank decides.
+            worst = torch.tensor(times, dtype=torch.float64)
+            dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+            med = statistics.median(worst.tolist())
+            results[(backend, n)] = med
+            if rank == 0:
+                print(
+                    f"{backend:4} elements={n} ranks={world} median_ms={med * 1e3:.1f} "
+                    f"goodput_MBps={n * 4 / med / 1e6:.1f}",
+                    flush=True,
+                )
+    if rank == 0:
+        for n in sizes:
+            print(f"ratio esa/gloo goodput elements={n}: {results[('gloo', n)] / results[('esa', n)]:.3f}")
+    job.close(barrier=dist.barrier)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
