@@ -186,3 +186,63 @@ def test_bad_arguments_are_clear_errors(stack):
 def test_host_addresses_follow_the_port():
     assert esa_torch.host_address(3) == ("10.0.0.3", "02:00:00:00:00:03")
     assert esa_torch.host_address(258) == ("10.0.1.2", "02:00:00:00:01:02")
+
+
+def _rank_loop(port_addr, port, job, rank, world, slot_mask, out):
+    """A rank in its own process: all-reduces until it fails; reports
+    each iteration and the error it ends with."""
+    w = Worker(port_addr, port, job, rank, world, slot_mask=slot_mask, timeout_s=2.0)
+    data = np.ones(20_000, dtype=np.float32)
+    for i in range(100_000):
+        data[:] = 1.0
+        try:
+            w.allreduce(data)
+        except Exception as e:
+            out.put((rank, "error", type(e).__name__, str(e), time.time()))
+            return
+        assert data[0] == world
+        out.put((rank, "done", i, "", time.time()))
+
+
+def test_a_rank_killed_with_sigkill_leaves_the_others_a_clear_error(stack):
+    import multiprocessing as mp
+    import os
+    import signal
+
+    world = 3
+    adm = admit(stack.controller, world)
+    ps = ParameterServer(port_address(stack.switch, adm.ps_port), adm.ps_port, adm.job_id, world)
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    procs = [
+        ctx.Process(
+            target=_rank_loop,
+            args=(port_address(stack.switch, p), p, adm.job_id, r, world, adm.slot_mask, out),
+        )
+        for r, p in enumerate(adm.worker_ports)
+    ]
+    for p in procs:
+        p.start()
+    done = {r: 0 for r in range(world)}
+    while min(done.values()) < 3:
+        rank, kind, i, msg, _ = out.get(timeout=60)
+        assert kind == "done", msg
+        done[rank] += 1
+    os.kill(procs[2].pid, signal.SIGKILL)
+    killed_at = time.time()
+    errors = {}
+    while len(errors) < 2:
+        rank, kind, name, msg, at = out.get(timeout=60)
+        if kind == "error":
+            errors[rank] = (name, msg, at - killed_at)
+    for p in procs:
+        p.join(timeout=10)
+    assert procs[2].exitcode == -signal.SIGKILL
+    for rank in (0, 1):
+        name, msg, after = errors[rank]
+        assert name == "TimeoutError", (name, msg)
+        assert f"job {adm.job_id}" in msg and "a rank of this job stopped" in msg, msg
+        # timeout_s is 2 s of resends at the largest RTO; well inside 15 s.
+        assert after < 15, after
+        assert procs[rank].exitcode == 0
+    ps.stop()
