@@ -43,6 +43,11 @@ impl Dataplane {
             match msg {
                 Inbound::Stop => break,
                 Inbound::Frame { port, data } => self.handle(port, &data),
+                Inbound::Batch(frames) => {
+                    for (port, data) in frames {
+                        self.handle(port, &data);
+                    }
+                }
             }
         }
         for w in self.pcap.values_mut() {

@@ -230,25 +230,31 @@ impl SwitchBuilder {
                 })?;
             readers.push(handle);
         }
+        let mut udp_ports = Vec::new();
         for (p, local, peer) in &self.udp {
-            let sock =
-                udp::UdpPort::bind(*local, *peer, Duration::from_millis(100)).map_err(|e| {
-                    SwitchError::Port {
-                        port: *p,
-                        message: format!("cannot bind UDP {local}: {e}"),
-                    }
-                })?;
+            let sock = udp::UdpPort::bind(*local, *peer).map_err(|e| SwitchError::Port {
+                port: *p,
+                message: format!("cannot bind UDP {local}: {e}"),
+            })?;
             let sock = Arc::new(sock);
             let c = Arc::new(PortCounters::default());
             egress.insert(*p, Egress::Udp(sock.clone()));
             counters.insert(*p, c.clone());
-            readers.push(spawn_udp_reader(
-                *p,
-                sock,
-                c,
-                inbound_tx.clone(),
-                stop.clone(),
-            )?);
+            udp_ports.push(udp::ReaderPort {
+                port: *p,
+                socket: sock,
+                counters: c,
+            });
+        }
+        if !udp_ports.is_empty() {
+            let handle =
+                udp::spawn_reader(udp_ports, inbound_tx.clone(), stop.clone()).map_err(|e| {
+                    SwitchError::Port {
+                        port: 0,
+                        message: format!("cannot start the UDP reader: {e}"),
+                    }
+                })?;
+            readers.push(handle);
         }
         let mut pcap = HashMap::new();
         if let Some(dir) = &self.config.pcap_dir {
@@ -290,47 +296,6 @@ impl SwitchBuilder {
             memory_ports,
         ))
     }
-}
-
-/// Reads datagrams of one UDP port into the packet thread's channel.
-fn spawn_udp_reader(
-    p: u32,
-    sock: Arc<udp::UdpPort>,
-    counters: Arc<PortCounters>,
-    tx: mpsc::Sender<Inbound>,
-    stop: Arc<AtomicBool>,
-) -> Result<JoinHandle<()>, SwitchError> {
-    std::thread::Builder::new()
-        .name(format!("esa-switch-udp-{p}"))
-        .spawn(move || {
-            let mut buf = vec![0u8; udp::MAX_DATAGRAM];
-            while !stop.load(Ordering::Relaxed) {
-                match sock.recv(&mut buf) {
-                    Ok(udp::Received::Frame(n)) => {
-                        let frame = Inbound::Frame {
-                            port: p,
-                            data: buf[..n].to_vec(),
-                        };
-                        if tx.send(frame).is_err() {
-                            break;
-                        }
-                    }
-                    Ok(udp::Received::Hello) => {
-                        counters.hello();
-                        tracing::debug!(port = p, peer = ?sock.peer(), "hello");
-                    }
-                    Ok(udp::Received::Nothing) => {}
-                    Err(e) => {
-                        tracing::error!(port = p, "UDP receive: {e}");
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                }
-            }
-        })
-        .map_err(|e| SwitchError::Port {
-            port: p,
-            message: format!("cannot start the UDP reader thread: {e}"),
-        })
 }
 
 /// A running switch: its packet thread, ports and P4Runtime service.

@@ -19,6 +19,8 @@ pub(crate) enum Inbound {
         /// The frame.
         data: Vec<u8>,
     },
+    /// Frames received, each with its ingress port, in arrival order.
+    Batch(Vec<(u32, Vec<u8>)>),
     /// Stop the packet thread.
     Stop,
 }

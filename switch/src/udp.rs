@@ -11,11 +11,22 @@
 //! parameter server that only listens still gets the frames for its port;
 //! hellos count as received but never reach the pipeline. Frames for a
 //! port with no peer yet count as transmit errors.
+//!
+//! One reader thread serves every UDP port ([`spawn_reader`]): it waits on
+//! all the sockets at once (mio), drains each ready socket and hands the
+//! frames to the packet thread in batches, so a burst costs one wake-up,
+//! not one per datagram. Socket buffers are enlarged (4 MiB asked) so a
+//! window of frames fits.
 
 use std::io;
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::Mutex;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
+
+use crate::ports::{Inbound, PortCounters};
 
 /// What a host sends to announce its address to its port: an empty
 /// datagram.
@@ -24,10 +35,16 @@ pub const HELLO: &[u8] = &[];
 /// Largest datagram read (a jumbo frame fits).
 pub const MAX_DATAGRAM: usize = 65536;
 
-/// One switch port on a UDP socket.
+/// Socket buffer size asked for, each direction.
+const SOCKET_BUFFER_BYTES: usize = 4 << 20;
+
+/// Frames handed to the packet thread per message, at most.
+const BATCH: usize = 256;
+
+/// One switch port on a (non-blocking) UDP socket.
 #[derive(Debug)]
 pub struct UdpPort {
-    socket: UdpSocket,
+    socket: mio::net::UdpSocket,
     /// Fixed at creation, or learned from the last sender.
     peer: Mutex<Option<SocketAddr>>,
     /// Whether the peer was given (then it is never relearned).
@@ -41,22 +58,24 @@ pub enum Received {
     Frame(usize),
     /// A hello: the peer is (re)learned, nothing enters the pipeline.
     Hello,
-    /// The wait timed out, or the datagram came from someone other than
-    /// a fixed peer (dropped).
+    /// A datagram from someone other than a fixed peer (dropped).
+    Stranger,
+    /// Nothing waiting.
     Nothing,
 }
 
 impl UdpPort {
     /// Binds `local`; frames go to `peer` if given, else to whoever sent
-    /// last. Receives wait at most `poll`, so a reader thread notices
-    /// shutdown.
-    pub fn bind(
-        local: SocketAddr,
-        peer: Option<SocketAddr>,
-        poll: Duration,
-    ) -> io::Result<UdpPort> {
-        let socket = UdpSocket::bind(local)?;
-        socket.set_read_timeout(Some(poll))?;
+    /// last.
+    pub fn bind(local: SocketAddr, peer: Option<SocketAddr>) -> io::Result<UdpPort> {
+        let domain = socket2::Domain::for_address(local);
+        let socket = socket2::Socket::new(domain, socket2::Type::DGRAM, None)?;
+        // Best effort: the kernel caps them at net.core.{r,w}mem_max.
+        let _ = socket.set_recv_buffer_size(SOCKET_BUFFER_BYTES);
+        let _ = socket.set_send_buffer_size(SOCKET_BUFFER_BYTES);
+        socket.bind(&local.into())?;
+        socket.set_nonblocking(true)?;
+        let socket = mio::net::UdpSocket::from_std(socket.into());
         Ok(UdpPort {
             socket,
             peer: Mutex::new(peer),
@@ -74,25 +93,23 @@ impl UdpPort {
         *self.peer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Receives one datagram into `buf`.
+    /// Receives one datagram into `buf` without waiting.
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<Received> {
         let (n, from) = match self.socket.recv_from(buf) {
             Ok(x) => x,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock) => {
                 return Ok(Received::Nothing);
             }
             // A previous send to a closed peer port (ICMP port unreachable
-            // on Linux) surfaces on the next receive: not this datagram's
+            // on Linux) surfaces on a later receive: not this datagram's
             // problem.
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                return Ok(Received::Nothing);
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::ConnectionRefused | io::ErrorKind::Interrupted
+                ) =>
+            {
+                return Ok(Received::Stranger);
             }
             Err(e) => return Err(e),
         };
@@ -100,7 +117,7 @@ impl UdpPort {
             let mut peer = self.peer.lock().unwrap_or_else(|e| e.into_inner());
             if self.fixed {
                 if *peer != Some(from) {
-                    return Ok(Received::Nothing);
+                    return Ok(Received::Stranger);
                 }
             } else if *peer != Some(from) {
                 *peer = Some(from);
@@ -123,6 +140,91 @@ impl UdpPort {
         self.socket.send_to(frame, peer)?;
         Ok(())
     }
+}
+
+/// One UDP port as the reader thread sees it.
+#[derive(Debug)]
+pub(crate) struct ReaderPort {
+    pub(crate) port: u32,
+    pub(crate) socket: Arc<UdpPort>,
+    pub(crate) counters: Arc<PortCounters>,
+}
+
+/// Starts the thread that reads every UDP port: waits on all sockets,
+/// drains the ready ones, and sends their frames to the packet thread in
+/// batches of up to [`BATCH`].
+pub(crate) fn spawn_reader(
+    ports: Vec<ReaderPort>,
+    tx: Sender<Inbound>,
+    stop: Arc<AtomicBool>,
+) -> io::Result<JoinHandle<()>> {
+    let mut poll = mio::Poll::new()?;
+    for (i, p) in ports.iter().enumerate() {
+        // The registry needs a `&mut` source; the socket is shared with
+        // the packet thread (which only sends), so register a borrowed fd.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&p.socket.socket);
+        poll.registry().register(
+            &mut mio::unix::SourceFd(&fd),
+            mio::Token(i),
+            mio::Interest::READABLE,
+        )?;
+    }
+    std::thread::Builder::new()
+        .name("esa-switch-udp".into())
+        .spawn(move || {
+            let mut events = mio::Events::with_capacity(ports.len().max(1));
+            let mut buf = vec![0u8; MAX_DATAGRAM];
+            let mut batch: Vec<(u32, Vec<u8>)> = Vec::with_capacity(BATCH);
+            while !stop.load(Ordering::Relaxed) {
+                if let Err(e) = poll.poll(&mut events, Some(Duration::from_millis(100))) {
+                    if e.kind() != io::ErrorKind::Interrupted {
+                        tracing::error!("UDP ports: poll: {e}");
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    continue;
+                }
+                for event in &events {
+                    let Some(p) = ports.get(event.token().0) else {
+                        continue;
+                    };
+                    // Edge-triggered: read until the socket is empty.
+                    loop {
+                        match p.socket.recv(&mut buf) {
+                            Ok(Received::Frame(n)) => {
+                                batch.push((p.port, buf[..n].to_vec()));
+                                if batch.len() == BATCH
+                                    && tx.send(Inbound::Batch(std::mem::take(&mut batch))).is_err()
+                                {
+                                    return;
+                                }
+                            }
+                            Ok(Received::Hello) => {
+                                p.counters.hello();
+                                tracing::debug!(port = p.port, peer = ?p.socket.peer(), "hello");
+                            }
+                            Ok(Received::Stranger) => {}
+                            Ok(Received::Nothing) => break,
+                            Err(e) => {
+                                tracing::error!(port = p.port, "UDP receive: {e}");
+                                break;
+                            }
+                        }
+                    }
+                    // Hand each port's frames over as soon as they are
+                    // read: the packet thread works while the next port
+                    // is drained.
+                    if !batch.is_empty()
+                        && tx.send(Inbound::Batch(std::mem::take(&mut batch))).is_err()
+                    {
+                        return;
+                    }
+                }
+                if !batch.is_empty() && tx.send(Inbound::Batch(std::mem::take(&mut batch))).is_err()
+                {
+                    return;
+                }
+            }
+        })
 }
 
 /// Parses `NUM@LOCAL` or `NUM@LOCAL=PEER` (`LOCAL` and `PEER` are
@@ -154,21 +256,36 @@ pub fn parse_udp_port(s: &str) -> Result<(u32, SocketAddr, Option<SocketAddr>), 
 mod tests {
     use super::*;
 
+    use std::net::UdpSocket;
+
     const POLL: Duration = Duration::from_millis(200);
 
     fn local() -> SocketAddr {
         "127.0.0.1:0".parse().unwrap()
     }
 
+    /// Receives on a non-blocking port, waiting up to a second.
+    fn recv(port: &UdpPort, buf: &mut [u8]) -> Received {
+        let end = std::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            match port.recv(buf).unwrap() {
+                Received::Nothing if std::time::Instant::now() < end => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                r => return r,
+            }
+        }
+    }
+
     #[test]
     fn learns_the_peer_from_a_hello_then_sends_to_it() {
-        let port = UdpPort::bind(local(), None, POLL).unwrap();
+        let port = UdpPort::bind(local(), None).unwrap();
         assert!(port.send(b"frame").is_err(), "no peer yet");
         let host = UdpSocket::bind(local()).unwrap();
         host.set_read_timeout(Some(POLL)).unwrap();
         host.send_to(HELLO, port.local_addr().unwrap()).unwrap();
         let mut buf = [0u8; 64];
-        assert_eq!(port.recv(&mut buf).unwrap(), Received::Hello);
+        assert_eq!(recv(&port, &mut buf), Received::Hello);
         assert_eq!(port.peer(), Some(host.local_addr().unwrap()));
         port.send(b"frame").unwrap();
         let (n, from) = host.recv_from(&mut buf).unwrap();
@@ -177,7 +294,7 @@ mod tests {
         // A frame from another address moves the peer there.
         let other = UdpSocket::bind(local()).unwrap();
         other.send_to(b"abc", port.local_addr().unwrap()).unwrap();
-        assert_eq!(port.recv(&mut buf).unwrap(), Received::Frame(3));
+        assert_eq!(recv(&port, &mut buf), Received::Frame(3));
         assert_eq!(&buf[..3], b"abc");
         assert_eq!(port.peer(), Some(other.local_addr().unwrap()));
     }
@@ -186,15 +303,15 @@ mod tests {
     fn a_fixed_peer_ignores_strangers() {
         let host = UdpSocket::bind(local()).unwrap();
         let stranger = UdpSocket::bind(local()).unwrap();
-        let port = UdpPort::bind(local(), Some(host.local_addr().unwrap()), POLL).unwrap();
+        let port = UdpPort::bind(local(), Some(host.local_addr().unwrap())).unwrap();
         stranger
             .send_to(b"xyz", port.local_addr().unwrap())
             .unwrap();
         let mut buf = [0u8; 64];
-        assert_eq!(port.recv(&mut buf).unwrap(), Received::Nothing);
+        assert_eq!(recv(&port, &mut buf), Received::Stranger);
         assert_eq!(port.peer(), Some(host.local_addr().unwrap()));
         host.send_to(b"ok", port.local_addr().unwrap()).unwrap();
-        assert_eq!(port.recv(&mut buf).unwrap(), Received::Frame(2));
+        assert_eq!(recv(&port, &mut buf), Received::Frame(2));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 /// Socket buffers asked for: a few windows of 64 chunks for several peers.
-const SOCKET_BUFFER_BYTES: usize = 4 << 20;
+pub(super) const SOCKET_BUFFER_BYTES: usize = 4 << 20;
 
 /// How long a full send buffer may stall a batch before the rest is dropped
 /// (the protocol resends what is lost).

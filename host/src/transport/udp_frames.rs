@@ -32,6 +32,9 @@ impl UdpFrameLink {
     pub fn connect(local: SocketAddr, port: SocketAddr) -> io::Result<UdpFrameLink> {
         let socket = UdpSocket::bind(local)?;
         socket.set_nonblocking(true)?;
+        // A switch answers a whole window of chunks at once.
+        #[cfg(target_os = "linux")]
+        super::mmsg::set_buffer_sizes(&socket, super::udp::SOCKET_BUFFER_BYTES);
         let link = UdpFrameLink {
             socket,
             port,
@@ -107,28 +110,31 @@ impl FrameLink for UdpFrameLink {
                 return Some(f);
             }
             let left = end.checked_duration_since(Instant::now())?;
-            if left.is_zero() {
-                return None;
-            }
-            if self.socket.set_nonblocking(false).is_err() {
-                return None;
-            }
-            let _ = self
-                .socket
-                .set_read_timeout(Some(left.max(Duration::from_micros(1))));
-            let got = match self.socket.recv_from(&mut self.buf) {
-                Ok((n, from)) if from == self.port && n > 0 => Some(self.buf[..n].to_vec()),
-                Ok(_) => {
-                    self.strangers += 1;
-                    None
-                }
-                Err(_) => None,
-            };
-            let _ = self.socket.set_nonblocking(true);
-            if got.is_some() {
-                return got;
+            if left.is_zero() || !self.readable(left) {
+                return self.take();
             }
         }
+    }
+}
+
+impl UdpFrameLink {
+    /// Waits up to `timeout` for a datagram (`ppoll` on Linux).
+    #[cfg(target_os = "linux")]
+    fn readable(&self, timeout: Duration) -> bool {
+        super::mmsg::wait(&self.socket, timeout, false).unwrap_or(false)
+    }
+
+    /// Waits up to `timeout` for a datagram (a blocking peek elsewhere).
+    #[cfg(not(target_os = "linux"))]
+    fn readable(&self, timeout: Duration) -> bool {
+        let mut b = [0u8; 1];
+        let _ = self.socket.set_nonblocking(false);
+        let _ = self
+            .socket
+            .set_read_timeout(Some(timeout.max(Duration::from_micros(1))));
+        let ready = self.socket.peek_from(&mut b).is_ok();
+        let _ = self.socket.set_nonblocking(true);
+        ready
     }
 }
 
