@@ -112,6 +112,7 @@ impl LocalConfig {
 pub struct LocalStack {
     config: LocalConfig,
     p4runtime: SocketAddr,
+    controller: SocketAddr,
     runtime: tokio::runtime::Runtime,
     stop: watch::Sender<bool>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
@@ -158,6 +159,9 @@ impl LocalStack {
         let api_listener = runtime
             .block_on(tokio::net::TcpListener::bind(config.controller))
             .map_err(|e| TestbedError::Setup(format!("job API on {}: {e}", config.controller)))?;
+        let controller_addr = api_listener
+            .local_addr()
+            .map_err(|e| TestbedError::Setup(format!("job API listener: {e}")))?;
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
         let rx = stop_rx.clone();
@@ -190,6 +194,7 @@ impl LocalStack {
         let stack = LocalStack {
             config,
             p4runtime,
+            controller: controller_addr,
             runtime,
             stop,
             tasks,
@@ -219,6 +224,12 @@ impl LocalStack {
         &self.config
     }
 
+    /// The job API's address (the bound one, when the config asked for
+    /// port 0).
+    pub fn controller(&self) -> SocketAddr {
+        self.controller
+    }
+
     /// The switch's P4Runtime address.
     pub fn p4runtime(&self) -> SocketAddr {
         self.p4runtime
@@ -239,7 +250,7 @@ impl LocalStack {
             c.bind,
             c.base_port,
             self.p4runtime,
-            c.controller
+            self.controller
         )
     }
 
