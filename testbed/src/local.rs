@@ -22,6 +22,10 @@ use tokio::sync::watch;
 
 use crate::error::TestbedError;
 
+/// The controller's P4Runtime election id: above 1, so another client
+/// (a P4Runtime shell, a test) can connect as a backup with a lower one.
+pub const ELECTION_ID: u128 = 10;
+
 /// What `esa local` starts.
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
@@ -168,7 +172,7 @@ impl LocalStack {
         tasks.push(runtime.spawn(async move {
             let _ = switch.serve(p4rt_listener, stopped(rx)).await;
         }));
-        let backend = GrpcSwitch::new(&p4runtime.to_string(), 0, 1);
+        let backend = GrpcSwitch::new(&p4runtime.to_string(), 0, ELECTION_ID);
         let controller = Controller::new(
             backend,
             pipeline,
