@@ -1,11 +1,13 @@
 //! The `esa worker` and `esa ps` commands: configuration from a file and
 //! flags, a UDP transport, and progress on standard output.
 
+use crate::addressing::{port_host, switch_addr};
 use crate::config::{ConfigFile, PsJobSection, PsSection, TrainSection, WorkerSection};
 use crate::error::HostError;
 use crate::ps::ParameterServer;
-use crate::transport::UdpTransport;
+use crate::transport::{SwitchPortTransport, Transport, UdpFrameLink, UdpTransport};
 use crate::worker::Worker;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -23,6 +25,53 @@ pub struct WorkerArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub train: TrainSection,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub port: UdpPortArg,
+}
+
+/// Attaching to a switch port carried over UDP instead of kernel UDP.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct UdpPortArg {
+    /// Attach to switch port N carried over UDP at HOST:PORT (`esa local`,
+    /// `esa switch -u`) and send as host N of a generated topology
+    /// (esa_host::addressing) instead of from a kernel UDP socket at
+    /// --bind; --switch is then not needed.
+    #[arg(long = "udp-port", value_name = "N@HOST:PORT", value_parser = parse_udp_port)]
+    pub udp_port: Option<(u16, SocketAddr)>,
+}
+
+fn parse_udp_port(s: &str) -> Result<(u16, SocketAddr), String> {
+    let (n, addr) = s
+        .split_once('@')
+        .ok_or_else(|| format!("`{s}` is not N@HOST:PORT"))?;
+    let n: u16 = n
+        .parse()
+        .map_err(|_| format!("`{n}` is not a port number"))?;
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(addr)
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| format!("`{addr}` is not HOST:PORT"))?;
+    Ok((n, addr))
+}
+
+/// A link to switch port `n` at `addr`, sending as host `n`.
+fn port_link(
+    n: u16,
+    addr: SocketAddr,
+    lanes: usize,
+) -> Result<SwitchPortTransport<UdpFrameLink>, HostError> {
+    let local = if addr.is_ipv4() {
+        SocketAddr::from(([0, 0, 0, 0], 0))
+    } else {
+        SocketAddr::from(([0u16; 8], 0))
+    };
+    let link =
+        UdpFrameLink::connect(local, addr).map_err(|source| crate::TransportError::Bind {
+            addr: local,
+            source,
+        })?;
+    Ok(SwitchPortTransport::new(link, port_host(n), lanes))
 }
 
 /// Flags of `esa ps`.
@@ -38,6 +87,9 @@ pub struct PsArgs {
     /// A job to serve, `ID:FAN_IN[:MODE]` (repeatable; replaces the file's).
     #[arg(long = "job", value_name = "ID:FAN_IN[:MODE]")]
     pub jobs: Vec<PsJobSection>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub port: UdpPortArg,
 }
 
 /// A flag raised by SIGINT or SIGTERM (installed once per process; if
@@ -77,15 +129,35 @@ pub fn run_worker(args: &WorkerArgs) -> Result<TrainSummary, HostError> {
         Some(path) => ConfigFile::load(path)?,
         None => ConfigFile::default(),
     };
-    let worker_cfg = file.worker.unwrap_or_default().overlay(&args.worker);
-    let settings = worker_cfg.resolve()?;
+    let mut worker_cfg = file.worker.unwrap_or_default().overlay(&args.worker);
+    if args.port.udp_port.is_some() && worker_cfg.switch.is_none() {
+        worker_cfg.switch = Some(switch_addr().to_string());
+    }
+    let mut settings = worker_cfg.resolve()?;
     let train = file
         .train
         .unwrap_or_default()
         .overlay(&args.train)
         .resolve()?;
+    match args.port.udp_port {
+        Some((n, addr)) => {
+            settings.options.switch = switch_addr();
+            let transport = port_link(n, addr, settings.options.core.lanes)?;
+            run_training(settings, train, transport)
+        }
+        None => {
+            let transport = UdpTransport::bind(settings.bind)?;
+            run_training(settings, train, transport)
+        }
+    }
+}
+
+fn run_training<T: Transport>(
+    settings: crate::config::WorkerSettings,
+    train: crate::config::TrainSettings,
+    transport: T,
+) -> Result<TrainSummary, HostError> {
     let stop = shutdown_flag();
-    let transport = UdpTransport::bind(settings.bind)?;
     let core = settings.options.core.clone();
     let average = settings.options.average;
     let switch = settings.options.switch;
@@ -190,9 +262,26 @@ pub fn run_ps(args: &PsArgs) -> Result<(), HostError> {
     };
     let mut flags = args.ps.clone();
     flags.jobs = args.jobs.clone();
-    let settings = file.ps.unwrap_or_default().overlay(&flags).resolve()?;
+    let mut section = file.ps.unwrap_or_default().overlay(&flags);
+    if args.port.udp_port.is_some() && section.switch.is_none() {
+        section.switch = Some(switch_addr().to_string());
+    }
+    let mut settings = section.resolve()?;
+    match args.port.udp_port {
+        Some((n, addr)) => {
+            settings.switch = switch_addr();
+            let transport = port_link(n, addr, settings.config.lanes)?;
+            serve(settings, transport)
+        }
+        None => {
+            let transport = UdpTransport::bind(settings.bind)?;
+            serve(settings, transport)
+        }
+    }
+}
+
+fn serve<T: Transport>(settings: crate::config::PsSettings, transport: T) -> Result<(), HostError> {
     let stop = shutdown_flag();
-    let transport = UdpTransport::bind(settings.bind)?;
     let mut ps = ParameterServer::new(settings.config.clone(), settings.switch, transport)?;
     for j in &settings.jobs {
         ps.add_job(j.job, j.fan_in, j.options)?;
@@ -239,7 +328,7 @@ pub fn run_ps(args: &PsArgs) -> Result<(), HostError> {
     Ok(())
 }
 
-fn report_ps(ps: &ParameterServer<UdpTransport>, jobs: &[crate::config::PsJob]) {
+fn report_ps<T: Transport>(ps: &ParameterServer<T>, jobs: &[crate::config::PsJob]) {
     for j in jobs {
         if let Some(v) = ps.fallback_volume(j.job) {
             println!(

@@ -55,7 +55,8 @@ pub enum HostError {
     /// A chunk was resent `max_retries` times and no `RESULT` came back.
     #[error(
         "job {job}: no RESULT for chunk seq {seq} from the switch at {switch} after {resends} \
-         resends — is the switch running and the job admitted?{hint}"
+         resends — is the switch running and the job admitted? (A worker of the job that \
+         stopped, or its PS when chunks fall back, leaves the others here too.){hint}"
     )]
     NoResult {
         /// The job.

@@ -304,6 +304,7 @@ fn assert_no_result(err: &HostError, switch: SocketAddr, resends: u32) {
         "{text}"
     );
     assert!(text.contains("is the switch running and the job admitted?"));
+    assert!(text.contains("A worker of the job that stopped"));
 }
 
 fn silent_switch_config() -> WorkerConfig {

@@ -1,0 +1,282 @@
+//! Faults across processes: `esa local` (switch + controller), `esa ps`
+//! and `esa worker` as separate processes attached over UDP-carried ports,
+//! one of them killed with SIGKILL midway. The survivors end within a
+//! bound with an error that names the job and says what to look for, and
+//! no iteration is reported exact after the kill that was not.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, UdpSocket};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const ESA: &str = env!("CARGO_BIN_EXE_esa");
+const PORTS: u16 = 4;
+
+/// Output lines of a child, read on a thread.
+struct Proc {
+    name: &'static str,
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Proc {
+    fn spawn(name: &'static str, args: &[&str]) -> Proc {
+        let mut child = Command::new(ESA)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (tx, lines) = mpsc::channel();
+        for out in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(out).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Proc {
+            name,
+            child,
+            lines,
+            seen: vec![],
+        }
+    }
+
+    /// Waits until a line contains `text` (or panics with what was seen).
+    fn wait_for(&mut self, text: &str, within: Duration) -> String {
+        let end = Instant::now() + within;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(text) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!(
+                    "{}: no line with {text:?} within {within:?}; saw:\n{}",
+                    self.name,
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Waits for the process to exit; its status and every line it wrote.
+    fn exit_within(&mut self, within: Duration) -> (std::process::ExitStatus, Vec<String>) {
+        let end = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(50));
+                self.seen.extend(self.lines.try_iter());
+                return (status, self.seen.clone());
+            }
+            assert!(
+                Instant::now() < end,
+                "{} still running {within:?} after the kill; saw:\n{}",
+                self.name,
+                self.seen.join("\n")
+            );
+            self.seen.extend(self.lines.try_iter());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill(); // SIGKILL
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_base(salt: u16) -> u16 {
+    let start = 20_000 + (std::process::id() % 20_000) as u16 + salt * 1013;
+    (0..200u16)
+        .map(|i| start.wrapping_add(i * 37) % 40_000 + 20_000)
+        .find(|base| (1..=PORTS).all(|n| UdpSocket::bind(("127.0.0.1", base + n)).is_ok()))
+        .expect("a free UDP port range")
+}
+
+struct Cluster {
+    local: Proc,
+    controller: String,
+    base: u16,
+    job: String,
+}
+
+/// `esa local` with a job of workers on ports 1 and 2, its PS on 3.
+fn cluster(salt: u16, mode: &str) -> Cluster {
+    let base = free_base(salt);
+    let controller = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let mut local = Proc::spawn(
+        "esa local",
+        &[
+            "local",
+            "--ports",
+            &PORTS.to_string(),
+            "--base-port",
+            &base.to_string(),
+            "--controller",
+            &controller,
+        ],
+    );
+    local.wait_for("ready", Duration::from_secs(120));
+    let out = Command::new(ESA)
+        .args([
+            "jobs",
+            "--controller",
+            &controller,
+            "admit",
+            "--workers",
+            "1,2",
+            "--ps",
+            "3",
+            "--mode",
+            mode,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let job = text
+        .trim()
+        .strip_prefix("admitted job ")
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_string();
+    Cluster {
+        local,
+        controller,
+        base,
+        job,
+    }
+}
+
+impl Cluster {
+    fn port(&self, n: u16) -> String {
+        format!("{n}@127.0.0.1:{}", self.base + n)
+    }
+
+    fn ps(&self, mode: &str) -> Proc {
+        let mut ps = Proc::spawn(
+            "esa ps",
+            &[
+                "ps",
+                "--udp-port",
+                &self.port(3),
+                "--job",
+                &format!("{}:2:{mode}", self.job),
+            ],
+        );
+        ps.wait_for("esa ps: on", Duration::from_secs(30));
+        ps
+    }
+
+    fn worker(&self, id: u8, name: &'static str) -> Proc {
+        Proc::spawn(
+            name,
+            &[
+                "worker",
+                "--udp-port",
+                &self.port(u16::from(id) + 1),
+                "--job",
+                &self.job,
+                "--fan-in",
+                "2",
+                "--worker-id",
+                &id.to_string(),
+                "--iterations",
+                "100000",
+                "--elements",
+                "4096",
+                "--rto-initial-us",
+                "20000",
+                "--rto-max-us",
+                "200000",
+                "--max-retries",
+                "20",
+            ],
+        )
+    }
+}
+
+/// The survivor ended with the job's "no RESULT" error, and every
+/// iteration it reported was exact.
+fn check_survivor(p: &mut Proc, job: &str) {
+    let (status, lines) = p.exit_within(Duration::from_secs(30));
+    assert!(!status.success(), "{}: exited 0 after the kill", p.name);
+    let all = lines.join("\n");
+    assert!(
+        all.contains(&format!("job {job}: no RESULT for chunk seq")),
+        "{}: {all}",
+        p.name
+    );
+    assert!(!all.contains("WRONG"), "{all}");
+    assert!(
+        !all.contains("summary:"),
+        "no summary claims the run finished: {all}"
+    );
+}
+
+#[test]
+fn killing_a_worker_ends_the_other_with_a_clear_error() {
+    let c = cluster(0, "esa");
+    let _ps = c.ps("esa");
+    let mut w0 = c.worker(0, "worker 0");
+    let mut w1 = c.worker(1, "worker 1");
+    w0.wait_for("exact", Duration::from_secs(60));
+    w1.wait_for("exact", Duration::from_secs(60));
+    w1.kill();
+    check_survivor(&mut w0, &c.job);
+    drop(c.local);
+    let _ = c.controller;
+}
+
+#[test]
+fn killing_the_ps_of_an_atp_job_ends_its_workers_with_a_clear_error() {
+    // ATP completes chunks at the PS: without it no result comes back.
+    let c = cluster(1, "atp");
+    let mut ps = c.ps("atp");
+    let mut w0 = c.worker(0, "worker 0");
+    let mut w1 = c.worker(1, "worker 1");
+    w0.wait_for("exact", Duration::from_secs(60));
+    w1.wait_for("exact", Duration::from_secs(60));
+    ps.kill();
+    check_survivor(&mut w0, &c.job);
+    check_survivor(&mut w1, &c.job);
+}
+
+#[test]
+fn killing_the_switch_ends_the_workers_with_a_clear_error() {
+    let mut c = cluster(2, "esa");
+    let _ps = c.ps("esa");
+    let mut w0 = c.worker(0, "worker 0");
+    let mut w1 = c.worker(1, "worker 1");
+    w0.wait_for("exact", Duration::from_secs(60));
+    w1.wait_for("exact", Duration::from_secs(60));
+    c.local.kill();
+    check_survivor(&mut w0, &c.job);
+    check_survivor(&mut w1, &c.job);
+}
