@@ -52,7 +52,7 @@ fn switch_addr(ip: std::net::Ipv4Addr) -> SocketAddr {
 /// How to run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Print progress lines on stderr.
+    /// Draw a progress bar per job on stderr (when it is a terminal).
     pub progress: bool,
     /// How long the controller may take to push the pipeline and sync
     /// (and a started BMv2 to serve P4Runtime).
@@ -605,7 +605,7 @@ fn build_stage(
     }
 }
 
-/// Where a job is, for the progress lines.
+/// Where a job is, for the progress bars.
 #[derive(Debug)]
 struct Progress {
     name: String,
