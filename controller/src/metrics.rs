@@ -1,46 +1,81 @@
-//! Per-job counters in Prometheus text format over a minimal HTTP/1.1
-//! server (`GET /metrics`; anything else is 404). One request per
-//! connection; requests larger than 8 KiB or slower than 5 s are dropped.
+//! Per-job counters in the Prometheus text format (prometheus-client's
+//! encoder) over HTTP/1.1 (hyper): `GET /metrics`; anything else is 404.
+//! One request per connection; a request head larger than 8 KiB or slower
+//! than 5 s drops the connection.
 
-use std::fmt::Write as _;
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::backend::{Role, SwitchBackend};
 use crate::controller::{Controller, JobStats};
 
+/// `esa_job_packets_total{job, counter}`, in the order of the snapshot
+/// (a family of live counters would list them in hash order).
+#[derive(Debug)]
+struct JobPackets(Vec<JobStats>);
+
+impl Collector for JobPackets {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let mut family = encoder.encode_descriptor(
+            "esa_job_packets",
+            "Per-job packet counters of the ESA data plane.",
+            None,
+            prometheus_client::metrics::MetricType::Counter,
+        )?;
+        for s in &self.0 {
+            for (name, value) in &s.counters {
+                let labels = ([("job", s.job)], [("counter", name.as_str())]);
+                ConstCounter::new(*value).encode(family.encode_family(&labels)?)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The Prometheus exposition of the controller's state and `stats`.
 pub fn render(stats: &[JobStats], primary: bool, jobs: usize, error: Option<&str>) -> String {
+    let gauge = |value: i64| {
+        let gauge: Gauge = Gauge::default();
+        gauge.set(value);
+        gauge
+    };
+    let mut registry = Registry::default();
+    registry.register(
+        "esa_controller_primary",
+        "1 if this controller is the switch's primary",
+        gauge(primary.into()),
+    );
+    registry.register(
+        "esa_controller_jobs",
+        "Admitted jobs",
+        gauge(i64::try_from(jobs).unwrap_or(i64::MAX)),
+    );
+    registry.register(
+        "esa_controller_counter_read_ok",
+        "1 if the last counter read succeeded",
+        gauge(error.is_none().into()),
+    );
+    registry.register_collector(Box::new(JobPackets(stats.to_vec())));
     let mut out = String::new();
-    out.push_str("# HELP esa_controller_primary 1 if this controller is the switch's primary.\n");
-    out.push_str("# TYPE esa_controller_primary gauge\n");
-    let _ = writeln!(out, "esa_controller_primary {}", u8::from(primary));
-    out.push_str("# HELP esa_controller_jobs Admitted jobs.\n# TYPE esa_controller_jobs gauge\n");
-    let _ = writeln!(out, "esa_controller_jobs {jobs}");
-    out.push_str("# HELP esa_controller_counter_read_ok 1 if the last counter read succeeded.\n");
-    out.push_str("# TYPE esa_controller_counter_read_ok gauge\n");
-    let _ = writeln!(
-        out,
-        "esa_controller_counter_read_ok {}",
-        u8::from(error.is_none())
-    );
-    out.push_str(
-        "# HELP esa_job_packets_total Per-job packet counters of the ESA data plane.\n\
-         # TYPE esa_job_packets_total counter\n",
-    );
-    for s in stats {
-        for (name, value) in &s.counters {
-            let _ = writeln!(
-                out,
-                "esa_job_packets_total{{job=\"{}\",counter=\"{name}\"}} {value}",
-                s.job
-            );
-        }
-    }
+    // Writing to a String cannot fail.
+    let _ = prometheus_text::encode(&mut out, &registry);
     out
 }
 
@@ -53,37 +88,40 @@ async fn exposition<S: SwitchBackend>(controller: &Controller<S>) -> String {
     }
 }
 
-async fn handle<S: SwitchBackend>(mut socket: TcpStream, controller: Arc<Controller<S>>) {
-    let mut request = Vec::with_capacity(512);
-    let mut buf = [0u8; 1024];
-    let read = tokio::time::timeout(Duration::from_secs(5), async {
-        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = socket.read(&mut buf).await.ok()?;
-            if n == 0 || request.len() + n > 8192 {
-                return None;
-            }
-            request.extend_from_slice(&buf[..n]);
-        }
-        Some(())
-    })
-    .await;
-    if !matches!(read, Ok(Some(()))) {
-        return;
-    }
-    let line = request.split(|b| *b == b'\r').next().unwrap_or_default();
-    let mut words = line.split(|b| *b == b' ');
-    let (method, path) = (words.next(), words.next());
-    let (status, body) = match (method, path) {
-        (Some(b"GET"), Some(b"/metrics")) => ("200 OK", exposition(&controller).await),
-        _ => ("404 Not Found", "not found; try /metrics\n".to_string()),
+async fn respond<S: SwitchBackend>(
+    metrics: bool,
+    controller: &Controller<S>,
+) -> Response<Full<Bytes>> {
+    let (status, body) = if metrics {
+        (StatusCode::OK, exposition(controller).await)
+    } else {
+        (
+            StatusCode::NOT_FOUND,
+            "not found; try /metrics\n".to_string(),
+        )
     };
-    let response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
+    let mut response = Response::new(Full::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(prometheus_text::CONTENT_TYPE),
     );
-    let _ = socket.write_all(response.as_bytes()).await;
-    let _ = socket.shutdown().await;
+    response
+}
+
+async fn handle<S: SwitchBackend>(socket: TcpStream, controller: Arc<Controller<S>>) {
+    let service = service_fn(move |request: Request<Incoming>| {
+        let metrics = request.method() == Method::GET && request.uri().path() == "/metrics";
+        let controller = Arc::clone(&controller);
+        async move { Ok::<_, Infallible>(respond(metrics, &controller).await) }
+    });
+    let _ = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(5))
+        .max_buf_size(8192)
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(socket), service)
+        .await;
 }
 
 /// Serves `/metrics` on `listener` until `shutdown` completes.
@@ -102,5 +140,53 @@ pub async fn serve<S: SwitchBackend>(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposition_lists_gauges_then_job_counters_in_snapshot_order() {
+        let stats = [
+            JobStats {
+                job: 2,
+                counters: vec![("completed".into(), 42), ("fallbacks".into(), 0)],
+            },
+            JobStats {
+                job: 1,
+                counters: vec![("completed".into(), 7)],
+            },
+        ];
+        let text = render(&stats, true, 2, None);
+        let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            samples,
+            [
+                "esa_controller_primary 1",
+                "esa_controller_jobs 2",
+                "esa_controller_counter_read_ok 1",
+                "esa_job_packets_total{job=\"2\",counter=\"completed\"} 42",
+                "esa_job_packets_total{job=\"2\",counter=\"fallbacks\"} 0",
+                "esa_job_packets_total{job=\"1\",counter=\"completed\"} 7",
+            ],
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE esa_job_packets_total counter\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE esa_controller_jobs gauge\n"),
+            "{text}"
+        );
+        let failed = render(&[], false, 0, Some("unreachable"));
+        assert!(
+            failed.contains("\nesa_controller_counter_read_ok 0\n"),
+            "{failed}"
+        );
+        assert!(failed.contains("\nesa_controller_primary 0\n"), "{failed}");
+        assert!(!failed.contains("esa_job_packets_total{"), "{failed}");
     }
 }

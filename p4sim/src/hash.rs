@@ -33,6 +33,9 @@
 //! result is `base` (bmv2 `targets/simple_switch/primitives.cpp`,
 //! `modify_field_with_hash_based_offset`). See [`v1model_hash_result`].
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
 use crate::bits::{BitType, Bits};
 
 /// Errors from hash configuration or evaluation.
@@ -51,7 +54,7 @@ pub enum HashError {
 }
 
 /// Parameters of a CRC in the Rocksoft model used by BMv2's `crc_custom`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CrcSpec {
     /// Width of the CRC register in bits (8 to 64).
     pub width: u32,
@@ -125,13 +128,39 @@ impl CrcSpec {
             (1u64 << self.width) - 1
         }
     }
+
+    /// The `crc` crate's description of this CRC in a register of type `W`
+    /// (which holds the width: [`Crc::new`] checks that).
+    fn algorithm<W: crc::Width + TryFrom<u64> + Default>(self) -> crc::Algorithm<W> {
+        let cast = |v: u64| W::try_from(v).unwrap_or_default();
+        crc::Algorithm {
+            width: self.width as u8,
+            poly: cast(self.polynomial),
+            init: cast(self.initial),
+            refin: self.reflect_input,
+            refout: self.reflect_output,
+            xorout: cast(self.final_xor),
+            // Catalogue facts the computation does not use.
+            check: W::default(),
+            residue: W::default(),
+        }
+    }
 }
 
-/// A CRC ready to run: a [`CrcSpec`] with its lookup table.
-#[derive(Clone)]
+/// A CRC ready to run: a [`CrcSpec`] with its lookup table (from the `crc`
+/// crate, in the smallest register that holds the width).
+#[derive(Clone, Copy)]
 pub struct Crc {
     spec: CrcSpec,
-    table: [u64; 256],
+    engine: Engine,
+}
+
+#[derive(Clone, Copy)]
+enum Engine {
+    W8(&'static crc::Crc<u8>),
+    W16(&'static crc::Crc<u16>),
+    W32(&'static crc::Crc<u32>),
+    W64(&'static crc::Crc<u64>),
 }
 
 impl std::fmt::Debug for Crc {
@@ -140,43 +169,36 @@ impl std::fmt::Debug for Crc {
     }
 }
 
-const fn crc_table(width: u32, polynomial: u64) -> [u64; 256] {
-    let mask = if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    let top = 1u64 << (width - 1);
-    let mut table = [0u64; 256];
-    let mut d = 0;
-    while d < 256 {
-        let mut r = (d as u64) << (width - 8);
-        let mut bit = 0;
-        while bit < 8 {
-            r = if r & top != 0 {
-                (r << 1) ^ polynomial
-            } else {
-                r << 1
-            };
-            bit += 1;
-        }
-        table[d] = r & mask;
-        d += 1;
-    }
-    table
-}
+static CRC16_ARC: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_ARC);
+static CRC32_ISO_HDLC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
 
 /// BMv2 `crc16` (CRC-16/ARC), precomputed.
 pub const CRC16: Crc = Crc {
     spec: CrcSpec::CRC16,
-    table: crc_table(16, 0x8005),
+    engine: Engine::W16(&CRC16_ARC),
 };
 
 /// BMv2 `crc32` (CRC-32/ISO-HDLC), precomputed.
 pub const CRC32: Crc = Crc {
     spec: CrcSpec::CRC32,
-    table: crc_table(32, 0x04C1_1DB7),
+    engine: Engine::W32(&CRC32_ISO_HDLC),
 };
+
+/// The engines built so far, one per spec. The `crc` crate only takes
+/// `'static` algorithms, so each distinct spec's algorithm and table are
+/// leaked once (about 2 KiB at most) and shared from then on; specs come
+/// from the program and the control plane, so there are few.
+static ENGINES: Mutex<BTreeMap<CrcSpec, Engine>> = Mutex::new(BTreeMap::new());
+
+fn leak<W>(
+    spec: CrcSpec,
+    new: fn(&'static crc::Algorithm<W>) -> crc::Crc<W>,
+) -> &'static crc::Crc<W>
+where
+    W: crc::Width + TryFrom<u64> + Default,
+{
+    Box::leak(Box::new(new(Box::leak(Box::new(spec.algorithm())))))
+}
 
 impl Crc {
     /// A CRC for `spec`; widths outside 8..=64 are rejected.
@@ -190,10 +212,14 @@ impl Crc {
             final_xor: spec.final_xor & spec.mask(),
             ..spec
         };
-        Ok(Crc {
-            table: crc_table(spec.width, spec.polynomial),
-            spec,
-        })
+        let mut engines = ENGINES.lock().unwrap_or_else(PoisonError::into_inner);
+        let engine = *engines.entry(spec).or_insert_with(|| match spec.width {
+            8 => Engine::W8(leak(spec, crc::Crc::<u8>::new)),
+            9..=16 => Engine::W16(leak(spec, crc::Crc::<u16>::new)),
+            17..=32 => Engine::W32(leak(spec, crc::Crc::<u32>::new)),
+            _ => Engine::W64(leak(spec, crc::Crc::<u64>::new)),
+        });
+        Ok(Crc { spec, engine })
     }
 
     /// The parameters in use.
@@ -203,34 +229,23 @@ impl Crc {
 
     /// The CRC of `data`.
     pub fn checksum(&self, data: &[u8]) -> u64 {
-        let spec = self.spec;
-        let mask = spec.mask();
-        let shift = spec.width - 8;
-        let mut r = spec.initial;
-        for &byte in data {
-            let byte = if spec.reflect_input {
-                byte.reverse_bits()
-            } else {
-                byte
-            };
-            let index = usize::from(((r >> shift) as u8) ^ byte);
-            r = (self.table[index] ^ (r << 8)) & mask;
+        match self.engine {
+            Engine::W8(c) => u64::from(c.checksum(data)),
+            Engine::W16(c) => u64::from(c.checksum(data)),
+            Engine::W32(c) => u64::from(c.checksum(data)),
+            Engine::W64(c) => c.checksum(data),
         }
-        if spec.reflect_output {
-            r = r.reverse_bits() >> (64 - spec.width);
-        }
-        (r ^ spec.final_xor) & mask
     }
 }
 
 /// BMv2 `crc16` of `data`.
 pub fn crc16(data: &[u8]) -> u16 {
-    CRC16.checksum(data) as u16
+    CRC16_ARC.checksum(data)
 }
 
 /// BMv2 `crc32` of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
-    CRC32.checksum(data) as u32
+    CRC32_ISO_HDLC.checksum(data)
 }
 
 /// BMv2 `csum16`: the Internet checksum (RFC 1071) of `data`, as the 16-bit
@@ -424,6 +439,38 @@ mod tests {
         })
         .unwrap();
         assert_eq!(go_iso.checksum(CHECK), 0xB909_56C7_75A4_1001);
+        // Widths between the register sizes, and reflect_input without
+        // reflect_output (catalogue check values).
+        let spec = |width, polynomial, initial, final_xor, reflect_input, reflect_output| {
+            Crc::new(CrcSpec {
+                width,
+                polynomial,
+                initial,
+                final_xor,
+                reflect_input,
+                reflect_output,
+            })
+            .unwrap()
+        };
+        let can = spec(15, 0x4599, 0, 0, false, false);
+        assert_eq!(can.checksum(CHECK), 0x059E, "CRC-15/CAN");
+        let umts = spec(12, 0x80F, 0, 0, false, true);
+        assert_eq!(umts.checksum(CHECK), 0xDAF, "CRC-12/UMTS");
+        let openpgp = spec(24, 0x86_4CFB, 0xB7_04CE, 0, false, false);
+        assert_eq!(openpgp.checksum(CHECK), 0x21_CF02, "CRC-24/OPENPGP");
+        let gsm = spec(40, 0x00_0482_0009, 0, 0xFF_FFFF_FFFF, false, false);
+        assert_eq!(gsm.checksum(CHECK), 0xD4_164F_C646, "CRC-40/GSM");
+        // Parameters wider than the register are cut to it.
+        let wide = spec(16, 0x1_8005, 0xF_0000, 0xF_0000, true, true);
+        assert_eq!(wide.spec(), CrcSpec::CRC16);
+        assert_eq!(wide.checksum(CHECK), 0xBB3D);
+        // One table per spec, however often it is asked for.
+        let (Engine::W16(a), Engine::W16(b)) =
+            (can.engine, spec(15, 0x4599, 0, 0, false, false).engine)
+        else {
+            panic!("CRC-15 runs in a 16-bit register");
+        };
+        assert!(std::ptr::eq(a, b));
         // The runtime-built tables agree with the precomputed ones.
         assert_eq!(
             Crc::new(CrcSpec::CRC32).unwrap().checksum(CHECK),

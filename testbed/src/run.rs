@@ -33,6 +33,7 @@ use esa_host::transport::{
 };
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_switch::{MemoryPort, Switch, SwitchConfig};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tokio::sync::watch;
 
 use crate::error::TestbedError;
@@ -51,7 +52,7 @@ fn switch_addr(ip: std::net::Ipv4Addr) -> SocketAddr {
 /// How to run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Print progress lines on stderr.
+    /// Draw a progress bar per job on stderr (when it is a terminal).
     pub progress: bool,
     /// How long the controller may take to push the pipeline and sync
     /// (and a started BMv2 to serve P4Runtime).
@@ -604,7 +605,7 @@ fn build_stage(
     }
 }
 
-/// Where a job is, for the progress lines.
+/// Where a job is, for the progress bars.
 #[derive(Debug)]
 struct Progress {
     name: String,
@@ -619,80 +620,78 @@ struct Progress {
     state: AtomicU8,
 }
 
-/// Width of a progress bar, in characters.
-const BAR_WIDTH: usize = 24;
-
-/// `[#########...............]` for `done` of `total`.
-fn bar(done: u64, total: u64) -> String {
-    let filled = if total == 0 {
-        0
-    } else {
-        (done.min(total) as usize * BAR_WIDTH).div_ceil(total as usize)
-    };
-    format!("[{}{}]", "#".repeat(filled), ".".repeat(BAR_WIDTH - filled))
-}
-
 const WAITING: u8 = 0;
 const RUNNING: u8 = 1;
 const FINISHED: u8 = 2;
 const FAILED: u8 = 3;
 
-/// Prints a bar per job whose progress changed, about twice a second.
+impl Progress {
+    /// What the job's bar shows now: chunks done (of `chunks_total`) and
+    /// `done/iterations iterations (state)`.
+    fn shown(&self) -> (u64, String) {
+        let state = self.state.load(Ordering::Relaxed);
+        // A finished job's bar is full even when a RESULT toward its PS
+        // was lost (the workers got it).
+        let chunks = if state == FINISHED {
+            self.chunks_total
+        } else {
+            self.chunks.load(Ordering::Relaxed).min(self.chunks_total)
+        };
+        let state = match state {
+            WAITING => "waiting",
+            RUNNING => "running",
+            FINISHED => "finished",
+            _ => "failed",
+        };
+        let done = self.done.load(Ordering::Relaxed);
+        (
+            chunks,
+            format!("{done}/{} iterations ({state})", self.iterations),
+        )
+    }
+}
+
+/// A job's line: elapsed time, variant and job, bar, share, and what
+/// [`Progress::shown`] says.
+const BAR_TEMPLATE: &str = "[{elapsed:>5}] {prefix} [{bar:24}] {percent:>3}% {msg}";
+
+/// Draws a bar per job on stderr (when it is a terminal), updated ten times
+/// a second from the jobs' counters, until `stop`.
 fn spawn_progress(
     label: String,
     jobs: Arc<Vec<Progress>>,
     stop: Arc<AtomicBool>,
 ) -> Option<JoinHandle<()>> {
+    let style = ProgressStyle::with_template(BAR_TEMPLATE)
+        .ok()?
+        .progress_chars("#.");
+    let all = MultiProgress::new();
+    let bars: Vec<ProgressBar> = jobs
+        .iter()
+        .map(|p| {
+            all.add(ProgressBar::new(p.chunks_total))
+                .with_style(style.clone())
+                .with_prefix(format!("{label:>12} {:>12}", p.name))
+        })
+        .collect();
     std::thread::Builder::new()
         .name("esa-testbed-progress".into())
         .spawn(move || {
-            let start = Instant::now();
-            let mut last: Vec<(u8, u32, u64)> = vec![(u8::MAX, u32::MAX, u64::MAX); jobs.len()];
-            let print_changed = |last: &mut Vec<(u8, u32, u64)>| {
-                let t = start.elapsed().as_secs_f64();
-                for (p, seen) in jobs.iter().zip(last.iter_mut()) {
-                    let now = (
-                        p.state.load(Ordering::Relaxed),
-                        p.done.load(Ordering::Relaxed),
-                        p.chunks.load(Ordering::Relaxed),
-                    );
-                    if now == *seen {
-                        continue;
-                    }
-                    *seen = now;
-                    let state = match now.0 {
-                        WAITING => "waiting",
-                        RUNNING => "running",
-                        FINISHED => "finished",
-                        _ => "failed",
-                    };
-                    // A finished job's bar is full even when a RESULT
-                    // toward its PS was lost (the workers got it).
-                    let chunks = if now.0 == FINISHED {
-                        p.chunks_total
-                    } else {
-                        now.2.min(p.chunks_total)
-                    };
-                    eprintln!(
-                        "[{t:7.1}s] {label:>12} {:>12} {} {:>3}% {}/{} iterations ({state})",
-                        p.name,
-                        bar(chunks, p.chunks_total),
-                        (chunks * 100).checked_div(p.chunks_total).unwrap_or(0),
-                        now.1,
-                        p.iterations
-                    );
+            let update = || {
+                for (p, bar) in jobs.iter().zip(&bars) {
+                    let (chunks, message) = p.shown();
+                    bar.set_position(chunks);
+                    bar.set_message(message);
                 }
             };
-            let mut tick = 0u32;
             while !stop.load(Ordering::Relaxed) {
+                update();
                 std::thread::sleep(Duration::from_millis(100));
-                tick += 1;
-                if tick.is_multiple_of(5) {
-                    print_changed(&mut last);
-                }
             }
             // Where every job ended.
-            print_changed(&mut last);
+            update();
+            // abandon, not finish: finish would fill a failed job's bar.
+            bars.iter().for_each(ProgressBar::abandon);
         })
         .ok()
 }
@@ -1330,19 +1329,54 @@ fn sum_synthetic<T: esa_host::transport::Transport>(
 
 #[cfg(test)]
 mod tests {
-    use super::bar;
+    use super::*;
+
+    fn job(state: u8, done: u32, chunks: u64) -> Progress {
+        Progress {
+            name: "a".into(),
+            iterations: 10,
+            done: AtomicU32::new(done),
+            chunks: AtomicU64::new(chunks),
+            chunks_total: 40,
+            state: AtomicU8::new(state),
+        }
+    }
 
     #[test]
-    fn bars_fill_by_share_and_never_overflow() {
-        assert_eq!(bar(0, 10), format!("[{}]", ".".repeat(24)));
-        assert_eq!(bar(10, 10), format!("[{}]", "#".repeat(24)));
-        assert_eq!(bar(15, 10), format!("[{}]", "#".repeat(24)));
+    fn bars_show_chunks_iterations_and_state() {
         assert_eq!(
-            bar(5, 10),
-            format!("[{}{}]", "#".repeat(12), ".".repeat(12))
+            job(WAITING, 0, 0).shown(),
+            (0, "0/10 iterations (waiting)".into())
         );
-        // Any progress shows.
-        assert_eq!(bar(1, 1000), format!("[#{}]", ".".repeat(23)));
-        assert_eq!(bar(3, 0), format!("[{}]", ".".repeat(24)));
+        assert_eq!(
+            job(RUNNING, 3, 13).shown(),
+            (13, "3/10 iterations (running)".into())
+        );
+        // Chunks seen twice never overflow the bar.
+        assert_eq!(
+            job(RUNNING, 9, 45).shown(),
+            (40, "9/10 iterations (running)".into())
+        );
+        // A finished job is full even when its PS missed a RESULT.
+        assert_eq!(
+            job(FINISHED, 10, 38).shown(),
+            (40, "10/10 iterations (finished)".into())
+        );
+        assert_eq!(
+            job(FAILED, 2, 9).shown(),
+            (9, "2/10 iterations (failed)".into())
+        );
+        // spawn_progress draws nothing if the template does not parse.
+        assert!(ProgressStyle::with_template(BAR_TEMPLATE).is_ok());
+    }
+
+    #[test]
+    fn progress_thread_stops_when_told() {
+        let jobs = Arc::new(vec![job(RUNNING, 1, 4), job(WAITING, 0, 0)]);
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = spawn_progress("esa".into(), Arc::clone(&jobs), Arc::clone(&stop)).unwrap();
+        jobs[0].state.store(FINISHED, Ordering::Relaxed);
+        stop.store(true, Ordering::Relaxed);
+        thread.join().unwrap();
     }
 }
