@@ -99,7 +99,7 @@ struct RunArgs {
     /// Write report.json, report.md and the SVG plots here.
     #[arg(long, value_name = "DIR")]
     out: Option<std::path::PathBuf>,
-    /// No progress lines on stderr.
+    /// No progress (bars on a terminal, lines otherwise) on stderr.
     #[arg(long)]
     quiet: bool,
     /// Where the hosts run: `inprocess` (threads on in-memory switch

@@ -655,7 +655,8 @@ impl Progress {
 /// [`Progress::shown`] says.
 const BAR_TEMPLATE: &str = "[{elapsed:>5}] {prefix} [{bar:24}] {percent:>3}% {msg}";
 
-/// Draws a bar per job on stderr (when it is a terminal), updated ten times
+/// Draws a bar per job on stderr (plain lines every 2 s when it is not a
+/// terminal), updated ten times
 /// a second from the jobs' counters, until `stop`.
 fn spawn_progress(
     label: String,
@@ -677,19 +678,40 @@ fn spawn_progress(
     std::thread::Builder::new()
         .name("esa-testbed-progress".into())
         .spawn(move || {
-            let update = || {
-                for (p, bar) in jobs.iter().zip(&bars) {
+            // indicatif draws nothing when stderr is not a terminal (a log
+            // file, CI): there, a plain line per job that moved, every 2 s.
+            let plain = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+            let mut printed: Vec<Option<(u64, String)>> = vec![None; jobs.len()];
+            let started = Instant::now();
+            let mut update = |force: bool| {
+                for (i, (p, bar)) in jobs.iter().zip(&bars).enumerate() {
                     let (chunks, message) = p.shown();
                     bar.set_position(chunks);
-                    bar.set_message(message);
+                    bar.set_message(message.clone());
+                    let now = Some((chunks, message));
+                    if plain && (force || printed[i] != now) {
+                        if let Some((chunks, message)) = &now {
+                            eprintln!(
+                                "[{:>7.1}s] {label:>12} {:>12} {chunks}/{} chunks, {message}",
+                                started.elapsed().as_secs_f64(),
+                                p.name,
+                                p.chunks_total
+                            );
+                        }
+                        printed[i] = now;
+                    }
                 }
             };
+            let mut tick = 0u32;
             while !stop.load(Ordering::Relaxed) {
-                update();
+                if !plain || tick.is_multiple_of(20) {
+                    update(false);
+                }
+                tick += 1;
                 std::thread::sleep(Duration::from_millis(100));
             }
             // Where every job ended.
-            update();
+            update(true);
             // abandon, not finish: finish would fill a failed job's bar.
             bars.iter().for_each(ProgressBar::abandon);
         })

@@ -6,9 +6,10 @@
 
 use super::{Datagram, Transport, TransportStats};
 use crate::error::TransportError;
+use dashmap::DashMap;
 use esa_core::rng::Rng;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -102,7 +103,9 @@ impl Inbox {
 
 #[derive(Debug, Default)]
 struct Shared {
-    endpoints: Mutex<HashMap<SocketAddr, Arc<Inbox>>>,
+    /// Every host's inbox: bound and dropped by hosts, read on every send
+    /// batch by all of them.
+    endpoints: DashMap<SocketAddr, Arc<Inbox>>,
     next_port: Mutex<u16>,
 }
 
@@ -131,12 +134,13 @@ impl MemNetwork {
         addr: SocketAddr,
         faults: FaultConfig,
     ) -> Result<MemTransport, TransportError> {
-        let mut endpoints = lock(&self.shared.endpoints);
-        if endpoints.contains_key(&addr) {
-            return Err(TransportError::AddrInUse(addr));
-        }
         let inbox = Arc::new(Inbox::default());
-        endpoints.insert(addr, Arc::clone(&inbox));
+        match self.shared.endpoints.entry(addr) {
+            dashmap::Entry::Occupied(_) => return Err(TransportError::AddrInUse(addr)),
+            dashmap::Entry::Vacant(v) => {
+                v.insert(Arc::clone(&inbox));
+            }
+        }
         let seed = faults.seed ^ addr_hash(addr);
         Ok(MemTransport {
             addr,
@@ -195,13 +199,10 @@ pub struct MemTransport {
 
 impl Drop for MemTransport {
     fn drop(&mut self) {
-        let mut endpoints = lock(&self.shared.endpoints);
-        if endpoints
-            .get(&self.addr)
-            .is_some_and(|inbox| Arc::ptr_eq(inbox, &self.inbox))
-        {
-            endpoints.remove(&self.addr);
-        }
+        // Only our own binding: a restarted host may hold the address now.
+        self.shared
+            .endpoints
+            .remove_if(&self.addr, |_, inbox| Arc::ptr_eq(inbox, &self.inbox));
     }
 }
 
@@ -249,7 +250,11 @@ impl Transport for MemTransport {
             let at = match groups.iter().position(|g| g.0 == datagram.peer) {
                 Some(i) => i,
                 None => {
-                    let inbox = lock(&self.shared.endpoints).get(&datagram.peer).cloned();
+                    let inbox = self
+                        .shared
+                        .endpoints
+                        .get(&datagram.peer)
+                        .map(|e| Arc::clone(e.value()));
                     groups.push((datagram.peer, inbox, vec![]));
                     groups.len() - 1
                 }
@@ -281,7 +286,12 @@ impl Transport for MemTransport {
             return Ok(());
         }
         let now = Instant::now();
-        let Some(inbox) = lock(&self.shared.endpoints).get(&peer).cloned() else {
+        let Some(inbox) = self
+            .shared
+            .endpoints
+            .get(&peer)
+            .map(|e| Arc::clone(e.value()))
+        else {
             self.stats.send_dropped += payloads.len().div_ceil(payload_len) as u64;
             return Ok(());
         };
