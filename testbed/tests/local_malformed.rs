@@ -7,35 +7,23 @@
 //!
 //! Its own test binary: it measures this process's resident memory.
 
+mod local_support;
+
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
 use esa_controller::Pipeline;
-use esa_controller::api::{JobsClient, proto};
 use esa_core::constants::esa_frame_len;
 use esa_core::pool::GlobalCounters;
-use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, PacketType};
-use esa_core::worker::WorkerConfig;
-use esa_host::ParameterServer;
-use esa_host::addressing::{SWITCH_IP, port_host, switch_addr};
-use esa_host::transport::{SwitchPortTransport, UdpFrameLink};
-use esa_host::worker::{Worker, WorkerOptions};
-use esa_testbed::local::{LocalConfig, LocalStack};
+use esa_host::addressing::{SWITCH_IP, port_host};
+use esa_testbed::local::LocalStack;
+use local_support::{admit, allreduce_exactly, start_stack};
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::p4::v1 as p4v1;
 
-const PORTS: u16 = 4;
 const LANES: usize = 32;
-
-fn free_base() -> u16 {
-    let start = 20_000 + (std::process::id() % 20_000) as u16;
-    (0..200u16)
-        .map(|i| start.wrapping_add(i * 31) % 40_000 + 20_000)
-        .find(|base| (1..=PORTS).all(|n| UdpSocket::bind(("127.0.0.1", base + n)).is_ok()))
-        .expect("a free UDP port range")
-}
 
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -189,43 +177,15 @@ fn valid_frame(port: u16, job: u16) -> Vec<u8> {
 
 #[test]
 fn malformed_frames_are_counted_and_the_switch_keeps_aggregating() {
-    let stack = LocalStack::start(LocalConfig {
-        ports: PORTS,
-        base_port: free_base(),
-        controller: SocketAddr::from(([127, 0, 0, 1], 0)),
-        lanes: LANES,
-        ..LocalConfig::default()
-    })
-    .unwrap();
+    let stack = start_stack();
+    assert_eq!(stack.config().lanes, LANES);
     let mut counters = Counters::new(&stack);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     // A job on ports 1..=3 (PS on 3); port 4 is outside it.
-    let job = rt.block_on(async {
-        let mut client = JobsClient::connect(format!("http://{}", stack.controller()))
-            .await
-            .unwrap();
-        let port = |port| proto::Endpoint {
-            host: String::new(),
-            port,
-        };
-        client
-            .admit_job(proto::AdmitJobRequest {
-                job_id: 0,
-                workers: vec![port(1), port(2)],
-                ps: Some(port(3)),
-                max_priority: 3,
-                mode: proto::Mode::Esa as i32,
-                slots: None,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .job
-            .unwrap()
-    });
+    let job = admit(&rt, &stack, &[1, 2], 3);
     let job_id = job.job_id as u16;
 
     let mut attacker = Attacker {
@@ -279,40 +239,5 @@ fn malformed_frames_are_counted_and_the_switch_keeps_aggregating() {
     assert!(grown < 64 * 1024, "resident memory grew by {grown} KiB");
 
     // 4. The switch still aggregates: an exact all-reduce of the job.
-    let link = |port: u16| {
-        let l = UdpFrameLink::connect(
-            "127.0.0.1:0".parse().unwrap(),
-            stack.config().port_addr(port),
-        )
-        .unwrap();
-        SwitchPortTransport::new(l, port_host(port), LANES)
-    };
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut ps = ParameterServer::new(PsConfig::default(), switch_addr(), link(3)).unwrap();
-    ps.add_job(job_id, 2, JobOptions::default()).unwrap();
-    let ps_stop = stop.clone();
-    let ps_thread = std::thread::spawn(move || ps.run(&ps_stop, None, |_| {}));
-    let workers: Vec<_> = (0..2u8)
-        .map(|w| {
-            let mut c = WorkerConfig::new(job_id, w, 2);
-            c.slot_mask = (job.slot_count - 1) as u16;
-            c.rto_initial_us = 20_000;
-            let t = link(u16::from(w) + 1);
-            std::thread::spawn(move || {
-                let mut worker = Worker::new(WorkerOptions::new(c, switch_addr()), t).unwrap();
-                let mut data: Vec<f32> = (0..4096).map(|i| (i % 100) as f32).collect();
-                let stats = worker.allreduce(&mut data).unwrap();
-                (data, stats)
-            })
-        })
-        .collect();
-    for w in workers {
-        let (data, stats) = w.join().unwrap();
-        for (i, x) in data.iter().enumerate() {
-            assert_eq!(*x, (i % 100) as f32 * 2.0, "element {i}");
-        }
-        assert!(stats.results_from_switch > 0);
-    }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    ps_thread.join().unwrap().unwrap();
+    allreduce_exactly(&stack, &job);
 }

@@ -1,0 +1,135 @@
+//! What the `esa local` tests share: free ports, a stack, admitting a job
+//! through the job API, and an exact all-reduce over UDP-carried ports.
+
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::net::{SocketAddr, UdpSocket};
+
+use esa_controller::api::{JobsClient, proto};
+use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::worker::WorkerConfig;
+use esa_host::ParameterServer;
+use esa_host::addressing::{port_host, switch_addr};
+use esa_host::transport::{SwitchPortTransport, UdpFrameLink};
+use esa_host::worker::{Worker, WorkerOptions};
+use esa_testbed::local::{LocalConfig, LocalStack};
+
+/// Ports of the test stacks.
+pub const PORTS: u16 = 4;
+
+/// A base port with base+1..=base+PORTS free on 127.0.0.1.
+pub fn free_base() -> u16 {
+    // Tests of one binary run in parallel: each call starts elsewhere.
+    static CALLS: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let start = 20_000 + (std::process::id() % 20_000) as u16 + call * 1009;
+    (0..200u16)
+        .map(|i| start.wrapping_add(i * 17) % 40_000 + 20_000)
+        .find(|base| (1..=PORTS).all(|n| UdpSocket::bind(("127.0.0.1", base + n)).is_ok()))
+        .expect("a free UDP port range")
+}
+
+/// A stack of [`PORTS`] ports on free addresses.
+pub fn start_stack() -> LocalStack {
+    LocalStack::start(LocalConfig {
+        ports: PORTS,
+        base_port: free_base(),
+        controller: SocketAddr::from(([127, 0, 0, 1], 0)),
+        ..LocalConfig::default()
+    })
+    .unwrap()
+}
+
+/// A host's link to switch port `port`, sending as host `port`.
+pub fn link(stack: &LocalStack, port: u16) -> SwitchPortTransport<UdpFrameLink> {
+    let l = UdpFrameLink::connect(
+        "127.0.0.1:0".parse().unwrap(),
+        stack.config().port_addr(port),
+    )
+    .unwrap();
+    SwitchPortTransport::new(l, port_host(port), stack.config().lanes)
+}
+
+/// Admits an esa job with workers on `workers` and its PS on `ps`.
+pub fn admit(
+    rt: &tokio::runtime::Runtime,
+    stack: &LocalStack,
+    workers: &[u32],
+    ps: u32,
+) -> proto::Job {
+    rt.block_on(async {
+        let mut client = JobsClient::connect(format!("http://{}", stack.controller()))
+            .await
+            .unwrap();
+        let port = |port| proto::Endpoint {
+            host: String::new(),
+            port,
+        };
+        client
+            .admit_job(proto::AdmitJobRequest {
+                job_id: 0,
+                workers: workers.iter().map(|&w| port(w)).collect(),
+                ps: Some(port(ps)),
+                max_priority: 3,
+                mode: proto::Mode::Esa as i32,
+                slots: None,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .job
+            .unwrap()
+    })
+}
+
+/// One all-reduce of the job's workers and its PS, each over its UDP
+/// port: every element exact, every chunk completed once, some in the
+/// switch.
+pub fn allreduce_exactly(stack: &LocalStack, job: &proto::Job) {
+    let job_id = job.job_id as u16;
+    let fan_in = job.workers.len() as u8;
+    let ps_port = job.ps.as_ref().unwrap().port as u16;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut ps =
+        ParameterServer::new(PsConfig::default(), switch_addr(), link(stack, ps_port)).unwrap();
+    ps.add_job(job_id, fan_in, JobOptions::default()).unwrap();
+    let ps_stop = stop.clone();
+    let ps_thread = std::thread::spawn(move || ps.run(&ps_stop, None, |_| {}));
+
+    let n: usize = 10_007;
+    let workers: Vec<_> = job
+        .workers
+        .iter()
+        .enumerate()
+        .map(|(w, port)| {
+            let w = w as u8;
+            let mut c = WorkerConfig::new(job_id, w, fan_in);
+            c.slot_mask = (job.slot_count - 1) as u16;
+            c.rto_initial_us = 20_000;
+            let t = link(stack, port.port as u16);
+            std::thread::spawn(move || {
+                let mut worker = Worker::new(WorkerOptions::new(c, switch_addr()), t).unwrap();
+                let mut data: Vec<f32> = (0..n)
+                    .map(|i| (i % 1000) as f32 * f32::from(w + 1))
+                    .collect();
+                let stats = worker.allreduce(&mut data).unwrap();
+                (data, stats)
+            })
+        })
+        .collect();
+    // 1 + 2 + ... + fan_in times each value.
+    let factor = f32::from(fan_in) * f32::from(fan_in + 1) / 2.0;
+    for w in workers {
+        let (data, stats) = w.join().unwrap();
+        for (i, x) in data.iter().enumerate() {
+            assert_eq!(*x, (i % 1000) as f32 * factor, "element {i}");
+        }
+        assert_eq!(
+            stats.results_from_switch + stats.results_from_ps,
+            n.div_ceil(stack.config().lanes) as u64
+        );
+        assert!(stats.results_from_switch > 0);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    ps_thread.join().unwrap().unwrap();
+}
