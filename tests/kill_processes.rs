@@ -280,3 +280,81 @@ fn killing_the_switch_ends_the_workers_with_a_clear_error() {
     check_survivor(&mut w0, &c.job);
     check_survivor(&mut w1, &c.job);
 }
+
+/// Namespaces of `esa run` process `pid`.
+fn namespaces_of(pid: u32) -> Vec<String> {
+    let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(&format!("esar{pid}s")))
+        .map(String::from)
+        .collect()
+}
+
+fn wait_for_namespaces(pid: u32) {
+    let end = Instant::now() + Duration::from_secs(120);
+    while namespaces_of(pid).is_empty() {
+        assert!(Instant::now() < end, "esa run {pid} made no namespaces");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `esa run` on the namespace fabric: SIGINT removes its namespaces and
+/// exits 130; after a SIGKILL they stay, and the next run removes them.
+#[test]
+fn esa_run_cleans_up_after_sigint_and_after_sigkill() {
+    if !esa_netns::tests_enabled("namespace test") {
+        return;
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let quick = root.join("testbed/experiments/quick.toml");
+    let out = std::env::temp_dir().join(format!("esa-kill-run-{}", std::process::id()));
+    let run = |name: &str| {
+        Command::new(ESA)
+            .args([
+                "run",
+                quick.to_str().unwrap(),
+                "--fabric",
+                "netns",
+                "--quiet",
+                "--out",
+            ])
+            .arg(out.join(name))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+
+    let mut interrupted = run("sigint");
+    wait_for_namespaces(interrupted.id());
+    let status = Command::new("kill")
+        .args(["-INT", &interrupted.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = interrupted.wait().unwrap().code();
+    assert_eq!(code, Some(130), "SIGINT exits 130");
+    assert_eq!(namespaces_of(interrupted.id()), Vec::<String>::new());
+
+    let mut killed = run("sigkill");
+    wait_for_namespaces(killed.id());
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let left = namespaces_of(killed.id());
+    assert!(!left.is_empty(), "SIGKILL leaves the namespaces behind");
+    // The next run sweeps namespaces whose process is gone.
+    let next = run("next").wait_with_output().unwrap();
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    assert_eq!(
+        namespaces_of(killed.id()),
+        Vec::<String>::new(),
+        "left: {left:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

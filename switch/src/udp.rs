@@ -12,7 +12,7 @@
 //! hellos count as received but never reach the pipeline. Frames for a
 //! port with no peer yet count as transmit errors.
 //!
-//! One reader thread serves every UDP port ([`spawn_reader`]): it waits on
+//! One reader thread serves every UDP port (`spawn_reader`): it waits on
 //! all the sockets at once (mio), drains each ready socket and hands the
 //! frames to the packet thread in batches, so a burst costs one wake-up,
 //! not one per datagram. Socket buffers are enlarged (4 MiB asked) so a
