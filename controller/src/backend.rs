@@ -103,6 +103,16 @@ pub struct GrpcSwitch {
     stream: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
+/// The URL of a gRPC server given as `host:port` (plain HTTP/2), or as a
+/// URL already.
+pub fn grpc_url(addr: &str) -> String {
+    if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    }
+}
+
 /// How long connecting and the first arbitration answer may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -111,13 +121,8 @@ impl GrpcSwitch {
     /// `device_id`, arbitrating with `election_id` (higher wins; 0 is not
     /// allowed by P4Runtime and is refused at connect time).
     pub fn new(addr: &str, device_id: u64, election_id: u128) -> GrpcSwitch {
-        let addr = if addr.contains("://") {
-            addr.to_string()
-        } else {
-            format!("http://{addr}")
-        };
         GrpcSwitch {
-            addr,
+            addr: grpc_url(addr),
             device_id,
             election_id,
             client: Mutex::new(None),

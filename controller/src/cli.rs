@@ -211,11 +211,7 @@ fn status_message(s: &tonic::Status) -> String {
 
 /// Runs `esa jobs`; returns what to print.
 pub fn run_jobs(args: &JobsArgs) -> Result<String, String> {
-    let addr = if args.controller.contains("://") {
-        args.controller.clone()
-    } else {
-        format!("http://{}", args.controller)
-    };
+    let addr = crate::grpc_url(&args.controller);
     runtime()?.block_on(async {
         let endpoint_ = tonic::transport::Endpoint::from_shared(addr.clone())
             .map_err(|e| format!("{addr}: {e}"))?

@@ -34,7 +34,7 @@ pub mod metrics;
 pub mod pipeline;
 pub mod topology;
 
-pub use backend::{GrpcSwitch, Role, SwitchBackend};
+pub use backend::{GrpcSwitch, Role, SwitchBackend, grpc_url};
 pub use controller::{Controller, ControllerConfig, Health, JobStats};
 pub use error::{AdmitError, Error, PipelineError, SwitchError, TopologyError};
 pub use pipeline::Pipeline;

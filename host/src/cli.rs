@@ -1,11 +1,11 @@
 //! The `esa worker` and `esa ps` commands: configuration from a file and
 //! flags, a UDP transport, and progress on standard output.
 
-use crate::addressing::{port_host, switch_addr};
+use crate::addressing::switch_addr;
 use crate::config::{ConfigFile, PsJobSection, PsSection, TrainSection, WorkerSection};
 use crate::error::HostError;
 use crate::ps::ParameterServer;
-use crate::transport::{SwitchPortTransport, Transport, UdpFrameLink, UdpTransport};
+use crate::transport::{SwitchPortTransport, Transport, UdpFrameLink, UdpTransport, attach_host};
 use crate::worker::Worker;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -61,17 +61,8 @@ fn port_link(
     addr: SocketAddr,
     lanes: usize,
 ) -> Result<SwitchPortTransport<UdpFrameLink>, HostError> {
-    let local = if addr.is_ipv4() {
-        SocketAddr::from(([0, 0, 0, 0], 0))
-    } else {
-        SocketAddr::from(([0u16; 8], 0))
-    };
-    let link =
-        UdpFrameLink::connect(local, addr).map_err(|source| crate::TransportError::Bind {
-            addr: local,
-            source,
-        })?;
-    Ok(SwitchPortTransport::new(link, port_host(n), lanes))
+    attach_host(n, addr, lanes)
+        .map_err(|source| crate::TransportError::Bind { addr, source }.into())
 }
 
 /// Flags of `esa ps`.

@@ -23,7 +23,7 @@ use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::addressing::{port_host, switch_addr};
-use esa_host::transport::{SwitchPortTransport, UdpFrameLink};
+use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker as HostWorker, WorkerOptions};
 use esa_host::{HostError, ParameterServer as HostPs};
 use pyo3::buffer::PyBuffer;
@@ -62,15 +62,8 @@ fn check_world(world_size: usize) -> PyResult<u8> {
 
 /// A UDP link to switch port `port` at `port_addr`, sending as host `port`.
 fn link(port_addr: SocketAddr, port: u16, lanes: usize) -> PyResult<Link> {
-    let local: SocketAddr = if port_addr.is_ipv4() {
-        "0.0.0.0:0".parse().expect("literal")
-    } else {
-        "[::]:0".parse().expect("literal")
-    };
-    let link = UdpFrameLink::connect(local, port_addr).map_err(|e| {
-        PyConnectionError::new_err(format!("switch port {port} at {port_addr}: {e}"))
-    })?;
-    Ok(SwitchPortTransport::new(link, port_host(port), lanes))
+    attach_host(port, port_addr, lanes)
+        .map_err(|e| PyConnectionError::new_err(format!("switch port {port} at {port_addr}: {e}")))
 }
 
 fn host_error(e: HostError) -> PyErr {
@@ -329,11 +322,7 @@ struct Api {
 
 impl Api {
     fn connect(controller: &str, timeout: Duration) -> PyResult<Api> {
-        let addr = if controller.contains("://") {
-            controller.to_string()
-        } else {
-            format!("http://{controller}")
-        };
+        let addr = esa_controller::grpc_url(controller);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

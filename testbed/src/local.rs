@@ -15,12 +15,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use esa_controller::topology::Host;
-use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Role, Topology};
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Topology};
 use esa_host::addressing::port_host;
 use esa_switch::{Switch, SwitchConfig};
 use tokio::sync::watch;
 
 use crate::error::TestbedError;
+use crate::run::{stopped, wait_programmed};
 
 /// The controller's P4Runtime election id: above 1, so another client
 /// (a P4Runtime shell, a test) can connect as a backup with a lower one.
@@ -122,10 +123,6 @@ pub struct LocalStack {
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
-async fn stopped(mut rx: watch::Receiver<bool>) {
-    let _ = rx.wait_for(|s| *s).await;
-}
-
 impl LocalStack {
     /// Starts the switch, the controller and the job API, and returns once
     /// the controller has programmed the switch.
@@ -203,18 +200,8 @@ impl LocalStack {
             stop,
             tasks,
         };
-        let mut health = controller.health();
         let timeout = stack.config.setup_timeout;
-        let synced = stack.runtime.block_on(async {
-            tokio::time::timeout(
-                timeout,
-                health.wait_for(|h| h.role == Role::Primary && h.synced),
-            )
-            .await
-            .map(|r| r.is_ok())
-        });
-        if synced != Ok(true) {
-            let last = health.borrow().clone();
+        if let Err(last) = wait_programmed(&stack.runtime, &controller, timeout) {
             return Err(TestbedError::Setup(format!(
                 "the controller did not program the switch within {timeout:?} (last error: {})",
                 last.last_error.unwrap_or_else(|| "none".into())

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
 use esa_controller::topology::Host;
-use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Role, Topology};
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
@@ -722,8 +722,32 @@ fn setup(message: impl std::fmt::Display) -> TestbedError {
     TestbedError::Setup(message.to_string())
 }
 
-async fn stopped(mut rx: watch::Receiver<bool>) {
+/// Completes once `rx` says stop.
+pub(crate) async fn stopped(mut rx: watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
+}
+
+/// Waits up to `timeout` until `controller` is primary and has programmed
+/// its switch; otherwise returns the last health it reported.
+pub(crate) fn wait_programmed(
+    runtime: &tokio::runtime::Runtime,
+    controller: &Controller<GrpcSwitch>,
+    timeout: Duration,
+) -> Result<(), Health> {
+    let mut health = controller.health();
+    let synced = runtime.block_on(async {
+        tokio::time::timeout(
+            timeout,
+            health.wait_for(|h| h.role == Role::Primary && h.synced),
+        )
+        .await
+        .map(|r| r.is_ok())
+    });
+    if synced == Ok(true) {
+        Ok(())
+    } else {
+        Err(health.borrow().clone())
+    }
 }
 
 fn run_variant(
@@ -755,17 +779,7 @@ fn run_variant(
     };
     let controller = Controller::new(backend, pipeline.clone(), topology, config).map_err(setup)?;
     let supervisor = runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone())));
-    let mut health = controller.health();
-    let synced = runtime.block_on(async {
-        tokio::time::timeout(
-            options.setup_timeout,
-            health.wait_for(|h| h.role == Role::Primary && h.synced),
-        )
-        .await
-        .map(|r| r.is_ok())
-    });
-    if synced != Ok(true) {
-        let last = health.borrow().clone();
+    if let Err(last) = wait_programmed(&runtime, &controller, options.setup_timeout) {
         let _ = stop_tx.send(true);
         return Err(setup(format!(
             "the controller did not program the switch at {} within {:?} (last state: {:?}, \

@@ -19,7 +19,7 @@ mod udp_frames;
 pub use mem::{FaultConfig, MemNetwork, MemTransport};
 pub use switch_port::{FrameLink, FrameStats, HostAddress, LinkClosed, SwitchPortTransport};
 pub use udp::UdpTransport;
-pub use udp_frames::UdpFrameLink;
+pub use udp_frames::{UdpFrameLink, attach_host};
 
 use crate::error::TransportError;
 use std::net::SocketAddr;

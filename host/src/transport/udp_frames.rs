@@ -7,7 +7,8 @@ use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
-use super::switch_port::{FrameLink, LinkClosed};
+use super::switch_port::{FrameLink, LinkClosed, SwitchPortTransport};
+use crate::addressing::port_host;
 
 /// Largest frame received (a jumbo frame fits).
 const MAX_FRAME: usize = 65536;
@@ -24,6 +25,24 @@ pub struct UdpFrameLink {
     buf: Vec<u8>,
     /// Datagrams that were not from the port (dropped).
     strangers: u64,
+}
+
+/// Host `n` of a generated topology (`crate::addressing::port_host`) on
+/// switch port `n`, whose UDP address is `port_addr`: a link from an
+/// ephemeral port of the same address family, sending ESA payloads of
+/// `lanes` lanes as host `n`'s frames.
+pub fn attach_host(
+    n: u16,
+    port_addr: SocketAddr,
+    lanes: usize,
+) -> io::Result<SwitchPortTransport<UdpFrameLink>> {
+    let local = if port_addr.is_ipv4() {
+        SocketAddr::from(([0, 0, 0, 0], 0))
+    } else {
+        SocketAddr::from(([0u16; 8], 0))
+    };
+    let link = UdpFrameLink::connect(local, port_addr)?;
+    Ok(SwitchPortTransport::new(link, port_host(n), lanes))
 }
 
 impl UdpFrameLink {

@@ -9,8 +9,8 @@ use esa_controller::api::{JobsClient, proto};
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::worker::WorkerConfig;
 use esa_host::ParameterServer;
-use esa_host::addressing::{port_host, switch_addr};
-use esa_host::transport::{SwitchPortTransport, UdpFrameLink};
+use esa_host::addressing::switch_addr;
+use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_testbed::local::{LocalConfig, LocalStack};
 
@@ -42,12 +42,7 @@ pub fn start_stack() -> LocalStack {
 
 /// A host's link to switch port `port`, sending as host `port`.
 pub fn link(stack: &LocalStack, port: u16) -> SwitchPortTransport<UdpFrameLink> {
-    let l = UdpFrameLink::connect(
-        "127.0.0.1:0".parse().unwrap(),
-        stack.config().port_addr(port),
-    )
-    .unwrap();
-    SwitchPortTransport::new(l, port_host(port), stack.config().lanes)
+    attach_host(port, stack.config().port_addr(port), stack.config().lanes).unwrap()
 }
 
 /// Admits an esa job with workers on `workers` and its PS on `ps`.
