@@ -73,6 +73,7 @@ def main():
         for n in sizes:
             print(f"ratio esa/gloo goodput elements={n}: {results[('gloo', n)] / results[('esa', n)]:.3f}")
     job.close(barrier=dist.barrier)
+    dist.barrier()  # tear gloo down together (see train_digits.py)
     dist.destroy_process_group()
 
 

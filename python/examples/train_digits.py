@@ -141,6 +141,10 @@ def main():
         print(f"seconds={elapsed:.2f}", flush=True)
         print(f"final_accuracy={final_acc:.4f}", flush=True)
         print(f"final_loss={final_loss:.5f}", flush=True)
+    # Every rank tears gloo down together: a rank that destroys its group
+    # while a peer is still closing connections can abort in gloo's C++
+    # ("terminate called without an active exception").
+    dist.barrier()
     dist.destroy_process_group()
 
 

@@ -47,6 +47,7 @@ def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
     buckets = job.buckets
     job.close(barrier=dist.barrier)
     out.put((rank, max(diffs), max(scale), buckets))
+    dist.barrier()  # tear gloo down together (see train_digits.py)
     dist.destroy_process_group()
 
 
