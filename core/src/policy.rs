@@ -91,31 +91,58 @@ impl fmt::Display for Policy {
         match self {
             Policy::Fcfs => write!(f, "fcfs"),
             Policy::Static { priority } => write!(f, "static:{priority}"),
-            Policy::Srpt { .. } => write!(f, "srpt"),
-            Policy::Las { .. } => write!(f, "las"),
+            Policy::Srpt { aging_interval_us } => write_aging(f, "srpt", *aging_interval_us),
+            Policy::Las { aging_interval_us } => write_aging(f, "las", *aging_interval_us),
         }
+    }
+}
+
+/// `name`, followed by the aging period when it is not the default.
+fn write_aging(f: &mut fmt::Formatter<'_>, name: &str, aging_us: u64) -> fmt::Result {
+    match aging_us {
+        DEFAULT_AGING_INTERVAL_US => write!(f, "{name}"),
+        us if us % 1000 == 0 => write!(f, "{name}:aging_ms={}", us / 1000),
+        us => write!(f, "{name}:aging_us={us}"),
     }
 }
 
 /// A policy name that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown priority policy {0:?}: expected fcfs, static:<0-15>, srpt or las")]
+#[error(
+    "unknown priority policy {0:?}: expected fcfs, static:<0-15>, srpt or las \
+     (srpt and las take an aging period: srpt:aging_ms=<N>, 0 turns aging off)"
+)]
 pub struct ParsePolicyError(pub String);
 
 impl FromStr for Policy {
     type Err = ParsePolicyError;
 
-    /// `fcfs`, `static:N`, `srpt` or `las` (the latter two with the default
-    /// aging period).
+    /// `fcfs`, `static:N`, `srpt` or `las`; the latter two take the default
+    /// aging period, or the one given as `:aging_ms=N` (or `:aging_us=N`),
+    /// where 0 turns aging off.
     fn from_str(s: &str) -> Result<Policy, ParsePolicyError> {
         let err = || ParsePolicyError(s.to_string());
-        match s {
+        let (name, aging) = match s.split_once(':') {
+            Some((name @ ("srpt" | "las"), aging)) => {
+                let (unit_us, n) = if let Some(n) = aging.strip_prefix("aging_ms=") {
+                    (1000, n)
+                } else if let Some(n) = aging.strip_prefix("aging_us=") {
+                    (1, n)
+                } else {
+                    return Err(err());
+                };
+                let n: u64 = n.parse().map_err(|_| err())?;
+                (name, n.checked_mul(unit_us).ok_or_else(err)?)
+            }
+            _ => (s, DEFAULT_AGING_INTERVAL_US),
+        };
+        match name {
             "fcfs" => Ok(Policy::Fcfs),
             "srpt" => Ok(Policy::Srpt {
-                aging_interval_us: DEFAULT_AGING_INTERVAL_US,
+                aging_interval_us: aging,
             }),
             "las" => Ok(Policy::Las {
-                aging_interval_us: DEFAULT_AGING_INTERVAL_US,
+                aging_interval_us: aging,
             }),
             _ => {
                 let n = s.strip_prefix("static:").ok_or_else(err)?;
@@ -192,10 +219,40 @@ mod tests {
 
     #[test]
     fn parse_and_display() {
-        for s in ["fcfs", "static:3", "srpt", "las"] {
+        for s in [
+            "fcfs",
+            "static:3",
+            "srpt",
+            "las",
+            "srpt:aging_ms=0",
+            "las:aging_ms=2000",
+            "srpt:aging_us=1500",
+        ] {
             assert_eq!(s.parse::<Policy>().unwrap().to_string(), s);
         }
-        for bad in ["", "static:16", "static:x", "lifo", "static"] {
+        assert_eq!(
+            "srpt:aging_ms=0".parse::<Policy>(),
+            Ok(Policy::Srpt {
+                aging_interval_us: 0
+            })
+        );
+        assert_eq!(
+            "las:aging_us=50000".parse::<Policy>().unwrap().to_string(),
+            "las"
+        );
+        for bad in [
+            "",
+            "static:16",
+            "static:x",
+            "lifo",
+            "static",
+            "srpt:",
+            "srpt:aging=5",
+            "srpt:aging_ms=-1",
+            "srpt:aging_ms=18446744073709551615",
+            "fcfs:aging_ms=1",
+            "static:aging_ms=1",
+        ] {
             assert!(bad.parse::<Policy>().is_err(), "{bad}");
         }
     }
