@@ -358,3 +358,114 @@ fn esa_run_cleans_up_after_sigint_and_after_sigkill() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `esa run --switch external` against an `esa switch` process on veth
+/// ports, hosts in namespaces: the switch is killed with SIGKILL while the
+/// job runs. `esa run` ends within a bound, fails, says the switch is gone
+/// (naming its P4Runtime address), and writes no report.
+#[test]
+fn killing_an_external_switch_ends_esa_run_with_a_clear_error() {
+    use esa_testbed::netns::{NamespaceHost, Namespaces, SwitchAddress};
+    if !esa_netns::tests_enabled("namespace test") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("esa-kill-external-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // One job long enough to be killed midway: two workers and a PS.
+    let experiment = dir.join("long.toml");
+    std::fs::write(
+        &experiment,
+        "name = \"long\"\n[switch]\nlanes = 32\npool_slots = 256\n\
+         [[jobs]]\nname = \"long\"\nworkers = 2\nmode = \"esa\"\n\
+         gradient_elems = 65536\niterations = 100000\n",
+    )
+    .unwrap();
+    let mac = |n: u16| [0x02, 0, 0, 0, 0x78, n as u8];
+    let ip = |n: u16| std::net::Ipv4Addr::new(10, 8, 0, n as u8);
+    let wanted: Vec<NamespaceHost> = (1..=3)
+        .map(|n| NamespaceHost {
+            port: n,
+            mac: mac(n),
+            ip: Some(ip(n)),
+            loss: 0.0,
+        })
+        .collect();
+    let switch_ip = std::net::Ipv4Addr::new(10, 8, 255, 254);
+    let namespaces = Namespaces::create(
+        &wanted,
+        Some(SwitchAddress {
+            ip: switch_ip,
+            mac: [0x02, 0, 0, 0, 0xff, 0xfe],
+        }),
+    )
+    .unwrap();
+    let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
+    for n in 1..=3u16 {
+        let m = mac(n).map(|b| format!("{b:02x}")).join(":");
+        hosts += &format!(
+            "[[host]]\nname = \"node{n}\"\nmac = \"{m}\"\nip = \"{}\"\nport = {n}\nnetns = \"{}\"\n",
+            ip(n),
+            namespaces.namespace(n).unwrap()
+        );
+    }
+    let hosts_path = dir.join("hosts.toml");
+    std::fs::write(&hosts_path, hosts).unwrap();
+    let grpc = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let mut switch_args = vec![
+        "switch".to_string(),
+        "--grpc-addr".into(),
+        grpc.clone(),
+        "--log-level".into(),
+        "warn".into(),
+    ];
+    for (port, name) in namespaces.interfaces() {
+        switch_args.push("-i".into());
+        switch_args.push(format!("{port}@{name}"));
+    }
+    let switch_args: Vec<&str> = switch_args.iter().map(String::as_str).collect();
+    let mut switch = Proc::spawn("esa switch", &switch_args);
+    let out_dir = dir.join("out");
+    let mut run = Proc::spawn(
+        "esa run",
+        &[
+            "run",
+            experiment.to_str().unwrap(),
+            "--switch",
+            "external",
+            "--p4runtime",
+            &grpc,
+            "--hosts",
+            hosts_path.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    // Progress lines come every 2 s: the job is running and has completed
+    // chunks in the switch.
+    run.wait_for("iterations (running)", Duration::from_secs(120));
+    switch.kill();
+    let killed = Instant::now();
+    let (status, lines) = run.exit_within(Duration::from_secs(60));
+    let all = lines.join("\n");
+    assert!(!status.success(), "esa run exited 0 after the kill: {all}");
+    assert!(
+        all.contains(&grpc),
+        "the error names the switch's P4Runtime address {grpc}: {all}"
+    );
+    assert!(!all.contains("WRONG"), "{all}");
+    assert!(all.contains("is gone"), "{all}");
+    assert!(
+        !out_dir.join("report.json").exists(),
+        "a stopped run writes no report: {all}"
+    );
+    eprintln!(
+        "esa run ended {:?} after the kill:\n{all}",
+        killed.elapsed()
+    );
+    drop(namespaces);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,6 +1,7 @@
 //! The testbed's errors.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// What can go wrong loading or running an experiment.
 #[derive(Debug, thiserror::Error)]
@@ -28,4 +29,18 @@ pub enum TestbedError {
     /// The switch, the controller or the runtime could not be started.
     #[error("cannot start the testbed: {0}")]
     Setup(String),
+    /// The switch went out of reach while jobs ran and did not come back:
+    /// the run was stopped and reports no job.
+    #[error(
+        "the switch at {p4runtime} is gone: the controller could not reach and program it for \
+         {after:?} (last error: {last_error}); the run was stopped and reports no job"
+    )]
+    SwitchLost {
+        /// The switch's P4Runtime address.
+        p4runtime: String,
+        /// How long it was out of reach.
+        after: Duration,
+        /// The controller's last error.
+        last_error: String,
+    },
 }

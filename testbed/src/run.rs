@@ -69,6 +69,12 @@ pub struct RunOptions {
     /// process (status 130). For a command; a library caller that handles
     /// signals itself leaves it off.
     pub cleanup_on_signal: bool,
+    /// How long the controller may go without a programmed switch (the
+    /// connection lost, not primary, or out of sync) while jobs run before
+    /// the run stops with [`TestbedError::SwitchLost`]. A switch that
+    /// restarts within it gets its pipeline and jobs back, and the workers'
+    /// retransmissions carry the jobs on.
+    pub switch_lost_after: Duration,
 }
 
 impl Default for RunOptions {
@@ -80,6 +86,7 @@ impl Default for RunOptions {
             fabric: Fabric::InProcess,
             work_dir: None,
             cleanup_on_signal: false,
+            switch_lost_after: Duration::from_secs(10),
         }
     }
 }
@@ -718,6 +725,32 @@ fn spawn_progress(
         .ok()
 }
 
+/// Completes when the controller has gone `after` in a row without a
+/// programmed switch (primary and in sync), with its last error; never
+/// while the switch stays reachable.
+async fn switch_lost(mut health: watch::Receiver<Health>, after: Duration) -> String {
+    let ready = |h: &Health| h.role == Role::Primary && h.synced;
+    loop {
+        if health.wait_for(|h| !ready(h)).await.is_err() {
+            return std::future::pending().await;
+        }
+        let back = tokio::time::timeout(after, health.wait_for(ready))
+            .await
+            .map(|r| r.is_ok());
+        match back {
+            Ok(true) => continue,
+            Ok(false) => return std::future::pending().await,
+            Err(_) => {
+                let last = health.borrow();
+                return last
+                    .last_error
+                    .clone()
+                    .unwrap_or_else(|| format!("{:?}", last.role));
+            }
+        }
+    }
+}
+
 fn setup(message: impl std::fmt::Display) -> TestbedError {
     TestbedError::Setup(message.to_string())
 }
@@ -791,6 +824,19 @@ fn run_variant(
         )));
     }
 
+    // Stops every worker when the switch stays out of reach.
+    let abort = Arc::new(AtomicBool::new(false));
+    let lost: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
+    let watchdog = {
+        let (abort, lost) = (Arc::clone(&abort), Arc::clone(&lost));
+        let (health, after) = (controller.health(), options.switch_lost_after);
+        runtime.spawn(async move {
+            let last_error = switch_lost(health, after).await;
+            *lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(last_error);
+            abort.store(true, Ordering::SeqCst);
+        })
+    };
+
     let progress: Arc<Vec<Progress>> = Arc::new(
         jobs.iter()
             .map(|j| Progress {
@@ -824,8 +870,15 @@ fn run_variant(
     for i in order {
         let spec = jobs[i].clone();
         let at = start + Duration::from_millis(spec.arrival_ms);
-        if let Some(wait) = at.checked_duration_since(Instant::now()) {
-            std::thread::sleep(wait);
+        while let Some(wait) = at.checked_duration_since(Instant::now()) {
+            if abort.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(wait.min(Duration::from_millis(100)));
+        }
+        if abort.load(Ordering::SeqCst) {
+            progress[i].state.store(FAILED, Ordering::Relaxed);
+            continue;
         }
         let arrived = Instant::now();
         let hosts = &plans[i];
@@ -875,6 +928,7 @@ fn run_variant(
             index: i,
             controller: Arc::clone(&controller),
             runtime: runtime.handle().clone(),
+            abort: Arc::clone(&abort),
             meters: ports
                 .iter()
                 .filter_map(|p| stage.meters.get(p).cloned())
@@ -895,6 +949,7 @@ fn run_variant(
         reports[i] = Some(report);
     }
     let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
+    watchdog.abort();
     stop_progress.store(true, Ordering::Relaxed);
     if let Some(t) = progress_thread {
         let _ = t.join();
@@ -909,7 +964,15 @@ fn run_variant(
     });
     runtime.shutdown_timeout(Duration::from_secs(2));
     // The switch process, then the namespaces its ports were in.
+    let p4runtime = stage.p4runtime.clone();
     drop(stage);
+    if let Some(last_error) = lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(TestbedError::SwitchLost {
+            p4runtime,
+            after: options.switch_lost_after,
+            last_error,
+        });
+    }
     Ok(VariantReport {
         variant: variant.label.clone(),
         wall_ms,
@@ -964,6 +1027,8 @@ struct JobContext {
     index: usize,
     controller: Arc<Controller<GrpcSwitch>>,
     runtime: tokio::runtime::Handle,
+    /// Set when the switch is lost: the workers stop.
+    abort: Arc<AtomicBool>,
     /// The job's hosts' links' lost frames.
     meters: Vec<LossMeter>,
 }
@@ -1079,6 +1144,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         let worker_id = u8::try_from(w).unwrap_or(u8::MAX);
         let config = worker_config(&ctx, worker_id);
         let switch_addr = ctx.switch_addr;
+        let abort = Arc::clone(&ctx.abort);
         let done_here = Arc::clone(&done);
         let spec = ctx.spec.clone();
         let seed = ctx.seed;
@@ -1091,6 +1157,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
                 let mut out = WorkerOutcome::default();
                 match Worker::new(WorkerOptions::new(config, switch_addr), transport) {
                     Ok(mut worker) => {
+                        worker.set_shutdown_flag(Arc::clone(&abort));
                         let run = WorkerRun {
                             spec: &spec,
                             job: job_id,
@@ -1366,6 +1433,45 @@ fn sum_synthetic<T: esa_host::transport::Transport>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn health(role: Role, synced: bool, last_error: Option<&str>) -> Health {
+        Health {
+            role,
+            synced,
+            syncs: 1,
+            pipeline_pushes: 1,
+            last_error: last_error.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_switch_is_lost_only_when_it_stays_out_of_reach() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let (tx, rx) = watch::channel(health(Role::Primary, true, None));
+        let after = Duration::from_millis(300);
+        let lost = rt.spawn(switch_lost(rx, after));
+        rt.block_on(async {
+            // Flaps shorter than `after` are forgiven.
+            for _ in 0..3 {
+                tx.send_replace(health(Role::Disconnected, false, Some("refused")));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                tx.send_replace(health(Role::Primary, true, None));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            assert!(!lost.is_finished(), "a reconnecting switch is not lost");
+            // Primary but out of sync counts as out of reach too.
+            tx.send_replace(health(Role::Primary, false, Some("sync failed")));
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            tx.send_replace(health(Role::Disconnected, false, Some("refused")));
+            let started = Instant::now();
+            let last = lost.await.unwrap();
+            assert_eq!(last, "refused");
+            assert!(started.elapsed() >= Duration::from_millis(150));
+        });
+    }
 
     fn job(state: u8, done: u32, chunks: u64) -> Progress {
         Progress {
