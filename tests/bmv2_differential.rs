@@ -136,8 +136,14 @@ fn defines(lanes: usize) -> Vec<(String, String)> {
 }
 
 /// Runs `traces` seeded traces of `packets` packets at `lanes` lanes on
-/// both targets; returns (packets, frames out, EVICTED frames out).
-fn compare(tools: &Tools, lanes: usize, seeds: &[u64], packets: usize) -> (usize, usize, usize) {
+/// both targets; returns (packets, frames out, EVICTED frames out,
+/// preemptions counted by BMv2).
+fn compare(
+    tools: &Tools,
+    lanes: usize,
+    seeds: &[u64],
+    packets: usize,
+) -> (usize, usize, usize, u64) {
     let options = p4sim::frontend::FrontendOptions {
         include_dirs: vec![],
         defines: defines(lanes),
@@ -148,7 +154,7 @@ fn compare(tools: &Tools, lanes: usize, seeds: &[u64], packets: usize) -> (usize
     let json = esa_bmv2::compile(tools, &program(), &[], &defines(lanes), out.path())
         .unwrap_or_else(|e| panic!("{e}"))
         .json;
-    let (mut sent, mut frames, mut evicted) = (0, 0, 0);
+    let (mut sent, mut frames, mut evicted, mut preemptions) = (0, 0, 0, 0u64);
     for &seed in seeds {
         let stf = trace(seed, lanes, packets);
         if let Ok(dir) = std::env::var("ESA_BMV2_DIFF_DUMP") {
@@ -212,6 +218,17 @@ fn compare(tools: &Tools, lanes: usize, seeds: &[u64], packets: usize) -> (usize
         for (a, b) in ours_reads.iter().zip(&theirs_reads) {
             assert_eq!(a, b, "seed {seed}, {lanes} lanes: end state differs");
         }
+        // D11 on BMv2: the per-job `preemptions` counters it kept.
+        preemptions += theirs_reads
+            .iter()
+            .filter(|r| r.starts_with("EsaIngress.aggregation.preemptions["))
+            .map(|r| {
+                r.split_once("(packets ")
+                    .and_then(|(_, n)| n.split(',').next())
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or_else(|| panic!("a counter read: {r}"))
+            })
+            .sum::<u64>();
         sent += packets;
         println!(
             "seed {seed}, {lanes} lanes: {packets} packets, {} reads equal; p4sim {:.2} s, \
@@ -221,7 +238,7 @@ fn compare(tools: &Tools, lanes: usize, seeds: &[u64], packets: usize) -> (usize
             (started.elapsed() - p4sim_time).as_secs_f64()
         );
     }
-    (sent, frames, evicted)
+    (sent, frames, evicted, preemptions)
 }
 
 #[test]
@@ -235,18 +252,24 @@ fn p4sim_and_bmv2_agree_on_random_multi_job_traces() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2_500);
-    let (a, fa, ea) = compare(&tools, 4, &[1, 2, 3, 4], scale);
-    let (b, fb, eb) = compare(&tools, 32, &[5, 6], scale / 2);
+    let (a, fa, ea, pa) = compare(&tools, 4, &[1, 2, 3, 4], scale);
+    let (b, fb, eb, pb) = compare(&tools, 32, &[5, 6], scale / 2);
     println!(
-        "{} packets in, {} frames out, {} of them EVICTED",
+        "{} packets in, {} frames out, {} of them EVICTED; {} preemptions on BMv2",
         a + b,
         fa + fb,
-        ea + eb
+        ea + eb,
+        pa + pb
     );
     assert!(a + b >= 5 * scale);
     // The traces exercised what they are for.
     assert!(
         fa + fb > (a + b) / 2 && ea + eb > (a + b) / 100,
         "{fa} {fb} {ea} {eb}"
+    );
+    // Preemption (D11) happened on BMv2, equal to p4sim's count above.
+    assert!(
+        pa > 0 && pb > 0,
+        "preemptions on BMv2: {pa} (4 lanes), {pb} (32 lanes)"
     );
 }

@@ -50,6 +50,11 @@ pub struct ControllerArgs {
     /// Aggregator slots (default: the size of the `slot_key` register).
     #[arg(long)]
     pub pool_slots: Option<u32>,
+    /// The switch's stale bound in microseconds: an untouched slot older than
+    /// this may be reclaimed [default: the program's, 10000]. Raise it for a
+    /// slow software switch such as BMv2.
+    #[arg(long, value_name = "US")]
+    pub stale_after_us: Option<u64>,
     /// Address of the job API (gRPC).
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
@@ -146,6 +151,7 @@ pub fn run_controller(args: &ControllerArgs) -> Result<(), String> {
     let switch = GrpcSwitch::new(&args.switch, args.device_id, args.election_id.into());
     let config = ControllerConfig {
         pool_slots: args.pool_slots,
+        stale_after_us: args.stale_after_us,
         ..ControllerConfig::default()
     };
     let controller =

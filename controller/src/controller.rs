@@ -34,6 +34,12 @@ pub struct ControllerConfig {
     pub check_interval: Duration,
     /// Pause between reconnection attempts.
     pub retry_interval: Duration,
+    /// The age in microseconds after which the switch treats an untouched
+    /// slot as stale (the default action of the program's `pool_config`
+    /// table, set at every sync); `None` leaves the program's default.
+    /// A slow software switch (BMv2) needs more than the default 10 ms,
+    /// or queueing alone makes slots stale.
+    pub stale_after_us: Option<u64>,
 }
 
 impl Default for ControllerConfig {
@@ -42,6 +48,7 @@ impl Default for ControllerConfig {
             pool_slots: None,
             check_interval: Duration::from_secs(2),
             retry_interval: Duration::from_millis(500),
+            stale_after_us: None,
         }
     }
 }
@@ -113,6 +120,23 @@ impl<S: SwitchBackend> Controller<S> {
                 "pool of {slots} slots: must be a power of two up to 65536"
             ))
             .into());
+        }
+        if let Some(us) = config.stale_after_us {
+            let Some(stale) = &pipeline.bindings.stale else {
+                return Err(PipelineError::StaleBound(format!(
+                    "the program has no table {} with action {}(us) to set the stale bound in",
+                    crate::pipeline::POOL_CONFIG_TABLE,
+                    crate::pipeline::SET_STALE_AFTER
+                ))
+                .into());
+            };
+            if stale.width < 64 && us >> stale.width != 0 {
+                return Err(PipelineError::StaleBound(format!(
+                    "a stale bound of {us} us does not fit the program's {}-bit parameter",
+                    stale.width
+                ))
+                .into());
+            }
         }
         Ok(Arc::new(Controller {
             switch,
@@ -274,6 +298,10 @@ impl<S: SwitchBackend> Controller<S> {
         let mut desired = self.topology.entities();
         desired.extend(state.jobs.entities());
         self.reconcile(current, &foreign, desired).await?;
+        if let (Some(us), Some(stale)) = (self.config.stale_after_us, &self.pipeline.bindings.stale)
+        {
+            self.switch.write(vec![stale_update(stale, us)]).await?;
+        }
         state.authoritative = true;
         state.dirty = false;
         self.health.send_modify(|h| {
@@ -540,5 +568,28 @@ impl<S: SwitchBackend> Controller<S> {
                     .collect(),
             })
             .collect())
+    }
+}
+
+/// Sets the pool's stale bound: the default action of `pool_config`.
+fn stale_update(stale: &crate::pipeline::StaleBinding, us: u64) -> p4v1::Update {
+    p4v1::Update {
+        r#type: p4v1::update::Type::Modify as i32,
+        entity: Some(p4v1::Entity {
+            entity: Some(p4v1::entity::Entity::TableEntry(p4v1::TableEntry {
+                table_id: stale.table_id,
+                is_default_action: true,
+                action: Some(p4v1::TableAction {
+                    r#type: Some(p4v1::table_action::Type::Action(p4v1::Action {
+                        action_id: stale.action_id,
+                        params: vec![p4v1::action::Param {
+                            param_id: stale.param_id,
+                            value: crate::entries::encode_value(us),
+                        }],
+                    })),
+                }),
+                ..Default::default()
+            })),
+        }),
     }
 }

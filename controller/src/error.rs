@@ -68,6 +68,9 @@ pub enum PipelineError {
     /// The pool size is unknown or unusable.
     #[error("{0}")]
     PoolSize(String),
+    /// The stale bound cannot be set on this program.
+    #[error("{0}")]
+    StaleBound(String),
     /// A per-job counter cannot be indexed by every job id.
     #[error("counter `{name}` has {size} cells; job ids go up to {needed}")]
     CounterSize {

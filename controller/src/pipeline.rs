@@ -34,6 +34,26 @@ pub struct TableBinding {
     pub param_ids: Vec<u32>,
 }
 
+/// The pool's settings table (`pool_config`), whose default action
+/// `set_stale_after(us)` sets the age after which an untouched slot is
+/// stale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleBinding {
+    /// Table id of `EsaIngress.aggregation.pool_config`.
+    pub table_id: u32,
+    /// Action id of `EsaIngress.aggregation.set_stale_after`.
+    pub action_id: u32,
+    /// Id of its `us` parameter.
+    pub param_id: u32,
+    /// Width of `us` in bits.
+    pub width: u32,
+}
+
+/// The pool settings table and its action.
+pub const POOL_CONFIG_TABLE: &str = "EsaIngress.aggregation.pool_config";
+/// The action that sets the stale bound.
+pub const SET_STALE_AFTER: &str = "EsaIngress.aggregation.set_stale_after";
+
 /// A per-job counter array.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CounterBinding {
@@ -54,6 +74,8 @@ pub struct Bindings {
     /// Aggregator slots, from the size of the `slot_key` register array;
     /// `None` if the P4Info has no such register.
     pub pool_slots: Option<u32>,
+    /// The stale-bound setting; `None` if the program has none.
+    pub stale: Option<StaleBinding>,
 }
 
 impl Bindings {
@@ -102,6 +124,7 @@ impl Bindings {
             by_id,
             counters,
             pool_slots,
+            stale: resolve_stale(p4info),
         })
     }
 
@@ -114,6 +137,32 @@ impl Bindings {
     pub fn table_kind(&self, table_id: u32) -> Option<TableKind> {
         self.by_id.get(&table_id).copied()
     }
+}
+
+/// The stale-bound table, when the program has it with the expected
+/// action and a single `us` parameter.
+fn resolve_stale(p4info: &p4cfg::P4Info) -> Option<StaleBinding> {
+    let table = p4info
+        .tables
+        .iter()
+        .find(|t| preamble_is(t.preamble.as_ref(), POOL_CONFIG_TABLE))?;
+    let action = p4info
+        .actions
+        .iter()
+        .find(|a| preamble_is(a.preamble.as_ref(), SET_STALE_AFTER))?;
+    let action_id = action.preamble.as_ref()?.id;
+    if !table.action_refs.iter().any(|r| r.id == action_id) {
+        return None;
+    }
+    let [param] = action.params.as_slice() else {
+        return None;
+    };
+    Some(StaleBinding {
+        table_id: table.preamble.as_ref()?.id,
+        action_id,
+        param_id: param.id,
+        width: u32::try_from(param.bitwidth).ok()?,
+    })
 }
 
 fn preamble_is(preamble: Option<&p4cfg::Preamble>, name: &str) -> bool {

@@ -4,7 +4,9 @@
 //! admit, admit, release, re-admit; refusals leave the switch unchanged; a
 //! backup controller cannot write; after a switch restart on the same port
 //! the controller re-pushes the pipeline and its entries; a restarted
-//! controller rebuilds its view from a Read of the switch.
+//! controller rebuilds its view from a Read of the switch; a configured
+//! stale bound is the default action of `pool_config`, after a restart
+//! too.
 
 mod support;
 
@@ -234,4 +236,81 @@ async fn a_restarted_controller_rebuilds_its_view_from_the_switch() {
 async fn a_restarted_controller_drops_half_installed_jobs_and_keeps_foreign_entries() {
     let switch = RealSwitch::start().await;
     restarted_controller_drops_half_installed_jobs(switch.addr).await;
+}
+
+/// The stale bound on the switch: the `us` of `pool_config`'s default
+/// action, read back over P4Runtime.
+async fn stale_bound_on(switch: std::net::SocketAddr) -> Vec<u8> {
+    let stale = pipeline().bindings.stale.expect("esa.p4 has pool_config");
+    let mut client = P4RuntimeClient::connect(format!("http://{switch}"))
+        .await
+        .unwrap();
+    let request = p4v1::ReadRequest {
+        device_id: 0,
+        entities: vec![p4v1::Entity {
+            entity: Some(p4v1::entity::Entity::TableEntry(p4v1::TableEntry {
+                table_id: stale.table_id,
+                is_default_action: true,
+                ..Default::default()
+            })),
+        }],
+        ..Default::default()
+    };
+    let mut stream = client.read(request).await.unwrap().into_inner();
+    let response = stream.message().await.unwrap().expect("one response");
+    let [entity] = response.entities.as_slice() else {
+        panic!("one default entry: {:?}", response.entities);
+    };
+    let Some(p4v1::entity::Entity::TableEntry(t)) = &entity.entity else {
+        panic!("{entity:?}");
+    };
+    let Some(p4v1::table_action::Type::Action(action)) =
+        t.action.as_ref().and_then(|a| a.r#type.as_ref())
+    else {
+        panic!("{t:?}");
+    };
+    assert_eq!(action.action_id, stale.action_id);
+    assert_eq!(action.params.len(), 1);
+    assert_eq!(action.params[0].param_id, stale.param_id);
+    action.params[0].value.clone()
+}
+
+#[tokio::test]
+async fn a_configured_stale_bound_is_set_on_the_switch_and_after_a_restart() {
+    let switch = RealSwitch::start().await;
+    // Without one, the program's default stays (10 ms).
+    let ctl = start_controller(switch.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    assert_eq!(
+        stale_bound_on(switch.addr).await,
+        esa_controller::entries::encode_value(esa_core::constants::DEFAULT_STALE_AFTER_US)
+    );
+    ctl.stop().await;
+
+    let ctl = start_controller_with(switch.addr, 2, Some(750_000)).await;
+    wait_synced(&ctl, 1).await;
+    let want = esa_controller::entries::encode_value(750_000);
+    assert_eq!(stale_bound_on(switch.addr).await, want);
+    // The switch already ran the pipeline: this controller pushes it only
+    // after the restart.
+    let switch = switch.restart().await;
+    wait_health(ctl.health(), |h| {
+        h.pipeline_pushes >= 1 && h.synced && h.role == Role::Primary
+    })
+    .await;
+    assert_eq!(stale_bound_on(switch.addr).await, want);
+    ctl.stop().await;
+}
+
+#[test]
+fn a_stale_bound_the_program_cannot_hold_is_refused() {
+    let config = esa_controller::ControllerConfig {
+        stale_after_us: Some(1 << 48),
+        ..Default::default()
+    };
+    let backend = esa_controller::GrpcSwitch::new("127.0.0.1:1", 0, 1);
+    let err = esa_controller::Controller::new(backend, pipeline(), topology(), config)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("does not fit the program's 48-bit"), "{err}");
 }

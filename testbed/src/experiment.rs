@@ -88,6 +88,7 @@ struct SwitchSection {
     loss: f64,
     #[serde(default = "default_loss_links")]
     loss_links: String,
+    stale_after_ms: Option<u64>,
 }
 
 fn default_loss_links() -> String {
@@ -173,6 +174,9 @@ pub struct SwitchSpec {
     pub loss: f64,
     /// Which hosts' links lose frames.
     pub loss_links: LossLinks,
+    /// The switch's stale bound in milliseconds (an untouched slot older
+    /// than this may be reclaimed); `None`: the program's default, 10 ms.
+    pub stale_after_ms: Option<u64>,
 }
 
 /// Which host links `loss` applies to.
@@ -517,6 +521,14 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
             s.loss
         )));
     }
+    if let Some(ms) = s.stale_after_ms
+        && !(1..=3_600_000).contains(&ms)
+    {
+        return Err(invalid(format!(
+            "{} = {ms}: must be 1 to 3600000 (an hour)",
+            at("stale_after_ms")
+        )));
+    }
     let loss_links = match s.loss_links.as_str() {
         "all" => LossLinks::All,
         "workers" => LossLinks::Workers,
@@ -534,6 +546,7 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
         program: s.program,
         loss: s.loss,
         loss_links,
+        stale_after_ms: s.stale_after_ms,
     })
 }
 
@@ -792,6 +805,12 @@ variants = ["esa/srpt", "atp", "switchml"]
                 "pool_slots = 256",
                 "pool_slots = 256\nloss = 0.9",
                 "switch.loss",
+                5,
+            ),
+            (
+                "pool_slots = 256",
+                "pool_slots = 256\nstale_after_ms = 0",
+                "switch.stale_after_ms",
                 5,
             ),
             (

@@ -178,6 +178,7 @@ impl LocalStack {
                 pool_slots: Some(config.pool_slots),
                 check_interval: Duration::from_secs(2),
                 retry_interval: Duration::from_millis(200),
+                stale_after_us: None,
             },
         )
         .map_err(|e| TestbedError::Setup(format!("controller: {e}")))?;

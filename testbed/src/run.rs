@@ -809,6 +809,7 @@ fn run_variant(
         pool_slots: Some(experiment.switch.pool_slots),
         check_interval: Duration::from_secs(2),
         retry_interval: Duration::from_millis(200),
+        stale_after_us: experiment.switch.stale_after_ms.map(|ms| ms * 1000),
     };
     let controller = Controller::new(backend, pipeline.clone(), topology, config).map_err(setup)?;
     let supervisor = runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone())));

@@ -108,10 +108,20 @@ impl Running {
 }
 
 pub async fn start_controller(switch: SocketAddr, election_id: u128) -> Running {
+    start_controller_with(switch, election_id, None).await
+}
+
+/// [`start_controller`] with a stale bound for the switch.
+pub async fn start_controller_with(
+    switch: SocketAddr,
+    election_id: u128,
+    stale_after_us: Option<u64>,
+) -> Running {
     let config = ControllerConfig {
         pool_slots: None,
         check_interval: Duration::from_millis(100),
         retry_interval: Duration::from_millis(50),
+        stale_after_us,
     };
     let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
     let controller = Controller::new(backend, pipeline(), topology(), config).unwrap();

@@ -156,6 +156,7 @@ impl SwitchHarness {
             pool_slots: Some(pool_slots),
             check_interval: Duration::from_secs(2),
             retry_interval: Duration::from_millis(200),
+            stale_after_us: None,
         };
         let controller =
             Controller::new(backend, pipeline, topology, config).expect("the controller");
