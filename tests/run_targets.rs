@@ -210,13 +210,17 @@ fn assert_all_verified(out: &Output, dir: &Path, switch: &str, jobs: usize) {
     }
 }
 
-#[test]
-fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
-    if !netns_enabled() {
-        return;
-    }
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("external");
+/// `esa switch` as its own process, its ports on the veth ends of six host
+/// namespaces, and a hosts file listing the hosts in `order`. The switch
+/// stops before the namespaces go (field order).
+struct ExternalFabric {
+    switch: Killed,
+    grpc: String,
+    hosts_path: PathBuf,
+    namespaces: Namespaces,
+}
+
+fn external_fabric(dir: &Path, order: &[u16]) -> ExternalFabric {
     let switch_ip = std::net::Ipv4Addr::new(10, 7, 255, 254);
     let wanted: Vec<NamespaceHost> = (1..=6)
         .map(|n| NamespaceHost {
@@ -228,7 +232,7 @@ fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
         .collect();
     let switch = SwitchAddress {
         ip: switch_ip,
-        mac: [0x02, 0, 0, 0, 0xff, 0xfe],
+        mac: host(1).gateway_mac.0,
     };
     let namespaces = Namespaces::create(&wanted, Some(switch)).unwrap();
     let grpc = free_port();
@@ -238,27 +242,332 @@ fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
         switch.arg("-i").arg(format!("{port}@{name}"));
     }
     let switch = Killed(switch.spawn().unwrap());
-    // Listed in a different order from the ports: hosts are taken in file
-    // order, whatever their port.
     let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
-    for n in [3u16, 1, 2, 6, 4, 5] {
+    for &n in order {
         let ip = std::net::Ipv4Addr::from(host(n).ip.0).to_string();
         hosts += &host_entry(n, &ip, namespaces.namespace(n));
     }
     let hosts_path = dir.join("hosts.toml");
     std::fs::write(&hosts_path, hosts).unwrap();
+    ExternalFabric {
+        switch,
+        grpc,
+        hosts_path,
+        namespaces,
+    }
+}
+
+impl ExternalFabric {
+    /// `esa run quick.toml` on this switch, its report in `out_dir`.
+    fn run_quick(&self, out_dir: &Path) -> Output {
+        let args = external_run(
+            &self.grpc,
+            &self.hosts_path,
+            &["--quiet", "--out", out_dir.to_str().unwrap()],
+        );
+        esa(&strs(&args), None)
+    }
+}
+
+#[test]
+fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
+    if !netns_enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("external");
+    // Listed in a different order from the ports: hosts are taken in file
+    // order, whatever their port.
+    let fabric = external_fabric(&dir, &[3, 1, 2, 6, 4, 5]);
     let out_dir = dir.join("out");
-    let args = external_run(&grpc, &hosts_path, &["--out", out_dir.to_str().unwrap()]);
+    let args = external_run(
+        &fabric.grpc,
+        &fabric.hosts_path,
+        &["--out", out_dir.to_str().unwrap()],
+    );
     let out = esa(&strs(&args), None);
     assert_verified(&out, &out_dir, "external");
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(
-        report.contains(&format!("external switch at {grpc}")),
+        report.contains(&format!("external switch at {}", fabric.grpc)),
         "{report}"
     );
-    // The switch first: its ports are in the namespaces' veth pairs.
-    drop(switch);
-    drop(namespaces);
+    drop(fabric);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Resident memory of process `pid`, KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Sends raw Ethernet frames out of `eth0` of a host namespace (an
+/// AF_PACKET socket in Python's standard library), one hex line each;
+/// `sync` answers once everything before it is sent.
+struct RawSender {
+    child: Killed,
+    input: std::process::ChildStdin,
+    output: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    sent: u64,
+}
+
+const RAW_SENDER: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+for line in sys.stdin:
+    line = line.strip()
+    if line == "sync":
+        print("synced", flush=True)
+    else:
+        s.send(bytes.fromhex(line))
+"#;
+
+impl RawSender {
+    fn start(namespace: &str) -> RawSender {
+        use std::io::BufRead;
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", namespace, "python3", "-c", RAW_SENDER])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        RawSender {
+            child: Killed(child),
+            input,
+            output,
+            sent: 0,
+        }
+    }
+
+    /// Sends `frames` and waits until the sender has written them all.
+    fn send(&mut self, frames: &[Vec<u8>]) {
+        use std::io::Write;
+        let mut text = String::new();
+        for f in frames {
+            text += &f.iter().map(|b| format!("{b:02x}")).collect::<String>();
+            text.push('\n');
+        }
+        text += "sync\n";
+        self.input.write_all(text.as_bytes()).unwrap();
+        self.input.flush().unwrap();
+        let line = self.output.next().map(|l| l.unwrap());
+        assert_eq!(
+            line.as_deref(),
+            Some("synced"),
+            "the raw sender died: {:?}",
+            self.child.0.try_wait()
+        );
+        self.sent += frames.len() as u64;
+    }
+}
+
+/// The switch's admission counters (`esa_global`: not ESA, malformed,
+/// unknown job), read over P4Runtime.
+struct GlobalCounters {
+    rt: tokio::runtime::Runtime,
+    client: p4runtime_proto::P4RuntimeClient<p4runtime_proto::tonic::transport::Channel>,
+    id: u32,
+}
+
+impl GlobalCounters {
+    fn connect(grpc: &str) -> GlobalCounters {
+        // quick.toml's program: the ids depend only on the names.
+        let defines = [
+            ("ESA_LANES".to_string(), "32".to_string()),
+            ("ESA_POOL_SLOTS".to_string(), "256".to_string()),
+        ];
+        let pipeline =
+            esa_controller::Pipeline::from_p4_source(&root().join("p4/v1model/esa.p4"), &defines)
+                .unwrap();
+        let id = pipeline
+            .p4info
+            .counters
+            .iter()
+            .filter_map(|c| c.preamble.as_ref())
+            .find(|p| p.name == esa_core::pool::GlobalCounters::P4_NAME)
+            .unwrap()
+            .id;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = rt
+            .block_on(p4runtime_proto::P4RuntimeClient::connect(format!(
+                "http://{grpc}"
+            )))
+            .unwrap();
+        GlobalCounters { rt, client, id }
+    }
+
+    /// [not ESA, malformed, unknown job].
+    fn read(&mut self) -> [u64; 3] {
+        use p4runtime_proto::p4::v1 as p4v1;
+        let request = p4v1::ReadRequest {
+            device_id: 0,
+            entities: vec![p4v1::Entity {
+                entity: Some(p4v1::entity::Entity::CounterEntry(p4v1::CounterEntry {
+                    counter_id: self.id,
+                    index: None,
+                    data: None,
+                })),
+            }],
+            ..Default::default()
+        };
+        self.rt.block_on(async {
+            let mut stream = self.client.read(request).await.unwrap().into_inner();
+            let mut out = [0u64; 3];
+            while let Some(r) = stream.message().await.unwrap() {
+                for e in r.entities {
+                    if let Some(p4v1::entity::Entity::CounterEntry(c)) = e.entity {
+                        let i = c.index.map_or(0, |i| i.index) as usize;
+                        if let (Some(slot), Some(d)) = (out.get_mut(i), c.data) {
+                            *slot = d.packet_count as u64;
+                        }
+                    }
+                }
+            }
+            out
+        })
+    }
+
+    fn total(&mut self) -> u64 {
+        self.read().iter().sum()
+    }
+}
+
+/// Malformed frames into `esa switch` on a veth, from a host namespace:
+/// every truncation of a valid ESA frame (from 14 bytes), ESA headers with random field
+/// values, and 100,000 random frames. The switch process keeps running
+/// with bounded memory, counts every frame in its admission counters, and
+/// quick.toml still verifies through it afterwards.
+#[test]
+fn malformed_frames_on_a_veth_are_counted_and_the_switch_keeps_working() {
+    use esa_core::rng::Rng;
+    use esa_core::wire::{EsaRepr, Flags, FrameRepr, Key, PacketType};
+    if !netns_enabled() {
+        return;
+    }
+    assert!(
+        esa_netns::on_path("python3"),
+        "python3 sends the raw frames"
+    );
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("malformed");
+    let mut fabric = external_fabric(&dir, &[1, 2, 3, 4, 5, 6]);
+    // A run first: it loads the pipeline (and leaves it), then releases
+    // its jobs, so every ESA frame below is for a job the switch lacks.
+    let out_dir = dir.join("before");
+    assert_verified(&fabric.run_quick(&out_dir), &out_dir, "external");
+    let mut counters = GlobalCounters::connect(&fabric.grpc);
+    let base = counters.read();
+    let switch_pid = fabric.switch.0.id();
+    let rss_before = rss_kib(switch_pid);
+    let mut sender = RawSender::start(fabric.namespaces.namespace(1).unwrap());
+    let counted_all = |sender: &RawSender, counters: &mut GlobalCounters| {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let counted = counters.total() - base.iter().sum::<u64>();
+            if counted >= sender.sent {
+                return counted;
+            }
+            assert!(
+                std::time::Instant::now() < end,
+                "{} frames sent, {counted} counted",
+                sender.sent
+            );
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    };
+    // Frames per burst: the switch's socket buffer (the kernel's default,
+    // about 200 KB) holds a burst of this many whole frames.
+    const BATCH: usize = 100;
+
+    let h = host(1);
+    let valid = FrameRepr {
+        src_mac: h.mac,
+        dst_mac: h.gateway_mac,
+        src_ip: h.ip,
+        dst_ip: esa_core::wire::Ipv4Addr([10, 7, 255, 254]),
+        esa: EsaRepr {
+            packet_type: PacketType::Data,
+            flags: Flags::default(),
+            slot: 3,
+            key: Key::new(1, 9, 7),
+            bitmap: 1,
+            fan_in: 2,
+            count: 1,
+            exponent: 16,
+            worker: 0,
+        },
+    }
+    .emit(&[5; 32], 32);
+    assert_eq!(valid.len(), esa_core::constants::esa_frame_len(32));
+    // 1. Every truncation of the frame down to an Ethernet header (the
+    //    kernel refuses to send less on an Ethernet link, EINVAL;
+    //    testbed/tests/local_malformed.rs sends those through a UDP-carried
+    //    port). All of them run out of bytes in the parser: malformed.
+    let truncations: Vec<Vec<u8>> = (14..valid.len()).map(|n| valid[..n].to_vec()).collect();
+    sender.send(&truncations);
+    counted_all(&sender, &mut counters);
+    let after = counters.read();
+    assert_eq!(
+        [after[0] - base[0], after[1] - base[1], after[2] - base[2]],
+        [0, truncations.len() as u64, 0],
+        "truncations: [not ESA, malformed, unknown job]"
+    );
+    // 2. ESA headers with random field values (the IPv4 header, and so its
+    //    checksum, untouched), then 3. random frames of random lengths, in
+    //    batches so the switch's socket never overflows.
+    let mut rng = Rng::new(11);
+    let esa_at = 14 + 20 + 8;
+    let random_esa: Vec<Vec<u8>> = (0..2_000)
+        .map(|_| {
+            let mut f = valid.clone();
+            for b in &mut f[esa_at..esa_at + 16] {
+                *b = rng.next_u64() as u8;
+            }
+            f
+        })
+        .collect();
+    for batch in random_esa.chunks(BATCH) {
+        sender.send(batch);
+        counted_all(&sender, &mut counters);
+    }
+    for _ in 0..100_000 / BATCH {
+        let batch: Vec<Vec<u8>> = (0..BATCH)
+            .map(|_| {
+                let len = 14 + (rng.next_u64() % 1500) as usize;
+                (0..len).map(|_| rng.next_u64() as u8).collect()
+            })
+            .collect();
+        sender.send(&batch);
+        counted_all(&sender, &mut counters);
+    }
+    // Every frame in exactly one admission counter: nothing else counted.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let counted = counters.total() - base.iter().sum::<u64>();
+    assert_eq!(counted, sender.sent, "each frame counted once");
+    assert!(sender.sent >= 100_000 + 2_000);
+    let grown = rss_kib(switch_pid).saturating_sub(rss_before);
+    assert!(grown < 64 * 1024, "esa switch grew by {grown} KiB");
+    assert!(
+        fabric.switch.0.try_wait().unwrap().is_none(),
+        "esa switch is still running"
+    );
+    drop(sender);
+
+    // 4. The switch still aggregates: quick.toml verifies again.
+    let out_dir = dir.join("after");
+    assert_verified(&fabric.run_quick(&out_dir), &out_dir, "external");
+    drop(fabric);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
