@@ -41,7 +41,28 @@ fn training_through_the_switch_matches_local_training() {
     let dir = std::env::temp_dir().join(format!("esa-testbed-train-{}", std::process::id()));
     report.write(&dir).unwrap();
     let svg = std::fs::read_to_string(dir.join("loss_curve.svg")).unwrap();
-    assert_eq!(svg.matches("<polyline").count(), 2);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    for curve in ["softmax: switch", "softmax: local"] {
+        assert!(
+            texts.iter().any(|t| t.ends_with(curve)),
+            "{curve}: {texts:?}"
+        );
+    }
+    // In colour (not the black axes): the switch's curve, one line through
+    // every loss; the local one, dashed, in many short pieces.
+    let lines: Vec<usize> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") != Some("#000000"))
+        .map(|n| n.attribute("points").unwrap().split_whitespace().count())
+        .collect();
+    assert_eq!(lines.iter().filter(|&&n| n == iterations + 1).count(), 1);
+    assert!(lines.len() > iterations, "{lines:?}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     let softmax = json["jobs"]
