@@ -30,6 +30,9 @@ fn frame(len: usize) -> Vec<u8> {
 #[cfg(target_os = "linux")]
 /// Nanoseconds the calling thread has run on a CPU (its first schedstat
 /// field): CPU cost per frame, less disturbed by other load than wall time.
+/// It lags by up to a scheduler tick, so it means something for the full
+/// run (about 0.1 s per sample), not for `cargo test --benches`' 2,000
+/// frames (which may print 0 ns/frame).
 fn thread_cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
         .ok()
