@@ -408,6 +408,101 @@ fn add_loss(ns: &str, loss: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// A network namespace of its own (`ip netns add`), removed on drop: for
+/// benches and tests that want interfaces nobody else sends on.
+#[derive(Debug)]
+pub struct TempNamespace {
+    name: String,
+}
+
+impl TempNamespace {
+    /// Creates namespace `name`, with IPv6 off for the interfaces made in
+    /// it (no router solicitations).
+    pub fn create(name: &str) -> Result<TempNamespace, String> {
+        run(&["ip", "netns", "add", name])?;
+        let ns = TempNamespace { name: name.into() };
+        ns.run(&["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"])?;
+        Ok(ns)
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs a command in it.
+    pub fn run(&self, args: &[&str]) -> Result<String, String> {
+        let mut all = vec!["ip", "netns", "exec", self.name.as_str()];
+        all.extend_from_slice(args);
+        run(&all)
+    }
+}
+
+impl Drop for TempNamespace {
+    fn drop(&mut self) {
+        let _ = run(&["ip", "netns", "del", &self.name]);
+    }
+}
+
+/// A veth pair with both ends up and IPv6 off, in the root namespace or
+/// in a [`TempNamespace`]; deleted on drop.
+#[derive(Debug)]
+pub struct VethPair {
+    ends: [String; 2],
+    namespace: Option<String>,
+}
+
+impl VethPair {
+    /// Creates the pair `a`/`b` in the root namespace.
+    pub fn create(a: &str, b: &str) -> Result<VethPair, String> {
+        VethPair::make(a, b, None)
+    }
+
+    /// Creates the pair `a`/`b` inside `namespace`.
+    pub fn create_in(namespace: &TempNamespace, a: &str, b: &str) -> Result<VethPair, String> {
+        VethPair::make(a, b, Some(namespace.name()))
+    }
+
+    fn make(a: &str, b: &str, namespace: Option<&str>) -> Result<VethPair, String> {
+        let pair = VethPair {
+            ends: [a.into(), b.into()],
+            namespace: namespace.map(String::from),
+        };
+        pair.ip(&["link", "add", a, "type", "veth", "peer", "name", b])?;
+        for end in [a, b] {
+            if pair.namespace.is_none() {
+                // Set per interface: the root namespace's default is the
+                // machine's, not ours to change.
+                let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{end}/disable_ipv6"), "1");
+            }
+            pair.ip(&["link", "set", end, "up"])?;
+        }
+        Ok(pair)
+    }
+
+    /// End `i` (0 or 1).
+    pub fn end(&self, i: usize) -> &str {
+        &self.ends[i]
+    }
+
+    fn ip(&self, args: &[&str]) -> Result<String, String> {
+        let mut all = vec![];
+        if let Some(ns) = &self.namespace {
+            all.extend(["ip", "netns", "exec", ns.as_str()]);
+        }
+        all.push("ip");
+        all.extend_from_slice(args);
+        run(&all)
+    }
+}
+
+impl Drop for VethPair {
+    fn drop(&mut self) {
+        // Deleting one end deletes its peer.
+        let _ = self.ip(&["link", "del", &self.ends[0]]);
+    }
+}
+
 /// Moves the calling thread into network namespace `name` (made by `ip
 /// netns add`). Sockets it opens afterwards live there, and stay there
 /// when the thread moves on.
@@ -445,6 +540,31 @@ mod tests {
             interface_name(100, 1, 2, 'p'),
             interface_name(100, 2, 2, 'p')
         );
+    }
+
+    #[test]
+    fn veth_pairs_and_temporary_namespaces_are_removed_on_drop() {
+        if !tests_enabled("veth pair test") {
+            return;
+        }
+        let pid = std::process::id();
+        let root = VethPair::create(&format!("evt{pid}a"), &format!("evt{pid}b")).unwrap();
+        let shown = run(&["ip", "-o", "link", "show", root.end(1)]).unwrap();
+        assert!(shown.contains("UP"), "{shown}");
+        let ns = TempNamespace::create(&format!("evtns{pid}")).unwrap();
+        let inside = VethPair::create_in(&ns, "v0", "v1").unwrap();
+        let shown = ns
+            .run(&["ip", "-o", "link", "show", inside.end(0)])
+            .unwrap();
+        assert!(shown.contains("UP"), "{shown}");
+        let (root_end, ns_name) = (root.end(0).to_string(), ns.name().to_string());
+        drop(root);
+        assert!(run(&["ip", "link", "show", &root_end]).is_err());
+        drop(inside);
+        assert!(ns.run(&["ip", "link", "show", "v1"]).is_err());
+        drop(ns);
+        let list = run(&["ip", "netns", "list"]).unwrap();
+        assert!(!list.contains(&ns_name), "{list}");
     }
 
     #[test]

@@ -129,47 +129,6 @@ mod backends {
     }
 }
 
-/// A network namespace holding veth pair `d0`/`d1`, both up and without
-/// IPv6 (no router solicitations in the measurement); deleted on drop,
-/// which deletes the veths with it.
-#[cfg(target_os = "linux")]
-struct Namespace {
-    name: String,
-}
-
-#[cfg(target_os = "linux")]
-impl Namespace {
-    fn create() -> Result<Namespace, String> {
-        if !esa_netns::is_root() {
-            return Err("needs root (a namespace and raw sockets)".into());
-        }
-        let ns = Namespace {
-            name: format!("esabench{}", std::process::id()),
-        };
-        esa_netns::run(&["ip", "netns", "add", &ns.name])?;
-        let n = ns.name.as_str();
-        let exec = |args: &[&str]| {
-            let mut all = vec!["ip", "netns", "exec", n];
-            all.extend_from_slice(args);
-            esa_netns::run(&all).map(|_| ())
-        };
-        exec(&["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"])?;
-        exec(&[
-            "ip", "link", "add", "d0", "type", "veth", "peer", "name", "d1",
-        ])?;
-        exec(&["ip", "link", "set", "d0", "up"])?;
-        exec(&["ip", "link", "set", "d1", "up"])?;
-        Ok(ns)
-    }
-}
-
-#[cfg(target_os = "linux")]
-impl Drop for Namespace {
-    fn drop(&mut self) {
-        let _ = esa_netns::run(&["ip", "netns", "del", &self.name]);
-    }
-}
-
 #[cfg(target_os = "linux")]
 /// One sample of one direction: frames/s and CPU ns per frame of the
 /// measured side, and frames lost (receive: the sender outran the reader).
@@ -256,9 +215,15 @@ fn summary(samples: &[Sample]) -> Sample {
 #[cfg(target_os = "linux")]
 fn measure(runs: usize, frames: usize) -> Result<(), String> {
     use backends::{Ours, Pnet};
-    let ns = Namespace::create()?;
+    if !esa_netns::is_root() {
+        return Err("needs root (a namespace and raw sockets)".into());
+    }
+    // Veth pair d0/d1 in a namespace of its own (deleted on drop, the
+    // veths with it): nothing else sends on them.
+    let ns = esa_netns::TempNamespace::create(&format!("esabench{}", std::process::id()))?;
+    let _veths = esa_netns::VethPair::create_in(&ns, "d0", "d1")?;
     // This thread and every thread it starts live in the namespace.
-    esa_netns::enter(&ns.name).map_err(|e| format!("enter {}: {e}", ns.name))?;
+    esa_netns::enter(ns.name()).map_err(|e| format!("enter {}: {e}", ns.name()))?;
     let poll = Duration::from_millis(50);
     println!("{frames} frames per run, median of {runs} runs (CPU: the measured thread's):");
     for len in SIZES {

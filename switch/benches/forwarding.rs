@@ -116,54 +116,26 @@ fn switch_rate() -> f64 {
 /// counts what comes out of `*b0`.
 #[cfg(target_os = "linux")]
 struct Veths {
-    prefix: String,
+    a: esa_netns::VethPair,
+    b: esa_netns::VethPair,
 }
 
 #[cfg(target_os = "linux")]
 impl Veths {
-    fn ip(args: &[&str]) -> Result<(), String> {
-        let out = std::process::Command::new("ip")
-            .args(args)
-            .output()
-            .map_err(|e| format!("ip: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "ip {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-        }
-    }
-
     fn create() -> Result<Veths, String> {
-        let v = Veths {
-            prefix: format!("eb{}", std::process::id() % 100_000),
+        let prefix = format!("eb{}", std::process::id() % 100_000);
+        let pair = |side: &str| {
+            esa_netns::VethPair::create(&format!("{prefix}{side}0"), &format!("{prefix}{side}1"))
         };
-        for side in ["a", "b"] {
-            let (x0, x1) = (v.name(side, 0), v.name(side, 1));
-            Veths::ip(&["link", "add", &x0, "type", "veth", "peer", "name", &x1])?;
-            for x in [&x0, &x1] {
-                // No IPv6 chatter (router solicitations) in the measurement.
-                let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{x}/disable_ipv6"), "1");
-                Veths::ip(&["link", "set", x, "up"])?;
-            }
-        }
-        Ok(v)
+        Ok(Veths {
+            a: pair("a")?,
+            b: pair("b")?,
+        })
     }
 
-    fn name(&self, side: &str, end: u8) -> String {
-        format!("{}{side}{end}", self.prefix)
-    }
-}
-
-#[cfg(target_os = "linux")]
-impl Drop for Veths {
-    fn drop(&mut self) {
-        for side in ["a", "b"] {
-            let _ = Veths::ip(&["link", "del", &self.name(side, 0)]);
-        }
+    fn name(&self, side: &str, end: usize) -> String {
+        let pair = if side == "a" { &self.a } else { &self.b };
+        pair.end(end).to_string()
     }
 }
 
