@@ -281,20 +281,9 @@ fn killing_the_switch_ends_the_workers_with_a_clear_error() {
     check_survivor(&mut w1, &c.job);
 }
 
-/// Namespaces of `esa run` process `pid`.
-fn namespaces_of(pid: u32) -> Vec<String> {
-    let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    String::from_utf8_lossy(&list.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| n.starts_with(&format!("esar{pid}s")))
-        .map(String::from)
-        .collect()
-}
-
 fn wait_for_namespaces(pid: u32) {
     let end = Instant::now() + Duration::from_secs(120);
-    while namespaces_of(pid).is_empty() {
+    while esa_netns::namespaces_of(pid).is_empty() {
         assert!(Instant::now() < end, "esa run {pid} made no namespaces");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -336,13 +325,16 @@ fn esa_run_cleans_up_after_sigint_and_after_sigkill() {
     assert!(status.success());
     let code = interrupted.wait().unwrap().code();
     assert_eq!(code, Some(130), "SIGINT exits 130");
-    assert_eq!(namespaces_of(interrupted.id()), Vec::<String>::new());
+    assert_eq!(
+        esa_netns::namespaces_of(interrupted.id()),
+        Vec::<String>::new()
+    );
 
     let mut killed = run("sigkill");
     wait_for_namespaces(killed.id());
     killed.kill().unwrap();
     killed.wait().unwrap();
-    let left = namespaces_of(killed.id());
+    let left = esa_netns::namespaces_of(killed.id());
     assert!(!left.is_empty(), "SIGKILL leaves the namespaces behind");
     // The next run sweeps namespaces whose process is gone.
     let next = run("next").wait_with_output().unwrap();
@@ -352,7 +344,7 @@ fn esa_run_cleans_up_after_sigint_and_after_sigkill() {
         String::from_utf8_lossy(&next.stderr)
     );
     assert_eq!(
-        namespaces_of(killed.id()),
+        esa_netns::namespaces_of(killed.id()),
         Vec::<String>::new(),
         "left: {left:?}"
     );

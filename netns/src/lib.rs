@@ -171,6 +171,19 @@ fn namespace_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
+/// The host namespaces process `pid` made that exist now (names as `ip
+/// netns list` gives them).
+pub fn namespaces_of(pid: u32) -> Vec<String> {
+    let Ok(list) = run(&["ip", "netns", "list"]) else {
+        return vec![];
+    };
+    list.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| namespace_pid(name) == Some(pid))
+        .map(String::from)
+        .collect()
+}
+
 /// Removes namespaces left by runs whose process is gone (killed before
 /// they cleaned up); returns how many.
 pub fn sweep_stale() -> usize {

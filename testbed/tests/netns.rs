@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Mutex;
 
 use esa_testbed::{Experiment, Fabric, RunOptions, run_experiment};
@@ -31,14 +30,7 @@ fn netns_options() -> RunOptions {
 
 /// Namespaces this process made and left behind.
 fn our_namespaces() -> Vec<String> {
-    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    let prefix = format!("esar{}s", std::process::id());
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| n.starts_with(&prefix))
-        .map(str::to_owned)
-        .collect()
+    esa_netns::namespaces_of(std::process::id())
 }
 
 fn experiment(name: &str) -> Experiment {
