@@ -19,6 +19,10 @@
 //! namespaces named after its process id; [`sweep_stale`] removes those
 //! whose process is gone, and every new topology calls it first.
 //!
+//! For benches and tests that need bare interfaces rather than hosts:
+//! [`VethPair`] (in the root namespace or in a [`TempNamespace`] of one's
+//! own), both removed on drop.
+//!
 //! Tests that need all this (root, `ip`, `nft`) are opt-in: [`tests_enabled`]
 //! is the one gate, `ESA_NETNS_TESTS=1`.
 
