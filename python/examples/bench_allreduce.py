@@ -73,8 +73,9 @@ def main():
         for n in sizes:
             print(f"ratio esa/gloo goodput elements={n}: {results[('gloo', n)] / results[('esa', n)]:.3f}")
     job.close(barrier=dist.barrier)
-    dist.barrier()  # tear gloo down together (see train_digits.py)
-    dist.destroy_process_group()
+    # Not destroy_process_group: gloo's teardown can abort a finished rank
+    # (see esa_torch.exit_rank).
+    esa_torch.exit_rank()
 
 
 if __name__ == "__main__":

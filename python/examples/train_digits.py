@@ -141,11 +141,15 @@ def main():
         print(f"seconds={elapsed:.2f}", flush=True)
         print(f"final_accuracy={final_acc:.4f}", flush=True)
         print(f"final_loss={final_loss:.5f}", flush=True)
-    # Every rank tears gloo down together: a rank that destroys its group
-    # while a peer is still closing connections can abort in gloo's C++
-    # ("terminate called without an active exception").
+    # Not destroy_process_group: gloo's teardown can abort a rank whose work
+    # is done ("terminate called without an active exception", SIGABRT),
+    # and torchrun then reports the run failed. Once every rank is here,
+    # leave without it (esa_torch.exit_rank does the same; this example
+    # also runs with gloo alone, without esa_torch).
     dist.barrier()
-    dist.destroy_process_group()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

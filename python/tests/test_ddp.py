@@ -47,8 +47,10 @@ def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
     buckets = job.buckets
     job.close(barrier=dist.barrier)
     out.put((rank, max(diffs), max(scale), buckets))
-    dist.barrier()  # tear gloo down together (see train_digits.py)
-    dist.destroy_process_group()
+    # The result must leave the queue's feeder thread before os._exit.
+    out.close()
+    out.join_thread()
+    esa_torch.exit_rank()
 
 
 def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
