@@ -825,16 +825,16 @@ fn run_variant(
         )));
     }
 
-    // Stops every worker when the switch stays out of reach.
+    // Stops every worker when the switch stays out of reach; its result
+    // is the controller's last error then.
     let abort = Arc::new(AtomicBool::new(false));
-    let lost: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
     let watchdog = {
-        let (abort, lost) = (Arc::clone(&abort), Arc::clone(&lost));
+        let abort = Arc::clone(&abort);
         let (health, after) = (controller.health(), options.switch_lost_after);
         runtime.spawn(async move {
             let last_error = switch_lost(health, after).await;
-            *lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(last_error);
             abort.store(true, Ordering::SeqCst);
+            last_error
         })
     };
 
@@ -951,6 +951,8 @@ fn run_variant(
     }
     let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
     watchdog.abort();
+    // `Ok` only if it had finished: the switch was lost.
+    let lost = runtime.block_on(watchdog).ok();
     stop_progress.store(true, Ordering::Relaxed);
     if let Some(t) = progress_thread {
         let _ = t.join();
@@ -967,7 +969,7 @@ fn run_variant(
     // The switch process, then the namespaces its ports were in.
     let p4runtime = stage.p4runtime.clone();
     drop(stage);
-    if let Some(last_error) = lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(last_error) = lost {
         return Err(TestbedError::SwitchLost {
             p4runtime,
             after: options.switch_lost_after,
