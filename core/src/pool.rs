@@ -395,6 +395,17 @@ pub struct SlotState {
     pub values: Vec<i32>,
 }
 
+/// What a slot is doing, from its registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotPhase {
+    /// Empty, or complete and released: the next claim takes it.
+    Free,
+    /// Holding a partial sum.
+    Aggregating,
+    /// Complete, held until its PS releases it (ATP, R2).
+    Held,
+}
+
 /// The slot registers, one array each as in the P4 program.
 #[derive(Debug, Clone)]
 struct SlotTable {
@@ -596,6 +607,22 @@ impl Pool {
             exponent: s.exponent[i],
             values: s.values[i * s.lanes..(i + 1) * s.lanes].to_vec(),
         }
+    }
+
+    /// Slot `i`'s key and what it is doing, without copying its lanes.
+    ///
+    /// # Panics
+    /// If `i` is not below the pool size.
+    pub fn slot_phase(&self, i: usize) -> (u32, SlotPhase) {
+        let s = &self.slots;
+        let phase = if s.is_free(i) {
+            SlotPhase::Free
+        } else if s.flags[i] & SLOT_COMPLETE != 0 {
+            SlotPhase::Held
+        } else {
+            SlotPhase::Aggregating
+        };
+        (s.key[i], phase)
     }
 
     /// Number of slots holding a chunk that is not free.

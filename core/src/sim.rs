@@ -8,13 +8,13 @@
 //! the exact sum, counters that do not add up — so tests can assert on it and
 //! a failure names its seed.
 
-use crate::constants::{MAX_PRIORITY, esa_payload_len};
+use crate::constants::{MAX_PRIORITY, esa_frame_len, esa_payload_len};
 use crate::policy::Policy;
-use crate::pool::{JobCounters, JobEntry, Mode, Pool, PoolConfig};
+use crate::pool::{JobCounters, JobEntry, Mode, Pool, PoolConfig, SlotPhase};
 use crate::ps::{JobOptions, ParameterServer, PsConfig};
 use crate::rng::Rng;
 use crate::wire::frame::ESA_OFFSET;
-use crate::wire::{EsaRepr, FrameRepr, Ipv4Addr, MacAddr, ParsedFrame};
+use crate::wire::{EsaRepr, FrameRepr, Ipv4Addr, MacAddr, PacketType, ParsedFrame};
 use crate::worker::{SlotMapping, Worker, WorkerConfig, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -23,23 +23,27 @@ use std::fmt::Write as _;
 /// Behaviour of every link, host to switch and switch to host.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinkConfig {
-    /// One-way latency in µs.
-    pub latency_us: u64,
-    /// Extra delay, uniform in `0..=jitter_us`; packets overtake each other.
-    pub jitter_us: u64,
-    /// Probability a packet is lost.
+    /// One-way propagation delay, ns.
+    pub latency_ns: u64,
+    /// Extra delay, uniform in `0..=jitter_ns`; packets overtake each other.
+    pub jitter_ns: u64,
+    /// Probability a (simulated) packet is lost.
     pub loss: f64,
     /// Probability a packet is delivered twice.
     pub duplicate: f64,
+    /// Bandwidth of every link in each direction, Gbit/s; `None` means
+    /// unlimited (a packet takes no time to send, only to propagate).
+    pub gbps: Option<f64>,
 }
 
 impl Default for LinkConfig {
     fn default() -> Self {
         LinkConfig {
-            latency_us: 5,
-            jitter_us: 2,
+            latency_ns: 5_000,
+            jitter_ns: 2_000,
             loss: 0.0,
             duplicate: 0.0,
+            gbps: None,
         }
     }
 }
@@ -53,6 +57,10 @@ pub struct SimJob {
     pub workers: u8,
     /// Sharing mode in the switch.
     pub mode: Mode,
+    /// Aggregate in the switch. `false` is the host-only baseline: the
+    /// switch forwards every `DATA` to the job's PS as `FALLBACK` and the
+    /// PS's results to the group, as [`crate::pool`]'s tables never see them.
+    pub in_network: bool,
     /// Priority policy of the workers.
     pub policy: Policy,
     /// Highest priority the switch lets the job use.
@@ -68,7 +76,8 @@ pub struct SimJob {
     pub compute_jitter_us: u64,
     /// When the job arrives, µs.
     pub start_us: u64,
-    /// Chunks outstanding per worker.
+    /// Chunks outstanding per worker (real packets; divided by
+    /// [`SimConfig::bundle`]).
     pub window: usize,
     /// Quantization exponent of the workers.
     pub exponent: i8,
@@ -87,6 +96,7 @@ impl SimJob {
             job,
             workers,
             mode: Mode::Esa,
+            in_network: true,
             policy: Policy::Fcfs,
             max_priority: MAX_PRIORITY,
             elements,
@@ -103,16 +113,39 @@ impl SimJob {
 }
 
 /// A whole simulated experiment.
+///
+/// **Bundles.** With `bundle = C > 1` one simulated packet stands for `C`
+/// consecutive real packets of one worker, and one simulated slot for `C`
+/// real slots: a job's packets per iteration, its window, the pool and
+/// SwitchML ranges are all divided by `C`, and a simulated packet occupies
+/// a link for `C` packet times (a PS for `C` service times). Each hop is
+/// modelled as cut-through for the bundle: a bundle that arrives at the
+/// switch (or PS) streams out as its packets arrive, so its last packet
+/// leaves one packet time after the last one came in, unless the output is
+/// busy. `C = 1` is packet level. Every simulated packet still carries
+/// `pool.lanes` real values, summed and checked exactly.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
     /// Seed of every random choice.
     pub seed: u64,
-    /// The switch's pool.
+    /// The switch's pool, in real slots (divided by `bundle`), and the
+    /// lanes each simulated packet carries.
     pub pool: PoolConfig,
     /// The jobs.
     pub jobs: Vec<SimJob>,
     /// Link behaviour.
     pub link: LinkConfig,
+    /// Cap on each host's send rate, Gbit/s (`None`: the link's).
+    pub host_gbps: Option<f64>,
+    /// Time a PS spends on each packet it receives, ns.
+    pub ps_service_ns: u64,
+    /// Real packets per simulated packet (a power of two; 1 = packet level).
+    pub bundle: u32,
+    /// Lanes of the real packets: their size on the wire, and how many
+    /// real packets a job's gradient takes; 0 means `pool.lanes`. Larger
+    /// than `pool.lanes` when the simulation carries fewer values than the
+    /// wire (to verify sums without the memory of a real model).
+    pub wire_lanes: usize,
     /// Workers' first retransmission timeout.
     pub rto_initial_us: u64,
     /// Workers' largest retransmission timeout.
@@ -121,6 +154,33 @@ pub struct SimConfig {
     pub max_retries: u32,
     /// Virtual time after which the run stops, finished or not.
     pub time_limit_us: u64,
+    /// Width of the buckets of [`SimReport::timeline`], µs (0: no timeline).
+    pub timeline_bucket_us: u64,
+}
+
+impl Default for SimConfig {
+    /// No jobs; a 4096-slot, 32-lane pool; the default link; packet level.
+    fn default() -> Self {
+        SimConfig {
+            seed: 1,
+            pool: PoolConfig {
+                slots: 4096,
+                lanes: 32,
+                stale_after_us: 100_000,
+            },
+            jobs: vec![],
+            link: LinkConfig::default(),
+            host_gbps: None,
+            ps_service_ns: 0,
+            bundle: 1,
+            wire_lanes: 0,
+            rto_initial_us: 10_000,
+            rto_max_us: 80_000,
+            max_retries: 400,
+            time_limit_us: 60_000_000,
+            timeline_bucket_us: 0,
+        }
+    }
 }
 
 impl SimConfig {
@@ -156,10 +216,11 @@ impl SimConfig {
             },
             jobs: vec![long, short],
             link: LinkConfig {
-                latency_us: 5,
-                jitter_us: 3,
+                latency_ns: 5_000,
+                jitter_ns: 3_000,
                 loss: 0.01,
                 duplicate: 0.0,
+                gbps: None,
             },
             // Above the straggler spread, so a resend means loss, not a
             // slow peer (a resend flushes the partial to the PS, D2).
@@ -167,6 +228,7 @@ impl SimConfig {
             rto_max_us: 8_000,
             max_retries: 400,
             time_limit_us: 10_000_000,
+            ..SimConfig::default()
         }
     }
 
@@ -232,15 +294,17 @@ impl SimConfig {
             },
             jobs,
             link: LinkConfig {
-                latency_us: rng.range(2, 20),
-                jitter_us: rng.range(0, 15),
+                latency_ns: rng.range(2, 20) * 1_000,
+                jitter_ns: rng.range(0, 15) * 1_000,
                 loss: rng.unit() * max_loss,
                 duplicate: rng.unit() * 0.05,
+                gbps: None,
             },
             rto_initial_us: 150,
             rto_max_us: 2_400,
             max_retries: 1_000,
             time_limit_us: 60_000_000,
+            ..SimConfig::default()
         }
     }
 }
@@ -256,6 +320,8 @@ pub struct JobReport {
     pub job: u16,
     /// Mode.
     pub mode: Mode,
+    /// Aggregated in the switch (`false`: host-only).
+    pub in_network: bool,
     /// Policy name.
     pub policy: String,
     /// Workers.
@@ -264,8 +330,10 @@ pub struct JobReport {
     pub iterations_done: u32,
     /// Iterations asked for.
     pub iterations: u32,
-    /// Chunks per iteration.
+    /// Simulated chunks per iteration (real packets / bundle).
     pub chunks_per_iteration: u64,
+    /// Arrival, µs.
+    pub start_us: u64,
     /// Time from arrival to the last worker's last result, µs (None if
     /// unfinished).
     pub jct_us: Option<u64>,
@@ -283,8 +351,57 @@ pub struct JobReport {
     pub switch: JobCounters,
 }
 
+impl JobReport {
+    /// Share of the job's chunks completed in the switch, 0..=1.
+    pub fn in_switch_share(&self) -> f64 {
+        let total = self.chunks_in_switch + self.chunks_at_ps;
+        if total == 0 {
+            0.0
+        } else {
+            self.chunks_in_switch as f64 / total as f64
+        }
+    }
+}
+
+/// How the pool's slots spent the run (simulated slots; ratios are the
+/// same in real slots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SlotUsage {
+    /// Simulated slots in the pool.
+    pub slots: u64,
+    /// Slot-ns spent aggregating: from a claim to the chunk's completion,
+    /// preemption or stale reclaim.
+    pub aggregating_ns: u64,
+    /// Slot-ns held after completion, until the PS released it (ATP).
+    pub held_ns: u64,
+    /// Claims (a slot taken by a chunk, fresh or by preemption).
+    pub uses: u64,
+    /// Slot-ns in the run: `slots × end`.
+    pub total_ns: u64,
+}
+
+impl SlotUsage {
+    /// Aggregating slot-time over total slot-time.
+    pub fn utilization(&self) -> f64 {
+        if self.total_ns == 0 {
+            0.0
+        } else {
+            self.aggregating_ns as f64 / self.total_ns as f64
+        }
+    }
+
+    /// Average time a slot stayed held after its chunk completed, per use, µs.
+    pub fn held_us_per_use(&self) -> f64 {
+        if self.uses == 0 {
+            0.0
+        } else {
+            self.held_ns as f64 / self.uses as f64 / 1000.0
+        }
+    }
+}
+
 /// The outcome of a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SimReport {
     /// The seed.
     pub seed: u64,
@@ -296,6 +413,11 @@ pub struct SimReport {
     pub events: u64,
     /// Frames the links dropped.
     pub frames_lost: u64,
+    /// How the slots were used.
+    pub slots: SlotUsage,
+    /// Fraction of the pool aggregating, per [`SimConfig::timeline_bucket_us`]
+    /// bucket from time 0 (empty when off).
+    pub timeline: Vec<f64>,
     /// Invariant violations (empty when all is well).
     pub violations: Vec<String>,
 }
@@ -329,11 +451,16 @@ impl SimReport {
             let jct = j
                 .jct_us
                 .map_or("-".to_string(), |t| format!("{:.3}", t as f64 / 1000.0));
+            let mode = if j.in_network {
+                j.mode.to_string()
+            } else {
+                "none".to_string()
+            };
             let _ = writeln!(
                 s,
                 "{:>4} {:>8} {:>9} {:>3} {:>4}/{:<4} {:>9} {:>7} {:>9} {:>9} {:>8} {:>10} {:>8}",
                 j.job,
-                j.mode.to_string(),
+                mode,
                 j.policy,
                 j.workers,
                 j.iterations_done,
@@ -349,6 +476,19 @@ impl SimReport {
         }
         s
     }
+}
+
+/// Progress of a running simulation, for [`run_with_progress`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Virtual time, µs.
+    pub now_us: u64,
+    /// Events processed so far.
+    pub events: u64,
+    /// Jobs whose every worker finished.
+    pub jobs_done: usize,
+    /// Jobs in the run.
+    pub jobs: usize,
 }
 
 /// A value of the gradient of `worker` in `iteration` at `element`: a
@@ -370,10 +510,18 @@ pub fn gradient_value(seed: u64, job: u16, worker: u8, iteration: u32, element: 
 
 #[derive(Debug)]
 enum Event {
-    /// A frame reaches the switch on a port.
-    ToSwitch { port: u16, frame: Vec<u8> },
+    /// A frame reaches the switch on a port: the last packet of its bundle
+    /// arrived. `job` and `slot` are its header's.
+    ToSwitch {
+        port: u16,
+        frame: Vec<u8>,
+        job: u16,
+        slot: u16,
+    },
     /// A frame reaches the host on a port.
     ToHost { port: u16, frame: Vec<u8> },
+    /// The PS on a port finished serving a frame.
+    PsServed { port: u16, frame: Vec<u8> },
     /// A worker's retransmission timer.
     Timer { port: u16 },
     /// A worker finished computing its next gradient.
@@ -424,6 +572,58 @@ enum Host {
     },
 }
 
+/// What a simulated slot is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Free,
+    Aggregating,
+    Held,
+}
+
+/// A slot's phase since when, to account slot-time.
+#[derive(Debug, Clone, Copy)]
+struct SlotTrack {
+    key: u32,
+    phase: Phase,
+    since: u64,
+}
+
+/// One direction of a link: when it is next free, in ns (fractional, so
+/// that packet times well below 1 ns add up).
+#[derive(Debug, Clone, Copy, Default)]
+struct Wire {
+    free_at: f64,
+}
+
+impl Wire {
+    /// Sends a bundle of `packets` packets of `packet_ns` each and returns
+    /// when its last packet has left. `streamed`: the bundle arrived at
+    /// `now` (its last packet) while its first ones were already leaving
+    /// (cut-through); otherwise it was all ready at `now` (a host's own).
+    fn send(&mut self, now: u64, packet_ns: f64, packets: f64, streamed: bool) -> u64 {
+        let now = now as f64;
+        let end = if streamed {
+            (now + packet_ns).max(self.free_at + packets * packet_ns)
+        } else {
+            now.max(self.free_at) + packets * packet_ns
+        };
+        self.free_at = end;
+        end.ceil() as u64
+    }
+}
+
+/// Per job, as the simulation runs it.
+#[derive(Debug, Clone)]
+struct JobSetup {
+    /// Values per iteration in the simulation.
+    elements: usize,
+    /// Ports of the workers and the PS (the multicast group).
+    members: Vec<u16>,
+    ps_port: u16,
+    /// Workers still running.
+    workers_left: usize,
+}
+
 /// The running simulation.
 #[derive(Debug)]
 struct Sim {
@@ -432,13 +632,32 @@ struct Sim {
     pool: Pool,
     /// Indexed by port; port 0 is unused.
     hosts: Vec<Option<Host>>,
+    setups: Vec<JobSetup>,
+    /// Index in `config.jobs` by job id.
+    job_index: std::collections::BTreeMap<u16, usize>,
+    /// Per port: host to switch, switch to host.
+    up: Vec<Wire>,
+    down: Vec<Wire>,
+    /// Per port: when its PS is next free, ns.
+    ps_free: Vec<f64>,
+    /// Time of one real packet on a link (`None`: unlimited), and at a
+    /// host's send cap, ns.
+    link_packet_ns: Option<f64>,
+    host_packet_ns: Option<f64>,
+    /// Expected sums of the iteration each job is on, cached.
+    expected: Vec<Option<(u32, Vec<f32>)>>,
     queue: BinaryHeap<Reverse<Scheduled>>,
     order: u64,
+    /// Virtual time, ns.
     now: u64,
     frames_lost: u64,
     events: u64,
     violations: Vec<String>,
     workers_left: usize,
+    jobs_done: usize,
+    slots: Vec<SlotTrack>,
+    usage: SlotUsage,
+    timeline: Vec<f64>,
 }
 
 fn mac(port: u16) -> MacAddr {
@@ -452,20 +671,91 @@ fn ip(port: u16) -> Ipv4Addr {
 const SWITCH_MAC: MacAddr = MacAddr([0x02, 0xff, 0, 0, 0, 1]);
 const SWITCH_IP: Ipv4Addr = Ipv4Addr::new(10, 255, 255, 254);
 
+/// Bytes a frame of `lanes` lanes takes on the wire: the frame, its FCS,
+/// preamble and inter-frame gap.
+pub fn wire_bytes(lanes: usize) -> usize {
+    esa_frame_len(lanes) + 4 + 20
+}
+
+/// Time one packet of `lanes` lanes takes at `gbps`, ns.
+pub fn packet_ns(lanes: usize, gbps: f64) -> f64 {
+    wire_bytes(lanes) as f64 * 8.0 / gbps
+}
+
+impl SimConfig {
+    /// Lanes of the real packets.
+    pub fn real_lanes(&self) -> usize {
+        if self.wire_lanes == 0 {
+            self.pool.lanes
+        } else {
+            self.wire_lanes
+        }
+    }
+
+    /// Simulated chunks per iteration of a job of `elements` values.
+    pub fn sim_chunks(&self, elements: usize) -> u64 {
+        let real = elements.div_ceil(self.real_lanes()) as u64;
+        real.div_ceil(u64::from(self.bundle.max(1)))
+    }
+
+    /// Values per iteration the simulation carries for a job of `elements`
+    /// real values: all of them at packet level with the wire's lanes,
+    /// otherwise a full simulated packet per simulated chunk.
+    pub fn sim_elements(&self, elements: usize) -> usize {
+        if self.bundle <= 1 && self.real_lanes() == self.pool.lanes {
+            elements
+        } else {
+            self.sim_chunks(elements) as usize * self.pool.lanes
+        }
+    }
+}
+
 impl Sim {
     fn new(config: SimConfig) -> Result<Sim, String> {
-        let mut pool = Pool::new(config.pool).map_err(|e| e.to_string())?;
+        let bundle = config.bundle.max(1) as usize;
+        if !bundle.is_power_of_two() || bundle > config.pool.slots {
+            return Err(format!(
+                "bundle {bundle}: must be a power of two no larger than the pool ({} slots)",
+                config.pool.slots
+            ));
+        }
+        let pool_config = PoolConfig {
+            slots: config.pool.slots / bundle,
+            ..config.pool
+        };
+        let mut pool = Pool::new(pool_config).map_err(|e| e.to_string())?;
         let mut hosts: Vec<Option<Host>> = vec![None];
         let mut queue = BinaryHeap::new();
         let mut order = 0;
         let mut workers_left = 0;
+        let mut setups = vec![];
+        let mut job_index = std::collections::BTreeMap::new();
         let mut rng = Rng::new(config.seed);
         for (k, job) in config.jobs.iter().enumerate() {
-            let first_port = hosts.len() as u16;
-            let ps_port = first_port + u16::from(job.workers);
+            if job_index.insert(job.job, k).is_some() {
+                return Err(format!("job id {} used twice", job.job));
+            }
+            let first_port = hosts.len();
+            let ps_port = first_port + usize::from(job.workers);
+            let ps_port = u16::try_from(ps_port)
+                .map_err(|_| format!("job {}: more hosts than switch ports", job.job))?;
+            let first_port = first_port as u16;
             let (slot_base, slot_mask) = match job.mode {
-                Mode::SwitchMl => (job.slot_base, job.slot_mask),
-                Mode::Esa | Mode::Atp => (0, (config.pool.slots - 1) as u16),
+                Mode::SwitchMl => {
+                    let range = (usize::from(job.slot_mask) + 1) / bundle;
+                    if range == 0 {
+                        return Err(format!(
+                            "job {}: a switchml range of {} slots is smaller than a bundle ({bundle})",
+                            job.job,
+                            usize::from(job.slot_mask) + 1
+                        ));
+                    }
+                    (
+                        (usize::from(job.slot_base) / bundle) as u16,
+                        (range - 1) as u16,
+                    )
+                }
+                Mode::Esa | Mode::Atp => (0, (pool_config.slots - 1) as u16),
             };
             let entry = JobEntry {
                 fan_in: job.workers,
@@ -477,11 +767,12 @@ impl Sim {
                 slot_mask,
             };
             pool.insert_job(job.job, entry).map_err(|e| e.to_string())?;
-            let chunks = job.elements.div_ceil(config.pool.lanes) as u64;
+            let chunks = config.sim_chunks(job.elements);
+            let window = job.window.div_ceil(bundle).max(1);
             for id in 0..job.workers {
                 let mut wc = WorkerConfig::new(job.job, id, job.workers);
                 wc.lanes = config.pool.lanes;
-                wc.window = job.window;
+                wc.window = window;
                 wc.exponent = job.exponent;
                 wc.slot_mapping = match job.mode {
                     Mode::SwitchMl => SlotMapping::Direct,
@@ -506,8 +797,9 @@ impl Sim {
                 }))));
                 workers_left += 1;
                 order += 1;
+                let first = job.start_us + job.compute_us + rng.range(0, job.compute_jitter_us);
                 queue.push(Reverse(Scheduled {
-                    at: job.start_us + job.compute_us + rng.range(0, job.compute_jitter_us),
+                    at: first * 1000,
                     order,
                     event: Event::ComputeDone { port },
                 }));
@@ -520,7 +812,7 @@ impl Sim {
             // In atp mode the switch hands completions to the PS, which
             // multicasts them back through the switch (releasing the slot).
             let options = JobOptions {
-                forward_results: job.mode == Mode::Atp,
+                forward_results: job.mode == Mode::Atp || !job.in_network,
             };
             ps.add_job_with(job.job, job.workers, options)
                 .map_err(|e| e.to_string())?;
@@ -533,13 +825,35 @@ impl Sim {
                 pool.authorize(job.job, p);
                 pool.set_host(p, mac(p), ip(p));
             }
-            pool.set_group(job.job, members);
+            pool.set_group(job.job, members.clone());
+            setups.push(JobSetup {
+                elements: config.sim_elements(job.elements),
+                members,
+                ps_port,
+                workers_left: usize::from(job.workers),
+            });
         }
+        let lanes = config.real_lanes();
+        let link_packet_ns = config.link.gbps.map(|g| packet_ns(lanes, g));
+        let host_gbps = match (config.link.gbps, config.host_gbps) {
+            (Some(l), Some(h)) => Some(l.min(h)),
+            (l, h) => l.or(h),
+        };
+        let host_packet_ns = host_gbps.map(|g| packet_ns(lanes, g));
+        let ports = hosts.len();
+        let jobs = config.jobs.len();
         Ok(Sim {
             rng,
-            config,
             pool,
             hosts,
+            setups,
+            job_index,
+            up: vec![Wire::default(); ports],
+            down: vec![Wire::default(); ports],
+            ps_free: vec![0.0; ports],
+            link_packet_ns,
+            host_packet_ns,
+            expected: vec![None; jobs],
             queue,
             order,
             now: 0,
@@ -547,7 +861,26 @@ impl Sim {
             events: 0,
             violations: vec![],
             workers_left,
+            jobs_done: 0,
+            slots: vec![
+                SlotTrack {
+                    key: 0,
+                    phase: Phase::Free,
+                    since: 0,
+                };
+                pool_config.slots
+            ],
+            usage: SlotUsage {
+                slots: pool_config.slots as u64,
+                ..SlotUsage::default()
+            },
+            timeline: vec![],
+            config,
         })
+    }
+
+    fn bundle(&self) -> f64 {
+        f64::from(self.config.bundle.max(1))
     }
 
     fn schedule(&mut self, at: u64, event: Event) {
@@ -559,8 +892,9 @@ impl Sim {
         }));
     }
 
-    /// Puts a frame on a link: lost, delayed, maybe duplicated.
-    fn transmit(&mut self, frame: Vec<u8>, make: impl Fn(Vec<u8>) -> Event) {
+    /// Puts a frame on a link that is free from `sent` (when its last
+    /// packet left): lost, delayed, maybe duplicated.
+    fn transmit(&mut self, sent: u64, frame: Vec<u8>, make: impl Fn(Vec<u8>) -> Event) {
         let link = self.config.link;
         let copies = if self.rng.chance(link.duplicate) {
             2
@@ -572,12 +906,14 @@ impl Sim {
                 self.frames_lost += 1;
                 continue;
             }
-            let at = self.now + link.latency_us + self.rng.range(0, link.jitter_us);
+            let at = sent + link.latency_ns + self.rng.range(0, link.jitter_ns);
             self.schedule(at, make(frame.clone()));
         }
     }
 
-    fn send_from_host(&mut self, port: u16, payload: &[u8]) {
+    /// A host sends a payload: on its uplink, `streamed` when it answers a
+    /// bundle that is still arriving.
+    fn send_from_host(&mut self, port: u16, payload: &[u8], streamed: bool) {
         let lanes = self.config.pool.lanes;
         let Ok((esa, values)) = EsaRepr::from_payload(payload, lanes) else {
             self.violations.push(format!(
@@ -586,6 +922,7 @@ impl Sim {
             ));
             return;
         };
+        let (job, slot) = (esa.key.job(), esa.slot);
         let frame = FrameRepr {
             src_mac: mac(port),
             dst_mac: SWITCH_MAC,
@@ -594,61 +931,218 @@ impl Sim {
             esa,
         }
         .emit(&values, lanes);
-        self.transmit(frame, |frame| Event::ToSwitch { port, frame });
+        let bundle = self.bundle();
+        let sent = match self.host_packet_ns {
+            Some(t) => self.up[usize::from(port)].send(self.now, t, bundle, streamed),
+            None => self.now,
+        };
+        self.transmit(sent, frame, |frame| Event::ToSwitch {
+            port,
+            frame,
+            job,
+            slot,
+        });
     }
 
-    fn run(&mut self) {
-        let mut events = 0u64;
+    /// The switch sends a frame out of a port (cut-through).
+    fn send_from_switch(&mut self, port: u16, frame: Vec<u8>) {
+        let bundle = self.bundle();
+        let sent = match self.link_packet_ns {
+            Some(t) => self.down[usize::from(port)].send(self.now, t, bundle, true),
+            None => self.now,
+        };
+        self.transmit(sent, frame, |frame| Event::ToHost { port, frame });
+    }
+
+    fn run(&mut self, progress: &mut dyn FnMut(Progress)) {
+        let limit = self.config.time_limit_us.saturating_mul(1000);
+        let mut next_report = std::time::Instant::now() + std::time::Duration::from_secs(1);
         while let Some(Reverse(next)) = self.queue.pop() {
-            if next.at > self.config.time_limit_us || self.workers_left == 0 {
+            if next.at > limit || self.workers_left == 0 {
                 break;
             }
             self.now = next.at;
-            events += 1;
+            self.events += 1;
             match next.event {
-                Event::ToSwitch { port, frame } => self.at_switch(port, &frame),
-                Event::ToHost { port, frame } => self.at_host(port, &frame),
+                Event::ToSwitch {
+                    port,
+                    frame,
+                    job,
+                    slot,
+                } => self.at_switch(port, frame, job, slot),
+                Event::ToHost { port, frame } => self.at_host(port, frame),
+                Event::PsServed { port, frame } => self.ps_serve(port, &frame),
                 Event::Timer { port } => self.on_timer(port),
                 Event::ComputeDone { port } => self.on_compute_done(port),
             }
+            if self.events.is_multiple_of(65_536) && std::time::Instant::now() >= next_report {
+                next_report += std::time::Duration::from_secs(1);
+                progress(self.progress());
+            }
         }
-        self.events = events;
+        progress(self.progress());
     }
 
-    fn at_switch(&mut self, port: u16, frame: &[u8]) {
-        let decision = self.pool.process(frame, port, self.now);
+    fn progress(&self) -> Progress {
+        Progress {
+            now_us: self.now / 1000,
+            events: self.events,
+            jobs_done: self.jobs_done,
+            jobs: self.config.jobs.len(),
+        }
+    }
+
+    fn at_switch(&mut self, port: u16, frame: Vec<u8>, job: u16, slot: u16) {
+        let in_network = self
+            .job_index
+            .get(&job)
+            .is_none_or(|&k| self.config.jobs[k].in_network);
+        if !in_network {
+            self.bypass(port, &frame);
+            return;
+        }
+        let decision = self.pool.process(&frame, port, self.now / 1000);
+        self.track_slot(job, slot);
         if let Some(emit) = decision.emit {
             for (out_port, out) in self.pool.egress(&emit) {
-                self.transmit(out, |frame| Event::ToHost {
-                    port: out_port,
-                    frame,
-                });
+                self.send_from_switch(out_port, out);
             }
         }
     }
 
-    fn at_host(&mut self, port: u16, frame: &[u8]) {
+    /// Host-only forwarding: `DATA` to the job's PS as `FALLBACK`, the PS's
+    /// `RESULT` and `QUERY` to the group.
+    fn bypass(&mut self, port: u16, frame: &[u8]) {
         let lanes = self.config.pool.lanes;
-        if let Err(e) = ParsedFrame::parse(frame, lanes) {
+        let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
+        let Ok((mut esa, values)) = EsaRepr::from_payload(payload, lanes) else {
+            return;
+        };
+        let Some(&k) = self.job_index.get(&esa.key.job()) else {
+            return;
+        };
+        let setup = &self.setups[k];
+        if !setup.members.contains(&port) {
+            return;
+        }
+        let ports = match esa.packet_type {
+            PacketType::Data => {
+                esa.packet_type = PacketType::Fallback;
+                vec![setup.ps_port]
+            }
+            PacketType::Result | PacketType::Query => setup.members.clone(),
+            _ => return,
+        };
+        for p in ports {
+            let out = FrameRepr {
+                src_mac: SWITCH_MAC,
+                dst_mac: mac(p),
+                src_ip: SWITCH_IP,
+                dst_ip: ip(p),
+                esa,
+            }
+            .emit(&values, lanes);
+            self.send_from_switch(p, out);
+        }
+    }
+
+    /// Accounts the slot a packet of `job` for `slot` touched.
+    fn track_slot(&mut self, job: u16, slot: u16) {
+        let Some(entry) = self.pool.job(job) else {
+            return;
+        };
+        let slots = self.slots.len();
+        let i = (usize::from(entry.slot_base) + usize::from(slot)) & (slots - 1);
+        let state = self.pool.slot_phase(i);
+        let phase = match state.1 {
+            SlotPhase::Free => Phase::Free,
+            SlotPhase::Aggregating => Phase::Aggregating,
+            SlotPhase::Held => Phase::Held,
+        };
+        let track = self.slots[i];
+        if track.phase == phase && (phase == Phase::Free || track.key == state.0) {
+            return;
+        }
+        self.close_phase(i);
+        if phase == Phase::Aggregating
+            && (track.phase != Phase::Aggregating || track.key != state.0)
+        {
+            self.usage.uses += 1;
+        }
+        self.slots[i] = SlotTrack {
+            key: state.0,
+            phase,
+            since: self.now,
+        };
+    }
+
+    /// Adds slot `i`'s time in its current phase to the totals.
+    fn close_phase(&mut self, i: usize) {
+        let track = self.slots[i];
+        let span = self.now - track.since;
+        match track.phase {
+            Phase::Free => {}
+            Phase::Held => self.usage.held_ns += span,
+            Phase::Aggregating => {
+                self.usage.aggregating_ns += span;
+                let bucket = self.config.timeline_bucket_us * 1000;
+                let slots = self.slots.len() as f64;
+                let mut t = track.since;
+                while let Some(b) = t.checked_div(bucket).filter(|_| t < self.now) {
+                    let end = ((b + 1) * bucket).min(self.now);
+                    let b = b as usize;
+                    if self.timeline.len() <= b {
+                        self.timeline.resize(b + 1, 0.0);
+                    }
+                    self.timeline[b] += (end - t) as f64 / (bucket as f64 * slots);
+                    t = end;
+                }
+            }
+        }
+        self.slots[i].since = self.now;
+    }
+
+    fn at_host(&mut self, port: u16, frame: Vec<u8>) {
+        let lanes = self.config.pool.lanes;
+        if let Err(e) = ParsedFrame::parse(&frame, lanes) {
             self.violations.push(format!(
                 "seed {}: host {port} got a bad frame: {e}",
                 self.config.seed
             ));
             return;
         }
-        let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
-        let now = self.now;
-        match self.hosts[usize::from(port)].as_mut() {
-            Some(Host::Worker(w)) => {
-                // Errors are counted in the worker's stats and checked at the end.
-                let _ = w.worker.handle_payload(payload, now);
+        if matches!(self.hosts[usize::from(port)], Some(Host::Ps { .. })) {
+            // The PS serves one packet at a time; a bundle streams through.
+            let service = self.config.ps_service_ns as f64;
+            if service > 0.0 {
+                let bundle = self.bundle();
+                let free = &mut self.ps_free[usize::from(port)];
+                let now = self.now as f64;
+                let end = (now + service).max(*free + bundle * service);
+                *free = end;
+                self.schedule(end.ceil() as u64, Event::PsServed { port, frame });
+                return;
             }
-            Some(Host::Ps { ps, .. }) => {
-                let _ = ps.handle_payload(payload, now);
-            }
-            None => {}
+            self.ps_serve(port, &frame);
+            return;
         }
-        self.pump(port);
+        let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
+        let now = self.now / 1000;
+        if let Some(Host::Worker(w)) = self.hosts[usize::from(port)].as_mut() {
+            // Errors are counted in the worker's stats and checked at the end.
+            let _ = w.worker.handle_payload(payload, now);
+        }
+        self.pump(port, true);
+    }
+
+    fn ps_serve(&mut self, port: u16, frame: &[u8]) {
+        let lanes = self.config.pool.lanes;
+        let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
+        let now = self.now / 1000;
+        if let Some(Host::Ps { ps, .. }) = self.hosts[usize::from(port)].as_mut() {
+            let _ = ps.handle_payload(payload, now);
+        }
+        self.pump(port, true);
     }
 
     /// A worker's straggling time for one iteration.
@@ -668,11 +1162,11 @@ impl Sim {
             if w.timer_at == Some(now) {
                 w.timer_at = None;
             }
-            if w.worker.poll_timeout().is_some_and(|t| t <= now) {
-                w.worker.handle_timeout(now);
+            if w.worker.poll_timeout().is_some_and(|t| t * 1000 <= now) {
+                w.worker.handle_timeout(now / 1000);
             }
         }
-        self.pump(port);
+        self.pump(port, false);
     }
 
     fn on_compute_done(&mut self, port: u16) {
@@ -680,66 +1174,69 @@ impl Sim {
         let seed = self.config.seed;
         if let Some(Host::Worker(w)) = self.hosts[usize::from(port)].as_mut() {
             let job = &self.config.jobs[w.job];
-            let data: Vec<f32> = (0..job.elements)
+            let data: Vec<f32> = (0..self.setups[w.job].elements)
                 .map(|i| gradient_value(seed, job.job, w.id, w.iteration, i))
                 .collect();
-            if let Err(e) = w.worker.start_allreduce(&data, now) {
+            if let Err(e) = w.worker.start_allreduce(&data, now / 1000) {
                 self.violations
                     .push(format!("seed {seed}: job {} worker {}: {e}", job.job, w.id));
             }
         }
-        self.pump(port);
+        self.pump(port, false);
+    }
+
+    /// The exact sum of job `k`'s gradients in `iteration`, computed once.
+    fn expected(&mut self, k: usize, iteration: u32) -> &[f32] {
+        let stale = self.expected[k]
+            .as_ref()
+            .is_none_or(|(it, _)| *it != iteration);
+        if stale {
+            let job = &self.config.jobs[k];
+            let seed = self.config.seed;
+            let sums = (0..self.setups[k].elements)
+                .map(|i| {
+                    (0..job.workers)
+                        .map(|w| gradient_value(seed, job.job, w, iteration, i))
+                        .sum()
+                })
+                .collect();
+            self.expected[k] = Some((iteration, sums));
+        }
+        self.expected[k].as_ref().map_or(&[], |(_, v)| v.as_slice())
     }
 
     /// Sends what a host has to send, handles its events, arms its timer.
-    fn pump(&mut self, port: u16) {
+    /// `streamed`: the host is answering a bundle that is still arriving.
+    fn pump(&mut self, port: u16, streamed: bool) {
         let now = self.now;
         let mut out = vec![];
         let mut next_compute = None;
         let mut timer = None;
-        let seed = self.config.seed;
+        let mut completed = vec![];
         match self.hosts[usize::from(port)].as_mut() {
             Some(Host::Worker(w)) => {
-                while let Some(p) = w.worker.poll_transmit(now) {
+                while let Some(p) = w.worker.poll_transmit(now / 1000) {
                     out.push(p);
                 }
                 while let Some(event) = w.worker.poll_event() {
-                    let job = &self.config.jobs[w.job];
                     match event {
                         WorkerEvent::Completed { .. } => {
                             let result = w.worker.take_result().unwrap_or_default();
-                            let exact = (0..job.elements).all(|i| {
-                                let want: f32 = (0..job.workers)
-                                    .map(|k| gradient_value(seed, job.job, k, w.iteration, i))
-                                    .sum();
-                                result.get(i) == Some(&want)
-                            });
-                            if !exact || result.len() != job.elements {
-                                w.wrong_results += 1;
-                                self.violations.push(format!(
-                                    "seed {seed}: job {} worker {} iteration {}: result is not the exact sum",
-                                    job.job, w.id, w.iteration
-                                ));
-                            }
+                            completed.push((w.job, w.iteration, result));
                             w.iteration += 1;
-                            if w.iteration < job.iterations {
-                                next_compute = Some(now + job.compute_us);
-                            } else {
-                                w.done_at = Some(now);
-                                self.workers_left -= 1;
-                            }
                         }
                         WorkerEvent::Failed(e) => {
+                            let job = &self.config.jobs[w.job];
                             self.violations.push(format!(
-                                "seed {seed}: job {} worker {} failed: {e}",
-                                job.job, w.id
+                                "seed {}: job {} worker {} failed: {e}",
+                                self.config.seed, job.job, w.id
                             ));
                         }
                     }
                 }
                 // Arm the timer unless an earlier one is queued; a timer
                 // that fires early re-arms here.
-                if let Some(t) = w.worker.poll_timeout().map(|t| t.max(now))
+                if let Some(t) = w.worker.poll_timeout().map(|t| (t * 1000).max(now))
                     && w.timer_at.is_none_or(|armed| t < armed)
                 {
                     w.timer_at = Some(t);
@@ -753,20 +1250,49 @@ impl Sim {
             }
             None => {}
         }
+        for (k, iteration, result) in completed {
+            let exact = result.as_slice() == self.expected(k, iteration);
+            let seed = self.config.seed;
+            let job = &self.config.jobs[k];
+            let (job_id, iterations, compute_us) = (job.job, job.iterations, job.compute_us);
+            let Some(Host::Worker(w)) = self.hosts[usize::from(port)].as_mut() else {
+                continue;
+            };
+            if !exact {
+                w.wrong_results += 1;
+                self.violations.push(format!(
+                    "seed {seed}: job {job_id} worker {} iteration {iteration}: result is not the exact sum",
+                    w.id
+                ));
+            }
+            if iteration + 1 < iterations {
+                next_compute = Some(now + compute_us * 1000);
+            } else {
+                w.done_at = Some(now / 1000);
+                self.workers_left -= 1;
+                self.setups[k].workers_left -= 1;
+                if self.setups[k].workers_left == 0 {
+                    self.jobs_done += 1;
+                }
+            }
+        }
         if let Some(t) = timer {
             self.schedule(t, Event::Timer { port });
         }
         if let Some(at) = next_compute {
             let jitter = self.compute_jitter(port);
-            self.schedule(at + jitter, Event::ComputeDone { port });
+            self.schedule(at + jitter * 1000, Event::ComputeDone { port });
         }
         for p in out {
-            self.send_from_host(port, &p);
+            self.send_from_host(port, &p, streamed);
         }
     }
 
     fn report(mut self) -> SimReport {
         let seed = self.config.seed;
+        for i in 0..self.slots.len() {
+            self.close_phase(i);
+        }
         let mut jobs = vec![];
         for (k, job) in self.config.jobs.iter().enumerate() {
             let mut iterations_done = u32::MAX;
@@ -821,17 +1347,21 @@ impl Sim {
             if !finished {
                 self.violations.push(format!(
                     "seed {seed}: job {} finished {iterations_done} of {} iterations by {} µs",
-                    job.job, job.iterations, self.now
+                    job.job,
+                    job.iterations,
+                    self.now / 1000
                 ));
             }
             jobs.push(JobReport {
                 job: job.job,
                 mode: job.mode,
+                in_network: job.in_network,
                 policy: job.policy.to_string(),
                 workers: job.workers,
                 iterations_done,
                 iterations: job.iterations,
-                chunks_per_iteration: job.elements.div_ceil(self.config.pool.lanes) as u64,
+                chunks_per_iteration: self.config.sim_chunks(job.elements),
+                start_us: job.start_us,
                 jct_us: done.filter(|_| finished).map(|t| t - job.start_us),
                 chunks_in_switch: counters.completed,
                 chunks_at_ps: ps_completed,
@@ -841,12 +1371,15 @@ impl Sim {
                 switch: counters,
             });
         }
+        self.usage.total_ns = self.usage.slots * self.now;
         SimReport {
             seed,
             jobs,
-            end_us: self.now,
+            end_us: self.now / 1000,
             events: self.events,
             frames_lost: self.frames_lost,
+            slots: self.usage,
+            timeline: self.timeline,
             violations: self.violations,
         }
     }
@@ -856,9 +1389,14 @@ impl Sim {
 ///
 /// A config the pool or a worker refuses is reported as a violation.
 pub fn run(config: &SimConfig) -> SimReport {
+    run_with_progress(config, &mut |_| {})
+}
+
+/// [`run`], calling `progress` about once a second of wall time and at the end.
+pub fn run_with_progress(config: &SimConfig, progress: &mut dyn FnMut(Progress)) -> SimReport {
     match Sim::new(config.clone()) {
         Ok(mut sim) => {
-            sim.run();
+            sim.run(progress);
             sim.report()
         }
         Err(e) => SimReport {
@@ -867,6 +1405,8 @@ pub fn run(config: &SimConfig) -> SimReport {
             end_us: 0,
             events: 0,
             frames_lost: 0,
+            slots: SlotUsage::default(),
+            timeline: vec![],
             violations: vec![format!("seed {}: bad config: {e}", config.seed)],
         },
     }

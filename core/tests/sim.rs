@@ -131,15 +131,17 @@ fn without_contention_or_loss_everything_aggregates_in_the_switch() {
         },
         jobs,
         link: LinkConfig {
-            latency_us: 5,
-            jitter_us: 0,
+            latency_ns: 5_000,
+            jitter_ns: 0,
             loss: 0.0,
             duplicate: 0.0,
+            gbps: None,
         },
         rto_initial_us: 10_000,
         rto_max_us: 10_000,
         max_retries: 3,
         time_limit_us: 1_000_000,
+        ..SimConfig::default()
     };
     let report = sim::run(&config);
     assert!(report.violations().is_empty(), "{:?}", report.violations());
@@ -239,17 +241,174 @@ fn a_result_lost_toward_a_worker_and_the_ps_is_still_recovered() {
             },
             jobs: vec![job],
             link: LinkConfig {
-                latency_us: 5,
-                jitter_us: 3,
+                latency_ns: 5_000,
+                jitter_ns: 3_000,
                 loss: 0.01,
                 duplicate: 0.0,
+                gbps: None,
             },
             rto_initial_us: 1_000,
             rto_max_us: 4_000,
             max_retries: 30,
             time_limit_us: 5_000_000,
+            ..SimConfig::default()
         };
         failures.extend(sim::run(&config).violations().iter().cloned());
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One job alone on 100 Gbit/s links with a window larger than its
+/// gradient: `cfg` with that job, `workers` workers, `packets` packets.
+fn lone_job(workers: u8, packets: usize, bundle: u32) -> SimConfig {
+    let mut job = SimJob::new(1, workers, 32 * packets, 1);
+    job.window = 4096;
+    job.compute_us = 100;
+    SimConfig {
+        jobs: vec![job],
+        link: LinkConfig {
+            latency_ns: 1_000,
+            jitter_ns: 0,
+            loss: 0.0,
+            duplicate: 0.0,
+            gbps: Some(100.0),
+        },
+        bundle,
+        ..SimConfig::default()
+    }
+}
+
+#[test]
+fn a_lone_all_reduce_takes_its_packets_wire_time_and_two_propagation_delays() {
+    let packets = 2_000;
+    let report = sim::run(&lone_job(4, packets, 1));
+    assert!(report.violations().is_empty(), "{:?}", report.violations());
+    let t = sim::packet_ns(32, 100.0);
+    // Compute, then the workers' packets back to back on their uplinks; the
+    // switch completes each chunk as its last copy arrives and streams the
+    // results down: one more packet time and a second propagation delay.
+    let want_ns = 100_000.0 + packets as f64 * t + 2.0 * 1_000.0 + t;
+    let jct_ns = report.jobs[0].jct_us.expect("finished") as f64 * 1000.0;
+    assert!(
+        (jct_ns - want_ns).abs() <= 1_000.0,
+        "JCT {jct_ns} ns, want {want_ns} ns (packet {t} ns)"
+    );
+    assert_eq!(report.jobs[0].chunks_in_switch, packets as u64);
+}
+
+#[test]
+fn bundles_agree_with_packet_level_within_two_percent_without_contention() {
+    // Two jobs of different sizes, overlapping in time, with stragglers,
+    // on a pool large enough for both windows. Job ids 1 and 3 hash to
+    // slot ranges that do not overlap at any of these bundle sizes (ids 1
+    // and 2 do at packet level: their collisions go to the PS, and which
+    // jobs collide changes with the pool's size in bundles).
+    let config = |bundle: u32| {
+        let mut a = SimJob::new(1, 4, 32 * 8_192, 3);
+        let mut b = SimJob::new(3, 8, 32 * 4_096 + 7, 4);
+        for j in [&mut a, &mut b] {
+            j.window = 256;
+            j.compute_us = 300;
+            j.compute_jitter_us = 40;
+        }
+        b.start_us = 150;
+        SimConfig {
+            seed: 9,
+            pool: PoolConfig {
+                slots: 4096,
+                lanes: 32,
+                stale_after_us: 100_000,
+            },
+            jobs: vec![a, b],
+            link: LinkConfig {
+                latency_ns: 1_000,
+                jitter_ns: 0,
+                loss: 0.0,
+                duplicate: 0.0,
+                gbps: Some(100.0),
+            },
+            ps_service_ns: 10,
+            bundle,
+            ..SimConfig::default()
+        }
+    };
+    let exact = sim::run(&config(1));
+    assert!(exact.violations().is_empty(), "{:?}", exact.violations());
+    assert!(
+        exact
+            .jobs
+            .iter()
+            .all(|j| j.chunks_at_ps == 0 && j.resends == 0),
+        "the packet-level run contends: {}",
+        exact.table()
+    );
+
+    for bundle in [4, 16, 64] {
+        let coarse = sim::run(&config(bundle));
+        assert!(coarse.violations().is_empty(), "{:?}", coarse.violations());
+
+        assert!(
+            coarse.events * 2 < exact.events,
+            "bundle {bundle} saves no events"
+        );
+        for (e, c) in exact.jobs.iter().zip(&coarse.jobs) {
+            let (e_jct, c_jct) = (e.jct_us.unwrap() as f64, c.jct_us.unwrap() as f64);
+            let error = (c_jct - e_jct).abs() / e_jct;
+            assert!(
+                error <= 0.02,
+                "bundle {bundle}, job {}: JCT {c_jct} µs against {e_jct} µs at packet level ({:.1} %)",
+                e.job,
+                error * 100.0
+            );
+        }
+    }
+}
+
+#[test]
+fn host_only_jobs_sum_everything_at_the_ps_through_its_one_link() {
+    let packets = 1_000;
+    let mut config = lone_job(4, packets, 1);
+    config.jobs[0].in_network = false;
+    let report = sim::run(&config);
+    assert!(report.violations().is_empty(), "{:?}", report.violations());
+    let job = &report.jobs[0];
+    assert!(job.verified);
+    assert_eq!(
+        (job.chunks_in_switch, job.chunks_at_ps),
+        (0, packets as u64)
+    );
+    assert_eq!(job.switch.data_rx, 0, "the pool saw a host-only packet");
+    // Four workers' packets share the PS's one downlink: four times the
+    // wire time of the in-network run.
+    let t = sim::packet_ns(32, 100.0);
+    let jct_ns = job.jct_us.unwrap() as f64 * 1000.0 - 100_000.0;
+    let want = 4.0 * packets as f64 * t + 4.0 * 1_000.0;
+    assert!(
+        (jct_ns - want).abs() / want < 0.05,
+        "all-reduce {jct_ns} ns, want about {want} ns"
+    );
+}
+
+#[test]
+fn slot_time_is_held_under_atp_and_never_under_esa() {
+    for mode in [Mode::Esa, Mode::Atp] {
+        let mut config = lone_job(4, 2_000, 1);
+        config.jobs[0].mode = mode;
+        config.jobs[0].window = 64;
+        config.jobs[0].compute_jitter_us = 50;
+        config.jobs[0].iterations = 3;
+        let report = sim::run(&config);
+        assert!(report.violations().is_empty(), "{:?}", report.violations());
+        let usage = report.slots;
+        assert_eq!(usage.uses, 3 * 2_000, "{mode}: one claim per chunk");
+        assert!(usage.aggregating_ns > 0);
+        assert!(usage.utilization() > 0.0 && usage.utilization() < 1.0);
+        match mode {
+            Mode::Atp => assert!(
+                usage.held_ns > 0,
+                "atp holds slots until the PS releases them"
+            ),
+            _ => assert_eq!(usage.held_ns, 0, "{mode} frees a slot on completion"),
+        }
+    }
 }
