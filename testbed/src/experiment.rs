@@ -1462,4 +1462,311 @@ variants = ["esa/srpt", "atp", "switchml"]
             .to_string();
         assert!(err.contains("compare.variants"), "{err}");
     }
+
+    #[test]
+    fn profiles_keep_the_emulator_numbers_and_have_sources() {
+        let emu: Vec<(&str, usize, u64)> = PROFILES
+            .iter()
+            .map(|p| (p.name, p.gradient_elems, p.compute_ms))
+            .collect();
+        assert_eq!(
+            emu[..3],
+            [
+                ("resnet50", 25_000, 30),
+                ("vgg16", 135_000, 60),
+                ("bert-base", 107_000, 80)
+            ]
+        );
+        for name in ["resnet101", "alexnet", "gpt2-small"] {
+            let p = profile(name).unwrap();
+            // The new profiles' emulator size: real_params / 1024, rounded.
+            assert_eq!(
+                p.gradient_elems as u64,
+                (p.real_params as f64 / 1024.0).round() as u64,
+                "{name}"
+            );
+        }
+        for p in PROFILES {
+            assert!(
+                p.real_compute_ms > 0.0 && !p.source.is_empty(),
+                "{}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn scale_resolves_profile_jobs_and_explicit_values_win() {
+        let e = Experiment::parse(&format!("scale = 0.5\n{GOOD}"), "x").unwrap();
+        assert_eq!(e.scale, Some(0.5));
+        // 25,557,032 × 0.5; compute 101.21 ms × 0.5 = 50.605 ms.
+        assert_eq!(e.jobs[0].gradient_elems, 12_778_516);
+        assert_eq!(e.jobs[0].compute_us, 50_605);
+        // Job b gives its own numbers.
+        assert_eq!(
+            (e.jobs[1].gradient_elems, e.jobs[1].compute_us),
+            (1000, 5000)
+        );
+        // No scale: the emulator's numbers, in µs.
+        let e = Experiment::parse(GOOD, "x").unwrap();
+        assert_eq!(e.scale, None);
+        assert_eq!(
+            (e.jobs[0].gradient_elems, e.jobs[0].compute_us),
+            (25_000, 30_000)
+        );
+        // A tiny scale keeps at least one element, and sub-ms compute.
+        let e = Experiment::parse(&format!("scale = 1e-9\n{GOOD}"), "x").unwrap();
+        assert_eq!((e.jobs[0].gradient_elems, e.jobs[0].compute_us), (1, 0));
+        let e = Experiment::parse(&format!("scale = 0.001\n{GOOD}"), "x").unwrap();
+        assert_eq!(e.jobs[0].compute_us, 101);
+        // Real sizes do not fit the emulator's limit...
+        let err = Experiment::parse(&format!("scale = 1.0\n{GOOD}"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("jobs[0] (\"a\").gradient_elems"), "{err}");
+        assert!(err.contains("scale"), "{err}");
+        // ...but do on the sim fabric, where the default scale is 1.
+        let sim = format!("{GOOD}\n[fabric]\nkind = \"sim\"\n");
+        let e = Experiment::parse(&sim, "x").unwrap();
+        assert_eq!(e.scale, Some(1.0));
+        assert_eq!(e.jobs[0].gradient_elems, 25_557_032);
+        assert_eq!(e.jobs[0].compute_us, 101_210);
+        // The command line's fabric decides too.
+        let e = Experiment::parse_in(GOOD, "x", Path::new("."), Some(FabricKind::Sim)).unwrap();
+        assert_eq!((e.fabric.kind, e.scale), (FabricKind::Sim, Some(1.0)));
+    }
+
+    #[test]
+    fn times_in_microseconds_and_milliseconds() {
+        let text = GOOD
+            .replace("compute_ms = 5", "compute_us = 250")
+            .replace("arrival_ms = 100", "arrival_us = 1500");
+        let e = Experiment::parse(&text, "x").unwrap();
+        assert_eq!((e.jobs[1].compute_us, e.jobs[1].arrival_us), (250, 1500));
+        let e = Experiment::parse(GOOD, "x").unwrap();
+        assert_eq!(
+            (e.jobs[1].compute_us, e.jobs[1].arrival_us),
+            (5000, 100_000)
+        );
+        for (from, to, key, line) in [
+            (
+                "compute_ms = 5",
+                "compute_ms = 5\ncompute_us = 5",
+                "jobs[1] (\"b\").compute_us",
+                18,
+            ),
+            (
+                "arrival_ms = 100",
+                "arrival_ms = 100\narrival_us = 5",
+                "jobs[1] (\"b\").arrival_us",
+                15,
+            ),
+            (
+                "compute_ms = 5",
+                "compute_ms = 600001",
+                "jobs[1] (\"b\").compute_ms",
+                17,
+            ),
+        ] {
+            let err = Experiment::parse(&GOOD.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+    }
+
+    const FABRIC: &str = "\n[fabric]\nkind = \"sim\"\nlink_gbps = 40.0\npropagation_us = 2.5\n\
+                          ps_service_ns = 300\nbundle = 16\n";
+
+    #[test]
+    fn the_fabric_section() {
+        let e = Experiment::parse(GOOD, "x").unwrap();
+        assert_eq!(e.fabric, FabricSpec::default());
+        assert_eq!(e.fabric.kind, FabricKind::InProcess);
+        let e = Experiment::parse(&format!("{GOOD}{FABRIC}"), "x").unwrap();
+        assert_eq!(
+            e.fabric,
+            FabricSpec {
+                kind: FabricKind::Sim,
+                sim: SimParams {
+                    link_gbps: 40.0,
+                    propagation_ns: 2500,
+                    host_gbps: 40.0,
+                    ps_service_ns: 300,
+                    bundle: 16,
+                },
+            }
+        );
+        let e = Experiment::parse(&format!("{GOOD}[fabric]\nkind = \"netns\"\n"), "x").unwrap();
+        assert_eq!(e.fabric.kind, FabricKind::Netns);
+        let base = format!("{GOOD}{FABRIC}");
+        // The [fabric] header is on line 25 of `base`, kind on 26.
+        for (from, to, key, line) in [
+            ("kind = \"sim\"", "kind = \"ns3\"", "fabric.kind", 26),
+            (
+                "link_gbps = 40.0",
+                "link_gbps = 0.0",
+                "fabric.link_gbps",
+                27,
+            ),
+            (
+                "propagation_us = 2.5",
+                "propagation_us = -1.0",
+                "fabric.propagation_us",
+                28,
+            ),
+            ("bundle = 16", "bundle = 12", "fabric.bundle", 30),
+            (
+                "bundle = 16",
+                "bundle = 16\nhost_gbps = -3.0",
+                "fabric.host_gbps",
+                31,
+            ),
+            (
+                "kind = \"sim\"",
+                "kind = \"inprocess\"",
+                "fabric.link_gbps",
+                27,
+            ),
+        ] {
+            let err = Experiment::parse(&base.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+        let err = Experiment::parse(&format!("{GOOD}[fabric]\nbundel = 4\n"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bundel") && err.contains("line 2"), "{err}");
+        let err = Experiment::parse(&format!("scale = 1.5\n{GOOD}"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("scale (line 1)"), "{err}");
+    }
+
+    #[test]
+    fn the_host_limit_is_for_emulator_fabrics_only() {
+        let mut text = String::from("[switch]\nlanes = 32\npool_slots = 256\n");
+        for i in 0..20 {
+            text.push_str(&format!(
+                "[[jobs]]\nname = \"j{i}\"\nworkers = 32\ngradient_elems = 64\niterations = 1\n"
+            ));
+        }
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("660 hosts"), "{err}");
+        let e = Experiment::parse(&format!("{text}[fabric]\nkind = \"sim\"\n"), "x").unwrap();
+        assert_eq!(e.hosts(), 660);
+    }
+
+    const WORKLOAD: &str = "[switch]\nlanes = 32\npool_slots = 4096\n\n[workload]\n\
+        arrivals = \"poisson\"\njobs = 64\nload = 0.6\n\
+        models = [\"resnet50\", \"vgg16\", \"bert-base\", \"resnet101\", \"alexnet\", \"gpt2-small\"]\n\
+        workers = 8\niterations = [10, 30]\nwindow = 16\n\n[fabric]\nkind = \"sim\"\n";
+
+    #[test]
+    fn a_poisson_workload_generates_jobs() {
+        let e = Experiment::parse(WORKLOAD, "x").unwrap();
+        assert_eq!(e.jobs.len(), 64);
+        assert_eq!(e.jobs[0].name, "j001");
+        assert_eq!(e.jobs[63].name, "j064");
+        assert_eq!(e.jobs[0].arrival_us, 0);
+        assert!(
+            e.jobs
+                .windows(2)
+                .all(|w| w[0].arrival_us <= w[1].arrival_us)
+        );
+        assert!(e.jobs.iter().all(|j| j.workers == 8 && j.window == 16));
+        assert!(e.jobs.iter().all(|j| (10..=30).contains(&j.iterations)));
+        assert_eq!(e.hosts(), 64 * 9);
+        // Real sizes (sim: scale 1).
+        let j = &e.jobs[0];
+        let p = profile(j.model.as_deref().unwrap()).unwrap();
+        assert_eq!(j.gradient_elems as u64, p.real_params);
+        // The same seed gives the same jobs; another seed other ones.
+        assert_eq!(Experiment::parse(WORKLOAD, "x").unwrap().jobs, e.jobs);
+        let other = Experiment::parse(&format!("seed = 2\n{WORKLOAD}"), "x").unwrap();
+        assert_ne!(other.jobs, e.jobs);
+        // [[jobs]] come first, and a clashing name is refused.
+        let text = format!(
+            "{WORKLOAD}[[jobs]]\nname = \"a\"\nworkers = 2\nmodel = \"alexnet\"\niterations = 1\n"
+        );
+        let e = Experiment::parse(&text, "x").unwrap();
+        assert_eq!((e.jobs.len(), e.jobs[0].name.as_str()), (65, "a"));
+        let err = Experiment::parse(&text.replace("name = \"a\"", "name = \"j007\""), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("j007"), "{err}");
+        // The worker list and a single iteration count.
+        let e = Experiment::parse(
+            &WORKLOAD
+                .replace("workers = 8", "workers = [2, 4]")
+                .replace("iterations = [10, 30]", "iterations = 5"),
+            "x",
+        )
+        .unwrap();
+        assert!(e.jobs.iter().all(|j| j.iterations == 5));
+        assert!(e.jobs.iter().any(|j| j.workers == 2) && e.jobs.iter().any(|j| j.workers == 4));
+    }
+
+    #[test]
+    fn workload_errors_name_the_key_and_line() {
+        for (from, to, key, line) in [
+            (
+                "arrivals = \"poisson\"",
+                "arrivals = \"uniform\"",
+                "workload.arrivals",
+                6,
+            ),
+            ("load = 0.6", "load = 0.0", "workload.load", 8),
+            ("jobs = 64", "jobs = 0", "workload.jobs", 7),
+            ("\"alexnet\"", "\"lenet\"", "workload.models", 9),
+            ("workers = 8", "workers = 1", "workload.workers", 10),
+            ("workers = 8", "workers = [2, 64]", "workload.workers", 10),
+            (
+                "iterations = [10, 30]",
+                "iterations = [30, 10]",
+                "workload.iterations",
+                11,
+            ),
+            (
+                "iterations = [10, 30]",
+                "iterations = [1, 2, 3]",
+                "workload.iterations",
+                11,
+            ),
+            ("window = 16", "window = 0", "workload.window", 12),
+            ("jobs = 64\n", "", "workload.jobs", 5),
+            (
+                "arrivals = \"poisson\"",
+                "arrivals = \"poisson\"\ntrace = \"t.csv\"",
+                "workload.trace",
+                7,
+            ),
+        ] {
+            let err = Experiment::parse(&WORKLOAD.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+        // Real sizes do not fit an emulator fabric.
+        let text = format!(
+            "scale = 1.0\n{}",
+            WORKLOAD.replace("kind = \"sim\"", "kind = \"inprocess\"")
+        );
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("workload.models (line 10)"), "{err}");
+        // A trace excludes the Poisson keys.
+        let text = WORKLOAD.replace("arrivals = \"poisson\"", "trace = \"t.csv\"");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("workload.jobs (line 7)"), "{err}");
+    }
 }
