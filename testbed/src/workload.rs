@@ -172,6 +172,12 @@ impl PoissonSpec {
                 self.link.link_gbps
             ));
         }
+        if ![4, 8, 16, 32, 64].contains(&self.link.lanes) {
+            return Err(format!(
+                "lanes = {}: must be 4, 8, 16, 32 or 64",
+                self.link.lanes
+            ));
+        }
         if self.window == 0 || self.pool_slots == 0 {
             return Err("window and pool_slots must be above 0".into());
         }
@@ -238,6 +244,52 @@ fn check_workers(workers: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `resnet50,vgg16` (comma-separated profile names) as the profiles' names.
+pub fn parse_models(list: &str) -> Result<Vec<&'static str>, String> {
+    list.split(',')
+        .map(str::trim)
+        .map(|m| {
+            profile(m)
+                .map(|p| p.name)
+                .ok_or_else(|| format!("unknown model {m:?} (known: {})", known()))
+        })
+        .collect()
+}
+
+/// `8` or `2,4,8`: worker counts to choose from.
+pub fn parse_workers(list: &str) -> Result<Vec<u8>, String> {
+    let workers = list
+        .split(',')
+        .map(|w| {
+            w.trim()
+                .parse::<u8>()
+                .map_err(|_| format!("workers: {w:?} is not a number"))
+        })
+        .collect::<Result<Vec<u8>, String>>()?;
+    check_workers(&workers)?;
+    Ok(workers)
+}
+
+/// `20` or `10-30` (uniform, inclusive): iterations per job.
+pub fn parse_iterations(text: &str) -> Result<(u32, u32), String> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("iterations: {s:?} is not a number"))
+    };
+    let (lo, hi) = match text.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => {
+            let n = number(text)?;
+            (n, n)
+        }
+    };
+    if lo == 0 || hi < lo {
+        return Err(format!("iterations = {text}: need 1 <= min <= max"));
+    }
+    Ok((lo, hi))
 }
 
 /// One job of a trace.
@@ -535,5 +587,20 @@ mod tests {
         assert!(parse_trace("arrival_ms,model,workers,iterations\n", "t.csv").is_err());
         assert_eq!(parse_ms("12.5"), Some(12_500));
         assert_eq!(parse_ms("0.001"), Some(1));
+    }
+
+    #[test]
+    fn command_line_lists() {
+        assert_eq!(
+            parse_models("vgg16, alexnet").unwrap(),
+            ["vgg16", "alexnet"]
+        );
+        assert!(parse_models("vgg16,vgg19").unwrap_err().contains("vgg19"));
+        assert_eq!(parse_workers("8").unwrap(), [8]);
+        assert_eq!(parse_workers("2,4").unwrap(), [2, 4]);
+        assert!(parse_workers("1").is_err() && parse_workers("x").is_err());
+        assert_eq!(parse_iterations("20").unwrap(), (20, 20));
+        assert_eq!(parse_iterations("10-30").unwrap(), (10, 30));
+        assert!(parse_iterations("30-10").is_err() && parse_iterations("0").is_err());
     }
 }
