@@ -239,7 +239,7 @@ fn check_workers(workers: &[u8]) -> Result<(), String> {
         return Err("workers is empty".into());
     }
     for &w in workers {
-        if w < 2 || w > MAX_FAN_IN {
+        if !(2..=MAX_FAN_IN).contains(&w) {
             return Err(format!("workers = {w}: must be 2..={MAX_FAN_IN}"));
         }
     }
