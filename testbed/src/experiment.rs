@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use esa_core::constants::{MAX_FAN_IN, MAX_PRIORITY};
+use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
 use esa_core::policy::Policy;
 use esa_core::pool::Mode;
 use serde::Deserialize;
@@ -19,41 +19,126 @@ use crate::train::TrainSpec;
 /// ports 1..=510.
 pub const MAX_HOSTS: usize = 510;
 
-/// A built-in model profile: gradient size and compute time per iteration,
-/// scaled down (about 1/1024 of the real parameter count) so that a run on
-/// the software switch on a laptop takes seconds, with the models' relative
-/// sizes and compute/communication balance kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A built-in model profile. Two sets of numbers:
+///
+/// - the emulator's (`gradient_elems`, `compute_ms`): about 1/1024 of the
+///   real parameter count, so that a run on the software switch on a laptop
+///   takes seconds, with compute times chosen to keep a similar
+///   compute/communication balance (not measured). Experiments without a
+///   `scale` key use these.
+/// - the real model's (`real_params`, `real_compute_ms`), with `source`
+///   saying where each comes from. `scale = s` gives a job
+///   `round(real_params × s)` elements and `real_compute_ms × s` of compute.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
     /// Name used in experiment files.
     pub name: &'static str,
-    /// Gradient elements (float32) per iteration.
+    /// Emulator: gradient elements (float32) per iteration.
     pub gradient_elems: usize,
-    /// Compute time per iteration, milliseconds.
+    /// Emulator: compute time per iteration, milliseconds.
     pub compute_ms: u64,
-    /// The real model's parameter count, for the record.
+    /// The real model's parameter count (one float32 gradient element each).
     pub real_params: u64,
+    /// Forward and backward time of one iteration on one GPU, milliseconds,
+    /// at the batch size `source` states.
+    pub real_compute_ms: f64,
+    /// Where `real_params` and `real_compute_ms` come from.
+    pub source: &'static str,
 }
 
+// Parameter counts: counted from the architectures' layer shapes (the
+// torchvision layouts for the CNNs, 1000 classes; HuggingFace
+// `bert-base-uncased` with its pooler; HuggingFace `gpt2` with the output
+// layer tied to the token embedding) by a short script
+// (docs: testbed/README.md, "Model profiles"); they equal the counts the
+// torchvision documentation and the HuggingFace model cards give.
+//
+// CNN compute times: Justin Johnson's cnn-benchmarks
+// (github.com/jcjohnson/cnn-benchmarks, README), forward + backward of one
+// batch of 16 images 224×224 in Torch, fp32, on a GTX 1080 Ti with cuDNN
+// 5.1.10 (the "Total (ms)" column): AlexNet 13.89, VGG-16 128.14,
+// ResNet-50 101.21, ResNet-101 154.26.
+//
+// GPT-2 small: nanoGPT's README (github.com/karpathy/nanoGPT, "efficiency
+// notes"): torch.compile cut GPT-2 124M's iteration time "from ~250ms / iter
+// to 135ms / iter" on an A100 (its bench.py: 1024-token sequences, batch 8
+// to 12 depending on the version, fp16/bf16 autocast). Forward, backward and
+// optimizer step.
+//
+// BERT-base: no published single-GPU per-iteration time was found for the
+// same setups; an ESTIMATE: the same tokens per iteration as GPT-2's 135 ms,
+// scaled by the parameter ratio (training FLOPs ≈ 6 × params × tokens):
+// 135 × 109,482,240 / 124,439,808 = 118.8 ms.
+//
+// The new profiles' emulator numbers: gradient_elems = real_params / 1024
+// rounded; compute_ms from the real time by the ratio of the nearest
+// existing profile: CNNs by resnet50's 30 / 101.21 (resnet101: 154.26 ×
+// 0.2964 = 45.7 -> 46; alexnet: 13.89 × 0.2964 = 4.1 -> 4), gpt2-small by
+// bert-base's 80 / 118.8 (135 × 0.673 = 90.9 -> 91).
+
 /// The built-in profiles.
-pub const PROFILES: [Profile; 3] = [
+pub const PROFILES: [Profile; 6] = [
     Profile {
         name: "resnet50",
         gradient_elems: 25_000,
         compute_ms: 30,
-        real_params: 25_600_000,
+        real_params: 25_557_032,
+        real_compute_ms: 101.21,
+        source: "params: torchvision resnet50, counted from layer shapes; compute: \
+                 jcjohnson/cnn-benchmarks ResNet-50, GTX 1080 Ti, cuDNN 5.1.10, batch 16, \
+                 fp32, forward+backward total 101.21 ms",
     },
     Profile {
         name: "vgg16",
         gradient_elems: 135_000,
         compute_ms: 60,
-        real_params: 138_000_000,
+        real_params: 138_357_544,
+        real_compute_ms: 128.14,
+        source: "params: torchvision vgg16, counted from layer shapes; compute: \
+                 jcjohnson/cnn-benchmarks VGG-16, GTX 1080 Ti, cuDNN 5.1.10, batch 16, fp32, \
+                 forward+backward total 128.14 ms",
     },
     Profile {
         name: "bert-base",
         gradient_elems: 107_000,
         compute_ms: 80,
-        real_params: 110_000_000,
+        real_params: 109_482_240,
+        real_compute_ms: 118.8,
+        source: "params: HuggingFace bert-base-uncased (with pooler), counted from layer \
+                 shapes; compute: ESTIMATE, no citable single-GPU time found: gpt2-small's \
+                 135 ms (nanoGPT, A100) at the same tokens per iteration x 109.48 M / 124.44 M \
+                 params = 118.8 ms",
+    },
+    Profile {
+        name: "resnet101",
+        gradient_elems: 43_505,
+        compute_ms: 46,
+        real_params: 44_549_160,
+        real_compute_ms: 154.26,
+        source: "params: torchvision resnet101, counted from layer shapes; compute: \
+                 jcjohnson/cnn-benchmarks ResNet-101, GTX 1080 Ti, cuDNN 5.1.10, batch 16, \
+                 fp32, forward+backward total 154.26 ms",
+    },
+    Profile {
+        name: "alexnet",
+        gradient_elems: 59_669,
+        compute_ms: 4,
+        real_params: 61_100_840,
+        real_compute_ms: 13.89,
+        source: "params: torchvision alexnet, counted from layer shapes; compute: \
+                 jcjohnson/cnn-benchmarks AlexNet (BVLC), GTX 1080 Ti, cuDNN 5.1.10, batch 16, \
+                 fp32, forward+backward total 13.89 ms",
+    },
+    Profile {
+        name: "gpt2-small",
+        gradient_elems: 121_523,
+        compute_ms: 91,
+        real_params: 124_439_808,
+        real_compute_ms: 135.0,
+        source: "params: HuggingFace gpt2 (124 M, output layer tied to the embedding), counted \
+                 from layer shapes; compute: karpathy/nanoGPT README efficiency notes, \
+                 135 ms/iter with torch.compile on an A100, 1024-token sequences \
+                 (bench.py batch 8-12), mixed precision",
     },
 ];
 
@@ -68,10 +153,45 @@ struct File {
     name: Option<String>,
     #[serde(default = "default_seed")]
     seed: u64,
+    scale: Option<f64>,
     switch: SwitchSection,
+    fabric: Option<FabricSection>,
     #[serde(default)]
     jobs: Vec<JobSection>,
+    workload: Option<WorkloadSection>,
     compare: Option<CompareSection>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FabricSection {
+    kind: Option<String>,
+    link_gbps: Option<f64>,
+    propagation_us: Option<f64>,
+    host_gbps: Option<f64>,
+    ps_service_ns: Option<u64>,
+    bundle: Option<u32>,
+}
+
+/// One number, or a list to choose from.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkloadSection {
+    arrivals: Option<String>,
+    trace: Option<PathBuf>,
+    jobs: Option<usize>,
+    load: Option<f64>,
+    models: Option<Vec<String>>,
+    workers: Option<OneOrMany<u8>>,
+    iterations: Option<OneOrMany<u32>>,
+    window: Option<usize>,
 }
 
 fn default_seed() -> u64 {
@@ -128,12 +248,13 @@ fn default_learning_rate() -> f64 {
 #[serde(deny_unknown_fields)]
 struct JobSection {
     name: String,
-    #[serde(default)]
-    arrival_ms: u64,
+    arrival_ms: Option<u64>,
+    arrival_us: Option<u64>,
     workers: u8,
     model: Option<String>,
     gradient_elems: Option<usize>,
     compute_ms: Option<u64>,
+    compute_us: Option<u64>,
     iterations: u32,
     #[serde(default = "default_mode")]
     mode: String,
@@ -206,16 +327,18 @@ impl LossLinks {
 pub struct JobSpec {
     /// Unique name.
     pub name: String,
-    /// When the job arrives (is admitted), from the start of the run.
-    pub arrival_ms: u64,
+    /// When the job arrives (is admitted), microseconds from the start of
+    /// the run (`arrival_ms` or `arrival_us` in the file).
+    pub arrival_us: u64,
     /// Number of workers, 2..=32.
     pub workers: u8,
     /// The profile named, if any.
     pub model: Option<String>,
     /// Gradient elements per iteration.
     pub gradient_elems: usize,
-    /// Compute time per iteration, milliseconds.
-    pub compute_ms: u64,
+    /// Compute time per iteration, microseconds (`compute_ms` or
+    /// `compute_us` in the file, else the profile's, see [`Experiment::scale`]).
+    pub compute_us: u64,
     /// Iterations (one all-reduce each).
     pub iterations: u32,
     /// Sharing mode.
@@ -294,10 +417,90 @@ pub struct Experiment {
     pub seed: u64,
     /// The switch.
     pub switch: SwitchSpec,
-    /// The jobs, in file order.
+    /// The jobs: the `[[jobs]]` in file order, then the `[workload]`'s in
+    /// arrival order.
     pub jobs: Vec<JobSpec>,
     /// The variants to run; one (`as given`) without `[compare]`.
     pub variants: Vec<Variant>,
+    /// The fabric the file asks for (`[fabric]`; default in-process) and
+    /// the simulator's parameters.
+    pub fabric: FabricSpec,
+    /// The model scale the profile jobs were resolved with: the file's
+    /// `scale`, else 1.0 (real sizes) for the sim fabric, else `None`: the
+    /// emulator's profile numbers.
+    pub scale: Option<f64>,
+}
+
+/// Where an experiment's hosts run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FabricKind {
+    /// Threads on in-memory switch ports (the default).
+    #[default]
+    InProcess,
+    /// A network namespace per host (root).
+    Netns,
+    /// The virtual-time cluster simulator.
+    Sim,
+}
+
+impl std::str::FromStr for FabricKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FabricKind, String> {
+        match s {
+            "inprocess" => Ok(FabricKind::InProcess),
+            "netns" => Ok(FabricKind::Netns),
+            "sim" => Ok(FabricKind::Sim),
+            other => Err(format!("{other:?}: must be inprocess, netns or sim")),
+        }
+    }
+}
+
+impl std::fmt::Display for FabricKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FabricKind::InProcess => "inprocess",
+            FabricKind::Netns => "netns",
+            FabricKind::Sim => "sim",
+        })
+    }
+}
+
+/// The simulated network (`[fabric]` with `kind = "sim"`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimParams {
+    /// Every host link's rate, both directions, Gbit/s.
+    pub link_gbps: f64,
+    /// One-way propagation delay per link, ns.
+    pub propagation_ns: u64,
+    /// Cap on each host's send rate, Gbit/s (default: `link_gbps`).
+    pub host_gbps: f64,
+    /// The parameter server's time per packet it handles, ns.
+    pub ps_service_ns: u64,
+    /// Real packets per simulated packet: a power of two, 1 = packet level.
+    pub bundle: u32,
+}
+
+impl Default for SimParams {
+    /// 100 Gbit/s links and hosts, 1 µs propagation, 200 ns per PS packet,
+    /// bundles of 64 packets.
+    fn default() -> SimParams {
+        SimParams {
+            link_gbps: 100.0,
+            propagation_ns: 1_000,
+            host_gbps: 100.0,
+            ps_service_ns: 200,
+            bundle: 64,
+        }
+    }
+}
+
+/// The `[fabric]` section.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FabricSpec {
+    /// Which fabric.
+    pub kind: FabricKind,
+    /// The simulator's parameters (defaults unless `kind` is `Sim`).
+    pub sim: SimParams,
 }
 
 fn invalid(message: impl Into<String>) -> TestbedError {
@@ -305,9 +508,16 @@ fn invalid(message: impl Into<String>) -> TestbedError {
 }
 
 impl Experiment {
-    /// Reads and checks an experiment file. A relative `program` is
-    /// relative to the file.
+    /// Reads and checks an experiment file. A relative `program` or
+    /// `workload.trace` is relative to the file.
     pub fn load(path: &Path) -> Result<Experiment, TestbedError> {
+        Experiment::load_as(path, None)
+    }
+
+    /// [`Experiment::load`], with the fabric given on the command line
+    /// (`esa run --fabric sim`) in place of the file's `[fabric] kind`: it
+    /// decides the default scale and whether the 510-host limit applies.
+    pub fn load_as(path: &Path, fabric: Option<FabricKind>) -> Result<Experiment, TestbedError> {
         let text = std::fs::read_to_string(path).map_err(|error| TestbedError::Io {
             path: path.to_path_buf(),
             error,
@@ -315,7 +525,8 @@ impl Experiment {
         let stem = path
             .file_stem()
             .map_or_else(|| "experiment".into(), |s| s.to_string_lossy().into_owned());
-        let mut e = Experiment::parse(&text, &stem).map_err(|e| match e {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut e = Experiment::parse_in(&text, &stem, dir, fabric).map_err(|e| match e {
             TestbedError::Parse { message, .. } => TestbedError::Parse {
                 path: path.display().to_string(),
                 message,
@@ -325,37 +536,85 @@ impl Experiment {
         if let Some(program) = &mut e.switch.program
             && program.is_relative()
         {
-            let dir = path.parent().unwrap_or(Path::new("."));
             *program = dir.join(&*program);
         }
         Ok(e)
     }
 
     /// Parses and checks experiment text; `default_name` names it when the
-    /// text does not.
+    /// text does not. A `workload.trace` is relative to the current
+    /// directory.
     pub fn parse(text: &str, default_name: &str) -> Result<Experiment, TestbedError> {
+        Experiment::parse_in(text, default_name, Path::new("."), None)
+    }
+
+    /// [`Experiment::parse`] with a trace relative to `dir` and the fabric
+    /// optionally given in place of the file's (see [`Experiment::load_as`]).
+    pub fn parse_in(
+        text: &str,
+        default_name: &str,
+        dir: &Path,
+        fabric_override: Option<FabricKind>,
+    ) -> Result<Experiment, TestbedError> {
         let file: File = toml::from_str(text).map_err(|e| TestbedError::Parse {
             path: default_name.to_string(),
             message: e.to_string(),
         })?;
         let lines = Lines(text);
         let switch = check_switch(file.switch, &lines)?;
-        if file.jobs.is_empty() {
-            return Err(invalid("no [[jobs]]: an experiment needs at least one job"));
+        let mut fabric = match file.fabric {
+            Some(f) => check_fabric(f, &lines)?,
+            None => FabricSpec::default(),
+        };
+        if let Some(kind) = fabric_override {
+            fabric.kind = kind;
+        }
+        if let Some(s) = file.scale
+            && !(s > 0.0 && s <= 1.0)
+        {
+            return Err(invalid(format!(
+                "scale{} = {s}: must be above 0 and at most 1",
+                lines.mention(Table::Top, "scale")
+            )));
+        }
+        let scale = file
+            .scale
+            .or((fabric.kind == FabricKind::Sim).then_some(1.0));
+        let ctx = JobContext {
+            switch: &switch,
+            scale,
+            max_elems: max_gradient_elems(fabric.kind),
+        };
+        if file.jobs.is_empty() && file.workload.is_none() {
+            return Err(invalid(
+                "no [[jobs]] and no [workload]: an experiment needs at least one job",
+            ));
         }
         let mut names = BTreeSet::new();
         let mut jobs = Vec::new();
         for (i, j) in file.jobs.into_iter().enumerate() {
-            let job = check_job(j, i, &switch, &lines)?;
+            let job = check_job(j, i, &ctx, &lines)?;
             if !names.insert(job.name.clone()) {
                 return Err(invalid(format!("jobs: name {:?} used twice", job.name)));
             }
             jobs.push(job);
         }
-        let hosts: usize = jobs.iter().map(|j| usize::from(j.workers) + 1).sum();
-        if hosts > MAX_HOSTS {
+        if let Some(w) = file.workload {
+            let seed = file.seed;
+            for job in workload_jobs(w, &ctx, &fabric, seed, dir, &lines)? {
+                if !names.insert(job.name.clone()) {
+                    return Err(invalid(format!(
+                        "workload: job name {:?} is also a [[jobs]] name",
+                        job.name
+                    )));
+                }
+                jobs.push(job);
+            }
+        }
+        if jobs.len() > usize::from(MAX_JOB_ID) {
             return Err(invalid(format!(
-                "{hosts} hosts (workers + one PS per job): at most {MAX_HOSTS} fit on the switch"
+                "{} jobs: at most {MAX_JOB_ID} (job ids are 12 bits)",
+                jobs.len()
             )));
         }
         let variants = match file.compare {
@@ -376,13 +635,28 @@ impl Experiment {
                 out
             }
         };
-        Ok(Experiment {
+        let e = Experiment {
             name: file.name.unwrap_or_else(|| default_name.to_string()),
             seed: file.seed,
             switch,
             jobs,
             variants,
-        })
+            fabric,
+            scale,
+        };
+        let hosts = e.hosts();
+        if fabric.kind != FabricKind::Sim && hosts > MAX_HOSTS {
+            return Err(invalid(format!(
+                "{hosts} hosts (workers + one PS per job): at most {MAX_HOSTS} fit on the switch \
+                 (the sim fabric has no such limit)"
+            )));
+        }
+        Ok(e)
+    }
+
+    /// Hosts the experiment needs: every job's workers and one PS per job.
+    pub fn hosts(&self) -> usize {
+        self.jobs.iter().map(|j| usize::from(j.workers) + 1).sum()
     }
 
     /// The jobs as they run under `variant`: mode and policy replaced, and
@@ -425,7 +699,11 @@ fn equal_share(pool_slots: u32, n: usize) -> u32 {
 /// A table of the experiment file, to find where a key is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Table {
+    /// Keys before the first table header.
+    Top,
     Switch,
+    Fabric,
+    Workload,
     /// The `[[jobs]]` entry of this index.
     Job(usize),
     Compare,
@@ -444,7 +722,7 @@ impl Lines<'_> {
             None => (None, key),
         };
         let mut jobs_seen = 0usize;
-        let mut here: Option<Table> = None;
+        let mut here: Option<Table> = Some(Table::Top);
         let mut in_sub: Option<String> = None;
         let mut header = None;
         let mut inline_sub = None;
@@ -455,6 +733,8 @@ impl Lines<'_> {
                 in_sub = None;
                 here = match inner {
                     "switch" => Some(Table::Switch),
+                    "fabric" => Some(Table::Fabric),
+                    "workload" => Some(Table::Workload),
                     "compare" => Some(Table::Compare),
                     "jobs" if line.starts_with("[[") => {
                         jobs_seen += 1;
@@ -550,12 +830,273 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
     })
 }
 
+fn check_fabric(f: FabricSection, lines: &Lines<'_>) -> Result<FabricSpec, TestbedError> {
+    let at = |key: &str| format!("fabric.{key}{}", lines.mention(Table::Fabric, key));
+    let kind = match &f.kind {
+        None => FabricKind::default(),
+        Some(k) => k
+            .parse::<FabricKind>()
+            .map_err(|e| invalid(format!("{} = {e}", at("kind"))))?,
+    };
+    let given = [
+        ("link_gbps", f.link_gbps.is_some()),
+        ("propagation_us", f.propagation_us.is_some()),
+        ("host_gbps", f.host_gbps.is_some()),
+        ("ps_service_ns", f.ps_service_ns.is_some()),
+        ("bundle", f.bundle.is_some()),
+    ];
+    if kind != FabricKind::Sim
+        && let Some((key, _)) = given.iter().find(|(_, g)| *g)
+    {
+        return Err(invalid(format!(
+            "{}: a simulator setting, only with kind = \"sim\" (kind is {kind})",
+            at(key)
+        )));
+    }
+    let d = SimParams::default();
+    let rate = |key: &str, v: Option<f64>, default: f64| match v {
+        None => Ok(default),
+        Some(g) if g > 0.0 && g <= 10_000.0 => Ok(g),
+        Some(g) => Err(invalid(format!(
+            "{} = {g}: must be above 0 and at most 10000 (Gbit/s)",
+            at(key)
+        ))),
+    };
+    let link_gbps = rate("link_gbps", f.link_gbps, d.link_gbps)?;
+    let host_gbps = rate("host_gbps", f.host_gbps, link_gbps)?;
+    let propagation_ns = match f.propagation_us {
+        None => d.propagation_ns,
+        Some(us) if (0.0..=1_000_000.0).contains(&us) => (us * 1000.0).round() as u64,
+        Some(us) => {
+            return Err(invalid(format!(
+                "{} = {us}: must be 0 to 1000000 (a second)",
+                at("propagation_us")
+            )));
+        }
+    };
+    let ps_service_ns = f.ps_service_ns.unwrap_or(d.ps_service_ns);
+    if ps_service_ns > 1_000_000_000 {
+        return Err(invalid(format!(
+            "{} = {ps_service_ns}: at most 1000000000 (a second)",
+            at("ps_service_ns")
+        )));
+    }
+    let bundle = f.bundle.unwrap_or(d.bundle);
+    if !bundle.is_power_of_two() || bundle > 1 << 16 {
+        return Err(invalid(format!(
+            "{} = {bundle}: must be a power of two from 1 (packet level) to 65536",
+            at("bundle")
+        )));
+    }
+    Ok(FabricSpec {
+        kind,
+        sim: SimParams {
+            link_gbps,
+            propagation_ns,
+            host_gbps,
+            ps_service_ns,
+            bundle,
+        },
+    })
+}
+
+/// The `[workload]`'s jobs, in arrival order.
+fn workload_jobs(
+    w: WorkloadSection,
+    ctx: &JobContext<'_>,
+    fabric: &FabricSpec,
+    seed: u64,
+    dir: &Path,
+    lines: &Lines<'_>,
+) -> Result<Vec<JobSpec>, TestbedError> {
+    use crate::workload::{LinkModel, PoissonSpec, job_name, parse_trace};
+    let at = |key: &str| format!("workload.{key}{}", lines.mention(Table::Workload, key));
+    // A message from the workload module starts with the key it is about.
+    let keyed = |msg: String| {
+        let key = msg.split([' ', ':']).next().unwrap_or("").to_string();
+        invalid(format!("{}{}", at(&key), &msg[key.len()..]))
+    };
+    let window = w.window.unwrap_or(32);
+    if window == 0 || window > 4096 {
+        return Err(invalid(format!(
+            "{} = {window}: must be 1..=4096",
+            at("window")
+        )));
+    }
+    let rows = match (&w.arrivals, &w.trace) {
+        (Some(_), Some(_)) => {
+            return Err(invalid(format!(
+                "{}: give `arrivals = \"poisson\"` or `trace`, not both",
+                at("trace")
+            )));
+        }
+        (None, None) => {
+            return Err(invalid(format!(
+                "{}: give `arrivals = \"poisson\"` or `trace = \"FILE.csv\"`",
+                at("arrivals")
+            )));
+        }
+        (None, Some(trace)) => {
+            let poisson_only = [
+                ("jobs", w.jobs.is_some()),
+                ("load", w.load.is_some()),
+                ("models", w.models.is_some()),
+                ("workers", w.workers.is_some()),
+                ("iterations", w.iterations.is_some()),
+            ];
+            if let Some((key, _)) = poisson_only.iter().find(|(_, g)| *g) {
+                return Err(invalid(format!(
+                    "{}: only with arrivals = \"poisson\" (a trace gives each job's)",
+                    at(key)
+                )));
+            }
+            let path = if trace.is_relative() {
+                dir.join(trace)
+            } else {
+                trace.clone()
+            };
+            let text = std::fs::read_to_string(&path).map_err(|error| TestbedError::Io {
+                path: path.clone(),
+                error,
+            })?;
+            let mut rows = parse_trace(&text, &path.display().to_string())
+                .map_err(|e| invalid(format!("{}: {e}", at("trace"))))?;
+            let n = rows.len();
+            for (i, r) in rows.iter_mut().enumerate() {
+                r.name.get_or_insert_with(|| job_name(i, n));
+            }
+            rows.sort_by_key(|r| r.arrival_us);
+            rows
+        }
+        (Some(kind), None) => {
+            if kind != "poisson" {
+                return Err(invalid(format!(
+                    "{} = {kind:?}: must be \"poisson\" (or give `trace`)",
+                    at("arrivals")
+                )));
+            }
+            let jobs = w
+                .jobs
+                .ok_or_else(|| invalid(format!("{}: missing (how many jobs)", at("jobs"))))?;
+            let load = w
+                .load
+                .ok_or_else(|| invalid(format!("{}: missing (offered load)", at("load"))))?;
+            let mut models = Vec::new();
+            match &w.models {
+                None => models.extend(PROFILES.iter().map(|p| p.name)),
+                Some(names) => {
+                    for m in names {
+                        let p = profile(m).ok_or_else(|| {
+                            keyed(format!(
+                                "models: unknown profile {m:?} (known: {})",
+                                PROFILES.map(|p| p.name).join(", ")
+                            ))
+                        })?;
+                        models.push(p.name);
+                    }
+                }
+            }
+            let workers = match &w.workers {
+                None => vec![8],
+                Some(OneOrMany::One(n)) => vec![*n],
+                Some(OneOrMany::Many(list)) => list.clone(),
+            };
+            let iterations = match &w.iterations {
+                None => (20, 20),
+                Some(OneOrMany::One(n)) => (*n, *n),
+                Some(OneOrMany::Many(v)) if v.len() == 2 => (v[0], v[1]),
+                Some(OneOrMany::Many(v)) => {
+                    return Err(invalid(format!(
+                        "{} = {v:?}: give a number or [min, max]",
+                        at("iterations")
+                    )));
+                }
+            };
+            let spec = PoissonSpec {
+                jobs,
+                load,
+                pool_slots: ctx.switch.pool_slots,
+                window,
+                models,
+                workers,
+                iterations,
+                scale: ctx.scale,
+                link: LinkModel {
+                    lanes: ctx.switch.lanes,
+                    link_gbps: fabric.sim.link_gbps,
+                    propagation_ns: fabric.sim.propagation_ns,
+                },
+                seed,
+            };
+            spec.generate().map_err(keyed)?
+        }
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let Some(p) = profile(&r.model) else {
+            return Err(invalid(format!(
+                "{}: unknown model {:?}",
+                at("trace"),
+                r.model
+            )));
+        };
+        let (gradient_elems, compute_us) = crate::workload::profile_cost(&p, ctx.scale);
+        if gradient_elems > ctx.max_elems {
+            return Err(invalid(format!(
+                "{}: {} at this scale has {gradient_elems} gradient elements, more than the \
+                 {} this fabric allows; lower `scale` or use the sim fabric",
+                at(if w.trace.is_some() { "trace" } else { "models" }),
+                p.name,
+                ctx.max_elems
+            )));
+        }
+        out.push(JobSpec {
+            name: r.name.unwrap_or_default(),
+            arrival_us: r.arrival_us,
+            workers: r.workers,
+            model: Some(p.name.to_string()),
+            gradient_elems,
+            compute_us,
+            iterations: r.iterations,
+            mode: Mode::Esa,
+            policy: Policy::Fcfs,
+            priority: MAX_PRIORITY,
+            slots: None,
+            slot_base: None,
+            window,
+            train: None,
+        });
+    }
+    Ok(out)
+}
+
+/// What every job is resolved against.
+struct JobContext<'a> {
+    switch: &'a SwitchSpec,
+    scale: Option<f64>,
+    max_elems: usize,
+}
+
+/// Largest gradient per job: 16 Mi elements on the emulator fabrics (memory
+/// and time on one machine), 256 Mi in the simulator (real models; chunk
+/// numbers stay within 28 bits at every lane count).
+fn max_gradient_elems(kind: FabricKind) -> usize {
+    match kind {
+        FabricKind::Sim => 1 << 28,
+        FabricKind::InProcess | FabricKind::Netns => 16 << 20,
+    }
+}
+
+/// Largest compute time per iteration, µs (ten minutes).
+const MAX_COMPUTE_US: u64 = 600_000_000;
+
 fn check_job(
     j: JobSection,
     index: usize,
-    switch: &SwitchSpec,
+    ctx: &JobContext<'_>,
     lines: &Lines<'_>,
 ) -> Result<JobSpec, TestbedError> {
+    let switch = ctx.switch;
     let at = |key: &str| {
         format!(
             "jobs[{index}] ({:?}).{key}{}",
@@ -609,9 +1150,10 @@ fn check_job(
             at("train")
         )));
     }
+    let from_profile = base.map(|p| crate::workload::profile_cost(&p, ctx.scale));
     let gradient_elems = j
         .gradient_elems
-        .or(base.map(|p| p.gradient_elems))
+        .or(from_profile.map(|(elems, _)| elems))
         .or(train.map(|t| t.params()))
         .ok_or_else(|| {
             invalid(format!(
@@ -619,19 +1161,54 @@ fn check_job(
                 at("gradient_elems")
             ))
         })?;
-    if gradient_elems == 0 || gradient_elems > 16 << 20 {
+    if gradient_elems == 0 || gradient_elems > ctx.max_elems {
+        let why = if j.gradient_elems.is_none() && ctx.scale.is_some() {
+            " (the model at `scale`; lower it, or use the sim fabric)"
+        } else {
+            ""
+        };
         return Err(invalid(format!(
-            "{} = {gradient_elems}: must be 1..=16777216",
-            at("gradient_elems")
+            "{} = {gradient_elems}: must be 1..={} on this fabric{why}",
+            at("gradient_elems"),
+            ctx.max_elems
         )));
     }
-    let compute_ms = j.compute_ms.or(base.map(|p| p.compute_ms)).unwrap_or(0);
-    if compute_ms > 600_000 {
+    if j.compute_ms.is_some() && j.compute_us.is_some() {
         return Err(invalid(format!(
-            "{} = {compute_ms}: at most 600000",
-            at("compute_ms")
+            "{}: give `compute_ms` or `compute_us`, not both",
+            at("compute_us")
         )));
     }
+    let compute_us = match (j.compute_ms, j.compute_us) {
+        (Some(ms), _) => ms.saturating_mul(1000),
+        (None, Some(us)) => us,
+        (None, None) => from_profile.map_or(0, |(_, us)| us),
+    };
+    if compute_us > MAX_COMPUTE_US {
+        let key = if j.compute_ms.is_some() {
+            "compute_ms"
+        } else {
+            "compute_us"
+        };
+        return Err(invalid(format!(
+            "{} = {}: at most 600000 ms",
+            at(key),
+            j.compute_ms.unwrap_or(compute_us)
+        )));
+    }
+    if j.arrival_ms.is_some() && j.arrival_us.is_some() {
+        return Err(invalid(format!(
+            "{}: give `arrival_ms` or `arrival_us`, not both",
+            at("arrival_us")
+        )));
+    }
+    let arrival_us = match (j.arrival_ms, j.arrival_us) {
+        (Some(ms), _) => ms
+            .checked_mul(1000)
+            .ok_or_else(|| invalid(format!("{} = {ms}: too large", at("arrival_ms"))))?,
+        (None, Some(us)) => us,
+        (None, None) => 0,
+    };
     let mode: Mode = j.mode.parse().map_err(|_| {
         invalid(format!(
             "{} = {:?}: must be esa, atp or switchml",
@@ -677,11 +1254,11 @@ fn check_job(
     }
     Ok(JobSpec {
         name: j.name,
-        arrival_ms: j.arrival_ms,
+        arrival_us,
         workers: j.workers,
         model: j.model,
         gradient_elems,
-        compute_ms,
+        compute_us,
         iterations: j.iterations,
         mode,
         policy,
@@ -884,5 +1461,312 @@ variants = ["esa/srpt", "atp", "switchml"]
             .unwrap_err()
             .to_string();
         assert!(err.contains("compare.variants"), "{err}");
+    }
+
+    #[test]
+    fn profiles_keep_the_emulator_numbers_and_have_sources() {
+        let emu: Vec<(&str, usize, u64)> = PROFILES
+            .iter()
+            .map(|p| (p.name, p.gradient_elems, p.compute_ms))
+            .collect();
+        assert_eq!(
+            emu[..3],
+            [
+                ("resnet50", 25_000, 30),
+                ("vgg16", 135_000, 60),
+                ("bert-base", 107_000, 80)
+            ]
+        );
+        for name in ["resnet101", "alexnet", "gpt2-small"] {
+            let p = profile(name).unwrap();
+            // The new profiles' emulator size: real_params / 1024, rounded.
+            assert_eq!(
+                p.gradient_elems as u64,
+                (p.real_params as f64 / 1024.0).round() as u64,
+                "{name}"
+            );
+        }
+        for p in PROFILES {
+            assert!(
+                p.real_compute_ms > 0.0 && !p.source.is_empty(),
+                "{}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn scale_resolves_profile_jobs_and_explicit_values_win() {
+        let e = Experiment::parse(&format!("scale = 0.5\n{GOOD}"), "x").unwrap();
+        assert_eq!(e.scale, Some(0.5));
+        // 25,557,032 × 0.5; compute 101.21 ms × 0.5 = 50.605 ms.
+        assert_eq!(e.jobs[0].gradient_elems, 12_778_516);
+        assert_eq!(e.jobs[0].compute_us, 50_605);
+        // Job b gives its own numbers.
+        assert_eq!(
+            (e.jobs[1].gradient_elems, e.jobs[1].compute_us),
+            (1000, 5000)
+        );
+        // No scale: the emulator's numbers, in µs.
+        let e = Experiment::parse(GOOD, "x").unwrap();
+        assert_eq!(e.scale, None);
+        assert_eq!(
+            (e.jobs[0].gradient_elems, e.jobs[0].compute_us),
+            (25_000, 30_000)
+        );
+        // A tiny scale keeps at least one element, and sub-ms compute.
+        let e = Experiment::parse(&format!("scale = 1e-9\n{GOOD}"), "x").unwrap();
+        assert_eq!((e.jobs[0].gradient_elems, e.jobs[0].compute_us), (1, 0));
+        let e = Experiment::parse(&format!("scale = 0.001\n{GOOD}"), "x").unwrap();
+        assert_eq!(e.jobs[0].compute_us, 101);
+        // Real sizes do not fit the emulator's limit...
+        let err = Experiment::parse(&format!("scale = 1.0\n{GOOD}"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("jobs[0] (\"a\").gradient_elems"), "{err}");
+        assert!(err.contains("scale"), "{err}");
+        // ...but do on the sim fabric, where the default scale is 1.
+        let sim = format!("{GOOD}\n[fabric]\nkind = \"sim\"\n");
+        let e = Experiment::parse(&sim, "x").unwrap();
+        assert_eq!(e.scale, Some(1.0));
+        assert_eq!(e.jobs[0].gradient_elems, 25_557_032);
+        assert_eq!(e.jobs[0].compute_us, 101_210);
+        // The command line's fabric decides too.
+        let e = Experiment::parse_in(GOOD, "x", Path::new("."), Some(FabricKind::Sim)).unwrap();
+        assert_eq!((e.fabric.kind, e.scale), (FabricKind::Sim, Some(1.0)));
+    }
+
+    #[test]
+    fn times_in_microseconds_and_milliseconds() {
+        let text = GOOD
+            .replace("compute_ms = 5", "compute_us = 250")
+            .replace("arrival_ms = 100", "arrival_us = 1500");
+        let e = Experiment::parse(&text, "x").unwrap();
+        assert_eq!((e.jobs[1].compute_us, e.jobs[1].arrival_us), (250, 1500));
+        let e = Experiment::parse(GOOD, "x").unwrap();
+        assert_eq!(
+            (e.jobs[1].compute_us, e.jobs[1].arrival_us),
+            (5000, 100_000)
+        );
+        for (from, to, key, line) in [
+            (
+                "compute_ms = 5",
+                "compute_ms = 5\ncompute_us = 5",
+                "jobs[1] (\"b\").compute_us",
+                18,
+            ),
+            (
+                "arrival_ms = 100",
+                "arrival_ms = 100\narrival_us = 5",
+                "jobs[1] (\"b\").arrival_us",
+                15,
+            ),
+            (
+                "compute_ms = 5",
+                "compute_ms = 600001",
+                "jobs[1] (\"b\").compute_ms",
+                17,
+            ),
+        ] {
+            let err = Experiment::parse(&GOOD.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+    }
+
+    const FABRIC: &str = "\n[fabric]\nkind = \"sim\"\nlink_gbps = 40.0\npropagation_us = 2.5\n\
+                          ps_service_ns = 300\nbundle = 16\n";
+
+    #[test]
+    fn the_fabric_section() {
+        let e = Experiment::parse(GOOD, "x").unwrap();
+        assert_eq!(e.fabric, FabricSpec::default());
+        assert_eq!(e.fabric.kind, FabricKind::InProcess);
+        let e = Experiment::parse(&format!("{GOOD}{FABRIC}"), "x").unwrap();
+        assert_eq!(
+            e.fabric,
+            FabricSpec {
+                kind: FabricKind::Sim,
+                sim: SimParams {
+                    link_gbps: 40.0,
+                    propagation_ns: 2500,
+                    host_gbps: 40.0,
+                    ps_service_ns: 300,
+                    bundle: 16,
+                },
+            }
+        );
+        let e = Experiment::parse(&format!("{GOOD}[fabric]\nkind = \"netns\"\n"), "x").unwrap();
+        assert_eq!(e.fabric.kind, FabricKind::Netns);
+        let base = format!("{GOOD}{FABRIC}");
+        // The [fabric] header is on line 25 of `base`, kind on 26.
+        for (from, to, key, line) in [
+            ("kind = \"sim\"", "kind = \"ns3\"", "fabric.kind", 26),
+            (
+                "link_gbps = 40.0",
+                "link_gbps = 0.0",
+                "fabric.link_gbps",
+                27,
+            ),
+            (
+                "propagation_us = 2.5",
+                "propagation_us = -1.0",
+                "fabric.propagation_us",
+                28,
+            ),
+            ("bundle = 16", "bundle = 12", "fabric.bundle", 30),
+            (
+                "bundle = 16",
+                "bundle = 16\nhost_gbps = -3.0",
+                "fabric.host_gbps",
+                31,
+            ),
+            (
+                "kind = \"sim\"",
+                "kind = \"inprocess\"",
+                "fabric.link_gbps",
+                27,
+            ),
+        ] {
+            let err = Experiment::parse(&base.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+        let err = Experiment::parse(&format!("{GOOD}[fabric]\nbundel = 4\n"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bundel") && err.contains("line 2"), "{err}");
+        let err = Experiment::parse(&format!("scale = 1.5\n{GOOD}"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("scale (line 1)"), "{err}");
+    }
+
+    #[test]
+    fn the_host_limit_is_for_emulator_fabrics_only() {
+        let mut text = String::from("[switch]\nlanes = 32\npool_slots = 256\n");
+        for i in 0..20 {
+            text.push_str(&format!(
+                "[[jobs]]\nname = \"j{i}\"\nworkers = 32\ngradient_elems = 64\niterations = 1\n"
+            ));
+        }
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("660 hosts"), "{err}");
+        let e = Experiment::parse(&format!("{text}[fabric]\nkind = \"sim\"\n"), "x").unwrap();
+        assert_eq!(e.hosts(), 660);
+    }
+
+    const WORKLOAD: &str = "[switch]\nlanes = 32\npool_slots = 4096\n\n[workload]\n\
+        arrivals = \"poisson\"\njobs = 64\nload = 0.6\n\
+        models = [\"resnet50\", \"vgg16\", \"bert-base\", \"resnet101\", \"alexnet\", \"gpt2-small\"]\n\
+        workers = 8\niterations = [10, 30]\nwindow = 16\n\n[fabric]\nkind = \"sim\"\n";
+
+    #[test]
+    fn a_poisson_workload_generates_jobs() {
+        let e = Experiment::parse(WORKLOAD, "x").unwrap();
+        assert_eq!(e.jobs.len(), 64);
+        assert_eq!(e.jobs[0].name, "j001");
+        assert_eq!(e.jobs[63].name, "j064");
+        assert_eq!(e.jobs[0].arrival_us, 0);
+        assert!(
+            e.jobs
+                .windows(2)
+                .all(|w| w[0].arrival_us <= w[1].arrival_us)
+        );
+        assert!(e.jobs.iter().all(|j| j.workers == 8 && j.window == 16));
+        assert!(e.jobs.iter().all(|j| (10..=30).contains(&j.iterations)));
+        assert_eq!(e.hosts(), 64 * 9);
+        // Real sizes (sim: scale 1).
+        let j = &e.jobs[0];
+        let p = profile(j.model.as_deref().unwrap()).unwrap();
+        assert_eq!(j.gradient_elems as u64, p.real_params);
+        // The same seed gives the same jobs; another seed other ones.
+        assert_eq!(Experiment::parse(WORKLOAD, "x").unwrap().jobs, e.jobs);
+        let other = Experiment::parse(&format!("seed = 2\n{WORKLOAD}"), "x").unwrap();
+        assert_ne!(other.jobs, e.jobs);
+        // [[jobs]] come first, and a clashing name is refused.
+        let text = format!(
+            "{WORKLOAD}[[jobs]]\nname = \"a\"\nworkers = 2\nmodel = \"alexnet\"\niterations = 1\n"
+        );
+        let e = Experiment::parse(&text, "x").unwrap();
+        assert_eq!((e.jobs.len(), e.jobs[0].name.as_str()), (65, "a"));
+        let err = Experiment::parse(&text.replace("name = \"a\"", "name = \"j007\""), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("j007"), "{err}");
+        // The worker list and a single iteration count.
+        let e = Experiment::parse(
+            &WORKLOAD
+                .replace("workers = 8", "workers = [2, 4]")
+                .replace("iterations = [10, 30]", "iterations = 5"),
+            "x",
+        )
+        .unwrap();
+        assert!(e.jobs.iter().all(|j| j.iterations == 5));
+        assert!(e.jobs.iter().any(|j| j.workers == 2) && e.jobs.iter().any(|j| j.workers == 4));
+    }
+
+    #[test]
+    fn workload_errors_name_the_key_and_line() {
+        for (from, to, key, line) in [
+            (
+                "arrivals = \"poisson\"",
+                "arrivals = \"uniform\"",
+                "workload.arrivals",
+                6,
+            ),
+            ("load = 0.6", "load = 0.0", "workload.load", 8),
+            ("jobs = 64", "jobs = 0", "workload.jobs", 7),
+            ("\"alexnet\"", "\"lenet\"", "workload.models", 9),
+            ("workers = 8", "workers = 1", "workload.workers", 10),
+            ("workers = 8", "workers = [2, 64]", "workload.workers", 10),
+            (
+                "iterations = [10, 30]",
+                "iterations = [30, 10]",
+                "workload.iterations",
+                11,
+            ),
+            (
+                "iterations = [10, 30]",
+                "iterations = [1, 2, 3]",
+                "workload.iterations",
+                11,
+            ),
+            ("window = 16", "window = 0", "workload.window", 12),
+            ("jobs = 64\n", "", "workload.jobs", 5),
+            (
+                "arrivals = \"poisson\"",
+                "arrivals = \"poisson\"\ntrace = \"t.csv\"",
+                "workload.trace",
+                7,
+            ),
+        ] {
+            let err = Experiment::parse(&WORKLOAD.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+        // Real sizes do not fit an emulator fabric.
+        let text = format!(
+            "scale = 1.0\n{}",
+            WORKLOAD.replace("kind = \"sim\"", "kind = \"inprocess\"")
+        );
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("workload.models (line 10)"), "{err}");
+        // A trace excludes the Poisson keys.
+        let text = WORKLOAD.replace("arrivals = \"poisson\"", "trace = \"t.csv\"");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("workload.jobs (line 7)"), "{err}");
     }
 }

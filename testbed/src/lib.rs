@@ -15,6 +15,8 @@
 //!   switch port (`esa_host::transport::SwitchPortTransport`).
 //! - [`report`]: per-job results, the summary table, `report.json`,
 //!   `report.md`; [`svg`]: the plots.
+//! - [`workload`]: generated jobs: Poisson arrivals at a target offered
+//!   load, trace files (CSV), and the load arithmetic.
 //! - [`train`]: the real model training jobs run (softmax regression on a
 //!   seeded synthetic data set) and its single-process reference.
 //!
@@ -38,9 +40,12 @@ pub mod run;
 pub mod svg;
 pub mod target;
 pub mod train;
+pub mod workload;
 
 pub use error::TestbedError;
-pub use experiment::{Experiment, JobSpec, LossLinks, Variant};
+pub use experiment::{
+    Experiment, FabricKind, FabricSpec, JobSpec, LossLinks, Profile, SimParams, Variant,
+};
 pub use report::{ExperimentReport, JobReport, VariantReport};
 pub use run::{RunOptions, preflight, run_experiment};
 pub use target::{Bmv2, ExternalSwitch, Fabric, HostsFile, SwitchTarget};

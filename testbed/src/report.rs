@@ -77,8 +77,8 @@ pub struct JobReport {
     pub workers: u8,
     /// Gradient elements per iteration.
     pub gradient_elems: usize,
-    /// Compute time per iteration, ms.
-    pub compute_ms: u64,
+    /// Compute time per iteration, ms (µs precision).
+    pub compute_ms: f64,
     /// Iterations planned.
     pub iterations: u32,
     /// Iterations every worker completed.
@@ -145,7 +145,7 @@ impl JobReport {
             policy: spec.policy.to_string(),
             workers: spec.workers,
             gradient_elems: spec.gradient_elems,
-            compute_ms: spec.compute_ms,
+            compute_ms: spec.compute_us as f64 / 1000.0,
             iterations: spec.iterations,
             chunks_total: spec.chunks_per_iteration(lanes) * u64::from(spec.iterations),
             ..JobReport::default()

@@ -864,13 +864,13 @@ fn run_variant(
         .flatten();
 
     let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| jobs[i].arrival_ms);
+    order.sort_by_key(|&i| jobs[i].arrival_us);
     let start = Instant::now();
     let mut running: Vec<(usize, JoinHandle<JobReport>)> = Vec::new();
     let mut reports: Vec<Option<JobReport>> = vec![None; jobs.len()];
     for i in order {
         let spec = jobs[i].clone();
-        let at = start + Duration::from_millis(spec.arrival_ms);
+        let at = start + Duration::from_micros(spec.arrival_us);
         while let Some(wait) = at.checked_duration_since(Instant::now()) {
             if abort.load(Ordering::SeqCst) {
                 break;
@@ -1370,7 +1370,7 @@ fn train_model<T: esa_host::transport::Transport>(
         out.loss_curve.push(data.loss(&params));
     }
     for it in 0..run.spec.iterations {
-        std::thread::sleep(Duration::from_millis(run.spec.compute_ms));
+        std::thread::sleep(Duration::from_micros(run.spec.compute_us));
         train::shard_gradient(&data, &params, w, workers, &mut gradient);
         if let Err(e) = worker.allreduce(&mut gradient) {
             out.error = Some(format!("worker {w}, iteration {it}: {e}"));
@@ -1410,7 +1410,7 @@ fn sum_synthetic<T: esa_host::transport::Transport>(
     let n = spec.gradient_elems;
     let mut data = vec![0f32; n];
     for it in 0..spec.iterations {
-        std::thread::sleep(Duration::from_millis(spec.compute_ms));
+        std::thread::sleep(Duration::from_micros(spec.compute_us));
         for (i, x) in data.iter_mut().enumerate() {
             *x = gradient_value(seed, job, worker_id, it, i);
         }
