@@ -108,9 +108,11 @@ struct RunArgs {
     #[arg(long)]
     quiet: bool,
     /// Where the hosts run: `inprocess` (threads on in-memory switch
-    /// ports) or `netns` (a network namespace per host on kernel UDP,
-    /// veth pairs to the switch; needs root). Default: inprocess, or
-    /// netns with `--switch bmv2`.
+    /// ports), `netns` (a network namespace per host on kernel UDP, veth
+    /// pairs to the switch; needs root) or `sim` (virtual time: the pool
+    /// model, links with bandwidth, real model sizes by default; the
+    /// file's [fabric] sets its parameters). Default: the file's `[fabric]
+    /// kind`, else inprocess, or netns with `--switch bmv2`.
     #[arg(long, value_enum)]
     fabric: Option<FabricArg>,
     /// The switch: `embedded` (esa-switch in process), `bmv2`
@@ -145,6 +147,7 @@ struct RunArgs {
 enum FabricArg {
     Inprocess,
     Netns,
+    Sim,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -575,7 +578,12 @@ fn run_worker(args: &esa_host::cli::WorkerArgs) -> Result<()> {
 }
 
 /// The switch and fabric `esa run` was asked for; errors name the flag.
-fn run_target(args: &RunArgs) -> Result<(esa_testbed::SwitchTarget, esa_testbed::Fabric)> {
+/// `file_fabric` is the experiment's `[fabric] kind`, the default.
+fn run_target(
+    args: &RunArgs,
+    file_fabric: esa_testbed::experiment::FabricKind,
+) -> Result<(esa_testbed::SwitchTarget, esa_testbed::Fabric)> {
+    use esa_testbed::experiment::FabricKind;
     use esa_testbed::{ExternalSwitch, Fabric, HostsFile, SwitchTarget};
     let external_only = [
         ("--p4runtime", args.p4runtime.is_some()),
@@ -609,10 +617,16 @@ fn run_target(args: &RunArgs) -> Result<(esa_testbed::SwitchTarget, esa_testbed:
             })
         }
     };
-    let asked = args.fabric.map(|f| match f {
-        FabricArg::Inprocess => Fabric::InProcess,
-        FabricArg::Netns => Fabric::Netns,
-    });
+    let asked = match args.fabric {
+        Some(FabricArg::Inprocess) => Some(Fabric::InProcess),
+        Some(FabricArg::Netns) => Some(Fabric::Netns),
+        Some(FabricArg::Sim) => bail!("--fabric sim runs on the pool model, not a switch"),
+        None => match file_fabric {
+            // The file's choice, unless the switch rules it out.
+            FabricKind::Netns => Some(Fabric::Netns),
+            FabricKind::InProcess | FabricKind::Sim => None,
+        },
+    };
     let fabric = esa_testbed::target::resolve_fabric(&switch, asked)?.unwrap_or_default();
     Ok((switch, fabric))
 }
@@ -620,11 +634,31 @@ fn run_target(args: &RunArgs) -> Result<(esa_testbed::SwitchTarget, esa_testbed:
 /// Runs `esa run`: every variant of the experiment, the summary table on
 /// stdout, the report files in `out`; fails when a job did not verify.
 fn run_experiment(args: &RunArgs) -> Result<()> {
-    let experiment = esa_testbed::Experiment::load(&args.experiment)?;
+    use esa_testbed::experiment::FabricKind;
+    let asked = args.fabric.map(|f| match f {
+        FabricArg::Inprocess => FabricKind::InProcess,
+        FabricArg::Netns => FabricKind::Netns,
+        FabricArg::Sim => FabricKind::Sim,
+    });
+    let experiment = esa_testbed::Experiment::load_as(&args.experiment, asked)?;
     if let Some(dir) = &args.out {
         esa_testbed::ExperimentReport::prepare_dir(dir)?;
     }
-    let (switch, fabric) = run_target(args)?;
+    if experiment.fabric.kind == FabricKind::Sim {
+        if args.switch != SwitchArg::Embedded {
+            bail!("the sim fabric runs on the pool model: --switch does not apply");
+        }
+        if !args.quiet {
+            eprintln!(
+                "{}: {} jobs in virtual time",
+                experiment.name,
+                experiment.jobs.len()
+            );
+        }
+        let report = esa_testbed::virtual_time::run_experiment_sim(&experiment, !args.quiet)?;
+        return finish_report(args, &report);
+    }
+    let (switch, fabric) = run_target(args, experiment.fabric.kind)?;
     let options = esa_testbed::RunOptions {
         progress: !args.quiet,
         switch,
@@ -637,6 +671,12 @@ fn run_experiment(args: &RunArgs) -> Result<()> {
         eprintln!("{}: {}", experiment.name, options.setup_description());
     }
     let report = esa_testbed::run_experiment(&experiment, &options)?;
+    finish_report(args, &report)
+}
+
+/// Prints the table, writes the report files, fails unless every job
+/// verified.
+fn finish_report(args: &RunArgs, report: &esa_testbed::ExperimentReport) -> Result<()> {
     print!("{}", report.table());
     if let Some(dir) = &args.out {
         report.write(dir)?;

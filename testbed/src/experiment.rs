@@ -373,18 +373,31 @@ pub struct Variant {
     pub mode: Option<Mode>,
     /// The policy, `None`: each job's own.
     pub policy: Option<Policy>,
+    /// Aggregate in the switch; `false` for the `none` variant, the
+    /// host-only baseline where every packet goes to the job's PS (the sim
+    /// fabric only).
+    pub in_network: bool,
 }
 
 impl Variant {
-    /// Parses `MODE` or `MODE/POLICY` (`esa/srpt`, `atp`, `switchml`).
+    /// Parses `MODE` or `MODE/POLICY` (`esa/srpt`, `atp`, `switchml`), or
+    /// `none` (no in-network aggregation).
     pub fn parse(text: &str) -> Result<Variant, String> {
+        if text == "none" {
+            return Ok(Variant {
+                label: text.to_string(),
+                mode: None,
+                policy: None,
+                in_network: false,
+            });
+        }
         let (mode, policy) = match text.split_once('/') {
             Some((m, p)) => (m, Some(p)),
             None => (text, None),
         };
-        let mode: Mode = mode
-            .parse()
-            .map_err(|_| format!("variant {text:?}: unknown mode {mode:?} (esa, atp, switchml)"))?;
+        let mode: Mode = mode.parse().map_err(|_| {
+            format!("variant {text:?}: unknown mode {mode:?} (esa, atp, switchml, or none)")
+        })?;
         let policy = policy
             .map(|p| {
                 p.parse::<Policy>()
@@ -395,6 +408,7 @@ impl Variant {
             label: text.to_string(),
             mode: Some(mode),
             policy,
+            in_network: true,
         })
     }
 
@@ -404,6 +418,7 @@ impl Variant {
             label: "as given".into(),
             mode: None,
             policy: None,
+            in_network: true,
         }
     }
 }

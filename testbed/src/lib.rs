@@ -40,6 +40,7 @@ pub mod run;
 pub mod svg;
 pub mod target;
 pub mod train;
+pub mod virtual_time;
 pub mod workload;
 
 pub use error::TestbedError;

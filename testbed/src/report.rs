@@ -89,6 +89,9 @@ pub struct JobReport {
     pub finish_ms: f64,
     /// Job completion time: admission to the last worker's last result, ms.
     pub jct_ms: f64,
+    /// JCT over the JCT the job has alone (sim fabric).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
     /// Chunks the workers sent in all (`iterations × ⌈elems / lanes⌉`).
     pub chunks_total: u64,
     /// Chunks completed in the switch (its `completed` counter).
@@ -184,6 +187,9 @@ pub struct VariantReport {
     pub wall_ms: f64,
     /// Its jobs, in file order.
     pub jobs: Vec<JobReport>,
+    /// Cluster figures (sim fabric).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<crate::virtual_time::ClusterStats>,
 }
 
 impl VariantReport {

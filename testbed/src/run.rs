@@ -176,6 +176,12 @@ pub fn run_experiment(
     options: &RunOptions,
 ) -> Result<ExperimentReport, TestbedError> {
     preflight(experiment, options)?;
+    if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
+        return Err(TestbedError::Invalid(format!(
+            "variant {:?} (no in-network aggregation) runs on the sim fabric only",
+            v.label
+        )));
+    }
     if options.cleanup_on_signal && makes_namespaces(options) {
         // Interrupted, the run's topologies never drop: remove them here.
         // (A switch process the run started gets the terminal's SIGINT
@@ -980,6 +986,7 @@ fn run_variant(
         variant: variant.label.clone(),
         wall_ms,
         jobs: reports.into_iter().flatten().collect(),
+        cluster: None,
     })
 }
 

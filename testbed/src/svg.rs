@@ -451,11 +451,13 @@ mod tests {
                     variant: "esa".into(),
                     wall_ms: 10.0,
                     jobs: vec![job("a", "esa", 120.0), job("b", "esa", 80.0)],
+                    cluster: None,
                 },
                 VariantReport {
                     variant: "atp".into(),
                     wall_ms: 10.0,
                     jobs: vec![job("a", "atp", 150.0), job("b", "atp", 0.0)],
+                    cluster: None,
                 },
             ],
         }
