@@ -621,6 +621,13 @@ fn run_target(args: &RunArgs) -> Result<(esa_testbed::SwitchTarget, esa_testbed:
 /// stdout, the report files in `out`; fails when a job did not verify.
 fn run_experiment(args: &RunArgs) -> Result<()> {
     let experiment = esa_testbed::Experiment::load(&args.experiment)?;
+    if experiment.fabric.kind == esa_testbed::FabricKind::Sim {
+        // Real model sizes (scale 1) on an emulator fabric would not fit.
+        bail!(
+            "{}: [fabric] kind = \"sim\": the virtual-time fabric is not in this build yet",
+            args.experiment.display()
+        );
+    }
     if let Some(dir) = &args.out {
         esa_testbed::ExperimentReport::prepare_dir(dir)?;
     }

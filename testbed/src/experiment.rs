@@ -563,7 +563,7 @@ impl Experiment {
         let lines = Lines(text);
         let switch = check_switch(file.switch, &lines)?;
         let mut fabric = match file.fabric {
-            Some(f) => check_fabric(f, &lines)?,
+            Some(f) => check_fabric(f, fabric_override, &lines)?,
             None => FabricSpec::default(),
         };
         if let Some(kind) = fabric_override {
@@ -830,14 +830,21 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
     })
 }
 
-fn check_fabric(f: FabricSection, lines: &Lines<'_>) -> Result<FabricSpec, TestbedError> {
+/// `[fabric]`; `kind_override` (the command line's fabric) replaces `kind`
+/// when deciding whether the simulator's keys are allowed.
+fn check_fabric(
+    f: FabricSection,
+    kind_override: Option<FabricKind>,
+    lines: &Lines<'_>,
+) -> Result<FabricSpec, TestbedError> {
     let at = |key: &str| format!("fabric.{key}{}", lines.mention(Table::Fabric, key));
-    let kind = match &f.kind {
+    let file_kind = match &f.kind {
         None => FabricKind::default(),
         Some(k) => k
             .parse::<FabricKind>()
             .map_err(|e| invalid(format!("{} = {e}", at("kind"))))?,
     };
+    let kind = kind_override.unwrap_or(file_kind);
     let given = [
         ("link_gbps", f.link_gbps.is_some()),
         ("propagation_us", f.propagation_us.is_some()),
@@ -1640,6 +1647,24 @@ variants = ["esa/srpt", "atp", "switchml"]
                 "{key}: {err}"
             );
         }
+        let err = Experiment::parse(
+            &base.replace("ps_service_ns = 300", "ps_service_ns = 2000000000"),
+            "x",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("fabric.ps_service_ns (line 29)"), "{err}");
+        // Simulator keys without kind = "sim": an error, unless the command
+        // line asks for the sim fabric.
+        let text = base.replace("kind = \"sim\"\n", "");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("fabric.link_gbps (line 26)"), "{err}");
+        let e = Experiment::parse_in(&text, "x", Path::new("."), Some(FabricKind::Sim)).unwrap();
+        assert_eq!(e.fabric.sim.bundle, 16);
+        let err = Experiment::parse_in(&base, "x", Path::new("."), Some(FabricKind::Netns))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fabric.link_gbps (line 27)"), "{err}");
         let err = Experiment::parse(&format!("{GOOD}[fabric]\nbundel = 4\n"), "x")
             .unwrap_err()
             .to_string();
