@@ -49,9 +49,9 @@ pub struct Profile {
 // Parameter counts: counted from the architectures' layer shapes (the
 // torchvision layouts for the CNNs, 1000 classes; HuggingFace
 // `bert-base-uncased` with its pooler; HuggingFace `gpt2` with the output
-// layer tied to the token embedding) by a short script
-// (docs: testbed/README.md, "Model profiles"); they equal the counts the
-// torchvision documentation and the HuggingFace model cards give.
+// layer tied to the token embedding) by testbed/scripts/count_params.py;
+// they equal the counts the torchvision documentation and the HuggingFace
+// model cards give.
 //
 // CNN compute times: Justin Johnson's cnn-benchmarks
 // (github.com/jcjohnson/cnn-benchmarks, README), forward + backward of one
