@@ -49,9 +49,9 @@ pub struct Profile {
 // Parameter counts: counted from the architectures' layer shapes (the
 // torchvision layouts for the CNNs, 1000 classes; HuggingFace
 // `bert-base-uncased` with its pooler; HuggingFace `gpt2` with the output
-// layer tied to the token embedding) by a short script
-// (docs: testbed/README.md, "Model profiles"); they equal the counts the
-// torchvision documentation and the HuggingFace model cards give.
+// layer tied to the token embedding) by testbed/scripts/count_params.py;
+// they equal the counts the torchvision documentation and the HuggingFace
+// model cards give.
 //
 // CNN compute times: Justin Johnson's cnn-benchmarks
 // (github.com/jcjohnson/cnn-benchmarks, README), forward + backward of one
@@ -68,7 +68,12 @@ pub struct Profile {
 // BERT-base: no published single-GPU per-iteration time was found for the
 // same setups; an ESTIMATE: the same tokens per iteration as GPT-2's 135 ms,
 // scaled by the parameter ratio (training FLOPs ≈ 6 × params × tokens):
-// 135 × 109,482,240 / 124,439,808 = 118.8 ms.
+// 135 × 109,482,240 / 124,439,808 = 118.8 ms. A cross-check from another
+// source: NVIDIA DeepLearningExamples, PyTorch/LanguageModeling/BERT
+// README, BERT-large pre-training on 1 A100 80GB, TF32, sequence 128: 317
+// sequences/s; scaled by parameters (335 M / 109.5 M = 3.06) that is about
+// 970 sequences/s for BERT-base, so the same 12,288 tokens (96 × 128) take
+// 96 / 970 = 99 ms, within 20 % of the estimate.
 //
 // The new profiles' emulator numbers: gradient_elems = real_params / 1024
 // rounded; compute_ms from the real time by the ratio of the nearest
@@ -578,7 +583,7 @@ impl Experiment {
         let lines = Lines(text);
         let switch = check_switch(file.switch, &lines)?;
         let mut fabric = match file.fabric {
-            Some(f) => check_fabric(f, &lines)?,
+            Some(f) => check_fabric(f, fabric_override, &lines)?,
             None => FabricSpec::default(),
         };
         if let Some(kind) = fabric_override {
@@ -845,14 +850,21 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
     })
 }
 
-fn check_fabric(f: FabricSection, lines: &Lines<'_>) -> Result<FabricSpec, TestbedError> {
+/// `[fabric]`; `kind_override` (the command line's fabric) replaces `kind`
+/// when deciding whether the simulator's keys are allowed.
+fn check_fabric(
+    f: FabricSection,
+    kind_override: Option<FabricKind>,
+    lines: &Lines<'_>,
+) -> Result<FabricSpec, TestbedError> {
     let at = |key: &str| format!("fabric.{key}{}", lines.mention(Table::Fabric, key));
-    let kind = match &f.kind {
+    let file_kind = match &f.kind {
         None => FabricKind::default(),
         Some(k) => k
             .parse::<FabricKind>()
             .map_err(|e| invalid(format!("{} = {e}", at("kind"))))?,
     };
+    let kind = kind_override.unwrap_or(file_kind);
     let given = [
         ("link_gbps", f.link_gbps.is_some()),
         ("propagation_us", f.propagation_us.is_some()),
@@ -1655,6 +1667,24 @@ variants = ["esa/srpt", "atp", "switchml"]
                 "{key}: {err}"
             );
         }
+        let err = Experiment::parse(
+            &base.replace("ps_service_ns = 300", "ps_service_ns = 2000000000"),
+            "x",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("fabric.ps_service_ns (line 29)"), "{err}");
+        // Simulator keys without kind = "sim": an error, unless the command
+        // line asks for the sim fabric.
+        let text = base.replace("kind = \"sim\"\n", "");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("fabric.link_gbps (line 26)"), "{err}");
+        let e = Experiment::parse_in(&text, "x", Path::new("."), Some(FabricKind::Sim)).unwrap();
+        assert_eq!(e.fabric.sim.bundle, 16);
+        let err = Experiment::parse_in(&base, "x", Path::new("."), Some(FabricKind::Netns))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fabric.link_gbps (line 27)"), "{err}");
         let err = Experiment::parse(&format!("{GOOD}[fabric]\nbundel = 4\n"), "x")
             .unwrap_err()
             .to_string();
