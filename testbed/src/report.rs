@@ -258,6 +258,8 @@ struct JsonSummary<'a> {
     mean_jct_ms: f64,
     in_switch_share: f64,
     verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<&'a crate::virtual_time::ClusterStats>,
 }
 
 impl ExperimentReport {
@@ -326,6 +328,42 @@ impl ExperimentReport {
                 );
             }
         }
+        if self.variants.iter().any(|v| v.cluster.is_some()) {
+            let _ = writeln!(
+                out,
+                "\n{:<12} {:>10} {:>10} {:>9} {:>9} {:>6} {:>8} {:>9} {:>9}",
+                "variant",
+                "mean JCT",
+                "p95 JCT",
+                "slowdown",
+                "max slow",
+                "Jain",
+                "util",
+                "held/use",
+                "events/s"
+            );
+            for v in &self.variants {
+                let Some(c) = &v.cluster else { continue };
+                let _ = writeln!(
+                    out,
+                    "{:<12} {:>10.1} {:>10.1} {:>9.3} {:>9.3} {:>6.3} {:>7.2}% {:>7.1}us {:>8.2}M",
+                    v.variant,
+                    c.mean_jct_ms,
+                    c.p95_jct_ms,
+                    c.mean_slowdown,
+                    c.max_slowdown,
+                    c.jain_fairness,
+                    c.aggregator_utilization * 100.0,
+                    c.held_us_per_use,
+                    c.events_per_s / 1e6
+                );
+            }
+            let _ = writeln!(
+                out,
+                "(JCTs in ms; slowdown: JCT over the JCT alone; Jain: fairness of 1/slowdown; \
+                 util: slot-time aggregating; held/use: slot-time held after completion per use)"
+            );
+        }
         for j in self.jobs() {
             if let Some(t) = &j.training {
                 let _ = writeln!(
@@ -377,6 +415,7 @@ impl ExperimentReport {
                     mean_jct_ms: v.mean_jct_ms(),
                     in_switch_share: v.in_switch_share(),
                     verified: v.jobs.iter().all(|j| j.verified),
+                    cluster: v.cluster.as_ref(),
                 })
                 .collect(),
             jobs: self.jobs().collect(),
@@ -413,6 +452,35 @@ impl ExperimentReport {
                     "**no**"
                 }
             );
+        }
+        if self.variants.iter().any(|v| v.cluster.is_some()) {
+            let _ = writeln!(out, "\n## Cluster\n");
+            let _ = writeln!(
+                out,
+                "| variant | mean JCT (ms) | p95 JCT (ms) | mean slowdown | max slowdown | Jain (1/slowdown) | aggregator utilization | held per use (µs) | bundle | events | events/s |"
+            );
+            let _ = writeln!(
+                out,
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            );
+            for v in &self.variants {
+                let Some(c) = &v.cluster else { continue };
+                let _ = writeln!(
+                    out,
+                    "| {} | {:.1} | {:.1} | {:.3} | {:.3} | {:.3} | {:.2}% | {:.1} | {} | {} | {:.2} M |",
+                    v.variant,
+                    c.mean_jct_ms,
+                    c.p95_jct_ms,
+                    c.mean_slowdown,
+                    c.max_slowdown,
+                    c.jain_fairness,
+                    c.aggregator_utilization * 100.0,
+                    c.held_us_per_use,
+                    c.bundle,
+                    c.events,
+                    c.events_per_s / 1e6
+                );
+            }
         }
         let _ = writeln!(out, "\n## Jobs\n");
         let _ = writeln!(
@@ -542,6 +610,9 @@ impl ExperimentReport {
             ("jct_cdf.svg", svg::jct_cdf(self)),
             ("share_over_time.svg", svg::share_over_time(self)),
         ];
+        if self.variants.iter().any(|v| v.cluster.is_some()) {
+            files.push(("utilization.svg", svg::utilization_over_time(self)));
+        }
         if self.jobs().any(|j| j.training.is_some()) {
             files.push(("loss_curve.svg", svg::loss_curves(self)));
         }

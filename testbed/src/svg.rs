@@ -385,6 +385,42 @@ pub fn share_over_time(report: &ExperimentReport) -> String {
     )
 }
 
+/// The fraction of the pool aggregating per time bucket, one line per
+/// variant (sim fabric; an empty chart otherwise).
+pub fn utilization_over_time(report: &ExperimentReport) -> String {
+    let mut x_max: f64 = 1.0;
+    let mut y_max: f64 = 0.0;
+    let series: Vec<Series> = report
+        .variants
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| {
+            let c = v.cluster.as_ref()?;
+            let points: Vec<(f64, f64)> = c
+                .utilization_timeline
+                .iter()
+                .enumerate()
+                .map(|(b, u)| ((b as f64 + 0.5) * c.timeline_bucket_ms, *u))
+                .collect();
+            x_max = x_max.max(c.utilization_timeline.len() as f64 * c.timeline_bucket_ms);
+            y_max = points.iter().map(|p| p.1).fold(y_max, f64::max);
+            Some(Series {
+                label: v.variant.clone(),
+                points,
+                colour: colour(i),
+                dashed: false,
+            })
+        })
+        .collect();
+    line_plot(
+        &format!("{}: aggregator utilization over time", report.experiment),
+        ("time (ms)", "slot-time aggregating"),
+        (nice_max(x_max), nice_max(y_max.max(1e-3))),
+        &series,
+        |v| format!("{:.1}%", v * 100.0),
+    )
+}
+
 /// Training loss per iteration: through the switch (solid) and in one
 /// process (dashed), per training job.
 pub fn loss_curves(report: &ExperimentReport) -> String {
@@ -521,8 +557,14 @@ mod tests {
             .collect()
     }
 
-    fn all_plots(r: &ExperimentReport) -> [String; 4] {
-        [jct_bars(r), jct_cdf(r), share_over_time(r), loss_curves(r)]
+    fn all_plots(r: &ExperimentReport) -> [String; 5] {
+        [
+            jct_bars(r),
+            jct_cdf(r),
+            share_over_time(r),
+            loss_curves(r),
+            utilization_over_time(r),
+        ]
     }
 
     #[test]

@@ -32,6 +32,12 @@ const SIM_LANES: usize = 4;
 /// simulated fabric, so slots are reclaimed only from jobs that left them.
 const DEFAULT_STALE_MS: u64 = 100;
 
+/// Width of the utilization timeline's buckets.
+const TIMELINE_BUCKET_MS: u64 = 10;
+
+/// Iterations of a job simulated alone to estimate its JCT alone.
+const ALONE_ITERATIONS: u32 = 2;
+
 /// Cluster figures of one variant.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClusterStats {
@@ -111,6 +117,7 @@ pub fn sim_config(
             job.policy = spec.policy;
             job.max_priority = spec.priority;
             job.compute_us = spec.compute_us;
+            job.compute_jitter_us = (spec.compute_us as f64 * params.compute_jitter).round() as u64;
             job.start_us = spec.arrival_us;
             job.window = spec.window;
             if spec.mode == Mode::SwitchMl {
@@ -160,7 +167,7 @@ pub fn sim_config(
         rto_max_us: 64_000,
         max_retries: 1_000,
         time_limit_us: u64::MAX / 2_000,
-        timeline_bucket_us: 0,
+        timeline_bucket_us: TIMELINE_BUCKET_MS * 1000,
     }
 }
 
@@ -186,6 +193,7 @@ struct Shape {
     workers: u8,
     elements: usize,
     compute_us: u64,
+    compute_jitter_us: u64,
     window: usize,
     mode: Mode,
     in_network: bool,
@@ -199,6 +207,7 @@ impl Shape {
             workers: job.workers,
             elements: job.elements,
             compute_us: job.compute_us,
+            compute_jitter_us: job.compute_jitter_us,
             window: job.window,
             mode: job.mode,
             in_network: job.in_network,
@@ -215,9 +224,10 @@ pub struct AloneCache {
 }
 
 impl AloneCache {
-    /// The JCT `job` has alone on `config`'s fabric, µs: one iteration
-    /// simulated alone (an iteration alone is the same every time: compute,
-    /// then the all-reduce on an idle pool), times its iterations.
+    /// The JCT `job` has alone on `config`'s fabric, µs: up to two
+    /// iterations simulated alone (alone, every iteration is compute, the
+    /// slowest worker's straggle, then the all-reduce on an idle pool),
+    /// scaled to its iterations.
     fn alone_us(&mut self, config: &SimConfig, job: &SimJob) -> Option<f64> {
         let shape = Shape::of(job);
         if let Some(t) = self.per_iteration_us.get(&shape) {
@@ -226,14 +236,15 @@ impl AloneCache {
         let mut solo = job.clone();
         solo.job = 1;
         solo.start_us = 0;
-        solo.iterations = 1;
+        let iterations = job.iterations.min(ALONE_ITERATIONS);
+        solo.iterations = iterations;
         solo.slot_base = 0;
         let alone = SimConfig {
             jobs: vec![solo],
             ..config.clone()
         };
         let report = sim::run(&alone);
-        let t = report.jobs.first()?.jct_us? as f64;
+        let t = report.jobs.first()?.jct_us? as f64 / f64::from(iterations);
         self.per_iteration_us.insert(shape, t);
         Some(t * f64::from(job.iterations))
     }
