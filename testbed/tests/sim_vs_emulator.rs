@@ -1,0 +1,92 @@
+//! The cross-check of the sim fabric: one small experiment, run in virtual
+//! time and on the embedded switch (esa.p4 in p4sim, the controller over
+//! P4Runtime, real workers and PSes on threads), ranks the variants the
+//! same way by mean JCT and agrees on every variant's in-switch share
+//! within 2 points.
+//!
+//! The variants differ by mechanism, not by a few percent, so that the
+//! ranking does not hang on the emulator's CPU timing: ESA with the whole
+//! pool, ATP (every result through the PS, slots held until it answers),
+//! and SwitchML with four slots per job (a window of four chunks).
+
+use esa_testbed::virtual_time::run_experiment_sim;
+use esa_testbed::{Experiment, ExperimentReport, RunOptions, run_experiment};
+
+const EXPERIMENT: &str = r#"
+name = "cross-check"
+seed = 3
+
+[switch]
+lanes = 32
+pool_slots = 256
+
+[[jobs]]
+name = "a"
+workers = 2
+gradient_elems = 65536
+compute_ms = 1
+iterations = 3
+window = 32
+mode = "switchml"
+slots = 4
+
+[[jobs]]
+name = "b"
+arrival_ms = 5
+workers = 2
+gradient_elems = 32768
+compute_ms = 1
+iterations = 3
+window = 32
+mode = "switchml"
+slots = 4
+
+[compare]
+variants = ["esa/srpt", "atp", "switchml"]
+"#;
+
+/// Variant labels from the fastest mean JCT to the slowest.
+fn ranking(report: &ExperimentReport) -> Vec<String> {
+    let mut v: Vec<(f64, String)> = report
+        .variants
+        .iter()
+        .map(|v| (v.mean_jct_ms(), v.variant.clone()))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v.into_iter().map(|(_, label)| label).collect()
+}
+
+#[test]
+fn virtual_time_and_the_embedded_switch_rank_the_variants_alike() {
+    let experiment = Experiment::parse(EXPERIMENT, "cross-check").unwrap();
+    let emulated = run_experiment(
+        &experiment,
+        &RunOptions {
+            progress: false,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(emulated.all_verified(), "{}", emulated.table());
+    let mut in_time = experiment.clone();
+    in_time.fabric.kind = esa_testbed::experiment::FabricKind::Sim;
+    let simulated = run_experiment_sim(&in_time, false).unwrap();
+    assert!(simulated.all_verified(), "{}", simulated.table());
+    let both = format!(
+        "embedded switch:\n{}\nvirtual time:\n{}",
+        emulated.table(),
+        simulated.table()
+    );
+    eprintln!("{both}");
+    assert_eq!(ranking(&emulated), ranking(&simulated), "{both}");
+    for (e, s) in emulated.variants.iter().zip(&simulated.variants) {
+        let gap = (e.in_switch_share() - s.in_switch_share()).abs();
+        assert!(
+            gap <= 0.02,
+            "{}: in-switch share {:.3} on the switch, {:.3} in virtual time\n{both}",
+            e.variant,
+            e.in_switch_share(),
+            s.in_switch_share()
+        );
+    }
+}
