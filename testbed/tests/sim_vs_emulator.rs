@@ -1,13 +1,15 @@
 //! The cross-check of the sim fabric: one small experiment, run in virtual
 //! time and on the embedded switch (esa.p4 in p4sim, the controller over
-//! P4Runtime, real workers and PSes on threads), ranks the variants the
+//! P4Runtime, real workers and PSes on threads), ranks ESA and SwitchML the
 //! same way by mean JCT and agrees on every variant's in-switch share
 //! within 2 points.
 //!
-//! The variants differ by mechanism, not by a few percent, so that the
-//! ranking does not hang on the emulator's CPU timing: ESA with the whole
-//! pool, ATP (every result through the PS, slots held until it answers),
-//! and SwitchML with four slots per job (a window of four chunks).
+//! The ranked variants differ by mechanism, not by a few percent, so that
+//! the ranking does not hang on the emulator's CPU timing: ESA with the
+//! whole pool, SwitchML with one slot per job (one chunk in flight). ATP
+//! is in the share check but not the ranking: on the embedded switch its
+//! extra hop through the PS costs 10 to 35 % over ESA, and in a CI run
+//! with the machine busy SwitchML's single slot once came out ahead of it.
 
 use esa_testbed::virtual_time::run_experiment_sim;
 use esa_testbed::{Experiment, ExperimentReport, RunOptions, run_experiment};
@@ -28,7 +30,7 @@ compute_ms = 1
 iterations = 3
 window = 32
 mode = "switchml"
-slots = 4
+slots = 1
 
 [[jobs]]
 name = "b"
@@ -39,17 +41,18 @@ compute_ms = 1
 iterations = 3
 window = 32
 mode = "switchml"
-slots = 4
+slots = 1
 
 [compare]
 variants = ["esa/srpt", "atp", "switchml"]
 "#;
 
-/// Variant labels from the fastest mean JCT to the slowest.
+/// ESA's and SwitchML's labels from the fastest mean JCT to the slowest.
 fn ranking(report: &ExperimentReport) -> Vec<String> {
     let mut v: Vec<(f64, String)> = report
         .variants
         .iter()
+        .filter(|v| v.variant != "atp")
         .map(|v| (v.mean_jct_ms(), v.variant.clone()))
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -57,7 +60,7 @@ fn ranking(report: &ExperimentReport) -> Vec<String> {
 }
 
 #[test]
-fn virtual_time_and_the_embedded_switch_rank_the_variants_alike() {
+fn virtual_time_and_the_embedded_switch_rank_esa_and_switchml_alike() {
     let experiment = Experiment::parse(EXPERIMENT, "cross-check").unwrap();
     let emulated = run_experiment(
         &experiment,
@@ -78,6 +81,7 @@ fn virtual_time_and_the_embedded_switch_rank_the_variants_alike() {
         simulated.table()
     );
     eprintln!("{both}");
+    assert_eq!(ranking(&emulated), ["esa/srpt", "switchml"], "{both}");
     assert_eq!(ranking(&emulated), ranking(&simulated), "{both}");
     for (e, s) in emulated.variants.iter().zip(&simulated.variants) {
         let gap = (e.in_switch_share() - s.in_switch_share()).abs();
