@@ -59,16 +59,16 @@ def main():
     for pool in pools:
         print(f"### Pool of {pool} slots\n")
         print("| variant | " + " | ".join(
-            f"load {l}: mean JCT (s) / p95 (s) / max slowdown / util" for l in loads) + " |")
+            f"load {l}: mean JCT / p95 JCT (ms), max slowdown, utilization" for l in loads) + " |")
         print("|---|" + "---:|" * len(loads))
         for v in variants:
             cells = []
             for l in loads:
                 runs = summaries.get((pool, l, v), [])
                 c = [r["cluster"] for r in runs]
-                cells.append("{:.2f} / {:.2f} / {:.2f} / {:.2f}%".format(
-                    mean([x["mean_jct_ms"] for x in c]) / 1000,
-                    mean([x["p95_jct_ms"] for x in c]) / 1000,
+                cells.append("{:.1f} / {:.1f}, {:.2f}, {:.2f}%".format(
+                    mean([x["mean_jct_ms"] for x in c]),
+                    mean([x["p95_jct_ms"] for x in c]),
                     max([x["max_slowdown"] for x in c], default=float("nan")),
                     mean([x["aggregator_utilization"] for x in c]) * 100))
             print(f"| {v} | " + " | ".join(cells) + " |")
@@ -105,12 +105,12 @@ def plot(root, pools, loads, variants, summaries, jobs):
     fig, axes = plt.subplots(1, len(pools), figsize=(6 * len(pools), 4.5), squeeze=False)
     for ax, pool in zip(axes[0], pools):
         for v in variants:
-            ys = [mean([r["cluster"]["mean_jct_ms"] / 1000
+            ys = [mean([r["cluster"]["mean_jct_ms"]
                         for r in summaries.get((pool, l, v), [])]) for l in loads]
             ax.plot(loads, ys, marker="o", label=v)
         ax.set_title(f"pool of {pool} slots")
         ax.set_xlabel("offered load")
-        ax.set_ylabel("mean JCT (s), mean over seeds")
+        ax.set_ylabel("mean JCT (ms), mean over seeds")
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
@@ -118,11 +118,11 @@ def plot(root, pools, loads, variants, summaries, jobs):
     pool, load = pools[0], loads[-1]
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for v in variants:
-        jcts = sorted(j["jct_ms"] / 1000 for j in jobs.get((pool, load, v), []) if j["jct_ms"] > 0)
+        jcts = sorted(j["jct_ms"] for j in jobs.get((pool, load, v), []) if j["jct_ms"] > 0)
         if jcts:
             ax.step(jcts, [(i + 1) / len(jcts) for i in range(len(jcts))], where="post", label=v)
     ax.set_title(f"JCT CDF, pool of {pool} slots, load {load}, every seed")
-    ax.set_xlabel("JCT (s)")
+    ax.set_xlabel("JCT (ms)")
     ax.set_ylabel("fraction of jobs")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
