@@ -1,0 +1,1285 @@
+// ESA: preemptive, priority-based in-network aggregation — the Tofino 1
+// (TNA) top. docs/protocol.md is the specification; p4/include/aggregation.p4
+// (the v1model program) and esa_core::pool implement the same rows D1..D12,
+// R1, R2, Q1. p4/tna/README.md explains the stage layout, what each register
+// holds, and where this program differs from the v1model one (also listed in
+// docs/protocol.md, "On Tofino").
+//
+// Hardware rules this program is written to (checked by reading it, since the
+// compiler does not always catch a violation): every Register is accessed by
+// exactly one RegisterAction execution per packet per pipeline pass — each
+// register's executions sit in one if/else chain below, marked "ACCESS" — and
+// each RegisterAction fits one stateful ALU (two conditions, two PHV inputs,
+// one output).
+#include <core.p4>
+#include <tna.p4>
+
+#include "../include/constants.p4"
+#include "../include/headers.p4"
+
+// ---------------------------------------------------------------------------
+// Types of the TNA program (the packet headers are ../include/headers.p4's)
+// ---------------------------------------------------------------------------
+
+// What the ingress pipeline tells the egress pipeline.
+header bridge_t {
+    bit<7> _pad0;
+    PortId_t ingress_port;
+    bit<6> _pad1;
+    bit<1> esa;       // an ESA packet: egress rewrites its addresses
+    bit<1> recount;   // built from a slot: egress sets count = popcount(bitmap)
+}
+
+// The 64 bits a resubmitted packet carries into its second pass.
+const bit<8> INTENT_NONE = 0;
+const bit<8> INTENT_FLUSH = 1;   // D2: hand the partial to the PS, tombstone it
+const bit<8> INTENT_EVICT = 2;   // D10/D11: swap the packet in, the partial out
+const bit<8> INTENT_STALE = 3;   // D10 (the same as EVICT, flagged STALE)
+header resubmit_t {
+    bit<8>  intent;
+    bit<8>  is_new;    // FLUSH: the worker's bit was new in pass 1
+    bit<16> _pad;
+    bit<32> victim;    // the slot key seen in pass 1 (EVICT) or the own key (FLUSH)
+}
+
+// What a well-formed DATA does to the tombstone and worker_seen registers.
+const bit<2> DM_NONE = 0;    // not a well-formed DATA
+const bit<2> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
+const bit<2> DM_RESEND = 2;  // pass 1, resend: check both
+const bit<2> DM_PASS2 = 3;   // pass 2: write tombstone, mark worker_seen
+
+// Lane operations, chosen in stage 3 from the owner's and the worker-seen
+// register's answers (docs/protocol.md 3.2: keep, write, add; out old/new).
+const bit<3> LOP_NONE = 0;   // keep (no access)
+const bit<3> LOP_ADD = 1;    // add, out new
+const bit<3> LOP_SWAP = 2;   // write, out old
+const bit<3> LOP_WRITE = 3;  // write, packet keeps its own values
+const bit<3> LOP_READ = 4;   // keep, out old
+
+// The owner register's answer: the 4-bit predicate of its two conditions,
+// one-hot: 1 << (cmplo + 2 * cmphi).
+const bit<8> P_NEITHER = 1;
+const bit<8> P_LO = 2;
+const bit<8> P_HI = 4;
+const bit<8> P_BOTH = 8;
+
+// Rows, the index of the per-job row counter (job ++ row).
+const bit<4> ROW_CLAIMED = 0;
+const bit<4> ROW_AGGREGATED = 1;
+const bit<4> ROW_COMPLETED = 2;
+const bit<4> ROW_DUPLICATES = 3;
+const bit<4> ROW_FLUSHED = 4;
+const bit<4> ROW_REEMITTED = 5;
+const bit<4> ROW_FALLBACKS = 6;
+const bit<4> ROW_PREEMPTIONS = 7;
+const bit<4> ROW_STALE_RECLAIMS = 8;
+const bit<4> ROW_RESULTS_RELAYED = 9;
+const bit<4> ROW_QUERIES_RELAYED = 10;
+const bit<4> ROW_RELEASED = 11;
+const bit<4> ROW_NONE = 15;
+
+// Admission drops (job ++ reason) and global counters.
+const bit<2> DROP_BAD_PORT = 0;
+const bit<2> DROP_BAD_TYPE = 1;
+const bit<2> DROP_BAD_SLOT = 2;
+const bit<2> DROP_BAD_WORKER = 3;
+const bit<2> GLOBAL_NOT_ESA = 0;
+const bit<2> GLOBAL_MALFORMED = 1;
+const bit<2> GLOBAL_UNKNOWN_JOB = 2;
+
+// An atp slot that completed is held (not free) until its RESULT passes
+// back: its pending count carries this bias, so it reaches HELD_BIAS, not 0.
+const bit<32> HELD_BIAS = 0x80000000;
+
+// The owner register: the chunk (job ++ seq, 28 bits) and the number of
+// workers still to contribute (0: free, complete; HELD_BIAS: atp-held).
+struct owner_t {
+    bit<32> chunk;
+    bit<32> pending;
+}
+
+struct ig_meta_t {
+    resubmit_t   resub;       // pass 2: parsed; pass 1: what to resubmit
+    bridge_t     bridge;
+    job_entry_t  job;
+    bit<1>       checksum_err;
+    bit<1>       job_drop;    // count drop_reason for the job
+    bit<2>       drop_reason;
+    bit<1>       mal_a;       // parser error or bad IPv4 checksum
+    bit<1>       mal_b;       // IPv4 or UDP length not that of K lanes
+    bit<1>       mal_c;       // bad ESA version or type
+    bit<1>       job_hit;     // job known (any slot)
+    bit<1>       slot_ok;     // job known and slot <= slot_mask
+    bit<1>       port_ok;
+    bit<2>       data_mode;   // a well-formed DATA: DM_* (0: not one)
+    bit<1>       admitted;
+    bit<12>      job_id;      // the packet's job (counters)
+    bit<16>      index;       // absolute slot index
+    bit<32>      chunk;       // 0000 ++ job ++ seq
+    bit<32>      key;         // priority ++ job ++ seq (priority clamped)
+    bit<32>      wbit;        // the worker's bit
+    bit<32>      full;        // the job's full bitmap
+    bit<32>      init;        // pending count after a claim
+    bit<8>       intent;      // pass 2: resub.intent; pass 1: INTENT_NONE
+    bit<8>       flush_new;   // pass 2: resub.is_new
+    bit<32>      tomb_value;  // pass 2: the chunk to tombstone
+    bit<8>       t_hit;       // tombstone == chunk
+    bit<8>       w_new;       // the worker had not contributed this chunk here
+    bit<8>       o_pred;      // owner predicate
+    bit<32>      b_old;       // bitmap before
+    bit<32>      k_old;       // slot key before
+    bit<32>      ts_old;      // timestamp before
+    bit<16>      m_old;       // exponent ++ flags before
+    bit<16>      m_new;       // exponent ++ overflow of the packet
+    bit<32>      now;         // ~1.024 us units
+    bit<32>      stale_after;
+    bit<32>      age;
+    bit<3>       lane_op;
+    bit<16>      rel_slot;    // EVICTED: slot relative to the victim's range
+    bit<16>      route_base;  // EVICTED: the victim job's slot_base
+    bit<8>       worker_diff; // worker - fan_in (negative: in range)
+    bit<32>      prio_hi;     // clamped priority << 28
+    bit<16>      m_ovf;       // 0 ++ flags & OVERFLOW
+    bit<16>      m_rovf;      // 0 ++ flags & (RESEND | OVERFLOW)
+    bit<8>       k_prio;      // slot_key's priority
+    bit<8>       p_prio;      // the packet's (clamped) priority
+    bit<8>       prio_diff;   // k_prio - p_prio (negative: packet higher)
+    bit<32>      b_or;        // bitmap before | the worker's bit
+    bit<32>      b_miss;      // full ^ b_or (0: this packet completes)
+    bit<32>      b_miss_old;  // full ^ b_old (0: the slot is complete)
+    bit<32>      stale_diff;  // stale_after - age (negative: stale)
+    bit<16>      f_d1;        // flags of a D1 RESULT (low byte)
+    bit<16>      f_flush;     // flags of a FLUSH (low byte)
+    bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
+    bit<4>       row;
+    bit<1>       evict_route; // EVICTED must look up the victim's job
+}
+
+struct eg_meta_t {
+    bridge_t bridge;
+    bit<8>   p0;
+    bit<8>   p1;
+    bit<8>   p2;
+    bit<8>   p3;
+    bit<8>   c01;
+    bit<8>   c23;
+    bit<16>  eport;
+    bit<16>  iport;
+    bit<16>  port_diff;
+}
+
+#define POP_ENTRY_0(n) (n): set_pop0((bit<8>)(POPCOUNT8(n)));
+#define POP_ENTRY_1(n) (n): set_pop1((bit<8>)(POPCOUNT8(n)));
+#define POP_ENTRY_2(n) (n): set_pop2((bit<8>)(POPCOUNT8(n)));
+#define POP_ENTRY_3(n) (n): set_pop3((bit<8>)(POPCOUNT8(n)));
+
+// ---------------------------------------------------------------------------
+// Ingress parser
+// ---------------------------------------------------------------------------
+
+parser EsaIngressParser(packet_in pkt,
+                        out headers_t hdr,
+                        out ig_meta_t meta,
+                        out ingress_intrinsic_metadata_t ig_intr_md) {
+    Checksum() ipv4_checksum;
+
+    state start {
+        pkt.extract(ig_intr_md);
+        meta.checksum_err = 0;
+        transition select(ig_intr_md.resubmit_flag) {
+            1: parse_resubmit;
+            default: parse_port_metadata;
+        }
+    }
+
+    state parse_resubmit {
+        pkt.extract(meta.resub);
+        transition parse_ethernet;
+    }
+
+    state parse_port_metadata {
+        pkt.advance(PORT_METADATA_SIZE);
+        transition parse_ethernet;
+    }
+
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            0x0800: parse_ipv4;
+            default: accept;
+        }
+    }
+
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        ipv4_checksum.add(hdr.ipv4);
+        meta.checksum_err = (bit<1>)ipv4_checksum.verify();
+        transition select(hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.flags[0:0],
+                          hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (4, 5, 0, 0, 17): parse_udp;
+            default: accept;
+        }
+    }
+
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            ESA_UDP_PORT: parse_esa;
+            default: accept;
+        }
+    }
+
+    state parse_esa {
+        pkt.extract(hdr.esa);
+        pkt.extract(hdr.values);
+        transition accept;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Ingress
+// ---------------------------------------------------------------------------
+
+// 0..255, for the const entries of priority_clamp and the popcount tables.
+#define POP_BIT(n, k) (((n) >> (k)) & 1)
+#define POPCOUNT8(n) (POP_BIT(n, 0) + POP_BIT(n, 1) + POP_BIT(n, 2) + POP_BIT(n, 3) + \
+                      POP_BIT(n, 4) + POP_BIT(n, 5) + POP_BIT(n, 6) + POP_BIT(n, 7))
+#define BYTES16(M, h) M(h * 16 + 0) M(h * 16 + 1) M(h * 16 + 2) M(h * 16 + 3)     \
+    M(h * 16 + 4) M(h * 16 + 5) M(h * 16 + 6) M(h * 16 + 7) M(h * 16 + 8)          \
+    M(h * 16 + 9) M(h * 16 + 10) M(h * 16 + 11) M(h * 16 + 12) M(h * 16 + 13)      \
+    M(h * 16 + 14) M(h * 16 + 15)
+#define BYTES256(M) BYTES16(M, 0) BYTES16(M, 1) BYTES16(M, 2) BYTES16(M, 3)        \
+    BYTES16(M, 4) BYTES16(M, 5) BYTES16(M, 6) BYTES16(M, 7) BYTES16(M, 8)          \
+    BYTES16(M, 9) BYTES16(M, 10) BYTES16(M, 11) BYTES16(M, 12) BYTES16(M, 13)      \
+    BYTES16(M, 14) BYTES16(M, 15)
+#define POP_TABLE(i, hi, lo)                                                    \
+    action set_pop##i(bit<8> c) {                                               \
+        meta.p##i = c;                                                          \
+    }                                                                           \
+    table pop##i {                                                              \
+        key = { hdr.esa.bitmap[hi:lo]: exact @name("byte"); }                   \
+        actions = { set_pop##i; }                                               \
+        const default_action = set_pop##i(0);                                   \
+        size = 256;                                                             \
+        const entries = {                                                       \
+            BYTES256(POP_ENTRY_##i)                                             \
+        }                                                                       \
+    }
+#define CLAMP(n) (((n) >> 4) > ((n) & 15) ? (bit<4>)((n) & 15) : (bit<4>)((n) >> 4))
+#define CLAMP_ENTRY(n) ((n) >> 4, (n) & 15): clamp_to(CLAMP(n), (bit<32>)CLAMP(n) << 28);
+
+// One value lane: a register of ESA_POOL_SLOTS int32 sums and its four
+// RegisterActions; LOP_* in meta.lane_op picks one (or none).
+#define TNA_LANE_DECLARE(i)                                                     \
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) lane_##i;                    \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_add = {     \
+        void apply(inout bit<32> v, out bit<32> rv) {                           \
+            v = v + hdr.values.v##i;                                            \
+            rv = v;                                                             \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_swap = {    \
+        void apply(inout bit<32> v, out bit<32> rv) {                           \
+            rv = v;                                                             \
+            v = hdr.values.v##i;                                                \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_write = {   \
+        void apply(inout bit<32> v) {                                           \
+            v = hdr.values.v##i;                                                \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_read = {    \
+        void apply(inout bit<32> v, out bit<32> rv) {                           \
+            rv = v;                                                             \
+        }                                                                       \
+    };
+
+// ACCESS lane_i: at most one of the four, once.
+#define TNA_LANE_APPLY(i)                                                       \
+    if (meta.lane_op == LOP_ADD) {                                              \
+        hdr.values.v##i = lane_##i##_add.execute(meta.index);                   \
+    } else if (meta.lane_op == LOP_SWAP) {                                      \
+        hdr.values.v##i = lane_##i##_swap.execute(meta.index);                  \
+    } else if (meta.lane_op == LOP_WRITE) {                                     \
+        lane_##i##_write.execute(meta.index);                                   \
+    } else if (meta.lane_op == LOP_READ) {                                      \
+        hdr.values.v##i = lane_##i##_read.execute(meta.index);                  \
+    }
+
+// The worker ids 0..31, for the const entries of worker_bit.
+#define ESA_FOR_EACH_WORKER(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) \
+    M(10) M(11) M(12) M(13) M(14) M(15) M(16) M(17) M(18) M(19) M(20) M(21)      \
+    M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31)
+// Fan-ins 2..32 (the controller refuses 1), for the const entries of fan_in_info.
+#define ESA_FOR_EACH_FAN_IN(M) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10)     \
+    M(11) M(12) M(13) M(14) M(15) M(16) M(17) M(18) M(19) M(20) M(21) M(22)      \
+    M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31) M(32)
+
+#define DATA_ENTRY(w, resend, resub, mode)                                       \
+    (w, 32w1 << w, ESA_VERSION, TYPE_DATA, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 0,     \
+     resend, resub): set_data(32w1 << w, mode);
+#define WORKER_ENTRY(w)                                                         \
+    DATA_ENTRY(w, 0, 0, DM_FIRST) DATA_ENTRY(w, 1, 0, DM_RESEND)                 \
+    DATA_ENTRY(w, 0, 1, DM_PASS2) DATA_ENTRY(w, 1, 1, DM_PASS2)
+#define FULL_MASK(f) ((bit<32>)((33w1 << (f)) - 1))
+// init: the pending count a claim starts with, or for a pass-2 FLUSH the
+// owner's chunk mask (0).
+#define FAN_IN_INTENTS(f, mode, init)                                           \
+    (f, mode, INTENT_NONE): set_fan_in_info(FULL_MASK(f), init);                \
+    (f, mode, INTENT_FLUSH): set_fan_in_info(FULL_MASK(f), 0);                  \
+    (f, mode, INTENT_EVICT): set_fan_in_info(FULL_MASK(f), init);               \
+    (f, mode, INTENT_STALE): set_fan_in_info(FULL_MASK(f), init);
+#define FAN_IN_ENTRIES(f)                                                       \
+    FAN_IN_INTENTS(f, MODE_ESA, (f) - 1)                                        \
+    FAN_IN_INTENTS(f, MODE_ATP, HELD_BIAS + (f) - 1)                            \
+    FAN_IN_INTENTS(f, MODE_SWITCHML, (f) - 1)
+
+// Conditions the apply block tests in several places (macros, not bool
+// locals: a bool local becomes a PHV field the compiler must fill).
+#define IS_DATA (hdr.esa.packet_type == TYPE_DATA)
+#define RESEND ((hdr.esa.flags & FLAG_RESEND) != 0)
+#define PASS2 (meta.resub.isValid())
+#define IS_PART (hdr.esa.packet_type == TYPE_FALLBACK || hdr.esa.packet_type == TYPE_EVICTED \
+                 || hdr.esa.packet_type == TYPE_FLUSH)
+#define SAME (meta.o_pred == P_LO || meta.o_pred == P_BOTH)
+#define RESULT_TO_PS (meta.job.mode == MODE_ATP)
+
+control EsaIngress(inout headers_t hdr,
+                   inout ig_meta_t meta,
+                   in ingress_intrinsic_metadata_t ig_intr_md,
+                   in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                   inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                   inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+
+    // ---- counters ---------------------------------------------------------
+    Counter<bit<64>, bit<2>>(4, CounterType_t.PACKETS) esa_global;
+    Counter<bit<64>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_drops;
+    Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
+    Counter<bit<64>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
+    Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
+
+    // ---- stage 0: admission lookups ---------------------------------------
+    action set_job(bit<8> fan_in, bit<2> mode, bit<4> max_priority, bit<16> mcast_group,
+                   PortId_t ps_port, bit<16> slot_base, bit<16> slot_mask) {
+        meta.job.fan_in = fan_in;
+        meta.job.mode = mode;
+        meta.job.max_priority = max_priority;
+        meta.job.mcast_group = mcast_group;
+        meta.job.ps_port = ps_port;
+        meta.job.slot_base = slot_base;
+        meta.job.slot_mask = slot_mask;
+        meta.slot_ok = 1;
+        meta.index = hdr.esa.slot + slot_base;
+    }
+    // The job table. The slot range check is part of the match (ternary
+    // slot with mask ~slot_mask, value 0), so a packet outside its job's
+    // slots never reaches a slot register (they are accessed from stage 1).
+    table jobs {
+        key = {
+            hdr.esa.job: exact;
+            hdr.esa.slot: ternary;
+        }
+        actions = { set_job; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = ESA_MAX_JOBS;
+    }
+
+    action known() {
+        meta.job_hit = 1;
+    }
+    // Job ids known at all, to tell an unknown job from a bad slot.
+    table job_ids {
+        key = { hdr.esa.job: exact; }
+        actions = { known; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = ESA_MAX_JOBS;
+    }
+
+    action allow() {
+        meta.port_ok = 1;
+    }
+    table job_ports {
+        key = {
+            hdr.esa.job: exact;
+            ig_intr_md.ingress_port: exact;
+        }
+        actions = { allow; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 16384;
+    }
+
+    action set_data(bit<32> b, bit<2> mode) {
+        meta.data_mode = mode;
+        meta.wbit = b;
+    }
+    // A well-formed DATA (right version, lengths and checksum) whose bitmap
+    // is 1 << worker, by lookup: Tofino shifts only by constants, and one
+    // answer here keeps the stage-1 gate within a gateway's 4 bytes. The
+    // mode says what the tombstone and worker_seen registers do.
+    table data_check {
+        key = {
+            hdr.esa.worker: exact;
+            hdr.esa.bitmap: exact;
+            hdr.esa.version: exact;
+            hdr.esa.packet_type: exact;
+            hdr.ipv4.total_len: exact;
+            hdr.udp.length: exact;
+            meta.checksum_err: exact;
+            hdr.esa.flags[0:0]: exact @name("resend");
+            ig_intr_md.resubmit_flag: exact;
+        }
+        actions = { set_data; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 128;
+        const entries = {
+            ESA_FOR_EACH_WORKER(WORKER_ENTRY)
+        }
+    }
+
+    // ---- stage 1 ----------------------------------------------------------
+    action set_fan_in_info(bit<32> full, bit<32> init) {
+        meta.full = full;
+        meta.init = init;
+    }
+    table fan_in_info {
+        key = {
+            meta.job.fan_in: exact;
+            meta.job.mode: exact;
+            meta.intent: exact;
+        }
+        actions = { set_fan_in_info; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 512;
+        const entries = {
+            ESA_FOR_EACH_FAN_IN(FAN_IN_ENTRIES)
+        }
+    }
+
+    action clamp_to(bit<4> priority, bit<32> prio_hi) {
+        hdr.esa.priority = priority;
+        meta.prio_hi = prio_hi;
+    }
+    // priority = min(priority, max_priority), by lookup.
+    table priority_clamp {
+        key = {
+            hdr.esa.priority: exact;
+            meta.job.max_priority: exact;
+        }
+        actions = { clamp_to; }
+        const default_action = clamp_to(0, 0);
+        size = 256;
+        const entries = {
+            BYTES256(CLAMP_ENTRY)
+        }
+    }
+
+    action set_stale_after(bit<32> units) {
+        meta.stale_after = units;
+    }
+    // Pool-wide settings. Units of 1.024 us (global timestamp >> 10).
+    table pool_config {
+        actions = { set_stale_after; }
+        size = 1;
+        default_action = set_stale_after((bit<32>)DEFAULT_STALE_AFTER_US);
+    }
+
+    // Tombstone: the chunk last evicted or flushed from the slot.
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_tombstone;
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_check = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == meta.tomb_value) {
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_write = {
+        void apply(inout bit<32> v) {
+            v = meta.tomb_value;
+        }
+    };
+
+    // Worker-seen: per (slot, worker), the last chunk that worker's DATA
+    // brought to this slot. Replaces reading the bitmap for "is this bit
+    // new" (a stateful ALU cannot test a bit chosen by the packet).
+    Register<bit<32>, bit<21>>(ESA_POOL_SLOTS * 32, 0) worker_seen;
+    RegisterAction<bit<32>, bit<21>, bit<8>>(worker_seen) seen_mark = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == meta.chunk) {
+                rv = 0;
+            } else {
+                rv = 1;
+            }
+            v = meta.chunk;
+        }
+    };
+    RegisterAction<bit<32>, bit<21>, bit<8>>(worker_seen) seen_check = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == meta.chunk) {
+                rv = 0;
+            } else {
+                rv = 1;
+            }
+        }
+    };
+
+    // ---- stage 2: the owner -----------------------------------------------
+    Register<owner_t, bit<16>>(ESA_POOL_SLOTS, {0, 0}) slot_owner;
+    // A first-copy DATA whose worker is new here: count it if the chunk is
+    // in progress, claim the slot if it is free. cmplo: same chunk;
+    // cmphi: pending == 0 (free or complete).
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_data = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk, v.pending == 0);
+            if (v.chunk == meta.chunk && v.pending != 0) {
+                v.pending = v.pending - 1;
+            } else if (v.chunk != meta.chunk && v.pending == 0) {
+                v.chunk = meta.chunk;
+                v.pending = meta.init;
+            }
+        }
+    };
+    // Resends, tombstoned chunks, duplicates: look, change nothing.
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_peek = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk);
+        }
+    };
+    // RESULT (init all ones: R1 completes and releases, the chunk stays) and
+    // pass-2 FLUSH (init 0: the slot becomes free, key 0), only if the
+    // chunk holds it. (init doubles as the mask: a stateful ALU takes at
+    // most two PHV inputs, chunk and init, over all its actions.)
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_release = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk);
+            if (v.chunk == meta.chunk) {
+                v.chunk = v.chunk & meta.init;
+                v.pending = 0;
+            }
+        }
+    };
+    // Pass-2 EVICT: the packet's chunk takes the slot.
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_take = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk);
+            v.chunk = meta.chunk;
+            v.pending = meta.init;
+        }
+    };
+
+    // ---- stage 3: the rest of the slot ------------------------------------
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_bitmap;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_or = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = v | meta.wbit;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_set = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = meta.wbit;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_full = {
+        void apply(inout bit<32> v) {
+            v = meta.full;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_read = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+        }
+    };
+
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_key;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_key) key_swap = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = meta.key;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_key) key_read = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+        }
+    };
+
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_timestamp;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_timestamp) timestamp_touch = {
+        void apply(inout bit<32> v) {
+            v = meta.now;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_timestamp) timestamp_read = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+        }
+    };
+
+    // exponent (high byte) ++ slot flags (low byte: SLOT_OVERFLOW).
+    Register<bit<16>, bit<16>>(ESA_POOL_SLOTS, 0) slot_meta;
+    RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_or = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = v | meta.m_new;
+        }
+    };
+    RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_swap = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = meta.m_new;
+        }
+    };
+    RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_read = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+        }
+    };
+
+
+    // ---- stage 3: four tables, one per register, keyed alike -----------
+    // Each register's table picks its RegisterAction from the same key
+    // (ACCESS slot_bitmap, slot_key, slot_timestamp, slot_meta: one table
+    // apply each, one action, one RegisterAction). A single table cannot
+    // drive several stateful ALUs with one address, and gateway-guarded
+    // tables per row did not fit beside the register in one stage.
+    //
+    // Row groups (the key's const entries below):
+    //   RESULT  R1: the slot takes the RESULT (full bitmap, its exponent)
+    //   FLUSH+  D2 pass 2, the worker's bit new: partial + packet's value
+    //   FLUSH   D2 pass 2, the worker already counted: the partial
+    //   EVICT   D10 / D11 pass 2: swap the packet in, the victim out
+    //   PEEK    a resend of the chunk in the slot: D5 or D2 by the bitmap
+    //   ADD     D1 / D3: a new worker of the chunk in progress
+    //   CLAIM   D9: the owner claimed the free slot
+    //   HELD    another chunk holds the slot: D10, D11 or D12
+    //   (none)  D4, D6, D7, D8, R2, Q1: no access
+#define STEP_KEY                                                                \
+        key = {                                                                 \
+            hdr.esa.packet_type: ternary;                                       \
+            meta.intent: ternary;                                               \
+            meta.data_mode: ternary;                                            \
+            meta.t_hit: ternary;                                                \
+            meta.w_new: ternary;                                                \
+            meta.o_pred: ternary;                                               \
+            meta.flush_new: ternary;                                            \
+        }
+#define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, add, claim, held) \
+        const entries = {                                                       \
+            (TYPE_RESULT, _, _, _, _, P_LO, _): result;                         \
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, 1): flush_new;             \
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, _): flush_old;             \
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _): evict;                    \
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _): evict;                    \
+            (TYPE_DATA, INTENT_NONE, DM_RESEND, _, _, P_LO, _): peek;           \
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_LO, _): add;             \
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_HI, _): claim;           \
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_NEITHER, _): held;       \
+        }
+
+    action b_full() {
+        bitmap_full.execute(meta.index);
+        meta.lane_op = LOP_WRITE;
+    }
+    action b_or_add() {
+        meta.b_old = bitmap_or.execute(meta.index);
+        meta.lane_op = LOP_ADD;
+    }
+    action b_read_lanes() {
+        meta.b_old = bitmap_read.execute(meta.index);
+        meta.lane_op = LOP_READ;
+    }
+    action b_swap() {
+        meta.b_old = bitmap_set.execute(meta.index);
+        meta.lane_op = LOP_SWAP;
+    }
+    action b_claim() {
+        bitmap_set.execute(meta.index);
+        meta.lane_op = LOP_WRITE;
+    }
+    action b_read() {
+        meta.b_old = bitmap_read.execute(meta.index);
+    }
+    table bitmap_step {
+        STEP_KEY
+        actions = { b_full; b_or_add; b_read_lanes; b_swap; b_claim; b_read; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(b_full(), b_or_add(), b_read_lanes(), b_swap(), b_read_lanes(),
+                     b_or_add(), b_claim(), b_read())
+    }
+
+    action k_read() {
+        meta.k_old = key_read.execute(meta.index);
+    }
+    action k_swap() {
+        meta.k_old = key_swap.execute(meta.index);
+    }
+    table key_step {
+        STEP_KEY
+        actions = { k_read; k_swap; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(),
+                     k_read(), k_swap(), k_read())
+    }
+
+    action ts_touch() {
+        timestamp_touch.execute(meta.index);
+    }
+    action ts_read() {
+        meta.ts_old = timestamp_read.execute(meta.index);
+    }
+    table timestamp_step {
+        STEP_KEY
+        actions = { ts_touch; ts_read; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(),
+                     ts_touch(), ts_touch(), ts_read())
+    }
+
+    action m_swap() {
+        meta.m_old = meta_swap.execute(meta.index);
+    }
+    action m_or() {
+        meta.m_old = meta_or.execute(meta.index);
+    }
+    action m_read() {
+        meta.m_old = meta_read.execute(meta.index);
+    }
+    table meta_step {
+        STEP_KEY
+        actions = { m_swap; m_or; m_read; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(),
+                     m_or(), m_swap(), NoAction())
+    }
+
+    // ---- stages 4..11: the lanes ------------------------------------------
+    ESA_FOR_EACH_LANE(TNA_LANE_DECLARE)
+
+    // Where an evicted partial goes: its own job's PS (looked up by the
+    // victim's job, read from slot_key in stage 3).
+    bit<16> route_slot_mask = 0;
+    action set_route(PortId_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask) {
+        ig_tm_md.ucast_egress_port = ps_port;
+        hdr.esa.fan_in = fan_in;
+        meta.route_base = slot_base;
+        route_slot_mask = slot_mask;
+    }
+    action route_gone() {
+        // The evicted job was removed meanwhile.
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    table job_route {
+        key = { meta.k_old[27:16]: exact @name("victim_job"); }
+        actions = { set_route; route_gone; }
+        const default_action = route_gone();
+        size = ESA_MAX_JOBS;
+    }
+
+    // ---- L2 ---------------------------------------------------------------
+    action forward(PortId_t port) {
+        ig_tm_md.ucast_egress_port = port;
+    }
+    action flood(MulticastGroupId_t group) {
+        ig_tm_md.mcast_grp_a = group;
+    }
+    action drop() {
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    table l2 {
+        key = { hdr.ethernet.dst: exact; }
+        actions = { forward; flood; drop; }
+        default_action = drop();
+        size = 4096;
+    }
+
+    action to_ps() {
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+    }
+    action to_group() {
+        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+    }
+    action absorb() {
+        ig_dprsr_md.drop_ctl = 1;
+    }
+
+    apply {
+        meta.bridge.setValid();
+        meta.bridge.ingress_port = ig_intr_md.ingress_port;
+        meta.bridge.esa = 0;
+        meta.bridge.recount = 0;
+        meta.lane_op = LOP_NONE;
+        meta.row = ROW_NONE;
+        meta.admitted = 0;
+        meta.evict_route = 0;
+        meta.worker_diff = 0x80;
+        meta.job_drop = 0;
+        meta.drop_reason = 0;
+        meta.mal_a = 0;
+        meta.mal_b = 0;
+        meta.mal_c = 0;
+        meta.job_hit = 0;
+        meta.slot_ok = 0;
+        meta.port_ok = 0;
+        meta.data_mode = DM_NONE;
+        meta.intent = INTENT_NONE;
+        meta.flush_new = 0;
+        meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
+        meta.tomb_value = 4w0 ++ hdr.esa.job ++ hdr.esa.seq;
+
+        // ---- stage 0: malformed checks (docs/protocol.md 2.1), each a
+        // gateway small enough for the hardware, and the lookups ------
+        if (hdr.esa.isValid()) {
+            if (ig_prsr_md.parser_err != 0 || meta.checksum_err == 1) {
+                meta.mal_a = 1;
+            }
+        }
+        if (hdr.esa.isValid()) {
+            if (hdr.ipv4.total_len != ESA_IPV4_TOTAL_LEN || hdr.udp.length != ESA_UDP_LEN) {
+                meta.mal_b = 1;
+            }
+        }
+        if (hdr.esa.isValid()) {
+            if (hdr.esa.version != ESA_VERSION || hdr.esa.packet_type < TYPE_DATA
+                    || hdr.esa.packet_type > TYPE_QUERY) {
+                meta.mal_c = 1;
+            }
+        }
+        if (meta.resub.isValid()) {
+            // The chunk pass 2 tombstones: the victim's (EVICT) or the own
+            // (FLUSH, where victim is the own key).
+            meta.tomb_value = 4w0 ++ meta.resub.victim[27:0];
+            meta.intent = meta.resub.intent;
+            meta.flush_new = meta.resub.is_new;
+        }
+        if (hdr.esa.isValid()) {
+            meta.bridge.esa = 1;
+            meta.chunk = 4w0 ++ hdr.esa.job ++ hdr.esa.seq;
+            meta.job_id = hdr.esa.job;  // EVICTED rewrites hdr.esa.job
+
+            meta.now = ig_prsr_md.global_tstamp[47:16];
+            // The low byte of slot_meta holds only FLAG_OVERFLOW (==
+            // SLOT_OVERFLOW), so it ORs straight into outgoing flags.
+            meta.m_ovf = 8w0 ++ (hdr.esa.flags & FLAG_OVERFLOW);
+            meta.m_rovf = 8w0 ++ (hdr.esa.flags & (FLAG_RESEND | FLAG_OVERFLOW));
+            meta.m_new = hdr.esa.exponent ++ (hdr.esa.flags & FLAG_OVERFLOW);
+            hdr.udp.checksum = 0;
+            job_ids.apply();
+            jobs.apply();
+            job_ports.apply();
+            data_check.apply();
+            pool_config.apply();
+        }
+
+
+        // ---- stage 1: tombstone and worker-seen, for DATA that passed
+        // every check decidable from stage 0 -------------------------------
+        if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.data_mode != DM_NONE) {
+            // worker - fan_in: negative (bit 7) when the worker is in
+            // range (worker_bit only matched workers 0..31).
+            meta.worker_diff = hdr.esa.worker - meta.job.fan_in;
+            priority_clamp.apply();
+            fan_in_info.apply();
+            // ACCESS slot_tombstone
+            if (meta.data_mode == DM_PASS2) {
+                meta.t_hit = 0;
+                tombstone_write.execute(meta.index);
+            } else {
+                meta.t_hit = tombstone_check.execute(meta.index);
+            }
+            // ACCESS worker_seen
+            if (meta.data_mode == DM_RESEND) {
+                meta.w_new = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
+            } else {
+                meta.w_new = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
+            }
+        }
+
+        // Admission (docs/protocol.md 4.1), in its order, with its counters.
+        if (!hdr.esa.isValid()) {
+            if (ig_prsr_md.parser_err == 0) {
+                esa_global.count(GLOBAL_NOT_ESA);
+                l2.apply();
+            } else {
+                esa_global.count(GLOBAL_MALFORMED);
+                ig_dprsr_md.drop_ctl = 1;
+            }
+        } else if (meta.mal_a == 1 || meta.mal_b == 1 || meta.mal_c == 1) {
+            esa_global.count(GLOBAL_MALFORMED);
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (hdr.esa.job == 0 || meta.job_hit == 0) {
+            esa_global.count(GLOBAL_UNKNOWN_JOB);
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (meta.port_ok == 0) {
+            meta.drop_reason = DROP_BAD_PORT;
+            meta.job_drop = 1;
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (IS_PART) {
+            meta.drop_reason = DROP_BAD_TYPE;
+            meta.job_drop = 1;
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (meta.slot_ok == 0) {
+            meta.drop_reason = DROP_BAD_SLOT;
+            meta.job_drop = 1;
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (IS_DATA && meta.data_mode == DM_NONE) {
+            meta.drop_reason = DROP_BAD_WORKER;
+            meta.job_drop = 1;
+            ig_dprsr_md.drop_ctl = 1;
+        } else {
+            meta.admitted = 1;
+        }
+        meta.key = meta.chunk | meta.prio_hi;
+
+        // ---- stage 2: the owner -----------------------------------
+        if (meta.admitted == 1 && meta.worker_diff[7:7] == 1) {
+            // ACCESS slot_owner
+            if (hdr.esa.packet_type == TYPE_RESULT) {
+                meta.o_pred = owner_release.execute(meta.index);
+            } else if (!IS_DATA) {
+                meta.o_pred = 0;  // QUERY: no slot access
+            } else if (meta.intent == INTENT_FLUSH) {
+                meta.o_pred = owner_release.execute(meta.index);
+            } else if (PASS2) {
+                meta.o_pred = owner_take.execute(meta.index);
+            } else if (RESEND || meta.t_hit == 1 || meta.w_new == 0) {
+                meta.o_pred = owner_peek.execute(meta.index);
+            } else {
+                meta.o_pred = owner_data.execute(meta.index);
+            }
+        }
+
+        if (meta.admitted == 1 && meta.worker_diff[7:7] == 0) {
+            // worker >= fan_in: dropped before the owner (the tombstone
+            // was only read; worker_seen's entry for this worker id is
+            // one no packet of the hdr.esa.job can use).
+            meta.admitted = 0;
+            meta.drop_reason = DROP_BAD_WORKER;
+            meta.job_drop = 1;
+            ig_dprsr_md.drop_ctl = 1;
+        }
+
+        // ---- stage 3: bitmap, key, timestamp, meta; lane op -------
+        // One table, so the four registers' accesses share one match
+        // (six gateway-guarded tables did not fit beside slot_bitmap).
+        if (meta.admitted == 1 && meta.worker_diff[7:7] == 1) {
+            bitmap_step.apply();
+            key_step.apply();
+            timestamp_step.apply();
+            meta_step.apply();
+        }
+
+        // ---- stages 4..11: lanes ----------------------------------
+        ESA_FOR_EACH_LANE(TNA_LANE_APPLY)
+
+        // ---- rows, in the stages beside the lanes -----------------
+        // One operation per field per step: Tofino actions are single
+        // stage, so what the rows need is computed in three steps.
+        if (meta.admitted == 1) {
+            meta.age = meta.now - meta.ts_old;
+            meta.k_prio = 4w0 ++ meta.k_old[31:28];
+            meta.p_prio = 4w0 ++ hdr.esa.priority;
+            meta.b_or = meta.b_old | meta.wbit;
+            meta.b_miss_old = meta.full ^ meta.b_old;
+            meta.f_d1 = meta.m_old | meta.m_ovf;
+            meta.f_flush = meta.m_old | meta.m_rovf;
+            meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
+        }
+        if (meta.admitted == 1) {
+            meta.stale_diff = meta.stale_after - meta.age;
+            meta.prio_diff = meta.k_prio - meta.p_prio;
+            meta.b_miss = meta.full ^ meta.b_or;
+        }
+
+        if (meta.admitted == 1) {
+            if (hdr.esa.packet_type == TYPE_QUERY) {
+                // Q1
+                to_group();
+                meta.row = ROW_QUERIES_RELAYED;
+            } else if (hdr.esa.packet_type == TYPE_RESULT) {
+                // R1 and R2: relayed to the group. (released is not
+                // counted: HELD is not visible after the owner step.)
+                to_group();
+                meta.row = ROW_RESULTS_RELAYED;
+            } else if (meta.intent == INTENT_FLUSH) {
+                if (SAME) {
+                    // D2: the partial (plus the packet's value if new).
+                    hdr.esa.packet_type = TYPE_FLUSH;
+                    hdr.esa.flags = meta.f_flush[7:0];
+                    hdr.esa.priority = meta.k_old[31:28];
+                    hdr.esa.bitmap = meta.b_or;
+                    hdr.esa.fan_in = meta.job.fan_in;
+                    hdr.esa.exponent = meta.m_old[15:8];
+                    meta.bridge.recount = 1;
+                    to_ps();
+                    meta.row = ROW_FLUSHED;
+                } else {
+                    // The chunk left the slot between the passes: its
+                    // partial is at the PS already (D7).
+                    hdr.esa.packet_type = TYPE_FALLBACK;
+                    hdr.esa.fan_in = meta.job.fan_in;
+                    to_ps();
+                    meta.row = ROW_FALLBACKS;
+                }
+            } else if (PASS2) {
+                // D10 / D11: the packet carries the victim's partial.
+                if (meta.intent == INTENT_STALE) {
+                    meta.row = ROW_STALE_RECLAIMS;
+                    hdr.esa.flags = meta.f_stale[7:0];
+                } else {
+                    meta.row = ROW_PREEMPTIONS;
+                    hdr.esa.flags = meta.m_old[7:0];
+                }
+                hdr.esa.packet_type = TYPE_EVICTED;
+                hdr.esa.priority = meta.k_old[31:28];
+                hdr.esa.job = meta.k_old[27:16];
+                hdr.esa.seq = meta.k_old[15:0];
+                hdr.esa.bitmap = meta.b_old;
+                hdr.esa.exponent = meta.m_old[15:8];
+                meta.bridge.recount = 1;
+                meta.evict_route = 1;
+                evictions_suffered.count(meta.k_old[27:16]);
+            } else if (RESEND) {
+                if (SAME && meta.b_miss_old == 0) {
+                    // D5: the slot still holds the RESULT.
+                    hdr.esa.packet_type = TYPE_RESULT;
+                    hdr.esa.flags = meta.m_old[7:0];
+                    hdr.esa.priority = meta.k_old[31:28];
+                    hdr.esa.bitmap = meta.full;
+                    hdr.esa.fan_in = meta.job.fan_in;
+                    hdr.esa.exponent = meta.m_old[15:8];
+                    meta.bridge.recount = 1;
+                    if (RESULT_TO_PS) {
+                        to_ps();
+                    } else {
+                        to_group();
+                    }
+                    meta.row = ROW_REEMITTED;
+                } else if (SAME) {
+                    // D2: flush in a second pass (the owner, the
+                    // tombstone and the lanes were touched in this one).
+                    meta.resub.setValid();
+                    meta.resub.intent = INTENT_FLUSH;
+                    meta.resub.is_new = 7w0 ++ (bit<1>)meta.w_new[0:0];
+                    meta.resub.victim = meta.chunk;
+                    ig_dprsr_md.resubmit_type = 1;
+                } else {
+                    // D7 / D8
+                    hdr.esa.packet_type = TYPE_FALLBACK;
+                    hdr.esa.fan_in = meta.job.fan_in;
+                    to_ps();
+                    meta.row = ROW_FALLBACKS;
+                }
+            } else if (meta.t_hit == 1) {
+                // D7
+                hdr.esa.packet_type = TYPE_FALLBACK;
+                hdr.esa.fan_in = meta.job.fan_in;
+                to_ps();
+                meta.row = ROW_FALLBACKS;
+            } else if (meta.w_new == 0) {
+                // D4 / D6 (and a duplicate of a contribution that left
+                // with an evicted or flushed partial).
+                absorb();
+                meta.row = ROW_DUPLICATES;
+            } else if (meta.o_pred == P_BOTH) {
+                // D6: the chunk is complete here (a RESULT filled it).
+                absorb();
+                meta.row = ROW_DUPLICATES;
+            } else if (meta.o_pred == P_LO) {
+                if (meta.b_miss == 0) {
+                    // D1
+                    hdr.esa.packet_type = TYPE_RESULT;
+                    hdr.esa.flags = meta.f_d1[7:0];
+                    hdr.esa.priority = meta.k_old[31:28];
+                    hdr.esa.bitmap = meta.full;
+                    hdr.esa.fan_in = meta.job.fan_in;
+                    hdr.esa.exponent = meta.m_old[15:8];
+                    meta.bridge.recount = 1;
+                    if (RESULT_TO_PS) {
+                        to_ps();
+                    } else {
+                        to_group();
+                    }
+                    meta.row = ROW_COMPLETED;
+                } else {
+                    // D3
+                    absorb();
+                    meta.row = ROW_AGGREGATED;
+                }
+            } else if (meta.o_pred == P_HI) {
+                // D9
+                absorb();
+                meta.row = ROW_CLAIMED;
+            } else if (meta.stale_diff[31:31] == 1
+                       || (meta.job.mode == MODE_ESA && meta.prio_diff[7:7] == 1)) {
+                // D10 / D11: swap-evict in a second pass.
+                meta.resub.setValid();
+                if (meta.stale_diff[31:31] == 1) {
+                    meta.resub.intent = INTENT_STALE;
+                } else {
+                    meta.resub.intent = INTENT_EVICT;
+                }
+                meta.resub.is_new = 0;
+                meta.resub.victim = meta.k_old;
+                ig_dprsr_md.resubmit_type = 1;
+            } else {
+                // D12
+                hdr.esa.packet_type = TYPE_FALLBACK;
+                hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
+                hdr.esa.fan_in = meta.job.fan_in;
+                to_ps();
+                meta.row = ROW_FALLBACKS;
+            }
+        }
+
+        if (meta.evict_route == 1) {
+            if (job_route.apply().hit) {
+                meta.evict_route = 0;
+            }
+        }
+        if (meta.evict_route == 0 && hdr.esa.packet_type == TYPE_EVICTED) {
+            meta.rel_slot = meta.index - meta.route_base;
+        }
+        if (meta.evict_route == 0 && hdr.esa.packet_type == TYPE_EVICTED) {
+            hdr.esa.slot = meta.rel_slot & route_slot_mask;
+        }
+        if (meta.row != ROW_NONE) {
+            job_rows.count(meta.job_id ++ meta.row);
+        }
+        if (meta.admitted == 1 && IS_DATA && !PASS2) {
+            data_rx.count(meta.job_id);
+        }
+        if (meta.job_drop == 1) {
+            job_drops.count(meta.job_id ++ meta.drop_reason);
+        }
+    }
+}
+
+control EsaIngressDeparser(packet_out pkt,
+                           inout headers_t hdr,
+                           in ig_meta_t meta,
+                           in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    Resubmit() resubmit;
+
+    apply {
+        if (ig_dprsr_md.resubmit_type == 1) {
+            resubmit.emit(meta.resub);
+        }
+        pkt.emit(meta.bridge);
+        pkt.emit(hdr);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Egress
+// ---------------------------------------------------------------------------
+
+parser EsaEgressParser(packet_in pkt,
+                       out headers_t hdr,
+                       out eg_meta_t meta,
+                       out egress_intrinsic_metadata_t eg_intr_md) {
+    state start {
+        pkt.extract(eg_intr_md);
+        pkt.extract(meta.bridge);
+        pkt.extract(hdr.ethernet);
+        transition select(meta.bridge.esa) {
+            1: parse_esa;
+            default: accept;
+        }
+    }
+
+    state parse_esa {
+        pkt.extract(hdr.ipv4);
+        pkt.extract(hdr.udp);
+        pkt.extract(hdr.esa);
+        transition accept;
+    }
+}
+
+control EsaEgress(inout headers_t hdr,
+                  inout eg_meta_t meta,
+                  in egress_intrinsic_metadata_t eg_intr_md,
+                  in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                  inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                  inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    // docs/protocol.md 3.1: destination from the host behind the port,
+    // source = the address the packet was sent to (the switch's).
+    action set_host(mac_addr_t mac, ipv4_addr_t ip) {
+        hdr.ethernet.src = hdr.ethernet.dst;
+        hdr.ethernet.dst = mac;
+        hdr.ipv4.src = hdr.ipv4.dst;
+        hdr.ipv4.dst = ip;
+    }
+    table egress_host {
+        key = { eg_intr_md.egress_port: exact; }
+        actions = { set_host; NoAction; }
+        default_action = NoAction();
+        size = 512;
+    }
+
+    POP_TABLE(0, 7, 0)
+    POP_TABLE(1, 15, 8)
+    POP_TABLE(2, 23, 16)
+    POP_TABLE(3, 31, 24)
+
+    apply {
+        meta.eport = 7w0 ++ eg_intr_md.egress_port;
+        meta.iport = 7w0 ++ meta.bridge.ingress_port;
+        meta.port_diff = 1;
+        if (!hdr.esa.isValid()) {
+            meta.port_diff = meta.eport ^ meta.iport;
+        }
+        if (meta.port_diff == 0) {
+            // A flooded frame does not go back where it came from.
+            eg_dprsr_md.drop_ctl = 1;
+        }
+        if (hdr.esa.isValid()) {
+            egress_host.apply();
+            if (meta.bridge.recount == 1) {
+                // count = popcount(bitmap): a lookup per byte, then two adds.
+                pop0.apply();
+                pop1.apply();
+                pop2.apply();
+                pop3.apply();
+                meta.c01 = meta.p0 + meta.p1;
+                meta.c23 = meta.p2 + meta.p3;
+            }
+            if (meta.bridge.recount == 1) {
+                hdr.esa.count = meta.c01 + meta.c23;
+            }
+        }
+    }
+}
+
+control EsaEgressDeparser(packet_out pkt,
+                          inout headers_t hdr,
+                          in eg_meta_t meta,
+                          in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    Checksum() ipv4_checksum;
+
+    apply {
+        if (hdr.ipv4.isValid()) {
+            hdr.ipv4.checksum = ipv4_checksum.update({
+                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp_ecn, hdr.ipv4.total_len,
+                hdr.ipv4.ident, hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl,
+                hdr.ipv4.protocol, hdr.ipv4.src, hdr.ipv4.dst });
+        }
+        pkt.emit(hdr);
+    }
+}
+
+Pipeline(EsaIngressParser(),
+         EsaIngress(),
+         EsaIngressDeparser(),
+         EsaEgressParser(),
+         EsaEgress(),
+         EsaEgressDeparser()) pipe;
+
+Switch(pipe) main;
