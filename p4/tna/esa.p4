@@ -42,6 +42,11 @@ header resubmit_t {
     bit<32> victim;    // the slot key seen in pass 1 (EVICT) or the own key (FLUSH)
 }
 
+// Admission verdicts.
+const bit<2> V_DROP = 0;
+const bit<2> V_L2 = 1;
+const bit<2> V_AGGREGATE = 2;
+
 // What a well-formed DATA does to the tombstone and worker_seen registers.
 const bit<2> DM_NONE = 0;    // not a well-formed DATA
 const bit<2> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
@@ -105,14 +110,14 @@ struct ig_meta_t {
     bit<1>       checksum_err;
     bit<1>       job_drop;    // count drop_reason for the job
     bit<2>       drop_reason;
-    bit<1>       mal_a;       // parser error or bad IPv4 checksum
-    bit<1>       mal_b;       // IPv4 or UDP length not that of K lanes
-    bit<1>       mal_c;       // bad ESA version or type
+    bit<2>       verdict;     // V_*: the admission table's answer
+    bit<1>       count_global;
+    bit<2>       global_idx;
+    bit<1>       route_ok;    // job_route found the victim's job
     bit<1>       job_hit;     // job known (any slot)
     bit<1>       slot_ok;     // job known and slot <= slot_mask
     bit<1>       port_ok;
     bit<2>       data_mode;   // a well-formed DATA: DM_* (0: not one)
-    bit<1>       admitted;
     bit<12>      job_id;      // the packet's job (counters)
     bit<16>      index;       // absolute slot index
     bit<32>      chunk;       // 0000 ++ job ++ seq
@@ -126,7 +131,13 @@ struct ig_meta_t {
     bit<8>       t_hit;       // tombstone == chunk
     bit<8>       w_new;       // the worker had not contributed this chunk here
     bit<8>       o_pred;      // owner predicate
-    bit<32>      b_old;       // bitmap before
+    bit<32>      b_old;       // bitmap before (FLUSH, EVICT)
+    bit<8>       b_pred;      // P_LO: this worker completes / the chunk is complete
+    bit<32>      bcmp;        // what slot_bitmap compares with
+    bit<8>       ts_pred;     // P_LO: the slot is stale
+    bit<32>      expire;      // now + stale_after
+    bit<1>       higher;      // packet priority > the slot's
+    bit<32>      victim_chunk; // k_old without its priority
     bit<32>      k_old;       // slot key before
     bit<32>      ts_old;      // timestamp before
     bit<16>      m_old;       // exponent ++ flags before
@@ -137,6 +148,8 @@ struct ig_meta_t {
     bit<3>       lane_op;
     bit<16>      rel_slot;    // EVICTED: slot relative to the victim's range
     bit<16>      route_base;  // EVICTED: the victim job's slot_base
+    bit<16>      route_mask;  // EVICTED: the victim job's slot_mask
+    bit<1>       to_ps;       // a RESULT from the slot goes to the PS (atp)
     bit<8>       worker_diff; // worker - fan_in (negative: in range)
     bit<32>      prio_hi;     // clamped priority << 28
     bit<16>      m_ovf;       // 0 ++ flags & OVERFLOW
@@ -185,7 +198,34 @@ parser EsaIngressParser(packet_in pkt,
 
     state start {
         pkt.extract(ig_intr_md);
+        // Metadata defaults, set here so no match-action stage spends an
+        // action (and a dependency) on them.
         meta.checksum_err = 0;
+        meta.bridge.setValid();
+        meta.bridge.ingress_port = ig_intr_md.ingress_port;
+        meta.bridge.esa = 0;
+        meta.bridge.recount = 0;
+        meta.lane_op = LOP_NONE;
+        meta.row = ROW_NONE;
+        meta.verdict = V_DROP;
+        meta.evict_route = 0;
+        meta.route_ok = 0;
+        meta.worker_diff = 0x80;
+        meta.count_global = 0;
+        meta.global_idx = 0;
+        meta.job_drop = 0;
+        meta.drop_reason = 0;
+        meta.job_hit = 0;
+        meta.slot_ok = 0;
+        meta.port_ok = 0;
+        meta.data_mode = DM_NONE;
+        meta.intent = INTENT_NONE;
+        meta.flush_new = 0;
+        meta.t_hit = 0;
+        meta.w_new = 0;
+        meta.o_pred = 0;
+        meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
+        meta.to_ps = 0;
         transition select(ig_intr_md.resubmit_flag) {
             1: parse_resubmit;
             default: parse_port_metadata;
@@ -194,6 +234,9 @@ parser EsaIngressParser(packet_in pkt,
 
     state parse_resubmit {
         pkt.extract(meta.resub);
+        meta.intent = meta.resub.intent;
+        meta.flush_new = meta.resub.is_new;
+        meta.tomb_value = meta.resub.victim;
         transition parse_ethernet;
     }
 
@@ -266,10 +309,13 @@ parser EsaIngressParser(packet_in pkt,
         }                                                                       \
     }
 #define CLAMP(n) (((n) >> 4) > ((n) & 15) ? (bit<4>)((n) & 15) : (bit<4>)((n) >> 4))
+#define HIGHER_ENTRY(n) ((n) >> 4, (n) & 15): set_higher(((n) >> 4) > ((n) & 15) ? 1w1 : 1w0);
 #define CLAMP_ENTRY(n) ((n) >> 4, (n) & 15): clamp_to(CLAMP(n), (bit<32>)CLAMP(n) << 28);
 
-// One value lane: a register of ESA_POOL_SLOTS int32 sums and its four
-// RegisterActions; LOP_* in meta.lane_op picks one (or none).
+// One value lane: a register of ESA_POOL_SLOTS int32 sums, its four
+// RegisterActions, and one table that picks one by meta.lane_op (LOP_*) —
+// ACCESS lane_i: that table's single apply. (Four gateway-guarded tables
+// per lane did not fit beside the register in one stage.)
 #define TNA_LANE_DECLARE(i)                                                     \
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) lane_##i;                    \
     RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_add = {     \
@@ -293,19 +339,36 @@ parser EsaIngressParser(packet_in pkt,
         void apply(inout bit<32> v, out bit<32> rv) {                           \
             rv = v;                                                             \
         }                                                                       \
-    };
-
-// ACCESS lane_i: at most one of the four, once.
-#define TNA_LANE_APPLY(i)                                                       \
-    if (meta.lane_op == LOP_ADD) {                                              \
+    };                                                                          \
+    action lane_##i##_do_add() {                                                \
         hdr.values.v##i = lane_##i##_add.execute(meta.index);                   \
-    } else if (meta.lane_op == LOP_SWAP) {                                      \
+    }                                                                           \
+    action lane_##i##_do_swap() {                                               \
         hdr.values.v##i = lane_##i##_swap.execute(meta.index);                  \
-    } else if (meta.lane_op == LOP_WRITE) {                                     \
+    }                                                                           \
+    action lane_##i##_do_write() {                                              \
         lane_##i##_write.execute(meta.index);                                   \
-    } else if (meta.lane_op == LOP_READ) {                                      \
+    }                                                                           \
+    action lane_##i##_do_read() {                                               \
         hdr.values.v##i = lane_##i##_read.execute(meta.index);                  \
+    }                                                                           \
+    table lane_##i##_op {                                                       \
+        key = { meta.lane_op: exact; }                                          \
+        actions = {                                                             \
+            lane_##i##_do_add; lane_##i##_do_swap; lane_##i##_do_write;         \
+            lane_##i##_do_read; NoAction;                                       \
+        }                                                                       \
+        const default_action = NoAction();                                      \
+        size = 8;                                                               \
+        const entries = {                                                       \
+            LOP_ADD: lane_##i##_do_add();                                       \
+            LOP_SWAP: lane_##i##_do_swap();                                     \
+            LOP_WRITE: lane_##i##_do_write();                                   \
+            LOP_READ: lane_##i##_do_read();                                     \
+        }                                                                       \
     }
+
+#define TNA_LANE_APPLY(i) lane_##i##_op.apply();
 
 // The worker ids 0..31, for the const entries of worker_bit.
 #define ESA_FOR_EACH_WORKER(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) \
@@ -371,6 +434,7 @@ control EsaIngress(inout headers_t hdr,
         meta.job.slot_mask = slot_mask;
         meta.slot_ok = 1;
         meta.index = hdr.esa.slot + slot_base;
+        meta.chunk = 4w0 ++ hdr.esa.job ++ hdr.esa.seq;
     }
     // The job table. The slot range check is part of the match (ternary
     // slot with mask ~slot_mask, value 0), so a packet outside its job's
@@ -488,7 +552,7 @@ control EsaIngress(inout headers_t hdr,
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_tombstone;
     RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_check = {
         void apply(inout bit<32> v, out bit<8> rv) {
-            if (v == meta.tomb_value) {
+            if (v == meta.chunk) {
                 rv = 1;
             } else {
                 rv = 0;
@@ -571,26 +635,31 @@ control EsaIngress(inout headers_t hdr,
 
     // ---- stage 3: the rest of the slot ------------------------------------
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_bitmap;
+    // D1/D3: add the worker; the answer (P_LO) says it completes the chunk.
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_or_cmp = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = this.predicate(v == meta.bcmp);
+            v = v | meta.wbit;
+        }
+    };
+    // D2 (pass 2): add the worker, return the bitmap before.
     RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_or = {
         void apply(inout bit<32> v, out bit<32> rv) {
             rv = v;
             v = v | meta.wbit;
         }
     };
+    // D9, D10/D11 (bitmap = the worker's bit), R1 (wbit = full).
     RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_set = {
         void apply(inout bit<32> v, out bit<32> rv) {
             rv = v;
             v = meta.wbit;
         }
     };
-    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_full = {
-        void apply(inout bit<32> v) {
-            v = meta.full;
-        }
-    };
-    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_read = {
-        void apply(inout bit<32> v, out bit<32> rv) {
-            rv = v;
+    // A resend: is the chunk complete here (P_LO)?
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_cmp = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = this.predicate(v == meta.bcmp);
         }
     };
 
@@ -607,15 +676,18 @@ control EsaIngress(inout headers_t hdr,
         }
     };
 
+    // When the slot goes stale: now + stale_after at the last absorbing
+    // packet, so the stale test is one comparison in the stateful ALU.
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_timestamp;
     RegisterAction<bit<32>, bit<16>, bit<32>>(slot_timestamp) timestamp_touch = {
         void apply(inout bit<32> v) {
-            v = meta.now;
+            v = meta.expire;
         }
     };
-    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_timestamp) timestamp_read = {
-        void apply(inout bit<32> v, out bit<32> rv) {
-            rv = v;
+    // P_LO: stale (the expiry has passed).
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_timestamp) timestamp_stale = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = this.predicate(v < meta.now);
         }
     };
 
@@ -639,6 +711,46 @@ control EsaIngress(inout headers_t hdr,
         }
     };
 
+
+    // ACCESS slot_owner: one table, one RegisterAction per packet, chosen
+    // by lookup (nested gateways over these fields exceeded a gateway's
+    // input).
+    action o_data() {
+        meta.o_pred = owner_data.execute(meta.index);
+    }
+    action o_peek() {
+        meta.o_pred = owner_peek.execute(meta.index);
+    }
+    action o_release() {
+        meta.o_pred = owner_release.execute(meta.index);
+    }
+    action o_take() {
+        meta.o_pred = owner_take.execute(meta.index);
+    }
+    table owner_step {
+        key = {
+            meta.verdict: exact;
+            meta.worker_diff[7:7]: exact @name("worker_in_range");
+            hdr.esa.packet_type: ternary;
+            meta.intent: ternary;
+            meta.data_mode: ternary;
+            meta.t_hit: ternary;
+            meta.w_new: ternary;
+        }
+        actions = { o_data; o_peek; o_release; o_take; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            // verdict, in range, type, intent, data_mode, t_hit, w_new
+            (V_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): o_release();
+            (V_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): o_release();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): o_take();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _, _): o_peek();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): o_peek();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, 0): o_peek();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): o_data();
+        }
+    }
 
     // ---- stage 3: four tables, one per register, keyed alike -----------
     // Each register's table picks its RegisterAction from the same key
@@ -681,15 +793,23 @@ control EsaIngress(inout headers_t hdr,
         }
 
     action b_full() {
-        bitmap_full.execute(meta.index);
+        bitmap_set.execute(meta.index);
         meta.lane_op = LOP_WRITE;
     }
     action b_or_add() {
+        meta.b_pred = bitmap_or_cmp.execute(meta.index);
+        meta.lane_op = LOP_ADD;
+    }
+    action b_flush_add() {
         meta.b_old = bitmap_or.execute(meta.index);
         meta.lane_op = LOP_ADD;
     }
-    action b_read_lanes() {
-        meta.b_old = bitmap_read.execute(meta.index);
+    action b_flush_read() {
+        meta.b_old = bitmap_or.execute(meta.index);
+        meta.lane_op = LOP_READ;
+    }
+    action b_peek() {
+        meta.b_pred = bitmap_cmp.execute(meta.index);
         meta.lane_op = LOP_READ;
     }
     action b_swap() {
@@ -700,16 +820,14 @@ control EsaIngress(inout headers_t hdr,
         bitmap_set.execute(meta.index);
         meta.lane_op = LOP_WRITE;
     }
-    action b_read() {
-        meta.b_old = bitmap_read.execute(meta.index);
-    }
     table bitmap_step {
         STEP_KEY
-        actions = { b_full; b_or_add; b_read_lanes; b_swap; b_claim; b_read; NoAction; }
+        actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_swap; b_claim;
+                    NoAction; }
         const default_action = NoAction();
         size = 16;
-        STEP_ENTRIES(b_full(), b_or_add(), b_read_lanes(), b_swap(), b_read_lanes(),
-                     b_or_add(), b_claim(), b_read())
+        STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(),
+                     b_or_add(), b_claim(), NoAction())
     }
 
     action k_read() {
@@ -730,16 +848,16 @@ control EsaIngress(inout headers_t hdr,
     action ts_touch() {
         timestamp_touch.execute(meta.index);
     }
-    action ts_read() {
-        meta.ts_old = timestamp_read.execute(meta.index);
+    action ts_stale() {
+        meta.ts_pred = timestamp_stale.execute(meta.index);
     }
     table timestamp_step {
         STEP_KEY
-        actions = { ts_touch; ts_read; NoAction; }
+        actions = { ts_touch; ts_stale; NoAction; }
         const default_action = NoAction();
         size = 16;
         STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(),
-                     ts_touch(), ts_touch(), ts_read())
+                     ts_touch(), ts_touch(), ts_stale())
     }
 
     action m_swap() {
@@ -765,12 +883,12 @@ control EsaIngress(inout headers_t hdr,
 
     // Where an evicted partial goes: its own job's PS (looked up by the
     // victim's job, read from slot_key in stage 3).
-    bit<16> route_slot_mask = 0;
     action set_route(PortId_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask) {
         ig_tm_md.ucast_egress_port = ps_port;
         hdr.esa.fan_in = fan_in;
+        meta.route_ok = 1;
         meta.route_base = slot_base;
-        route_slot_mask = slot_mask;
+        meta.route_mask = slot_mask;
     }
     action route_gone() {
         // The evicted job was removed meanwhile.
@@ -800,70 +918,257 @@ control EsaIngress(inout headers_t hdr,
         size = 4096;
     }
 
-    action to_ps() {
-        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+
+    // ---- stage 1: admission (docs/protocol.md 4.1), one lookup ----------
+    // Every check in its order as the const entries' priority: not ESA,
+    // malformed (parser error, checksum, lengths, version, type), unknown
+    // job, bad port, switch-only type, bad slot, bad worker. (A chain of
+    // if/else gateways cost a stage per link.)
+    action a_not_esa() {
+        meta.verdict = V_L2;
+        meta.count_global = 1;
+        meta.global_idx = GLOBAL_NOT_ESA;
     }
-    action to_group() {
-        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
-    }
-    action absorb() {
+    action a_malformed() {
+        meta.verdict = V_DROP;
+        meta.count_global = 1;
+        meta.global_idx = GLOBAL_MALFORMED;
         ig_dprsr_md.drop_ctl = 1;
+    }
+    action a_unknown_job() {
+        meta.verdict = V_DROP;
+        meta.count_global = 1;
+        meta.global_idx = GLOBAL_UNKNOWN_JOB;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action a_job_drop(bit<2> reason) {
+        meta.verdict = V_DROP;
+        meta.job_drop = 1;
+        meta.drop_reason = reason;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action a_admit() {
+        meta.verdict = V_AGGREGATE;
+    }
+#define WELL_FORMED true, 0, 0, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
+#define ADMIT_TYPE(t)                                                           \
+            (WELL_FORMED, t, 0, _, _, _, _): a_unknown_job();                   \
+            (WELL_FORMED, t, _, 0, _, _, _): a_unknown_job();                   \
+            (WELL_FORMED, t, _, _, 0, _, _): a_job_drop(DROP_BAD_PORT);
+#define ADMIT_SLOT(t)                                                           \
+            (WELL_FORMED, t, _, _, _, 0, _): a_job_drop(DROP_BAD_SLOT);
+    table admission {
+        key = {
+            hdr.esa.isValid(): exact @name("esa_valid");
+            ig_prsr_md.parser_err: ternary;
+            meta.checksum_err: ternary;
+            hdr.ipv4.total_len: ternary;
+            hdr.udp.length: ternary;
+            hdr.esa.version: ternary;
+            hdr.esa.packet_type: ternary;
+            hdr.esa.job: ternary;
+            meta.job_hit: ternary;
+            meta.port_ok: ternary;
+            meta.slot_ok: ternary;
+            meta.data_mode: ternary;
+        }
+        actions = { a_not_esa; a_malformed; a_unknown_job; a_job_drop; a_admit; }
+        const default_action = a_malformed();
+        size = 64;
+        const entries = {
+            (false, 0, _, _, _, _, _, _, _, _, _, _): a_not_esa();
+            (false, _, _, _, _, _, _, _, _, _, _, _): a_malformed();
+            ADMIT_TYPE(TYPE_DATA)
+            ADMIT_TYPE(TYPE_RESULT)
+            ADMIT_TYPE(TYPE_FALLBACK)
+            ADMIT_TYPE(TYPE_EVICTED)
+            ADMIT_TYPE(TYPE_FLUSH)
+            ADMIT_TYPE(TYPE_QUERY)
+            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            ADMIT_SLOT(TYPE_DATA)
+            ADMIT_SLOT(TYPE_RESULT)
+            ADMIT_SLOT(TYPE_QUERY)
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _): a_admit();
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _): a_admit();
+            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _): a_admit();
+        }
+    }
+
+    action set_higher(bit<1> higher) {
+        meta.higher = higher;
+    }
+    // higher = packet priority > the slot's, by lookup.
+    table priority_order {
+        key = {
+            hdr.esa.priority: exact;
+            meta.k_old[31:28]: exact @name("slot_priority");
+        }
+        actions = { set_higher; }
+        const default_action = set_higher(0);
+        size = 256;
+        const entries = {
+            BYTES256(HIGHER_ENTRY)
+        }
+    }
+
+    // ---- after stage 3: the row, and the packet that leaves -------------
+    action d_query() {
+        // Q1
+        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        meta.row = ROW_QUERIES_RELAYED;
+    }
+    action d_result() {
+        // R1 and R2: relayed to the group.
+        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        meta.row = ROW_RESULTS_RELAYED;
+    }
+    action d_bad_worker() {
+        // worker >= fan_in: dropped; the tombstone was only read and
+        // worker_seen's entry for this worker id is one no packet of the
+        // job can use.
+        meta.verdict = V_DROP;
+        meta.job_drop = 1;
+        meta.drop_reason = DROP_BAD_WORKER;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action d_fallback() {
+        // D7, D8 (and a pass-2 FLUSH whose chunk left the slot meanwhile).
+        hdr.esa.packet_type = TYPE_FALLBACK;
+        hdr.esa.fan_in = meta.job.fan_in;
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.row = ROW_FALLBACKS;
+    }
+    action d_collision() {
+        // D12
+        hdr.esa.packet_type = TYPE_FALLBACK;
+        hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
+        hdr.esa.fan_in = meta.job.fan_in;
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.row = ROW_FALLBACKS;
+    }
+    action d_absorb(bit<4> row) {
+        // D3, D4, D6, D9
+        ig_dprsr_md.drop_ctl = 1;
+        meta.row = row;
+    }
+    action d_flush() {
+        // D2 (pass 2): the partial, plus the packet's value if new.
+        hdr.esa.packet_type = TYPE_FLUSH;
+        hdr.esa.flags = meta.f_flush[7:0];
+        hdr.esa.priority = meta.k_old[31:28];
+        hdr.esa.bitmap = meta.b_or;
+        hdr.esa.fan_in = meta.job.fan_in;
+        hdr.esa.exponent = meta.m_old[15:8];
+        meta.bridge.recount = 1;
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.row = ROW_FLUSHED;
+    }
+    // D1 (complete) and D5 (re-emit): a RESULT built from the slot.
+    action d_result_from_slot(bit<4> row, bit<1> to_ps) {
+        hdr.esa.packet_type = TYPE_RESULT;
+        hdr.esa.priority = meta.k_old[31:28];
+        hdr.esa.bitmap = meta.full;
+        hdr.esa.fan_in = meta.job.fan_in;
+        hdr.esa.exponent = meta.m_old[15:8];
+        meta.bridge.recount = 1;
+        meta.row = row;
+        meta.to_ps = to_ps;
+    }
+    action d_evict(bit<4> row) {
+        // D10 / D11 (pass 2): the packet carries the victim's partial.
+        hdr.esa.packet_type = TYPE_EVICTED;
+        hdr.esa.priority = meta.k_old[31:28];
+        hdr.esa.job = meta.k_old[27:16];
+        hdr.esa.seq = meta.k_old[15:0];
+        hdr.esa.bitmap = meta.b_old;
+        hdr.esa.exponent = meta.m_old[15:8];
+        meta.bridge.recount = 1;
+        meta.evict_route = 1;
+        meta.row = row;
+    }
+    action d_resubmit(bit<8> intent) {
+        // D10, D11: finish in a second pass; the victim's chunk is what
+        // the second pass tombstones.
+        meta.resub.setValid();
+        meta.resub.intent = intent;
+        meta.resub.is_new = meta.w_new;
+        meta.resub._pad = 0;
+        meta.resub.victim = meta.victim_chunk;
+        ig_dprsr_md.resubmit_type = 1;
+    }
+    action d_resubmit_flush() {
+        // D2: the flush happens in a second pass; the own chunk is
+        // tombstoned.
+        meta.resub.setValid();
+        meta.resub.intent = INTENT_FLUSH;
+        meta.resub.is_new = meta.w_new;
+        meta.resub._pad = 0;
+        meta.resub.victim = meta.chunk;
+        ig_dprsr_md.resubmit_type = 1;
+    }
+    table decide {
+        key = {
+            hdr.esa.packet_type: ternary;
+            meta.intent: ternary;
+            meta.data_mode: ternary;
+            meta.worker_diff[7:7]: ternary @name("worker_in_range");
+            meta.t_hit: ternary;
+            meta.w_new: ternary;
+            meta.o_pred: ternary;
+            meta.b_pred: ternary;
+            meta.ts_pred: ternary;
+            meta.higher: ternary;
+            meta.job.mode: ternary;
+        }
+        actions = {
+            d_query; d_result; d_bad_worker; d_fallback; d_collision; d_absorb; d_flush;
+            d_result_from_slot; d_evict; d_resubmit; d_resubmit_flush; NoAction;
+        }
+        const default_action = NoAction();
+        size = 64;
+        const entries = {
+            // type, intent, data_mode, in range, t_hit, w_new, o_pred, b_pred,
+            // ts_pred, higher, mode
+            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _): d_query();
+            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _): d_result();
+            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _): d_bad_worker();
+            // pass 2
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _): d_flush();
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _): d_evict(ROW_STALE_RECLAIMS);
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _): d_evict(ROW_PREEMPTIONS);
+            // pass 1, resends
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
+                d_result_from_slot(ROW_REEMITTED, 1);
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _):
+                d_result_from_slot(ROW_REEMITTED, 0);
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _): d_resubmit_flush();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _): d_fallback();
+            // pass 1, first copies
+            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
+                d_result_from_slot(ROW_COMPLETED, 1);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _):
+                d_result_from_slot(ROW_COMPLETED, 0);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _): d_absorb(ROW_AGGREGATED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _): d_absorb(ROW_CLAIMED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, _): d_resubmit(INTENT_STALE);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA):
+                d_resubmit(INTENT_EVICT);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _): d_collision();
+        }
     }
 
     apply {
-        meta.bridge.setValid();
-        meta.bridge.ingress_port = ig_intr_md.ingress_port;
-        meta.bridge.esa = 0;
-        meta.bridge.recount = 0;
-        meta.lane_op = LOP_NONE;
-        meta.row = ROW_NONE;
-        meta.admitted = 0;
-        meta.evict_route = 0;
-        meta.worker_diff = 0x80;
-        meta.job_drop = 0;
-        meta.drop_reason = 0;
-        meta.mal_a = 0;
-        meta.mal_b = 0;
-        meta.mal_c = 0;
-        meta.job_hit = 0;
-        meta.slot_ok = 0;
-        meta.port_ok = 0;
-        meta.data_mode = DM_NONE;
-        meta.intent = INTENT_NONE;
-        meta.flush_new = 0;
-        meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
-        meta.tomb_value = 4w0 ++ hdr.esa.job ++ hdr.esa.seq;
-
-        // ---- stage 0: malformed checks (docs/protocol.md 2.1), each a
-        // gateway small enough for the hardware, and the lookups ------
-        if (hdr.esa.isValid()) {
-            if (ig_prsr_md.parser_err != 0 || meta.checksum_err == 1) {
-                meta.mal_a = 1;
-            }
-        }
-        if (hdr.esa.isValid()) {
-            if (hdr.ipv4.total_len != ESA_IPV4_TOTAL_LEN || hdr.udp.length != ESA_UDP_LEN) {
-                meta.mal_b = 1;
-            }
-        }
-        if (hdr.esa.isValid()) {
-            if (hdr.esa.version != ESA_VERSION || hdr.esa.packet_type < TYPE_DATA
-                    || hdr.esa.packet_type > TYPE_QUERY) {
-                meta.mal_c = 1;
-            }
-        }
-        if (meta.resub.isValid()) {
-            // The chunk pass 2 tombstones: the victim's (EVICT) or the own
-            // (FLUSH, where victim is the own key).
-            meta.tomb_value = 4w0 ++ meta.resub.victim[27:0];
-            meta.intent = meta.resub.intent;
-            meta.flush_new = meta.resub.is_new;
-        }
+        // ---- stage 0: the lookups -------------------------------------
         if (hdr.esa.isValid()) {
             meta.bridge.esa = 1;
-            meta.chunk = 4w0 ++ hdr.esa.job ++ hdr.esa.seq;
             meta.job_id = hdr.esa.job;  // EVICTED rewrites hdr.esa.job
-
             meta.now = ig_prsr_md.global_tstamp[47:16];
             // The low byte of slot_meta holds only FLAG_OVERFLOW (==
             // SLOT_OVERFLOW), so it ORs straight into outgoing flags.
@@ -878,18 +1183,17 @@ control EsaIngress(inout headers_t hdr,
             pool_config.apply();
         }
 
-
-        // ---- stage 1: tombstone and worker-seen, for DATA that passed
-        // every check decidable from stage 0 -------------------------------
+        // ---- stage 1: admission; tombstone and worker_seen for a DATA
+        // that passed every check stage 0 can decide ----------------------
+        admission.apply();
         if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.data_mode != DM_NONE) {
             // worker - fan_in: negative (bit 7) when the worker is in
-            // range (worker_bit only matched workers 0..31).
+            // range (data_check only matched workers 0..31).
             meta.worker_diff = hdr.esa.worker - meta.job.fan_in;
             priority_clamp.apply();
             fan_in_info.apply();
             // ACCESS slot_tombstone
             if (meta.data_mode == DM_PASS2) {
-                meta.t_hit = 0;
                 tombstone_write.execute(meta.index);
             } else {
                 meta.t_hit = tombstone_check.execute(meta.index);
@@ -901,263 +1205,92 @@ control EsaIngress(inout headers_t hdr,
                 meta.w_new = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
             }
         }
+        meta.expire = meta.now + meta.stale_after;
 
-        // Admission (docs/protocol.md 4.1), in its order, with its counters.
-        if (!hdr.esa.isValid()) {
-            if (ig_prsr_md.parser_err == 0) {
-                esa_global.count(GLOBAL_NOT_ESA);
-                l2.apply();
-            } else {
-                esa_global.count(GLOBAL_MALFORMED);
-                ig_dprsr_md.drop_ctl = 1;
-            }
-        } else if (meta.mal_a == 1 || meta.mal_b == 1 || meta.mal_c == 1) {
-            esa_global.count(GLOBAL_MALFORMED);
-            ig_dprsr_md.drop_ctl = 1;
-        } else if (hdr.esa.job == 0 || meta.job_hit == 0) {
-            esa_global.count(GLOBAL_UNKNOWN_JOB);
-            ig_dprsr_md.drop_ctl = 1;
-        } else if (meta.port_ok == 0) {
-            meta.drop_reason = DROP_BAD_PORT;
-            meta.job_drop = 1;
-            ig_dprsr_md.drop_ctl = 1;
-        } else if (IS_PART) {
-            meta.drop_reason = DROP_BAD_TYPE;
-            meta.job_drop = 1;
-            ig_dprsr_md.drop_ctl = 1;
-        } else if (meta.slot_ok == 0) {
-            meta.drop_reason = DROP_BAD_SLOT;
-            meta.job_drop = 1;
-            ig_dprsr_md.drop_ctl = 1;
-        } else if (IS_DATA && meta.data_mode == DM_NONE) {
-            meta.drop_reason = DROP_BAD_WORKER;
-            meta.job_drop = 1;
-            ig_dprsr_md.drop_ctl = 1;
-        } else {
-            meta.admitted = 1;
-        }
+        // ---- stage 2: the owner -----------------------------------------
         meta.key = meta.chunk | meta.prio_hi;
-
-        // ---- stage 2: the owner -----------------------------------
-        if (meta.admitted == 1 && meta.worker_diff[7:7] == 1) {
-            // ACCESS slot_owner
-            if (hdr.esa.packet_type == TYPE_RESULT) {
-                meta.o_pred = owner_release.execute(meta.index);
-            } else if (!IS_DATA) {
-                meta.o_pred = 0;  // QUERY: no slot access
-            } else if (meta.intent == INTENT_FLUSH) {
-                meta.o_pred = owner_release.execute(meta.index);
-            } else if (PASS2) {
-                meta.o_pred = owner_take.execute(meta.index);
-            } else if (RESEND || meta.t_hit == 1 || meta.w_new == 0) {
-                meta.o_pred = owner_peek.execute(meta.index);
-            } else {
-                meta.o_pred = owner_data.execute(meta.index);
-            }
+        if (hdr.esa.packet_type == TYPE_RESULT) {
+            meta.wbit = meta.full;   // R1 sets the bitmap to full
+        } else if (meta.data_mode == DM_RESEND) {
+            meta.bcmp = meta.full;   // complete?
+        } else {
+            meta.bcmp = meta.full ^ meta.wbit;  // does this worker complete it?
         }
-
-        if (meta.admitted == 1 && meta.worker_diff[7:7] == 0) {
-            // worker >= fan_in: dropped before the owner (the tombstone
-            // was only read; worker_seen's entry for this worker id is
-            // one no packet of the hdr.esa.job can use).
-            meta.admitted = 0;
-            meta.drop_reason = DROP_BAD_WORKER;
-            meta.job_drop = 1;
-            ig_dprsr_md.drop_ctl = 1;
+        if (meta.verdict == V_L2) {
+            l2.apply();
         }
+        // ACCESS slot_owner: owner_step's single apply.
+        owner_step.apply();
 
-        // ---- stage 3: bitmap, key, timestamp, meta; lane op -------
-        // One table, so the four registers' accesses share one match
-        // (six gateway-guarded tables did not fit beside slot_bitmap).
-        if (meta.admitted == 1 && meta.worker_diff[7:7] == 1) {
+        // ---- stage 3: bitmap, key, timestamp, meta; the lane op ---------
+        if (meta.verdict == V_AGGREGATE && meta.worker_diff[7:7] == 1) {
             bitmap_step.apply();
             key_step.apply();
             timestamp_step.apply();
             meta_step.apply();
         }
 
-        // ---- stages 4..11: lanes ----------------------------------
+        // ---- stages 4..11: the lanes ------------------------------------
         ESA_FOR_EACH_LANE(TNA_LANE_APPLY)
 
-        // ---- rows, in the stages beside the lanes -----------------
-        // One operation per field per step: Tofino actions are single
-        // stage, so what the rows need is computed in three steps.
-        if (meta.admitted == 1) {
-            meta.age = meta.now - meta.ts_old;
-            meta.k_prio = 4w0 ++ meta.k_old[31:28];
-            meta.p_prio = 4w0 ++ hdr.esa.priority;
+        // ---- beside the lanes: what the row needs, one operation per
+        // field per step (Tofino actions are single-stage) ----------------
+        if (meta.verdict == V_AGGREGATE) {
             meta.b_or = meta.b_old | meta.wbit;
-            meta.b_miss_old = meta.full ^ meta.b_old;
+            meta.victim_chunk = meta.k_old & 0x0fffffff;
             meta.f_d1 = meta.m_old | meta.m_ovf;
             meta.f_flush = meta.m_old | meta.m_rovf;
             meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
+            priority_order.apply();
         }
-        if (meta.admitted == 1) {
-            meta.stale_diff = meta.stale_after - meta.age;
-            meta.prio_diff = meta.k_prio - meta.p_prio;
-            meta.b_miss = meta.full ^ meta.b_or;
+        if (meta.verdict == V_AGGREGATE) {
+            decide.apply();
         }
-
-        if (meta.admitted == 1) {
-            if (hdr.esa.packet_type == TYPE_QUERY) {
-                // Q1
-                to_group();
-                meta.row = ROW_QUERIES_RELAYED;
-            } else if (hdr.esa.packet_type == TYPE_RESULT) {
-                // R1 and R2: relayed to the group. (released is not
-                // counted: HELD is not visible after the owner step.)
-                to_group();
-                meta.row = ROW_RESULTS_RELAYED;
-            } else if (meta.intent == INTENT_FLUSH) {
-                if (SAME) {
-                    // D2: the partial (plus the packet's value if new).
-                    hdr.esa.packet_type = TYPE_FLUSH;
-                    hdr.esa.flags = meta.f_flush[7:0];
-                    hdr.esa.priority = meta.k_old[31:28];
-                    hdr.esa.bitmap = meta.b_or;
-                    hdr.esa.fan_in = meta.job.fan_in;
-                    hdr.esa.exponent = meta.m_old[15:8];
-                    meta.bridge.recount = 1;
-                    to_ps();
-                    meta.row = ROW_FLUSHED;
-                } else {
-                    // The chunk left the slot between the passes: its
-                    // partial is at the PS already (D7).
-                    hdr.esa.packet_type = TYPE_FALLBACK;
-                    hdr.esa.fan_in = meta.job.fan_in;
-                    to_ps();
-                    meta.row = ROW_FALLBACKS;
-                }
-            } else if (PASS2) {
-                // D10 / D11: the packet carries the victim's partial.
-                if (meta.intent == INTENT_STALE) {
-                    meta.row = ROW_STALE_RECLAIMS;
-                    hdr.esa.flags = meta.f_stale[7:0];
-                } else {
-                    meta.row = ROW_PREEMPTIONS;
-                    hdr.esa.flags = meta.m_old[7:0];
-                }
-                hdr.esa.packet_type = TYPE_EVICTED;
-                hdr.esa.priority = meta.k_old[31:28];
-                hdr.esa.job = meta.k_old[27:16];
-                hdr.esa.seq = meta.k_old[15:0];
-                hdr.esa.bitmap = meta.b_old;
-                hdr.esa.exponent = meta.m_old[15:8];
-                meta.bridge.recount = 1;
-                meta.evict_route = 1;
-                evictions_suffered.count(meta.k_old[27:16]);
-            } else if (RESEND) {
-                if (SAME && meta.b_miss_old == 0) {
-                    // D5: the slot still holds the RESULT.
-                    hdr.esa.packet_type = TYPE_RESULT;
-                    hdr.esa.flags = meta.m_old[7:0];
-                    hdr.esa.priority = meta.k_old[31:28];
-                    hdr.esa.bitmap = meta.full;
-                    hdr.esa.fan_in = meta.job.fan_in;
-                    hdr.esa.exponent = meta.m_old[15:8];
-                    meta.bridge.recount = 1;
-                    if (RESULT_TO_PS) {
-                        to_ps();
-                    } else {
-                        to_group();
-                    }
-                    meta.row = ROW_REEMITTED;
-                } else if (SAME) {
-                    // D2: flush in a second pass (the owner, the
-                    // tombstone and the lanes were touched in this one).
-                    meta.resub.setValid();
-                    meta.resub.intent = INTENT_FLUSH;
-                    meta.resub.is_new = 7w0 ++ (bit<1>)meta.w_new[0:0];
-                    meta.resub.victim = meta.chunk;
-                    ig_dprsr_md.resubmit_type = 1;
-                } else {
-                    // D7 / D8
-                    hdr.esa.packet_type = TYPE_FALLBACK;
-                    hdr.esa.fan_in = meta.job.fan_in;
-                    to_ps();
-                    meta.row = ROW_FALLBACKS;
-                }
-            } else if (meta.t_hit == 1) {
-                // D7
-                hdr.esa.packet_type = TYPE_FALLBACK;
-                hdr.esa.fan_in = meta.job.fan_in;
-                to_ps();
-                meta.row = ROW_FALLBACKS;
-            } else if (meta.w_new == 0) {
-                // D4 / D6 (and a duplicate of a contribution that left
-                // with an evicted or flushed partial).
-                absorb();
-                meta.row = ROW_DUPLICATES;
-            } else if (meta.o_pred == P_BOTH) {
-                // D6: the chunk is complete here (a RESULT filled it).
-                absorb();
-                meta.row = ROW_DUPLICATES;
-            } else if (meta.o_pred == P_LO) {
-                if (meta.b_miss == 0) {
-                    // D1
-                    hdr.esa.packet_type = TYPE_RESULT;
-                    hdr.esa.flags = meta.f_d1[7:0];
-                    hdr.esa.priority = meta.k_old[31:28];
-                    hdr.esa.bitmap = meta.full;
-                    hdr.esa.fan_in = meta.job.fan_in;
-                    hdr.esa.exponent = meta.m_old[15:8];
-                    meta.bridge.recount = 1;
-                    if (RESULT_TO_PS) {
-                        to_ps();
-                    } else {
-                        to_group();
-                    }
-                    meta.row = ROW_COMPLETED;
-                } else {
-                    // D3
-                    absorb();
-                    meta.row = ROW_AGGREGATED;
-                }
-            } else if (meta.o_pred == P_HI) {
-                // D9
-                absorb();
-                meta.row = ROW_CLAIMED;
-            } else if (meta.stale_diff[31:31] == 1
-                       || (meta.job.mode == MODE_ESA && meta.prio_diff[7:7] == 1)) {
-                // D10 / D11: swap-evict in a second pass.
-                meta.resub.setValid();
-                if (meta.stale_diff[31:31] == 1) {
-                    meta.resub.intent = INTENT_STALE;
-                } else {
-                    meta.resub.intent = INTENT_EVICT;
-                }
-                meta.resub.is_new = 0;
-                meta.resub.victim = meta.k_old;
-                ig_dprsr_md.resubmit_type = 1;
+        // The flags and destination of RESULTs built from the slot, and of
+        // EVICTED packets.
+        if (meta.row == ROW_COMPLETED) {
+            hdr.esa.flags = meta.f_d1[7:0];
+        } else if (meta.row == ROW_REEMITTED) {
+            hdr.esa.flags = meta.m_old[7:0];
+        } else if (meta.row == ROW_STALE_RECLAIMS) {
+            hdr.esa.flags = meta.f_stale[7:0];
+        } else if (meta.row == ROW_PREEMPTIONS) {
+            hdr.esa.flags = meta.m_old[7:0];
+        }
+        if (meta.row == ROW_COMPLETED || meta.row == ROW_REEMITTED) {
+            if (meta.to_ps == 1) {
+                ig_tm_md.ucast_egress_port = meta.job.ps_port;
             } else {
-                // D12
-                hdr.esa.packet_type = TYPE_FALLBACK;
-                hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
-                hdr.esa.fan_in = meta.job.fan_in;
-                to_ps();
-                meta.row = ROW_FALLBACKS;
+                ig_tm_md.mcast_grp_a = meta.job.mcast_group;
             }
         }
-
         if (meta.evict_route == 1) {
-            if (job_route.apply().hit) {
-                meta.evict_route = 0;
-            }
+            job_route.apply();
         }
-        if (meta.evict_route == 0 && hdr.esa.packet_type == TYPE_EVICTED) {
+        if (meta.route_ok == 1) {
             meta.rel_slot = meta.index - meta.route_base;
         }
-        if (meta.evict_route == 0 && hdr.esa.packet_type == TYPE_EVICTED) {
-            hdr.esa.slot = meta.rel_slot & route_slot_mask;
+        if (meta.route_ok == 1) {
+            hdr.esa.slot = meta.rel_slot & meta.route_mask;
+        }
+
+        // ---- counters: one access each ----------------------------------
+        if (meta.count_global == 1) {
+            esa_global.count(meta.global_idx);
+        }
+        if (meta.job_drop == 1) {
+            job_drops.count(meta.job_id ++ meta.drop_reason);
         }
         if (meta.row != ROW_NONE) {
             job_rows.count(meta.job_id ++ meta.row);
         }
-        if (meta.admitted == 1 && IS_DATA && !PASS2) {
+        if (meta.verdict == V_AGGREGATE && meta.data_mode == DM_FIRST) {
+            data_rx.count(meta.job_id);
+        } else if (meta.verdict == V_AGGREGATE && meta.data_mode == DM_RESEND) {
             data_rx.count(meta.job_id);
         }
-        if (meta.job_drop == 1) {
-            job_drops.count(meta.job_id ++ meta.drop_reason);
+        if (meta.row == ROW_PREEMPTIONS || meta.row == ROW_STALE_RECLAIMS) {
+            evictions_suffered.count(meta.k_old[27:16]);
         }
     }
 }
