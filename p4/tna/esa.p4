@@ -181,10 +181,6 @@ struct eg_meta_t {
     bit<16>  port_diff;
 }
 
-#define POP_ENTRY_0(n) (n): set_pop0((bit<8>)(POPCOUNT8(n)));
-#define POP_ENTRY_1(n) (n): set_pop1((bit<8>)(POPCOUNT8(n)));
-#define POP_ENTRY_2(n) (n): set_pop2((bit<8>)(POPCOUNT8(n)));
-#define POP_ENTRY_3(n) (n): set_pop3((bit<8>)(POPCOUNT8(n)));
 
 // ---------------------------------------------------------------------------
 // Ingress parser
@@ -283,7 +279,8 @@ parser EsaIngressParser(packet_in pkt,
 // Ingress
 // ---------------------------------------------------------------------------
 
-// 0..255, for the const entries of priority_clamp and the popcount tables.
+// 0..255, 16 to a line, for the const entries of priority_clamp,
+// priority_order and the popcount tables.
 #define POP_BIT(n, k) (((n) >> (k)) & 1)
 #define POPCOUNT8(n) (POP_BIT(n, 0) + POP_BIT(n, 1) + POP_BIT(n, 2) + POP_BIT(n, 3) + \
                       POP_BIT(n, 4) + POP_BIT(n, 5) + POP_BIT(n, 6) + POP_BIT(n, 7))
@@ -291,23 +288,6 @@ parser EsaIngressParser(packet_in pkt,
     M(h * 16 + 4) M(h * 16 + 5) M(h * 16 + 6) M(h * 16 + 7) M(h * 16 + 8)          \
     M(h * 16 + 9) M(h * 16 + 10) M(h * 16 + 11) M(h * 16 + 12) M(h * 16 + 13)      \
     M(h * 16 + 14) M(h * 16 + 15)
-#define BYTES256(M) BYTES16(M, 0) BYTES16(M, 1) BYTES16(M, 2) BYTES16(M, 3)        \
-    BYTES16(M, 4) BYTES16(M, 5) BYTES16(M, 6) BYTES16(M, 7) BYTES16(M, 8)          \
-    BYTES16(M, 9) BYTES16(M, 10) BYTES16(M, 11) BYTES16(M, 12) BYTES16(M, 13)      \
-    BYTES16(M, 14) BYTES16(M, 15)
-#define POP_TABLE(i, hi, lo)                                                    \
-    action set_pop##i(bit<8> c) {                                               \
-        meta.p##i = c;                                                          \
-    }                                                                           \
-    table pop##i {                                                              \
-        key = { hdr.esa.bitmap[hi:lo]: exact @name("byte"); }                   \
-        actions = { set_pop##i; }                                               \
-        const default_action = set_pop##i(0);                                   \
-        size = 256;                                                             \
-        const entries = {                                                       \
-            BYTES256(POP_ENTRY_##i)                                             \
-        }                                                                       \
-    }
 #define CLAMP(n) (((n) >> 4) > ((n) & 15) ? (bit<4>)((n) & 15) : (bit<4>)((n) >> 4))
 #define HIGHER_ENTRY(n) ((n) >> 4, (n) & 15): set_higher(((n) >> 4) > ((n) & 15) ? 1w1 : 1w0);
 #define CLAMP_ENTRY(n) ((n) >> 4, (n) & 15): clamp_to(CLAMP(n), (bit<32>)CLAMP(n) << 28);
@@ -369,15 +349,6 @@ parser EsaIngressParser(packet_in pkt,
     }
 
 #define TNA_LANE_APPLY(i) lane_##i##_op.apply();
-
-// The worker ids 0..31, for the const entries of worker_bit.
-#define ESA_FOR_EACH_WORKER(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) \
-    M(10) M(11) M(12) M(13) M(14) M(15) M(16) M(17) M(18) M(19) M(20) M(21)      \
-    M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31)
-// Fan-ins 2..32 (the controller refuses 1), for the const entries of fan_in_info.
-#define ESA_FOR_EACH_FAN_IN(M) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10)     \
-    M(11) M(12) M(13) M(14) M(15) M(16) M(17) M(18) M(19) M(20) M(21) M(22)      \
-    M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31) M(32)
 
 #define DATA_ENTRY(w, resend, resub, mode)                                       \
     (w, 32w1 << w, ESA_VERSION, TYPE_DATA, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 0,     \
@@ -497,7 +468,38 @@ control EsaIngress(inout headers_t hdr,
         const default_action = NoAction();
         size = 128;
         const entries = {
-            ESA_FOR_EACH_WORKER(WORKER_ENTRY)
+            WORKER_ENTRY(0)
+            WORKER_ENTRY(1)
+            WORKER_ENTRY(2)
+            WORKER_ENTRY(3)
+            WORKER_ENTRY(4)
+            WORKER_ENTRY(5)
+            WORKER_ENTRY(6)
+            WORKER_ENTRY(7)
+            WORKER_ENTRY(8)
+            WORKER_ENTRY(9)
+            WORKER_ENTRY(10)
+            WORKER_ENTRY(11)
+            WORKER_ENTRY(12)
+            WORKER_ENTRY(13)
+            WORKER_ENTRY(14)
+            WORKER_ENTRY(15)
+            WORKER_ENTRY(16)
+            WORKER_ENTRY(17)
+            WORKER_ENTRY(18)
+            WORKER_ENTRY(19)
+            WORKER_ENTRY(20)
+            WORKER_ENTRY(21)
+            WORKER_ENTRY(22)
+            WORKER_ENTRY(23)
+            WORKER_ENTRY(24)
+            WORKER_ENTRY(25)
+            WORKER_ENTRY(26)
+            WORKER_ENTRY(27)
+            WORKER_ENTRY(28)
+            WORKER_ENTRY(29)
+            WORKER_ENTRY(30)
+            WORKER_ENTRY(31)
         }
     }
 
@@ -516,7 +518,37 @@ control EsaIngress(inout headers_t hdr,
         const default_action = NoAction();
         size = 512;
         const entries = {
-            ESA_FOR_EACH_FAN_IN(FAN_IN_ENTRIES)
+            FAN_IN_ENTRIES(2)
+            FAN_IN_ENTRIES(3)
+            FAN_IN_ENTRIES(4)
+            FAN_IN_ENTRIES(5)
+            FAN_IN_ENTRIES(6)
+            FAN_IN_ENTRIES(7)
+            FAN_IN_ENTRIES(8)
+            FAN_IN_ENTRIES(9)
+            FAN_IN_ENTRIES(10)
+            FAN_IN_ENTRIES(11)
+            FAN_IN_ENTRIES(12)
+            FAN_IN_ENTRIES(13)
+            FAN_IN_ENTRIES(14)
+            FAN_IN_ENTRIES(15)
+            FAN_IN_ENTRIES(16)
+            FAN_IN_ENTRIES(17)
+            FAN_IN_ENTRIES(18)
+            FAN_IN_ENTRIES(19)
+            FAN_IN_ENTRIES(20)
+            FAN_IN_ENTRIES(21)
+            FAN_IN_ENTRIES(22)
+            FAN_IN_ENTRIES(23)
+            FAN_IN_ENTRIES(24)
+            FAN_IN_ENTRIES(25)
+            FAN_IN_ENTRIES(26)
+            FAN_IN_ENTRIES(27)
+            FAN_IN_ENTRIES(28)
+            FAN_IN_ENTRIES(29)
+            FAN_IN_ENTRIES(30)
+            FAN_IN_ENTRIES(31)
+            FAN_IN_ENTRIES(32)
         }
     }
 
@@ -534,7 +566,22 @@ control EsaIngress(inout headers_t hdr,
         const default_action = clamp_to(0, 0);
         size = 256;
         const entries = {
-            BYTES256(CLAMP_ENTRY)
+            BYTES16(CLAMP_ENTRY, 0)
+            BYTES16(CLAMP_ENTRY, 1)
+            BYTES16(CLAMP_ENTRY, 2)
+            BYTES16(CLAMP_ENTRY, 3)
+            BYTES16(CLAMP_ENTRY, 4)
+            BYTES16(CLAMP_ENTRY, 5)
+            BYTES16(CLAMP_ENTRY, 6)
+            BYTES16(CLAMP_ENTRY, 7)
+            BYTES16(CLAMP_ENTRY, 8)
+            BYTES16(CLAMP_ENTRY, 9)
+            BYTES16(CLAMP_ENTRY, 10)
+            BYTES16(CLAMP_ENTRY, 11)
+            BYTES16(CLAMP_ENTRY, 12)
+            BYTES16(CLAMP_ENTRY, 13)
+            BYTES16(CLAMP_ENTRY, 14)
+            BYTES16(CLAMP_ENTRY, 15)
         }
     }
 
@@ -879,7 +926,9 @@ control EsaIngress(inout headers_t hdr,
     }
 
     // ---- stages 4..11: the lanes ------------------------------------------
-    ESA_FOR_EACH_LANE(TNA_LANE_DECLARE)
+#define ESA_TNA_LANE(i) TNA_LANE_DECLARE(i)
+#include "lane_list.p4"
+#undef ESA_TNA_LANE
 
     // Where an evicted partial goes: its own job's PS (looked up by the
     // victim's job, read from slot_key in stage 3).
@@ -1010,7 +1059,22 @@ control EsaIngress(inout headers_t hdr,
         const default_action = set_higher(0);
         size = 256;
         const entries = {
-            BYTES256(HIGHER_ENTRY)
+            BYTES16(HIGHER_ENTRY, 0)
+            BYTES16(HIGHER_ENTRY, 1)
+            BYTES16(HIGHER_ENTRY, 2)
+            BYTES16(HIGHER_ENTRY, 3)
+            BYTES16(HIGHER_ENTRY, 4)
+            BYTES16(HIGHER_ENTRY, 5)
+            BYTES16(HIGHER_ENTRY, 6)
+            BYTES16(HIGHER_ENTRY, 7)
+            BYTES16(HIGHER_ENTRY, 8)
+            BYTES16(HIGHER_ENTRY, 9)
+            BYTES16(HIGHER_ENTRY, 10)
+            BYTES16(HIGHER_ENTRY, 11)
+            BYTES16(HIGHER_ENTRY, 12)
+            BYTES16(HIGHER_ENTRY, 13)
+            BYTES16(HIGHER_ENTRY, 14)
+            BYTES16(HIGHER_ENTRY, 15)
         }
     }
 
@@ -1231,7 +1295,9 @@ control EsaIngress(inout headers_t hdr,
         }
 
         // ---- stages 4..11: the lanes ------------------------------------
-        ESA_FOR_EACH_LANE(TNA_LANE_APPLY)
+#define ESA_TNA_LANE(i) TNA_LANE_APPLY(i)
+#include "lane_list.p4"
+#undef ESA_TNA_LANE
 
         // ---- beside the lanes: what the row needs, one operation per
         // field per step (Tofino actions are single-stage) ----------------
@@ -1336,6 +1402,43 @@ parser EsaEgressParser(packet_in pkt,
     }
 }
 
+// popcount of a byte, by lookup. (16 entries to a line: bf-p4c -g keeps
+// each IR node's whole source line, and 256 entries on one macro line made
+// its debug IR dump gigabytes.)
+#define POP_ENTRY(n) (n): set((bit<8>)(POPCOUNT8(n)));
+control PopCount8(in bit<8> b, out bit<8> c) {
+    action set(bit<8> n) {
+        c = n;
+    }
+    table pop {
+        key = { b: exact @name("byte"); }
+        actions = { set; }
+        const default_action = set(0);
+        size = 256;
+        const entries = {
+            BYTES16(POP_ENTRY, 0)
+            BYTES16(POP_ENTRY, 1)
+            BYTES16(POP_ENTRY, 2)
+            BYTES16(POP_ENTRY, 3)
+            BYTES16(POP_ENTRY, 4)
+            BYTES16(POP_ENTRY, 5)
+            BYTES16(POP_ENTRY, 6)
+            BYTES16(POP_ENTRY, 7)
+            BYTES16(POP_ENTRY, 8)
+            BYTES16(POP_ENTRY, 9)
+            BYTES16(POP_ENTRY, 10)
+            BYTES16(POP_ENTRY, 11)
+            BYTES16(POP_ENTRY, 12)
+            BYTES16(POP_ENTRY, 13)
+            BYTES16(POP_ENTRY, 14)
+            BYTES16(POP_ENTRY, 15)
+        }
+    }
+    apply {
+        pop.apply();
+    }
+}
+
 control EsaEgress(inout headers_t hdr,
                   inout eg_meta_t meta,
                   in egress_intrinsic_metadata_t eg_intr_md,
@@ -1357,10 +1460,10 @@ control EsaEgress(inout headers_t hdr,
         size = 512;
     }
 
-    POP_TABLE(0, 7, 0)
-    POP_TABLE(1, 15, 8)
-    POP_TABLE(2, 23, 16)
-    POP_TABLE(3, 31, 24)
+    PopCount8() pop0;
+    PopCount8() pop1;
+    PopCount8() pop2;
+    PopCount8() pop3;
 
     apply {
         meta.eport = 7w0 ++ eg_intr_md.egress_port;
@@ -1377,10 +1480,10 @@ control EsaEgress(inout headers_t hdr,
             egress_host.apply();
             if (meta.bridge.recount == 1) {
                 // count = popcount(bitmap): a lookup per byte, then two adds.
-                pop0.apply();
-                pop1.apply();
-                pop2.apply();
-                pop3.apply();
+                pop0.apply(hdr.esa.bitmap[7:0], meta.p0);
+                pop1.apply(hdr.esa.bitmap[15:8], meta.p1);
+                pop2.apply(hdr.esa.bitmap[23:16], meta.p2);
+                pop3.apply(hdr.esa.bitmap[31:24], meta.p3);
                 meta.c01 = meta.p0 + meta.p1;
                 meta.c23 = meta.p2 + meta.p3;
             }
