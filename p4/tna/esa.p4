@@ -150,6 +150,7 @@ struct ig_meta_t {
     bit<16>      route_base;  // EVICTED: the victim job's slot_base
     bit<16>      route_mask;  // EVICTED: the victim job's slot_mask
     bit<1>       to_ps;       // a RESULT from the slot goes to the PS (atp)
+    bit<1>       count_rx;    // count data_rx (a DATA's first pass)
     bit<8>       worker_diff; // worker - fan_in (negative: in range)
     bit<32>      prio_hi;     // clamped priority << 28
     bit<16>      m_ovf;       // 0 ++ flags & OVERFLOW
@@ -165,6 +166,7 @@ struct ig_meta_t {
     bit<16>      f_flush;     // flags of a FLUSH (low byte)
     bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
     bit<4>       row;
+    bit<16>      row_idx;     // job ++ row: job_rows' index, one field
     bit<1>       evict_route; // EVICTED must look up the victim's job
 }
 
@@ -222,6 +224,7 @@ parser EsaIngressParser(packet_in pkt,
         meta.o_pred = 0;
         meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
         meta.to_ps = 0;
+        meta.count_rx = 0;
         transition select(ig_intr_md.resubmit_flag) {
             1: parse_resubmit;
             default: parse_port_metadata;
@@ -295,7 +298,10 @@ parser EsaIngressParser(packet_in pkt,
 // One value lane: a register of ESA_POOL_SLOTS int32 sums, its four
 // RegisterActions, and one table that picks one by meta.lane_op (LOP_*) —
 // ACCESS lane_i: that table's single apply. (Four gateway-guarded tables
-// per lane did not fit beside the register in one stage.)
+// per lane did not fit beside the register in one stage.) Lane i is pinned
+// to stage 4 + i / 4: four stateful ALUs per stage, from the stage after
+// the one that decides the lane operation; left to itself the compiler
+// put only three lanes into one of those stages and needed a 13th.
 #define TNA_LANE_DECLARE(i)                                                     \
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) lane_##i;                    \
     RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_add = {     \
@@ -332,6 +338,7 @@ parser EsaIngressParser(packet_in pkt,
     action lane_##i##_do_read() {                                               \
         hdr.values.v##i = lane_##i##_read.execute(meta.index);                  \
     }                                                                           \
+    @stage(4 + (i) / 4)                                                         \
     table lane_##i##_op {                                                       \
         key = { meta.lane_op: exact; }                                          \
         actions = {                                                             \
@@ -390,7 +397,7 @@ control EsaIngress(inout headers_t hdr,
     Counter<bit<64>, bit<2>>(4, CounterType_t.PACKETS) esa_global;
     Counter<bit<64>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_drops;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
-    Counter<bit<64>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
+    Counter<bit<32>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
 
     // ---- stage 0: admission lookups ---------------------------------------
@@ -996,8 +1003,9 @@ control EsaIngress(inout headers_t hdr,
         meta.drop_reason = reason;
         ig_dprsr_md.drop_ctl = 1;
     }
-    action a_admit() {
+    action a_admit(bit<1> count_rx) {
         meta.verdict = V_AGGREGATE;
+        meta.count_rx = count_rx;
     }
 #define WELL_FORMED true, 0, 0, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
 #define ADMIT_TYPE(t)                                                           \
@@ -1040,9 +1048,11 @@ control EsaIngress(inout headers_t hdr,
             ADMIT_SLOT(TYPE_RESULT)
             ADMIT_SLOT(TYPE_QUERY)
             (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, _): a_admit();
-            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _): a_admit();
-            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _): a_admit();
+            // data_rx counts a DATA in its first pass only.
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_PASS2): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _): a_admit(1);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _): a_admit(0);
         }
     }
 
@@ -1083,11 +1093,13 @@ control EsaIngress(inout headers_t hdr,
         // Q1
         ig_tm_md.mcast_grp_a = meta.job.mcast_group;
         meta.row = ROW_QUERIES_RELAYED;
+        meta.row_idx[3:0] = ROW_QUERIES_RELAYED;
     }
     action d_result() {
         // R1 and R2: relayed to the group.
         ig_tm_md.mcast_grp_a = meta.job.mcast_group;
         meta.row = ROW_RESULTS_RELAYED;
+        meta.row_idx[3:0] = ROW_RESULTS_RELAYED;
     }
     action d_bad_worker() {
         // worker >= fan_in: dropped; the tombstone was only read and
@@ -1104,6 +1116,7 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.fan_in = meta.job.fan_in;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
         meta.row = ROW_FALLBACKS;
+        meta.row_idx[3:0] = ROW_FALLBACKS;
     }
     action d_collision() {
         // D12
@@ -1112,11 +1125,13 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.fan_in = meta.job.fan_in;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
         meta.row = ROW_FALLBACKS;
+        meta.row_idx[3:0] = ROW_FALLBACKS;
     }
     action d_absorb(bit<4> row) {
         // D3, D4, D6, D9
         ig_dprsr_md.drop_ctl = 1;
         meta.row = row;
+        meta.row_idx[3:0] = row;
     }
     action d_flush() {
         // D2 (pass 2): the partial, plus the packet's value if new.
@@ -1129,29 +1144,52 @@ control EsaIngress(inout headers_t hdr,
         meta.bridge.recount = 1;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
         meta.row = ROW_FLUSHED;
+        meta.row_idx[3:0] = ROW_FLUSHED;
     }
-    // D1 (complete) and D5 (re-emit): a RESULT built from the slot.
-    action d_result_from_slot(bit<4> row, bit<1> to_ps) {
-        hdr.esa.packet_type = TYPE_RESULT;
-        hdr.esa.priority = meta.k_old[31:28];
-        hdr.esa.bitmap = meta.full;
-        hdr.esa.fan_in = meta.job.fan_in;
-        hdr.esa.exponent = meta.m_old[15:8];
+    // D1 (complete: the slot's or the packet's OVERFLOW) and D5 (re-emit:
+    // the slot's): a RESULT built from the slot, to the group or (atp) the
+    // PS.
+#define RESULT_FROM_SLOT(flags_value)                                           \
+        hdr.esa.packet_type = TYPE_RESULT;                                      \
+        hdr.esa.flags = flags_value;                                            \
+        hdr.esa.priority = meta.k_old[31:28];                                   \
+        hdr.esa.bitmap = meta.full;                                             \
+        hdr.esa.fan_in = meta.job.fan_in;                                       \
+        hdr.esa.exponent = meta.m_old[15:8];                                    \
         meta.bridge.recount = 1;
-        meta.row = row;
+    action d_complete(bit<1> to_ps) {
+        RESULT_FROM_SLOT(meta.f_d1[7:0])
+        meta.row = ROW_COMPLETED;
+        meta.row_idx[3:0] = ROW_COMPLETED;
         meta.to_ps = to_ps;
     }
-    action d_evict(bit<4> row) {
-        // D10 / D11 (pass 2): the packet carries the victim's partial.
-        hdr.esa.packet_type = TYPE_EVICTED;
-        hdr.esa.priority = meta.k_old[31:28];
-        hdr.esa.job = meta.k_old[27:16];
-        hdr.esa.seq = meta.k_old[15:0];
-        hdr.esa.bitmap = meta.b_old;
-        hdr.esa.exponent = meta.m_old[15:8];
-        meta.bridge.recount = 1;
-        meta.evict_route = 1;
-        meta.row = row;
+    action d_reemit(bit<1> to_ps) {
+        RESULT_FROM_SLOT(meta.m_old[7:0])
+        meta.row = ROW_REEMITTED;
+        meta.row_idx[3:0] = ROW_REEMITTED;
+        meta.to_ps = to_ps;
+    }
+    // D10 / D11 (pass 2): the packet carries the victim's partial.
+#define EVICTED_FROM_SLOT(flags_value)                                          \
+        hdr.esa.packet_type = TYPE_EVICTED;                                     \
+        hdr.esa.flags = flags_value;                                            \
+        hdr.esa.priority = meta.k_old[31:28];                                   \
+        hdr.esa.job = meta.k_old[27:16];                                        \
+        hdr.esa.seq = meta.k_old[15:0];                                         \
+        hdr.esa.bitmap = meta.b_old;                                            \
+        hdr.esa.exponent = meta.m_old[15:8];                                    \
+        meta.bridge.recount = 1;                                                \
+        meta.evict_route = 1;                                                   \
+        evictions_suffered.count(meta.k_old[27:16]);
+    action d_preempt() {
+        EVICTED_FROM_SLOT(meta.m_old[7:0])
+        meta.row = ROW_PREEMPTIONS;
+        meta.row_idx[3:0] = ROW_PREEMPTIONS;
+    }
+    action d_stale_reclaim() {
+        EVICTED_FROM_SLOT(meta.f_stale[7:0])
+        meta.row = ROW_STALE_RECLAIMS;
+        meta.row_idx[3:0] = ROW_STALE_RECLAIMS;
     }
     action d_resubmit(bit<8> intent) {
         // D10, D11: finish in a second pass; the victim's chunk is what
@@ -1189,7 +1227,8 @@ control EsaIngress(inout headers_t hdr,
         }
         actions = {
             d_query; d_result; d_bad_worker; d_fallback; d_collision; d_absorb; d_flush;
-            d_result_from_slot; d_evict; d_resubmit; d_resubmit_flush; NoAction;
+            d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit; d_resubmit_flush;
+            NoAction;
         }
         const default_action = NoAction();
         size = 64;
@@ -1202,13 +1241,13 @@ control EsaIngress(inout headers_t hdr,
             // pass 2
             (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _): d_flush();
             (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _): d_evict(ROW_STALE_RECLAIMS);
-            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _): d_evict(ROW_PREEMPTIONS);
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _): d_preempt();
             // pass 1, resends
             (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
-                d_result_from_slot(ROW_REEMITTED, 1);
+                d_reemit(1);
             (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _):
-                d_result_from_slot(ROW_REEMITTED, 0);
+                d_reemit(0);
             (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _): d_resubmit_flush();
             (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
@@ -1216,9 +1255,9 @@ control EsaIngress(inout headers_t hdr,
             (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _): d_absorb(ROW_DUPLICATES);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
-                d_result_from_slot(ROW_COMPLETED, 1);
+                d_complete(1);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _):
-                d_result_from_slot(ROW_COMPLETED, 0);
+                d_complete(0);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _): d_absorb(ROW_AGGREGATED);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _): d_absorb(ROW_CLAIMED);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, _): d_resubmit(INTENT_STALE);
@@ -1228,11 +1267,39 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
+    // The row counter, pinned beside the lanes of stage 10 (left to itself
+    // the compiler put it in a 13th stage; in stage 7, beside job_route,
+    // it pushed a lane out).
+    action count_row() {
+        job_rows.count(meta.row_idx);
+    }
+    @stage(10)
+    table row_counter {
+        key = { meta.row: exact; }
+        actions = { count_row; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            ROW_CLAIMED: count_row();
+            ROW_AGGREGATED: count_row();
+            ROW_COMPLETED: count_row();
+            ROW_DUPLICATES: count_row();
+            ROW_FLUSHED: count_row();
+            ROW_REEMITTED: count_row();
+            ROW_FALLBACKS: count_row();
+            ROW_PREEMPTIONS: count_row();
+            ROW_STALE_RECLAIMS: count_row();
+            ROW_RESULTS_RELAYED: count_row();
+            ROW_QUERIES_RELAYED: count_row();
+        }
+    }
+
     apply {
         // ---- stage 0: the lookups -------------------------------------
         if (hdr.esa.isValid()) {
             meta.bridge.esa = 1;
             meta.job_id = hdr.esa.job;  // EVICTED rewrites hdr.esa.job
+            meta.row_idx = hdr.esa.job ++ 4w0;  // the row fills the low bits
             meta.now = ig_prsr_md.global_tstamp[47:16];
             // The low byte of slot_meta holds only FLAG_OVERFLOW (==
             // SLOT_OVERFLOW), so it ORs straight into outgoing flags.
@@ -1312,23 +1379,11 @@ control EsaIngress(inout headers_t hdr,
         if (meta.verdict == V_AGGREGATE) {
             decide.apply();
         }
-        // The flags and destination of RESULTs built from the slot, and of
-        // EVICTED packets.
-        if (meta.row == ROW_COMPLETED) {
-            hdr.esa.flags = meta.f_d1[7:0];
-        } else if (meta.row == ROW_REEMITTED) {
-            hdr.esa.flags = meta.m_old[7:0];
-        } else if (meta.row == ROW_STALE_RECLAIMS) {
-            hdr.esa.flags = meta.f_stale[7:0];
-        } else if (meta.row == ROW_PREEMPTIONS) {
-            hdr.esa.flags = meta.m_old[7:0];
-        }
-        if (meta.row == ROW_COMPLETED || meta.row == ROW_REEMITTED) {
-            if (meta.to_ps == 1) {
-                ig_tm_md.ucast_egress_port = meta.job.ps_port;
-            } else {
-                ig_tm_md.mcast_grp_a = meta.job.mcast_group;
-            }
+        // Where a RESULT built from the slot goes.
+        if (meta.to_ps == 1) {
+            ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        } else if (meta.row == ROW_COMPLETED || meta.row == ROW_REEMITTED) {
+            ig_tm_md.mcast_grp_a = meta.job.mcast_group;
         }
         if (meta.evict_route == 1) {
             job_route.apply();
@@ -1347,16 +1402,9 @@ control EsaIngress(inout headers_t hdr,
         if (meta.job_drop == 1) {
             job_drops.count(meta.job_id ++ meta.drop_reason);
         }
-        if (meta.row != ROW_NONE) {
-            job_rows.count(meta.job_id ++ meta.row);
-        }
-        if (meta.verdict == V_AGGREGATE && meta.data_mode == DM_FIRST) {
+        row_counter.apply();
+        if (meta.count_rx == 1 && meta.worker_diff[7:7] == 1) {
             data_rx.count(meta.job_id);
-        } else if (meta.verdict == V_AGGREGATE && meta.data_mode == DM_RESEND) {
-            data_rx.count(meta.job_id);
-        }
-        if (meta.row == ROW_PREEMPTIONS || meta.row == ROW_STALE_RECLAIMS) {
-            evictions_suffered.count(meta.k_old[27:16]);
         }
     }
 }
