@@ -139,12 +139,10 @@ struct ig_meta_t {
     bit<1>       higher;      // packet priority > the slot's
     bit<32>      victim_chunk; // k_old without its priority
     bit<32>      k_old;       // slot key before
-    bit<32>      ts_old;      // timestamp before
     bit<16>      m_old;       // exponent ++ flags before
     bit<16>      m_new;       // exponent ++ overflow of the packet
     bit<32>      now;         // ~1.024 us units
     bit<32>      stale_after;
-    bit<32>      age;
     bit<3>       lane_op;
     bit<16>      rel_slot;    // EVICTED: slot relative to the victim's range
     bit<16>      route_base;  // EVICTED: the victim job's slot_base
@@ -155,13 +153,7 @@ struct ig_meta_t {
     bit<32>      prio_hi;     // clamped priority << 28
     bit<16>      m_ovf;       // 0 ++ flags & OVERFLOW
     bit<16>      m_rovf;      // 0 ++ flags & (RESEND | OVERFLOW)
-    bit<8>       k_prio;      // slot_key's priority
-    bit<8>       p_prio;      // the packet's (clamped) priority
-    bit<8>       prio_diff;   // k_prio - p_prio (negative: packet higher)
     bit<32>      b_or;        // bitmap before | the worker's bit
-    bit<32>      b_miss;      // full ^ b_or (0: this packet completes)
-    bit<32>      b_miss_old;  // full ^ b_old (0: the slot is complete)
-    bit<32>      stale_diff;  // stale_after - age (negative: stale)
     bit<16>      f_d1;        // flags of a D1 RESULT (low byte)
     bit<16>      f_flush;     // flags of a FLUSH (low byte)
     bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
@@ -375,16 +367,6 @@ parser EsaIngressParser(packet_in pkt,
     FAN_IN_INTENTS(f, MODE_ESA, (f) - 1)                                        \
     FAN_IN_INTENTS(f, MODE_ATP, HELD_BIAS + (f) - 1)                            \
     FAN_IN_INTENTS(f, MODE_SWITCHML, (f) - 1)
-
-// Conditions the apply block tests in several places (macros, not bool
-// locals: a bool local becomes a PHV field the compiler must fill).
-#define IS_DATA (hdr.esa.packet_type == TYPE_DATA)
-#define RESEND ((hdr.esa.flags & FLAG_RESEND) != 0)
-#define PASS2 (meta.resub.isValid())
-#define IS_PART (hdr.esa.packet_type == TYPE_FALLBACK || hdr.esa.packet_type == TYPE_EVICTED \
-                 || hdr.esa.packet_type == TYPE_FLUSH)
-#define SAME (meta.o_pred == P_LO || meta.o_pred == P_BOTH)
-#define RESULT_TO_PS (meta.job.mode == MODE_ATP)
 
 control EsaIngress(inout headers_t hdr,
                    inout ig_meta_t meta,
