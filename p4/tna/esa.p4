@@ -35,6 +35,7 @@ const bit<8> INTENT_NONE = 0;
 const bit<8> INTENT_FLUSH = 1;   // D2: hand the partial to the PS, tombstone it
 const bit<8> INTENT_EVICT = 2;   // D10/D11: swap the packet in, the partial out
 const bit<8> INTENT_STALE = 3;   // D10 (the same as EVICT, flagged STALE)
+const bit<8> INTENT_RESULT = 4;  // not resubmitted: a RESULT (fan_in_info's key)
 header resubmit_t {
     bit<8>  intent;
     bit<8>  is_new;    // FLUSH: the worker's bit was new in pass 1
@@ -356,13 +357,14 @@ parser EsaIngressParser(packet_in pkt,
     DATA_ENTRY(w, 0, 0, DM_FIRST) DATA_ENTRY(w, 1, 0, DM_RESEND)                 \
     DATA_ENTRY(w, 0, 1, DM_PASS2) DATA_ENTRY(w, 1, 1, DM_PASS2)
 #define FULL_MASK(f) ((bit<32>)((33w1 << (f)) - 1))
-// init: the pending count a claim starts with, or for a pass-2 FLUSH the
-// owner's chunk mask (0).
+// init: the pending count a claim starts with, or the owner's chunk mask
+// for a pass-2 FLUSH (0: free the slot) and a RESULT (all ones: keep it).
 #define FAN_IN_INTENTS(f, mode, init)                                           \
     (f, mode, INTENT_NONE): set_fan_in_info(FULL_MASK(f), init);                \
     (f, mode, INTENT_FLUSH): set_fan_in_info(FULL_MASK(f), 0);                  \
     (f, mode, INTENT_EVICT): set_fan_in_info(FULL_MASK(f), init);               \
-    (f, mode, INTENT_STALE): set_fan_in_info(FULL_MASK(f), init);
+    (f, mode, INTENT_STALE): set_fan_in_info(FULL_MASK(f), init);               \
+    (f, mode, INTENT_RESULT): set_fan_in_info(FULL_MASK(f), 0xffffffff);
 #define FAN_IN_ENTRIES(f)                                                       \
     FAN_IN_INTENTS(f, MODE_ESA, (f) - 1)                                        \
     FAN_IN_INTENTS(f, MODE_ATP, HELD_BIAS + (f) - 1)                            \
@@ -505,7 +507,7 @@ control EsaIngress(inout headers_t hdr,
         }
         actions = { set_fan_in_info; @defaultonly NoAction; }
         const default_action = NoAction();
-        size = 512;
+        size = 1024;
         const entries = {
             FAN_IN_ENTRIES(2)
             FAN_IN_ENTRIES(3)
@@ -1289,6 +1291,9 @@ control EsaIngress(inout headers_t hdr,
             meta.m_rovf = 8w0 ++ (hdr.esa.flags & (FLAG_RESEND | FLAG_OVERFLOW));
             meta.m_new = hdr.esa.exponent ++ (hdr.esa.flags & FLAG_OVERFLOW);
             hdr.udp.checksum = 0;
+            if (hdr.esa.packet_type == TYPE_RESULT) {
+                meta.intent = INTENT_RESULT;
+            }
             job_ids.apply();
             jobs.apply();
             job_ports.apply();
@@ -1299,12 +1304,15 @@ control EsaIngress(inout headers_t hdr,
         // ---- stage 1: admission; tombstone and worker_seen for a DATA
         // that passed every check stage 0 can decide ----------------------
         admission.apply();
+        if (meta.slot_ok == 1) {
+            // DATA and RESULT need the full bitmap (R1 writes it).
+            fan_in_info.apply();
+        }
         if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.data_mode != DM_NONE) {
             // worker - fan_in: negative (bit 7) when the worker is in
             // range (data_check only matched workers 0..31).
             meta.worker_diff = hdr.esa.worker - meta.job.fan_in;
             priority_clamp.apply();
-            fan_in_info.apply();
             // ACCESS slot_tombstone
             if (meta.data_mode == DM_PASS2) {
                 tombstone_write.execute(meta.index);
