@@ -1,0 +1,1559 @@
+// ESA: preemptive, priority-based in-network aggregation — the Tofino 1
+// (TNA) top. docs/protocol.md is the specification; p4/include/aggregation.p4
+// (the v1model program) and esa_core::pool implement the same rows D1..D12,
+// R1, R2, Q1. p4/tna/README.md explains the stage layout, what each register
+// holds, and where this program differs from the v1model one (also listed in
+// docs/protocol.md, "On Tofino").
+//
+// Hardware rules this program is written to (checked by reading it, since the
+// compiler does not always catch a violation): every Register is accessed by
+// exactly one RegisterAction execution per packet per pipeline pass — each
+// register's executions sit in one if/else chain below, marked "ACCESS" — and
+// each RegisterAction fits one stateful ALU (two conditions, two PHV inputs,
+// one output).
+#include <core.p4>
+#include <tna.p4>
+
+#include "../include/constants.p4"
+#include "../include/headers.p4"
+
+// ---------------------------------------------------------------------------
+// Types of the TNA program (the packet headers are ../include/headers.p4's)
+// ---------------------------------------------------------------------------
+
+// What the ingress pipeline tells the egress pipeline.
+header bridge_t {
+    bit<7> _pad0;
+    PortId_t ingress_port;
+    bit<6> _pad1;
+    bit<1> esa;       // an ESA packet: egress rewrites its addresses
+    bit<1> recount;   // built from a slot: egress sets count = popcount(bitmap)
+}
+
+// The 64 bits a resubmitted packet carries into its second pass.
+const bit<8> INTENT_NONE = 0;
+const bit<8> INTENT_FLUSH = 1;   // D2: hand the partial to the PS, tombstone it
+const bit<8> INTENT_EVICT = 2;   // D10/D11: swap the packet in, the partial out
+const bit<8> INTENT_STALE = 3;   // D10 (the same as EVICT, flagged STALE)
+const bit<8> INTENT_RESULT = 4;  // not resubmitted: a RESULT (fan_in_info's key)
+header resubmit_t {
+    bit<8>  intent;
+    bit<8>  is_new;    // FLUSH: the worker's bit was new in pass 1
+    bit<16> _pad;
+    bit<32> victim;    // the slot key seen in pass 1 (EVICT) or the own key (FLUSH)
+}
+
+// Admission verdicts.
+const bit<2> V_DROP = 0;
+const bit<2> V_L2 = 1;
+const bit<2> V_AGGREGATE = 2;
+
+// What a well-formed DATA does to the tombstone and worker_seen registers.
+const bit<2> DM_NONE = 0;    // not a well-formed DATA
+const bit<2> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
+const bit<2> DM_RESEND = 2;  // pass 1, resend: check both
+const bit<2> DM_PASS2 = 3;   // pass 2: write tombstone, mark worker_seen
+
+// Lane operations, chosen in stage 3 from the owner's and the worker-seen
+// register's answers (docs/protocol.md 3.2: keep, write, add; out old/new).
+const bit<3> LOP_NONE = 0;   // keep (no access)
+const bit<3> LOP_ADD = 1;    // add, out new
+const bit<3> LOP_SWAP = 2;   // write, out old
+const bit<3> LOP_WRITE = 3;  // write, packet keeps its own values
+const bit<3> LOP_READ = 4;   // keep, out old
+
+// The owner register's answer: the 4-bit predicate of its two conditions,
+// one-hot: 1 << (cmplo + 2 * cmphi).
+const bit<8> P_NEITHER = 1;
+const bit<8> P_LO = 2;
+const bit<8> P_HI = 4;
+const bit<8> P_BOTH = 8;
+
+// Rows, the index of the per-job row counter (job ++ row).
+const bit<4> ROW_CLAIMED = 0;
+const bit<4> ROW_AGGREGATED = 1;
+const bit<4> ROW_COMPLETED = 2;
+const bit<4> ROW_DUPLICATES = 3;
+const bit<4> ROW_FLUSHED = 4;
+const bit<4> ROW_REEMITTED = 5;
+const bit<4> ROW_FALLBACKS = 6;
+const bit<4> ROW_PREEMPTIONS = 7;
+const bit<4> ROW_STALE_RECLAIMS = 8;
+const bit<4> ROW_RESULTS_RELAYED = 9;
+const bit<4> ROW_QUERIES_RELAYED = 10;
+const bit<4> ROW_RELEASED = 11;
+const bit<4> ROW_NONE = 15;
+
+// Admission drops (job ++ reason) and global counters.
+const bit<2> DROP_BAD_PORT = 0;
+const bit<2> DROP_BAD_TYPE = 1;
+const bit<2> DROP_BAD_SLOT = 2;
+const bit<2> DROP_BAD_WORKER = 3;
+const bit<2> GLOBAL_NOT_ESA = 0;
+const bit<2> GLOBAL_MALFORMED = 1;
+const bit<2> GLOBAL_UNKNOWN_JOB = 2;
+
+// An atp slot that completed is held (not free) until its RESULT passes
+// back: its pending count carries this bias, so it reaches HELD_BIAS, not 0.
+const bit<32> HELD_BIAS = 0x80000000;
+
+// The owner register: the chunk (job ++ seq, 28 bits) and the number of
+// workers still to contribute (0: free, complete; HELD_BIAS: atp-held).
+struct owner_t {
+    bit<32> chunk;
+    bit<32> pending;
+}
+
+struct ig_meta_t {
+    resubmit_t   resub;       // pass 2: parsed; pass 1: what to resubmit
+    bridge_t     bridge;
+    job_entry_t  job;
+    bit<1>       checksum_err;
+    bit<1>       job_drop;    // count drop_reason for the job
+    bit<2>       drop_reason;
+    bit<2>       verdict;     // V_*: the admission table's answer
+    bit<1>       count_global;
+    bit<2>       global_idx;
+    bit<1>       route_ok;    // job_route found the victim's job
+    bit<1>       job_hit;     // job known (any slot)
+    bit<1>       slot_ok;     // job known and slot <= slot_mask
+    bit<1>       port_ok;
+    bit<2>       data_mode;   // a well-formed DATA: DM_* (0: not one)
+    bit<12>      job_id;      // the packet's job (counters)
+    bit<16>      index;       // absolute slot index
+    bit<32>      chunk;       // 0000 ++ job ++ seq
+    bit<32>      key;         // priority ++ job ++ seq (priority clamped)
+    bit<32>      wbit;        // the worker's bit
+    bit<32>      full;        // the job's full bitmap
+    bit<32>      init;        // pending count after a claim
+    bit<8>       intent;      // pass 2: resub.intent; pass 1: INTENT_NONE
+    bit<8>       flush_new;   // pass 2: resub.is_new
+    bit<32>      tomb_value;  // pass 2: the chunk to tombstone
+    bit<8>       t_hit;       // tombstone == chunk
+    bit<8>       w_new;       // the worker had not contributed this chunk here
+    bit<8>       o_pred;      // owner predicate
+    bit<32>      b_old;       // bitmap before (FLUSH, EVICT)
+    bit<8>       b_pred;      // P_LO: this worker completes / the chunk is complete
+    bit<32>      bcmp;        // what slot_bitmap compares with
+    bit<8>       ts_pred;     // P_LO: the slot is stale
+    bit<32>      expire;      // now + stale_after
+    bit<1>       higher;      // packet priority > the slot's
+    bit<32>      victim_chunk; // k_old without its priority
+    bit<32>      k_old;       // slot key before
+    bit<16>      m_old;       // exponent ++ flags before
+    bit<16>      m_new;       // exponent ++ overflow of the packet
+    bit<32>      now;         // ~1.024 us units
+    bit<32>      stale_after;
+    bit<3>       lane_op;
+    bit<16>      rel_slot;    // EVICTED: slot relative to the victim's range
+    bit<16>      route_base;  // EVICTED: the victim job's slot_base
+    bit<16>      route_mask;  // EVICTED: the victim job's slot_mask
+    bit<1>       to_ps;       // a RESULT from the slot goes to the PS (atp)
+    bit<1>       count_rx;    // count data_rx (a DATA's first pass)
+    bit<8>       worker_diff; // worker - fan_in (negative: in range)
+    bit<32>      prio_hi;     // clamped priority << 28
+    bit<16>      m_ovf;       // 0 ++ flags & OVERFLOW
+    bit<16>      m_rovf;      // 0 ++ flags & (RESEND | OVERFLOW)
+    bit<32>      b_or;        // bitmap before | the worker's bit
+    bit<16>      f_d1;        // flags of a D1 RESULT (low byte)
+    bit<16>      f_flush;     // flags of a FLUSH (low byte)
+    bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
+    bit<4>       row;
+    bit<16>      row_idx;     // job ++ row: job_rows' index, one field
+    bit<1>       evict_route; // EVICTED must look up the victim's job
+}
+
+struct eg_meta_t {
+    bridge_t bridge;
+    bit<8>   p0;
+    bit<8>   p1;
+    bit<8>   p2;
+    bit<8>   p3;
+    bit<8>   c01;
+    bit<8>   c23;
+    bit<16>  eport;
+    bit<16>  iport;
+    bit<16>  port_diff;
+}
+
+
+// ---------------------------------------------------------------------------
+// Ingress parser
+// ---------------------------------------------------------------------------
+
+parser EsaIngressParser(packet_in pkt,
+                        out headers_t hdr,
+                        out ig_meta_t meta,
+                        out ingress_intrinsic_metadata_t ig_intr_md) {
+    Checksum() ipv4_checksum;
+
+    state start {
+        pkt.extract(ig_intr_md);
+        // Metadata defaults, set here so no match-action stage spends an
+        // action (and a dependency) on them.
+        meta.checksum_err = 0;
+        meta.bridge.setValid();
+        meta.bridge.ingress_port = ig_intr_md.ingress_port;
+        meta.bridge.esa = 0;
+        meta.bridge.recount = 0;
+        meta.lane_op = LOP_NONE;
+        meta.row = ROW_NONE;
+        meta.verdict = V_DROP;
+        meta.evict_route = 0;
+        meta.route_ok = 0;
+        meta.worker_diff = 0x80;
+        meta.count_global = 0;
+        meta.global_idx = 0;
+        meta.job_drop = 0;
+        meta.drop_reason = 0;
+        meta.job_hit = 0;
+        meta.slot_ok = 0;
+        meta.port_ok = 0;
+        meta.data_mode = DM_NONE;
+        meta.intent = INTENT_NONE;
+        meta.flush_new = 0;
+        meta.t_hit = 0;
+        meta.w_new = 0;
+        meta.o_pred = 0;
+        meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
+        meta.to_ps = 0;
+        meta.count_rx = 0;
+        transition select(ig_intr_md.resubmit_flag) {
+            1: parse_resubmit;
+            default: parse_port_metadata;
+        }
+    }
+
+    state parse_resubmit {
+        pkt.extract(meta.resub);
+        meta.intent = meta.resub.intent;
+        meta.flush_new = meta.resub.is_new;
+        meta.tomb_value = meta.resub.victim;
+        transition parse_ethernet;
+    }
+
+    state parse_port_metadata {
+        pkt.advance(PORT_METADATA_SIZE);
+        transition parse_ethernet;
+    }
+
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            0x0800: parse_ipv4;
+            default: accept;
+        }
+    }
+
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        ipv4_checksum.add(hdr.ipv4);
+        meta.checksum_err = (bit<1>)ipv4_checksum.verify();
+        transition select(hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.flags[0:0],
+                          hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (4, 5, 0, 0, 17): parse_udp;
+            default: accept;
+        }
+    }
+
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            ESA_UDP_PORT: parse_esa;
+            default: accept;
+        }
+    }
+
+    state parse_esa {
+        pkt.extract(hdr.esa);
+        pkt.extract(hdr.values);
+        transition accept;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Ingress
+// ---------------------------------------------------------------------------
+
+// 0..255, 16 to a line, for the const entries of priority_clamp,
+// priority_order and the popcount tables.
+#define POP_BIT(n, k) (((n) >> (k)) & 1)
+#define POPCOUNT8(n) (POP_BIT(n, 0) + POP_BIT(n, 1) + POP_BIT(n, 2) + POP_BIT(n, 3) + \
+                      POP_BIT(n, 4) + POP_BIT(n, 5) + POP_BIT(n, 6) + POP_BIT(n, 7))
+#define BYTES16(M, h) M(h * 16 + 0) M(h * 16 + 1) M(h * 16 + 2) M(h * 16 + 3)     \
+    M(h * 16 + 4) M(h * 16 + 5) M(h * 16 + 6) M(h * 16 + 7) M(h * 16 + 8)          \
+    M(h * 16 + 9) M(h * 16 + 10) M(h * 16 + 11) M(h * 16 + 12) M(h * 16 + 13)      \
+    M(h * 16 + 14) M(h * 16 + 15)
+#define CLAMP(n) (((n) >> 4) > ((n) & 15) ? (bit<4>)((n) & 15) : (bit<4>)((n) >> 4))
+#define HIGHER_ENTRY(n) ((n) >> 4, (n) & 15): set_higher(((n) >> 4) > ((n) & 15) ? 1w1 : 1w0);
+#define CLAMP_ENTRY(n) ((n) >> 4, (n) & 15): clamp_to(CLAMP(n), (bit<32>)CLAMP(n) << 28);
+
+// One value lane: a register of ESA_POOL_SLOTS int32 sums, its four
+// RegisterActions, and one table that picks one by meta.lane_op (LOP_*) —
+// ACCESS lane_i: that table's single apply. (Four gateway-guarded tables
+// per lane did not fit beside the register in one stage.) Lane i is pinned
+// to stage 4 + i / 4: four stateful ALUs per stage, from the stage after
+// the one that decides the lane operation; left to itself the compiler
+// put only three lanes into one of those stages and needed a 13th.
+#define TNA_LANE_DECLARE(i)                                                     \
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) lane_##i;                    \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_add = {     \
+        void apply(inout bit<32> v, out bit<32> rv) {                           \
+            v = v + hdr.values.v##i;                                            \
+            rv = v;                                                             \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_swap = {    \
+        void apply(inout bit<32> v, out bit<32> rv) {                           \
+            rv = v;                                                             \
+            v = hdr.values.v##i;                                                \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_write = {   \
+        void apply(inout bit<32> v) {                                           \
+            v = hdr.values.v##i;                                                \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<bit<32>, bit<16>, bit<32>>(lane_##i) lane_##i##_read = {    \
+        void apply(inout bit<32> v, out bit<32> rv) {                           \
+            rv = v;                                                             \
+        }                                                                       \
+    };                                                                          \
+    action lane_##i##_do_add() {                                                \
+        hdr.values.v##i = lane_##i##_add.execute(meta.index);                   \
+    }                                                                           \
+    action lane_##i##_do_swap() {                                               \
+        hdr.values.v##i = lane_##i##_swap.execute(meta.index);                  \
+    }                                                                           \
+    action lane_##i##_do_write() {                                              \
+        lane_##i##_write.execute(meta.index);                                   \
+    }                                                                           \
+    action lane_##i##_do_read() {                                               \
+        hdr.values.v##i = lane_##i##_read.execute(meta.index);                  \
+    }                                                                           \
+    @stage(4 + (i) / 4)                                                         \
+    table lane_##i##_op {                                                       \
+        key = { meta.lane_op: exact; }                                          \
+        actions = {                                                             \
+            lane_##i##_do_add; lane_##i##_do_swap; lane_##i##_do_write;         \
+            lane_##i##_do_read; NoAction;                                       \
+        }                                                                       \
+        const default_action = NoAction();                                      \
+        size = 8;                                                               \
+        const entries = {                                                       \
+            LOP_ADD: lane_##i##_do_add();                                       \
+            LOP_SWAP: lane_##i##_do_swap();                                     \
+            LOP_WRITE: lane_##i##_do_write();                                   \
+            LOP_READ: lane_##i##_do_read();                                     \
+        }                                                                       \
+    }
+
+#define TNA_LANE_APPLY(i) lane_##i##_op.apply();
+
+#define DATA_ENTRY(w, resend, resub, mode)                                       \
+    (w, 32w1 << w, ESA_VERSION, TYPE_DATA, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 0,     \
+     resend, resub): set_data(32w1 << w, mode);
+#define WORKER_ENTRY(w)                                                         \
+    DATA_ENTRY(w, 0, 0, DM_FIRST) DATA_ENTRY(w, 1, 0, DM_RESEND)                 \
+    DATA_ENTRY(w, 0, 1, DM_PASS2) DATA_ENTRY(w, 1, 1, DM_PASS2)
+#define FULL_MASK(f) ((bit<32>)((33w1 << (f)) - 1))
+// init: the pending count a claim starts with, or the owner's chunk mask
+// for a pass-2 FLUSH (0: free the slot) and a RESULT (all ones: keep it).
+#define FAN_IN_INTENTS(f, mode, init)                                           \
+    (f, mode, INTENT_NONE): set_fan_in_info(FULL_MASK(f), init);                \
+    (f, mode, INTENT_FLUSH): set_fan_in_info(FULL_MASK(f), 0);                  \
+    (f, mode, INTENT_EVICT): set_fan_in_info(FULL_MASK(f), init);               \
+    (f, mode, INTENT_STALE): set_fan_in_info(FULL_MASK(f), init);               \
+    (f, mode, INTENT_RESULT): set_fan_in_info(FULL_MASK(f), 0xffffffff);
+#define FAN_IN_ENTRIES(f)                                                       \
+    FAN_IN_INTENTS(f, MODE_ESA, (f) - 1)                                        \
+    FAN_IN_INTENTS(f, MODE_ATP, HELD_BIAS + (f) - 1)                            \
+    FAN_IN_INTENTS(f, MODE_SWITCHML, (f) - 1)
+
+control EsaIngress(inout headers_t hdr,
+                   inout ig_meta_t meta,
+                   in ingress_intrinsic_metadata_t ig_intr_md,
+                   in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                   inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                   inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+
+    // ---- counters ---------------------------------------------------------
+    Counter<bit<64>, bit<2>>(4, CounterType_t.PACKETS) esa_global;
+    Counter<bit<64>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_drops;
+    Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
+    Counter<bit<32>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
+    Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
+
+    // ---- stage 0: admission lookups ---------------------------------------
+    action set_job(bit<8> fan_in, bit<2> mode, bit<4> max_priority, bit<16> mcast_group,
+                   PortId_t ps_port, bit<16> slot_base, bit<16> slot_mask) {
+        meta.job.fan_in = fan_in;
+        meta.job.mode = mode;
+        meta.job.max_priority = max_priority;
+        meta.job.mcast_group = mcast_group;
+        meta.job.ps_port = ps_port;
+        meta.job.slot_base = slot_base;
+        meta.job.slot_mask = slot_mask;
+        meta.slot_ok = 1;
+        meta.index = hdr.esa.slot + slot_base;
+        meta.chunk = 4w0 ++ hdr.esa.job ++ hdr.esa.seq;
+    }
+    // The job table. The slot range check is part of the match (ternary
+    // slot with mask ~slot_mask, value 0), so a packet outside its job's
+    // slots never reaches a slot register (they are accessed from stage 1).
+    table jobs {
+        key = {
+            hdr.esa.job: exact;
+            hdr.esa.slot: ternary;
+        }
+        actions = { set_job; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = ESA_MAX_JOBS;
+    }
+
+    action known() {
+        meta.job_hit = 1;
+    }
+    // Job ids known at all, to tell an unknown job from a bad slot.
+    table job_ids {
+        key = { hdr.esa.job: exact; }
+        actions = { known; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = ESA_MAX_JOBS;
+    }
+
+    action allow() {
+        meta.port_ok = 1;
+    }
+    table job_ports {
+        key = {
+            hdr.esa.job: exact;
+            ig_intr_md.ingress_port: exact;
+        }
+        actions = { allow; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 16384;
+    }
+
+    action set_data(bit<32> b, bit<2> mode) {
+        meta.data_mode = mode;
+        meta.wbit = b;
+    }
+    // A well-formed DATA (right version, lengths and checksum) whose bitmap
+    // is 1 << worker, by lookup: Tofino shifts only by constants, and one
+    // answer here keeps the stage-1 gate within a gateway's 4 bytes. The
+    // mode says what the tombstone and worker_seen registers do.
+    table data_check {
+        key = {
+            hdr.esa.worker: exact;
+            hdr.esa.bitmap: exact;
+            hdr.esa.version: exact;
+            hdr.esa.packet_type: exact;
+            hdr.ipv4.total_len: exact;
+            hdr.udp.length: exact;
+            meta.checksum_err: exact;
+            hdr.esa.flags[0:0]: exact @name("resend");
+            ig_intr_md.resubmit_flag: exact;
+        }
+        actions = { set_data; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 128;
+        const entries = {
+            WORKER_ENTRY(0)
+            WORKER_ENTRY(1)
+            WORKER_ENTRY(2)
+            WORKER_ENTRY(3)
+            WORKER_ENTRY(4)
+            WORKER_ENTRY(5)
+            WORKER_ENTRY(6)
+            WORKER_ENTRY(7)
+            WORKER_ENTRY(8)
+            WORKER_ENTRY(9)
+            WORKER_ENTRY(10)
+            WORKER_ENTRY(11)
+            WORKER_ENTRY(12)
+            WORKER_ENTRY(13)
+            WORKER_ENTRY(14)
+            WORKER_ENTRY(15)
+            WORKER_ENTRY(16)
+            WORKER_ENTRY(17)
+            WORKER_ENTRY(18)
+            WORKER_ENTRY(19)
+            WORKER_ENTRY(20)
+            WORKER_ENTRY(21)
+            WORKER_ENTRY(22)
+            WORKER_ENTRY(23)
+            WORKER_ENTRY(24)
+            WORKER_ENTRY(25)
+            WORKER_ENTRY(26)
+            WORKER_ENTRY(27)
+            WORKER_ENTRY(28)
+            WORKER_ENTRY(29)
+            WORKER_ENTRY(30)
+            WORKER_ENTRY(31)
+        }
+    }
+
+    // ---- stage 1 ----------------------------------------------------------
+    action set_fan_in_info(bit<32> full, bit<32> init) {
+        meta.full = full;
+        meta.init = init;
+    }
+    table fan_in_info {
+        key = {
+            meta.job.fan_in: exact;
+            meta.job.mode: exact;
+            meta.intent: exact;
+        }
+        actions = { set_fan_in_info; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 1024;
+        const entries = {
+            FAN_IN_ENTRIES(2)
+            FAN_IN_ENTRIES(3)
+            FAN_IN_ENTRIES(4)
+            FAN_IN_ENTRIES(5)
+            FAN_IN_ENTRIES(6)
+            FAN_IN_ENTRIES(7)
+            FAN_IN_ENTRIES(8)
+            FAN_IN_ENTRIES(9)
+            FAN_IN_ENTRIES(10)
+            FAN_IN_ENTRIES(11)
+            FAN_IN_ENTRIES(12)
+            FAN_IN_ENTRIES(13)
+            FAN_IN_ENTRIES(14)
+            FAN_IN_ENTRIES(15)
+            FAN_IN_ENTRIES(16)
+            FAN_IN_ENTRIES(17)
+            FAN_IN_ENTRIES(18)
+            FAN_IN_ENTRIES(19)
+            FAN_IN_ENTRIES(20)
+            FAN_IN_ENTRIES(21)
+            FAN_IN_ENTRIES(22)
+            FAN_IN_ENTRIES(23)
+            FAN_IN_ENTRIES(24)
+            FAN_IN_ENTRIES(25)
+            FAN_IN_ENTRIES(26)
+            FAN_IN_ENTRIES(27)
+            FAN_IN_ENTRIES(28)
+            FAN_IN_ENTRIES(29)
+            FAN_IN_ENTRIES(30)
+            FAN_IN_ENTRIES(31)
+            FAN_IN_ENTRIES(32)
+        }
+    }
+
+    action clamp_to(bit<4> priority, bit<32> prio_hi) {
+        hdr.esa.priority = priority;
+        meta.prio_hi = prio_hi;
+    }
+    // priority = min(priority, max_priority), by lookup.
+    table priority_clamp {
+        key = {
+            hdr.esa.priority: exact;
+            meta.job.max_priority: exact;
+        }
+        actions = { clamp_to; }
+        const default_action = clamp_to(0, 0);
+        size = 256;
+        const entries = {
+            BYTES16(CLAMP_ENTRY, 0)
+            BYTES16(CLAMP_ENTRY, 1)
+            BYTES16(CLAMP_ENTRY, 2)
+            BYTES16(CLAMP_ENTRY, 3)
+            BYTES16(CLAMP_ENTRY, 4)
+            BYTES16(CLAMP_ENTRY, 5)
+            BYTES16(CLAMP_ENTRY, 6)
+            BYTES16(CLAMP_ENTRY, 7)
+            BYTES16(CLAMP_ENTRY, 8)
+            BYTES16(CLAMP_ENTRY, 9)
+            BYTES16(CLAMP_ENTRY, 10)
+            BYTES16(CLAMP_ENTRY, 11)
+            BYTES16(CLAMP_ENTRY, 12)
+            BYTES16(CLAMP_ENTRY, 13)
+            BYTES16(CLAMP_ENTRY, 14)
+            BYTES16(CLAMP_ENTRY, 15)
+        }
+    }
+
+    action set_stale_after(bit<32> units) {
+        meta.stale_after = units;
+    }
+    // Pool-wide settings. Units of 1.024 us (global timestamp >> 10).
+    table pool_config {
+        actions = { set_stale_after; }
+        size = 1;
+        default_action = set_stale_after((bit<32>)DEFAULT_STALE_AFTER_US);
+    }
+
+    // Tombstone: the chunk last evicted or flushed from the slot.
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_tombstone;
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_check = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == meta.chunk) {
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_write = {
+        void apply(inout bit<32> v) {
+            v = meta.tomb_value;
+        }
+    };
+
+    // Worker-seen: per (slot, worker), the last chunk that worker's DATA
+    // brought to this slot. Replaces reading the bitmap for "is this bit
+    // new" (a stateful ALU cannot test a bit chosen by the packet).
+    Register<bit<32>, bit<21>>(ESA_POOL_SLOTS * 32, 0) worker_seen;
+    RegisterAction<bit<32>, bit<21>, bit<8>>(worker_seen) seen_mark = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == meta.chunk) {
+                rv = 0;
+            } else {
+                rv = 1;
+            }
+            v = meta.chunk;
+        }
+    };
+    RegisterAction<bit<32>, bit<21>, bit<8>>(worker_seen) seen_check = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == meta.chunk) {
+                rv = 0;
+            } else {
+                rv = 1;
+            }
+        }
+    };
+
+    // ---- stage 2: the owner -----------------------------------------------
+    Register<owner_t, bit<16>>(ESA_POOL_SLOTS, {0, 0}) slot_owner;
+    // A first-copy DATA whose worker is new here: count it if the chunk is
+    // in progress, claim the slot if it is free. cmplo: same chunk;
+    // cmphi: pending == 0 (free or complete).
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_data = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk, v.pending == 0);
+            if (v.chunk == meta.chunk && v.pending != 0) {
+                v.pending = v.pending - 1;
+            } else if (v.chunk != meta.chunk && v.pending == 0) {
+                v.chunk = meta.chunk;
+                v.pending = meta.init;
+            }
+        }
+    };
+    // Resends, tombstoned chunks, duplicates: look, change nothing.
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_peek = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk);
+        }
+    };
+    // RESULT (init all ones: R1 completes and releases, the chunk stays) and
+    // pass-2 FLUSH (init 0: the slot becomes free, key 0), only if the
+    // chunk holds it. (init doubles as the mask: a stateful ALU takes at
+    // most two PHV inputs, chunk and init, over all its actions.)
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_release = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk);
+            if (v.chunk == meta.chunk) {
+                v.chunk = v.chunk & meta.init;
+                v.pending = 0;
+            }
+        }
+    };
+    // Pass-2 EVICT: the packet's chunk takes the slot.
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_take = {
+        void apply(inout owner_t v, out bit<8> rv) {
+            rv = this.predicate(v.chunk == meta.chunk);
+            v.chunk = meta.chunk;
+            v.pending = meta.init;
+        }
+    };
+
+    // ---- stage 3: the rest of the slot ------------------------------------
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_bitmap;
+    // D1/D3: add the worker; the answer (P_LO) says it completes the chunk.
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_or_cmp = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = this.predicate(v == meta.bcmp);
+            v = v | meta.wbit;
+        }
+    };
+    // D2 (pass 2): add the worker, return the bitmap before.
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_or = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = v | meta.wbit;
+        }
+    };
+    // D9, D10/D11 (bitmap = the worker's bit), R1 (wbit = full).
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_set = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = meta.wbit;
+        }
+    };
+    // A resend: is the chunk complete here (P_LO)?
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_cmp = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = this.predicate(v == meta.bcmp);
+        }
+    };
+
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_key;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_key) key_swap = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = meta.key;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_key) key_read = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+        }
+    };
+
+    // When the slot goes stale: now + stale_after at the last absorbing
+    // packet, so the stale test is one comparison in the stateful ALU.
+    Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_timestamp;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_timestamp) timestamp_touch = {
+        void apply(inout bit<32> v) {
+            v = meta.expire;
+        }
+    };
+    // P_LO: stale (the expiry has passed).
+    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_timestamp) timestamp_stale = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = this.predicate(v < meta.now);
+        }
+    };
+
+    // exponent (high byte) ++ slot flags (low byte: SLOT_OVERFLOW).
+    Register<bit<16>, bit<16>>(ESA_POOL_SLOTS, 0) slot_meta;
+    RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_or = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = v | meta.m_new;
+        }
+    };
+    RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_swap = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = meta.m_new;
+        }
+    };
+    RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_read = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+        }
+    };
+
+
+    // ACCESS slot_owner: one table, one RegisterAction per packet, chosen
+    // by lookup (nested gateways over these fields exceeded a gateway's
+    // input).
+    action o_data() {
+        meta.o_pred = owner_data.execute(meta.index);
+    }
+    action o_peek() {
+        meta.o_pred = owner_peek.execute(meta.index);
+    }
+    action o_release() {
+        meta.o_pred = owner_release.execute(meta.index);
+    }
+    action o_take() {
+        meta.o_pred = owner_take.execute(meta.index);
+    }
+    table owner_step {
+        key = {
+            meta.verdict: exact;
+            meta.worker_diff[7:7]: exact @name("worker_in_range");
+            hdr.esa.packet_type: ternary;
+            meta.intent: ternary;
+            meta.data_mode: ternary;
+            meta.t_hit: ternary;
+            meta.w_new: ternary;
+        }
+        actions = { o_data; o_peek; o_release; o_take; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            // verdict, in range, type, intent, data_mode, t_hit, w_new
+            (V_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): o_release();
+            (V_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): o_release();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): o_take();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _, _): o_peek();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): o_peek();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, 0): o_peek();
+            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): o_data();
+        }
+    }
+
+    // ---- stage 3: four tables, one per register, keyed alike -----------
+    // Each register's table picks its RegisterAction from the same key
+    // (ACCESS slot_bitmap, slot_key, slot_timestamp, slot_meta: one table
+    // apply each, one action, one RegisterAction). A single table cannot
+    // drive several stateful ALUs with one address, and gateway-guarded
+    // tables per row did not fit beside the register in one stage.
+    //
+    // Row groups (the key's const entries below):
+    //   RESULT  R1: the slot takes the RESULT (full bitmap, its exponent)
+    //   FLUSH+  D2 pass 2, the worker's bit new: partial + packet's value
+    //   FLUSH   D2 pass 2, the worker already counted: the partial
+    //   EVICT   D10 / D11 pass 2: swap the packet in, the victim out
+    //   PEEK    a resend of the chunk in the slot: D5 or D2 by the bitmap
+    //   ADD     D1 / D3: a new worker of the chunk in progress
+    //   CLAIM   D9: the owner claimed the free slot
+    //   HELD    another chunk holds the slot: D10, D11 or D12
+    //   (none)  D4, D6, D7, D8, R2, Q1: no access
+#define STEP_KEY                                                                \
+        key = {                                                                 \
+            hdr.esa.packet_type: ternary;                                       \
+            meta.intent: ternary;                                               \
+            meta.data_mode: ternary;                                            \
+            meta.t_hit: ternary;                                                \
+            meta.w_new: ternary;                                                \
+            meta.o_pred: ternary;                                               \
+            meta.flush_new: ternary;                                            \
+        }
+#define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, add, claim, held) \
+        const entries = {                                                       \
+            (TYPE_RESULT, _, _, _, _, P_LO, _): result;                         \
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, 1): flush_new;             \
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, _): flush_old;             \
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _): evict;                    \
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _): evict;                    \
+            (TYPE_DATA, INTENT_NONE, DM_RESEND, _, _, P_LO, _): peek;           \
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_LO, _): add;             \
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_HI, _): claim;           \
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_NEITHER, _): held;       \
+        }
+
+    action b_full() {
+        bitmap_set.execute(meta.index);
+        meta.lane_op = LOP_WRITE;
+    }
+    action b_or_add() {
+        meta.b_pred = bitmap_or_cmp.execute(meta.index);
+        meta.lane_op = LOP_ADD;
+    }
+    action b_flush_add() {
+        meta.b_old = bitmap_or.execute(meta.index);
+        meta.lane_op = LOP_ADD;
+    }
+    action b_flush_read() {
+        meta.b_old = bitmap_or.execute(meta.index);
+        meta.lane_op = LOP_READ;
+    }
+    action b_peek() {
+        meta.b_pred = bitmap_cmp.execute(meta.index);
+        meta.lane_op = LOP_READ;
+    }
+    action b_swap() {
+        meta.b_old = bitmap_set.execute(meta.index);
+        meta.lane_op = LOP_SWAP;
+    }
+    action b_claim() {
+        bitmap_set.execute(meta.index);
+        meta.lane_op = LOP_WRITE;
+    }
+    table bitmap_step {
+        STEP_KEY
+        actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_swap; b_claim;
+                    NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(),
+                     b_or_add(), b_claim(), NoAction())
+    }
+
+    action k_read() {
+        meta.k_old = key_read.execute(meta.index);
+    }
+    action k_swap() {
+        meta.k_old = key_swap.execute(meta.index);
+    }
+    table key_step {
+        STEP_KEY
+        actions = { k_read; k_swap; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(),
+                     k_read(), k_swap(), k_read())
+    }
+
+    action ts_touch() {
+        timestamp_touch.execute(meta.index);
+    }
+    action ts_stale() {
+        meta.ts_pred = timestamp_stale.execute(meta.index);
+    }
+    table timestamp_step {
+        STEP_KEY
+        actions = { ts_touch; ts_stale; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(),
+                     ts_touch(), ts_touch(), ts_stale())
+    }
+
+    action m_swap() {
+        meta.m_old = meta_swap.execute(meta.index);
+    }
+    action m_or() {
+        meta.m_old = meta_or.execute(meta.index);
+    }
+    action m_read() {
+        meta.m_old = meta_read.execute(meta.index);
+    }
+    table meta_step {
+        STEP_KEY
+        actions = { m_swap; m_or; m_read; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(),
+                     m_or(), m_swap(), NoAction())
+    }
+
+    // ---- stages 4..11: the lanes ------------------------------------------
+#define ESA_TNA_LANE(i) TNA_LANE_DECLARE(i)
+#include "lane_list.p4"
+#undef ESA_TNA_LANE
+
+    // Where an evicted partial goes: its own job's PS (looked up by the
+    // victim's job, read from slot_key in stage 3).
+    action set_route(PortId_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask) {
+        ig_tm_md.ucast_egress_port = ps_port;
+        hdr.esa.fan_in = fan_in;
+        meta.route_ok = 1;
+        meta.route_base = slot_base;
+        meta.route_mask = slot_mask;
+    }
+    action route_gone() {
+        // The evicted job was removed meanwhile.
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    table job_route {
+        key = { meta.k_old[27:16]: exact @name("victim_job"); }
+        actions = { set_route; route_gone; }
+        const default_action = route_gone();
+        size = ESA_MAX_JOBS;
+    }
+
+    // ---- L2 ---------------------------------------------------------------
+    action forward(PortId_t port) {
+        ig_tm_md.ucast_egress_port = port;
+    }
+    action flood(MulticastGroupId_t group) {
+        ig_tm_md.mcast_grp_a = group;
+    }
+    action drop() {
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    table l2 {
+        key = { hdr.ethernet.dst: exact; }
+        actions = { forward; flood; drop; }
+        default_action = drop();
+        size = 4096;
+    }
+
+
+    // ---- stage 1: admission (docs/protocol.md 4.1), one lookup ----------
+    // Every check in its order as the const entries' priority: not ESA,
+    // malformed (parser error, checksum, lengths, version, type), unknown
+    // job, bad port, switch-only type, bad slot, bad worker. (A chain of
+    // if/else gateways cost a stage per link.)
+    action a_not_esa() {
+        meta.verdict = V_L2;
+        meta.count_global = 1;
+        meta.global_idx = GLOBAL_NOT_ESA;
+    }
+    action a_malformed() {
+        meta.verdict = V_DROP;
+        meta.count_global = 1;
+        meta.global_idx = GLOBAL_MALFORMED;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action a_unknown_job() {
+        meta.verdict = V_DROP;
+        meta.count_global = 1;
+        meta.global_idx = GLOBAL_UNKNOWN_JOB;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action a_job_drop(bit<2> reason) {
+        meta.verdict = V_DROP;
+        meta.job_drop = 1;
+        meta.drop_reason = reason;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action a_admit(bit<1> count_rx) {
+        meta.verdict = V_AGGREGATE;
+        meta.count_rx = count_rx;
+    }
+#define WELL_FORMED true, 0, 0, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
+#define ADMIT_TYPE(t)                                                           \
+            (WELL_FORMED, t, 0, _, _, _, _): a_unknown_job();                   \
+            (WELL_FORMED, t, _, 0, _, _, _): a_unknown_job();                   \
+            (WELL_FORMED, t, _, _, 0, _, _): a_job_drop(DROP_BAD_PORT);
+#define ADMIT_SLOT(t)                                                           \
+            (WELL_FORMED, t, _, _, _, 0, _): a_job_drop(DROP_BAD_SLOT);
+    table admission {
+        key = {
+            hdr.esa.isValid(): exact @name("esa_valid");
+            ig_prsr_md.parser_err: ternary;
+            meta.checksum_err: ternary;
+            hdr.ipv4.total_len: ternary;
+            hdr.udp.length: ternary;
+            hdr.esa.version: ternary;
+            hdr.esa.packet_type: ternary;
+            hdr.esa.job: ternary;
+            meta.job_hit: ternary;
+            meta.port_ok: ternary;
+            meta.slot_ok: ternary;
+            meta.data_mode: ternary;
+        }
+        actions = { a_not_esa; a_malformed; a_unknown_job; a_job_drop; a_admit; }
+        const default_action = a_malformed();
+        size = 64;
+        const entries = {
+            (false, 0, _, _, _, _, _, _, _, _, _, _): a_not_esa();
+            (false, _, _, _, _, _, _, _, _, _, _, _): a_malformed();
+            ADMIT_TYPE(TYPE_DATA)
+            ADMIT_TYPE(TYPE_RESULT)
+            ADMIT_TYPE(TYPE_FALLBACK)
+            ADMIT_TYPE(TYPE_EVICTED)
+            ADMIT_TYPE(TYPE_FLUSH)
+            ADMIT_TYPE(TYPE_QUERY)
+            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            ADMIT_SLOT(TYPE_DATA)
+            ADMIT_SLOT(TYPE_RESULT)
+            ADMIT_SLOT(TYPE_QUERY)
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
+            // data_rx counts a DATA in its first pass only.
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_PASS2): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _): a_admit(1);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _): a_admit(0);
+        }
+    }
+
+    action set_higher(bit<1> higher) {
+        meta.higher = higher;
+    }
+    // higher = packet priority > the slot's, by lookup.
+    table priority_order {
+        key = {
+            hdr.esa.priority: exact;
+            meta.k_old[31:28]: exact @name("slot_priority");
+        }
+        actions = { set_higher; }
+        const default_action = set_higher(0);
+        size = 256;
+        const entries = {
+            BYTES16(HIGHER_ENTRY, 0)
+            BYTES16(HIGHER_ENTRY, 1)
+            BYTES16(HIGHER_ENTRY, 2)
+            BYTES16(HIGHER_ENTRY, 3)
+            BYTES16(HIGHER_ENTRY, 4)
+            BYTES16(HIGHER_ENTRY, 5)
+            BYTES16(HIGHER_ENTRY, 6)
+            BYTES16(HIGHER_ENTRY, 7)
+            BYTES16(HIGHER_ENTRY, 8)
+            BYTES16(HIGHER_ENTRY, 9)
+            BYTES16(HIGHER_ENTRY, 10)
+            BYTES16(HIGHER_ENTRY, 11)
+            BYTES16(HIGHER_ENTRY, 12)
+            BYTES16(HIGHER_ENTRY, 13)
+            BYTES16(HIGHER_ENTRY, 14)
+            BYTES16(HIGHER_ENTRY, 15)
+        }
+    }
+
+    // ---- after stage 3: the row, and the packet that leaves -------------
+    action d_query() {
+        // Q1
+        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        meta.row = ROW_QUERIES_RELAYED;
+        meta.row_idx[3:0] = ROW_QUERIES_RELAYED;
+    }
+    action d_result() {
+        // R1 and R2: relayed to the group.
+        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        meta.row = ROW_RESULTS_RELAYED;
+        meta.row_idx[3:0] = ROW_RESULTS_RELAYED;
+    }
+    action d_bad_worker() {
+        // worker >= fan_in: dropped; the tombstone was only read and
+        // worker_seen's entry for this worker id is one no packet of the
+        // job can use.
+        meta.verdict = V_DROP;
+        meta.job_drop = 1;
+        meta.drop_reason = DROP_BAD_WORKER;
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    action d_fallback() {
+        // D7, D8 (and a pass-2 FLUSH whose chunk left the slot meanwhile).
+        hdr.esa.packet_type = TYPE_FALLBACK;
+        hdr.esa.fan_in = meta.job.fan_in;
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.row = ROW_FALLBACKS;
+        meta.row_idx[3:0] = ROW_FALLBACKS;
+    }
+    action d_collision() {
+        // D12
+        hdr.esa.packet_type = TYPE_FALLBACK;
+        hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
+        hdr.esa.fan_in = meta.job.fan_in;
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.row = ROW_FALLBACKS;
+        meta.row_idx[3:0] = ROW_FALLBACKS;
+    }
+    action d_absorb(bit<4> row) {
+        // D3, D4, D6, D9
+        ig_dprsr_md.drop_ctl = 1;
+        meta.row = row;
+        meta.row_idx[3:0] = row;
+    }
+    action d_flush() {
+        // D2 (pass 2): the partial, plus the packet's value if new.
+        hdr.esa.packet_type = TYPE_FLUSH;
+        hdr.esa.flags = meta.f_flush[7:0];
+        hdr.esa.priority = meta.k_old[31:28];
+        hdr.esa.bitmap = meta.b_or;
+        hdr.esa.fan_in = meta.job.fan_in;
+        hdr.esa.exponent = meta.m_old[15:8];
+        meta.bridge.recount = 1;
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.row = ROW_FLUSHED;
+        meta.row_idx[3:0] = ROW_FLUSHED;
+    }
+    // D1 (complete: the slot's or the packet's OVERFLOW) and D5 (re-emit:
+    // the slot's): a RESULT built from the slot, to the group or (atp) the
+    // PS.
+#define RESULT_FROM_SLOT(flags_value)                                           \
+        hdr.esa.packet_type = TYPE_RESULT;                                      \
+        hdr.esa.flags = flags_value;                                            \
+        hdr.esa.priority = meta.k_old[31:28];                                   \
+        hdr.esa.bitmap = meta.full;                                             \
+        hdr.esa.fan_in = meta.job.fan_in;                                       \
+        hdr.esa.exponent = meta.m_old[15:8];                                    \
+        meta.bridge.recount = 1;
+    action d_complete(bit<1> to_ps) {
+        RESULT_FROM_SLOT(meta.f_d1[7:0])
+        meta.row = ROW_COMPLETED;
+        meta.row_idx[3:0] = ROW_COMPLETED;
+        meta.to_ps = to_ps;
+    }
+    action d_reemit(bit<1> to_ps) {
+        RESULT_FROM_SLOT(meta.m_old[7:0])
+        meta.row = ROW_REEMITTED;
+        meta.row_idx[3:0] = ROW_REEMITTED;
+        meta.to_ps = to_ps;
+    }
+    // D10 / D11 (pass 2): the packet carries the victim's partial.
+#define EVICTED_FROM_SLOT(flags_value)                                          \
+        hdr.esa.packet_type = TYPE_EVICTED;                                     \
+        hdr.esa.flags = flags_value;                                            \
+        hdr.esa.priority = meta.k_old[31:28];                                   \
+        hdr.esa.job = meta.k_old[27:16];                                        \
+        hdr.esa.seq = meta.k_old[15:0];                                         \
+        hdr.esa.bitmap = meta.b_old;                                            \
+        hdr.esa.exponent = meta.m_old[15:8];                                    \
+        meta.bridge.recount = 1;                                                \
+        meta.evict_route = 1;                                                   \
+        evictions_suffered.count(meta.k_old[27:16]);
+    action d_preempt() {
+        EVICTED_FROM_SLOT(meta.m_old[7:0])
+        meta.row = ROW_PREEMPTIONS;
+        meta.row_idx[3:0] = ROW_PREEMPTIONS;
+    }
+    action d_stale_reclaim() {
+        EVICTED_FROM_SLOT(meta.f_stale[7:0])
+        meta.row = ROW_STALE_RECLAIMS;
+        meta.row_idx[3:0] = ROW_STALE_RECLAIMS;
+    }
+    action d_resubmit(bit<8> intent) {
+        // D10, D11: finish in a second pass; the victim's chunk is what
+        // the second pass tombstones.
+        meta.resub.setValid();
+        meta.resub.intent = intent;
+        meta.resub.is_new = meta.w_new;
+        meta.resub._pad = 0;
+        meta.resub.victim = meta.victim_chunk;
+        ig_dprsr_md.resubmit_type = 1;
+    }
+    action d_resubmit_flush() {
+        // D2: the flush happens in a second pass; the own chunk is
+        // tombstoned.
+        meta.resub.setValid();
+        meta.resub.intent = INTENT_FLUSH;
+        meta.resub.is_new = meta.w_new;
+        meta.resub._pad = 0;
+        meta.resub.victim = meta.chunk;
+        ig_dprsr_md.resubmit_type = 1;
+    }
+    table decide {
+        key = {
+            hdr.esa.packet_type: ternary;
+            meta.intent: ternary;
+            meta.data_mode: ternary;
+            meta.worker_diff[7:7]: ternary @name("worker_in_range");
+            meta.t_hit: ternary;
+            meta.w_new: ternary;
+            meta.o_pred: ternary;
+            meta.b_pred: ternary;
+            meta.ts_pred: ternary;
+            meta.higher: ternary;
+            meta.job.mode: ternary;
+        }
+        actions = {
+            d_query; d_result; d_bad_worker; d_fallback; d_collision; d_absorb; d_flush;
+            d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit; d_resubmit_flush;
+            NoAction;
+        }
+        const default_action = NoAction();
+        size = 64;
+        const entries = {
+            // type, intent, data_mode, in range, t_hit, w_new, o_pred, b_pred,
+            // ts_pred, higher, mode
+            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _): d_query();
+            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _): d_result();
+            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _): d_bad_worker();
+            // pass 2
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _): d_flush();
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _): d_preempt();
+            // pass 1, resends
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
+                d_reemit(1);
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _):
+                d_reemit(0);
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _): d_resubmit_flush();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _): d_fallback();
+            // pass 1, first copies
+            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
+                d_complete(1);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _):
+                d_complete(0);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _): d_absorb(ROW_AGGREGATED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _): d_absorb(ROW_CLAIMED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, _): d_resubmit(INTENT_STALE);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA):
+                d_resubmit(INTENT_EVICT);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _): d_collision();
+        }
+    }
+
+    // The row counter, pinned beside the lanes of stage 10 (left to itself
+    // the compiler put it in a 13th stage; in stage 7, beside job_route,
+    // it pushed a lane out).
+    action count_row() {
+        job_rows.count(meta.row_idx);
+    }
+    @stage(10)
+    table row_counter {
+        key = { meta.row: exact; }
+        actions = { count_row; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            ROW_CLAIMED: count_row();
+            ROW_AGGREGATED: count_row();
+            ROW_COMPLETED: count_row();
+            ROW_DUPLICATES: count_row();
+            ROW_FLUSHED: count_row();
+            ROW_REEMITTED: count_row();
+            ROW_FALLBACKS: count_row();
+            ROW_PREEMPTIONS: count_row();
+            ROW_STALE_RECLAIMS: count_row();
+            ROW_RESULTS_RELAYED: count_row();
+            ROW_QUERIES_RELAYED: count_row();
+        }
+    }
+
+    apply {
+        // ---- stage 0: the lookups -------------------------------------
+        if (hdr.esa.isValid()) {
+            meta.bridge.esa = 1;
+            meta.job_id = hdr.esa.job;  // EVICTED rewrites hdr.esa.job
+            meta.row_idx = hdr.esa.job ++ 4w0;  // the row fills the low bits
+            meta.now = ig_prsr_md.global_tstamp[47:16];
+            // The low byte of slot_meta holds only FLAG_OVERFLOW (==
+            // SLOT_OVERFLOW), so it ORs straight into outgoing flags.
+            meta.m_ovf = 8w0 ++ (hdr.esa.flags & FLAG_OVERFLOW);
+            meta.m_rovf = 8w0 ++ (hdr.esa.flags & (FLAG_RESEND | FLAG_OVERFLOW));
+            meta.m_new = hdr.esa.exponent ++ (hdr.esa.flags & FLAG_OVERFLOW);
+            hdr.udp.checksum = 0;
+            if (hdr.esa.packet_type == TYPE_RESULT) {
+                meta.intent = INTENT_RESULT;
+            }
+            job_ids.apply();
+            jobs.apply();
+            job_ports.apply();
+            data_check.apply();
+            pool_config.apply();
+        }
+
+        // ---- stage 1: admission; tombstone and worker_seen for a DATA
+        // that passed every check stage 0 can decide ----------------------
+        admission.apply();
+        if (meta.slot_ok == 1) {
+            // DATA and RESULT need the full bitmap (R1 writes it).
+            fan_in_info.apply();
+        }
+        if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.data_mode != DM_NONE) {
+            // worker - fan_in: negative (bit 7) when the worker is in
+            // range (data_check only matched workers 0..31).
+            meta.worker_diff = hdr.esa.worker - meta.job.fan_in;
+            priority_clamp.apply();
+            // ACCESS slot_tombstone
+            if (meta.data_mode == DM_PASS2) {
+                tombstone_write.execute(meta.index);
+            } else {
+                meta.t_hit = tombstone_check.execute(meta.index);
+            }
+            // ACCESS worker_seen
+            if (meta.data_mode == DM_RESEND) {
+                meta.w_new = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
+            } else {
+                meta.w_new = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
+            }
+        }
+        meta.expire = meta.now + meta.stale_after;
+
+        // ---- stage 2: the owner -----------------------------------------
+        meta.key = meta.chunk | meta.prio_hi;
+        if (hdr.esa.packet_type == TYPE_RESULT) {
+            meta.wbit = meta.full;   // R1 sets the bitmap to full
+        } else if (meta.data_mode == DM_RESEND) {
+            meta.bcmp = meta.full;   // complete?
+        } else {
+            meta.bcmp = meta.full ^ meta.wbit;  // does this worker complete it?
+        }
+        if (meta.verdict == V_L2) {
+            l2.apply();
+        }
+        // ACCESS slot_owner: owner_step's single apply.
+        owner_step.apply();
+
+        // ---- stage 3: bitmap, key, timestamp, meta; the lane op ---------
+        if (meta.verdict == V_AGGREGATE && meta.worker_diff[7:7] == 1) {
+            bitmap_step.apply();
+            key_step.apply();
+            timestamp_step.apply();
+            meta_step.apply();
+        }
+
+        // ---- stages 4..11: the lanes ------------------------------------
+#define ESA_TNA_LANE(i) TNA_LANE_APPLY(i)
+#include "lane_list.p4"
+#undef ESA_TNA_LANE
+
+        // ---- beside the lanes: what the row needs, one operation per
+        // field per step (Tofino actions are single-stage) ----------------
+        if (meta.verdict == V_AGGREGATE) {
+            meta.b_or = meta.b_old | meta.wbit;
+            meta.victim_chunk = meta.k_old & 0x0fffffff;
+            meta.f_d1 = meta.m_old | meta.m_ovf;
+            meta.f_flush = meta.m_old | meta.m_rovf;
+            meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
+            priority_order.apply();
+        }
+        if (meta.verdict == V_AGGREGATE) {
+            decide.apply();
+        }
+        // Where a RESULT built from the slot goes.
+        if (meta.to_ps == 1) {
+            ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        } else if (meta.row == ROW_COMPLETED || meta.row == ROW_REEMITTED) {
+            ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        }
+        if (meta.evict_route == 1) {
+            job_route.apply();
+        }
+        if (meta.route_ok == 1) {
+            meta.rel_slot = meta.index - meta.route_base;
+        }
+        if (meta.route_ok == 1) {
+            hdr.esa.slot = meta.rel_slot & meta.route_mask;
+        }
+
+        // ---- counters: one access each ----------------------------------
+        if (meta.count_global == 1) {
+            esa_global.count(meta.global_idx);
+        }
+        if (meta.job_drop == 1) {
+            job_drops.count(meta.job_id ++ meta.drop_reason);
+        }
+        row_counter.apply();
+        if (meta.count_rx == 1 && meta.worker_diff[7:7] == 1) {
+            data_rx.count(meta.job_id);
+        }
+    }
+}
+
+control EsaIngressDeparser(packet_out pkt,
+                           inout headers_t hdr,
+                           in ig_meta_t meta,
+                           in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    Resubmit() resubmit;
+
+    apply {
+        if (ig_dprsr_md.resubmit_type == 1) {
+            resubmit.emit(meta.resub);
+        }
+        pkt.emit(meta.bridge);
+        pkt.emit(hdr);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Egress
+// ---------------------------------------------------------------------------
+
+parser EsaEgressParser(packet_in pkt,
+                       out headers_t hdr,
+                       out eg_meta_t meta,
+                       out egress_intrinsic_metadata_t eg_intr_md) {
+    state start {
+        pkt.extract(eg_intr_md);
+        pkt.extract(meta.bridge);
+        pkt.extract(hdr.ethernet);
+        transition select(meta.bridge.esa) {
+            1: parse_esa;
+            default: accept;
+        }
+    }
+
+    state parse_esa {
+        pkt.extract(hdr.ipv4);
+        pkt.extract(hdr.udp);
+        pkt.extract(hdr.esa);
+        transition accept;
+    }
+}
+
+// popcount of a byte, by lookup. (16 entries to a line: bf-p4c -g keeps
+// each IR node's whole source line, and 256 entries on one macro line made
+// its debug IR dump gigabytes.)
+#define POP_ENTRY(n) (n): set((bit<8>)(POPCOUNT8(n)));
+control PopCount8(in bit<8> b, out bit<8> c) {
+    action set(bit<8> n) {
+        c = n;
+    }
+    table pop {
+        key = { b: exact @name("byte"); }
+        actions = { set; }
+        const default_action = set(0);
+        size = 256;
+        const entries = {
+            BYTES16(POP_ENTRY, 0)
+            BYTES16(POP_ENTRY, 1)
+            BYTES16(POP_ENTRY, 2)
+            BYTES16(POP_ENTRY, 3)
+            BYTES16(POP_ENTRY, 4)
+            BYTES16(POP_ENTRY, 5)
+            BYTES16(POP_ENTRY, 6)
+            BYTES16(POP_ENTRY, 7)
+            BYTES16(POP_ENTRY, 8)
+            BYTES16(POP_ENTRY, 9)
+            BYTES16(POP_ENTRY, 10)
+            BYTES16(POP_ENTRY, 11)
+            BYTES16(POP_ENTRY, 12)
+            BYTES16(POP_ENTRY, 13)
+            BYTES16(POP_ENTRY, 14)
+            BYTES16(POP_ENTRY, 15)
+        }
+    }
+    apply {
+        pop.apply();
+    }
+}
+
+control EsaEgress(inout headers_t hdr,
+                  inout eg_meta_t meta,
+                  in egress_intrinsic_metadata_t eg_intr_md,
+                  in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                  inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                  inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    // docs/protocol.md 3.1: destination from the host behind the port,
+    // source = the address the packet was sent to (the switch's).
+    action set_host(mac_addr_t mac, ipv4_addr_t ip) {
+        hdr.ethernet.src = hdr.ethernet.dst;
+        hdr.ethernet.dst = mac;
+        hdr.ipv4.src = hdr.ipv4.dst;
+        hdr.ipv4.dst = ip;
+    }
+    table egress_host {
+        key = { eg_intr_md.egress_port: exact; }
+        actions = { set_host; NoAction; }
+        default_action = NoAction();
+        size = 512;
+    }
+
+    PopCount8() pop0;
+    PopCount8() pop1;
+    PopCount8() pop2;
+    PopCount8() pop3;
+
+    apply {
+        meta.eport = 7w0 ++ eg_intr_md.egress_port;
+        meta.iport = 7w0 ++ meta.bridge.ingress_port;
+        meta.port_diff = 1;
+        if (!hdr.esa.isValid()) {
+            meta.port_diff = meta.eport ^ meta.iport;
+        }
+        if (meta.port_diff == 0) {
+            // A flooded frame does not go back where it came from.
+            eg_dprsr_md.drop_ctl = 1;
+        }
+        if (hdr.esa.isValid()) {
+            egress_host.apply();
+            if (meta.bridge.recount == 1) {
+                // count = popcount(bitmap): a lookup per byte, then two adds.
+                pop0.apply(hdr.esa.bitmap[7:0], meta.p0);
+                pop1.apply(hdr.esa.bitmap[15:8], meta.p1);
+                pop2.apply(hdr.esa.bitmap[23:16], meta.p2);
+                pop3.apply(hdr.esa.bitmap[31:24], meta.p3);
+                meta.c01 = meta.p0 + meta.p1;
+                meta.c23 = meta.p2 + meta.p3;
+            }
+            if (meta.bridge.recount == 1) {
+                hdr.esa.count = meta.c01 + meta.c23;
+            }
+        }
+    }
+}
+
+control EsaEgressDeparser(packet_out pkt,
+                          inout headers_t hdr,
+                          in eg_meta_t meta,
+                          in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    Checksum() ipv4_checksum;
+
+    apply {
+        if (hdr.ipv4.isValid()) {
+            hdr.ipv4.checksum = ipv4_checksum.update({
+                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp_ecn, hdr.ipv4.total_len,
+                hdr.ipv4.ident, hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl,
+                hdr.ipv4.protocol, hdr.ipv4.src, hdr.ipv4.dst });
+        }
+        pkt.emit(hdr);
+    }
+}
+
+Pipeline(EsaIngressParser(),
+         EsaIngress(),
+         EsaIngressDeparser(),
+         EsaEgressParser(),
+         EsaEgress(),
+         EsaEgressDeparser()) pipe;
+
+Switch(pipe) main;

@@ -1,0 +1,274 @@
+//! The real Tofino compiler (the open-source `bf-p4c` of p4c's
+//! `backends/tofino`) accepts the TNA data plane, `p4/tna/esa.p4`, with no
+//! error, in at most the 12 stages of Tofino 1; every lane register sits in
+//! one stage; and the P4Info it writes names the tables and registers
+//! `p4/tna/README.md` describes. A lane count that cannot fit one pass is
+//! rejected by the compiler.
+//!
+//! Needs `bf-p4c` (`$ESA_TOFINO_DIR/bin`, then PATH); without it the tests
+//! print why they were skipped, unless `ESA_TOFINO_REQUIRED=1` (CI), which
+//! turns a missing compiler into a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The environment variable naming a Tofino compiler install (its `bin/` is
+/// searched before `PATH`).
+const DIR_VAR: &str = "ESA_TOFINO_DIR";
+/// Set to 1 (as CI does) to make the tests fail, not skip, without bf-p4c.
+const REQUIRED_VAR: &str = "ESA_TOFINO_REQUIRED";
+/// Tofino 1's match-action stages per pipeline.
+const TOFINO1_STAGES: u64 = 12;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `bf-p4c` in `$ESA_TOFINO_DIR/bin` or on PATH, or `None` after printing
+/// why `test` is skipped (a panic when `ESA_TOFINO_REQUIRED=1`).
+fn bf_p4c_for_test(test: &str) -> Option<PathBuf> {
+    let mut dirs = vec![];
+    if let Some(dir) = std::env::var_os(DIR_VAR) {
+        dirs.push(PathBuf::from(dir).join("bin"));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    let found = dirs
+        .into_iter()
+        .map(|d| d.join("bf-p4c"))
+        .find(|p| is_executable(p));
+    match found {
+        Some(path) => Some(path),
+        None => {
+            let why = format!(
+                "bf-p4c not found in ${DIR_VAR}/bin or PATH (p4/tna/README.md says how to get it)"
+            );
+            if std::env::var(REQUIRED_VAR).is_ok_and(|v| v == "1") {
+                panic!("{test}: the Tofino compiler is required here ({REQUIRED_VAR}=1) but {why}");
+            }
+            eprintln!("SKIPPED {test}: {why}");
+            None
+        }
+    }
+}
+
+struct Compiled {
+    ok: bool,
+    output: String,
+    out_dir: PathBuf,
+}
+
+/// `bf-p4c -g` on p4/tna/esa.p4 with `defines`, into `out_dir`.
+fn compile(bf_p4c: &Path, defines: &[&str], out_dir: &Path) -> Compiled {
+    let mut cmd = Command::new(bf_p4c);
+    cmd.arg("-g").arg("-o").arg(out_dir);
+    cmd.arg("--p4runtime-files")
+        .arg(out_dir.join("p4info.txtpb"));
+    for d in defines {
+        cmd.arg(format!("-D{d}"));
+    }
+    cmd.arg(root().join("p4/tna/esa.p4"));
+    let started = std::time::Instant::now();
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", bf_p4c.display()));
+    println!(
+        "bf-p4c -g {} p4/tna/esa.p4: {} in {:.1} s",
+        defines.join(" "),
+        out.status,
+        started.elapsed().as_secs_f64()
+    );
+    Compiled {
+        ok: out.status.success(),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        out_dir: out_dir.to_path_buf(),
+    }
+}
+
+/// The stages of the ingress and egress pipelines that hold anything, and
+/// for each register the stages whose stateful ALUs it uses.
+struct Resources {
+    stages_used: u64,
+    device_stages: u64,
+    register_stages: std::collections::BTreeMap<String, Vec<u64>>,
+}
+
+fn resources(out_dir: &Path) -> Resources {
+    let path = out_dir.join("pipe/logs/resources.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mau = &json["resources"]["mau"];
+    let device_stages = mau["nStages"].as_u64().expect("resources.mau.nStages");
+    let mut stages_used = 0;
+    let mut register_stages: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for stage in mau["mau_stages"].as_array().expect("mau_stages") {
+        let n = stage["stage_number"].as_u64().unwrap();
+        let tables = stage["logical_tables"]["ids"].as_array().unwrap();
+        if !tables.is_empty() {
+            stages_used = stages_used.max(n + 1);
+        }
+        for alu in stage["meter_alus"]["meters"].as_array().unwrap() {
+            for usage in alu["usages"].as_array().unwrap() {
+                if usage["used_for"] == "stateful_ram" {
+                    let name = usage["used_by"].as_str().unwrap().to_string();
+                    let at = register_stages.entry(name).or_default();
+                    if !at.contains(&n) {
+                        at.push(n);
+                    }
+                }
+            }
+        }
+    }
+    Resources {
+        stages_used,
+        device_stages,
+        register_stages,
+    }
+}
+
+/// The default lane count of the TNA program (constants.p4's ESA_LANES).
+const LANES: usize = 32;
+
+/// The slot registers p4/tna/README.md lays out, besides the lanes.
+const SLOT_REGISTERS: [&str; 7] = [
+    "slot_tombstone",
+    "worker_seen",
+    "slot_owner",
+    "slot_bitmap",
+    "slot_key",
+    "slot_timestamp",
+    "slot_meta",
+];
+
+/// The tables the controller programs (README: "Control plane").
+const TABLES: [&str; 6] = [
+    "EsaIngress.jobs",
+    "EsaIngress.job_ids",
+    "EsaIngress.job_ports",
+    "EsaIngress.job_route",
+    "EsaIngress.l2",
+    "EsaEgress.egress_host",
+];
+
+#[test]
+fn bf_p4c_fits_the_tna_program_in_twelve_stages() {
+    let Some(bf_p4c) = bf_p4c_for_test("bf_p4c_fits_the_tna_program_in_twelve_stages") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let compiled = compile(&bf_p4c, &[], out.path());
+    assert!(
+        compiled.ok,
+        "bf-p4c rejected p4/tna/esa.p4:\n{}",
+        compiled.output
+    );
+    let res = resources(&compiled.out_dir);
+    assert_eq!(res.device_stages, TOFINO1_STAGES, "not a Tofino 1 build?");
+    assert!(
+        res.stages_used <= TOFINO1_STAGES,
+        "{} stages used",
+        res.stages_used
+    );
+    println!("stages used: {}", res.stages_used);
+
+    // Every lane register and slot register is placed, each in one stage
+    // (a register split over stages could not be read-modify-written by one
+    // stateful ALU).
+    let readme = std::fs::read_to_string(root().join("p4/tna/README.md")).unwrap();
+    let lanes = (0..LANES).map(|i| format!("lane_{i}"));
+    for short in SLOT_REGISTERS.iter().map(|s| s.to_string()).chain(lanes) {
+        let name = format!("EsaIngress.{short}");
+        let stages = res
+            .register_stages
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name} not placed: {:?}", res.register_stages.keys()));
+        assert_eq!(stages.len(), 1, "{name} spans stages {stages:?}");
+        println!("{name}: stage {}", stages[0]);
+        if !short.starts_with("lane_") {
+            assert!(
+                readme.contains(&short),
+                "p4/tna/README.md does not mention {short}"
+            );
+        }
+    }
+    assert_eq!(
+        res.register_stages.len(),
+        SLOT_REGISTERS.len() + LANES,
+        "registers: {:?}",
+        res.register_stages.keys()
+    );
+
+    // The P4Info names what the README says the control plane sees (TNA
+    // P4Info prefixes names with the pipeline, `pipe`; registers and
+    // counters are Tofino externs there).
+    let p4info = std::fs::read_to_string(compiled.out_dir.join("p4info.txtpb")).unwrap();
+    let named = |name: &str| p4info.contains(&format!("name: \"pipe.{name}\""));
+    for table in TABLES {
+        assert!(named(table), "P4Info has no table {table}");
+        assert!(
+            readme.contains(table),
+            "p4/tna/README.md does not mention {table}"
+        );
+    }
+    for register in SLOT_REGISTERS {
+        assert!(
+            named(&format!("EsaIngress.{register}")),
+            "P4Info has no register {register}"
+        );
+    }
+    for counter in [
+        "esa_global",
+        "job_drops",
+        "data_rx",
+        "job_rows",
+        "evictions_suffered",
+    ] {
+        assert!(
+            named(&format!("EsaIngress.{counter}")),
+            "P4Info has no counter {counter}"
+        );
+        assert!(
+            readme.contains(counter),
+            "p4/tna/README.md does not mention {counter}"
+        );
+    }
+}
+
+#[test]
+fn bf_p4c_rejects_more_lanes_than_one_pass_holds() {
+    let Some(bf_p4c) = bf_p4c_for_test("bf_p4c_rejects_more_lanes_than_one_pass_holds") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    // 64 lanes need 64 stateful ALUs after the slot state; Tofino 1 has 48.
+    let compiled = compile(&bf_p4c, &["ESA_LANES=64"], out.path());
+    assert!(
+        !compiled.ok,
+        "bf-p4c accepted 64 lanes in one pass; p4/tna/README.md says it cannot:\n{}",
+        compiled.output
+    );
+    assert!(
+        compiled.output.contains("error"),
+        "no error message:\n{}",
+        compiled.output
+    );
+    println!(
+        "64 lanes rejected: {}",
+        compiled
+            .output
+            .lines()
+            .find(|l| l.contains("error"))
+            .unwrap_or("")
+    );
+}
