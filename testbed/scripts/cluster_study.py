@@ -98,6 +98,8 @@ def plot(root, pools, loads, variants, summaries, jobs):
     try:
         import matplotlib
         matplotlib.use("Agg")
+        # Text as SVG text, not glyph outlines: smaller files.
+        matplotlib.rcParams["svg.fonttype"] = "none"
         import matplotlib.pyplot as plt
     except ImportError:
         print("(no plots: matplotlib is not importable)")
