@@ -10,11 +10,13 @@
 
 use crate::constants::{MAX_PRIORITY, esa_frame_len, esa_payload_len};
 use crate::policy::Policy;
-use crate::pool::{JobCounters, JobEntry, Mode, Pool, PoolConfig, SlotPhase};
+use crate::pool::{
+    HostOnlyRoute, JobCounters, JobEntry, Mode, Pool, PoolConfig, SlotPhase, host_only_route,
+};
 use crate::ps::{JobOptions, ParameterServer, PsConfig};
 use crate::rng::Rng;
 use crate::wire::frame::ESA_OFFSET;
-use crate::wire::{EsaRepr, FrameRepr, Ipv4Addr, MacAddr, PacketType, ParsedFrame};
+use crate::wire::{EsaRepr, FrameRepr, Ipv4Addr, MacAddr, ParsedFrame};
 use crate::worker::{SlotMapping, Worker, WorkerConfig, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -671,10 +673,25 @@ fn ip(port: u16) -> Ipv4Addr {
 const SWITCH_MAC: MacAddr = MacAddr([0x02, 0xff, 0, 0, 0, 1]);
 const SWITCH_IP: Ipv4Addr = Ipv4Addr::new(10, 255, 255, 254);
 
-/// Bytes a frame of `lanes` lanes takes on the wire: the frame, its FCS,
-/// preamble and inter-frame gap.
-pub fn wire_bytes(lanes: usize) -> usize {
-    esa_frame_len(lanes) + 4 + 20
+/// Ethernet frame check sequence, bytes.
+pub const FCS_LEN: usize = 4;
+/// Ethernet preamble, start-of-frame delimiter and inter-frame gap: the
+/// bytes of line time a frame takes besides the frame itself.
+pub const PREAMBLE_IFG_LEN: usize = 20;
+/// Smallest Ethernet frame (with FCS).
+pub const MIN_FRAME_LEN: usize = 64;
+
+/// Bytes of line time one ESA packet with `lanes` lanes takes: the frame
+/// and its FCS, padded to 64 bytes, plus preamble and inter-frame gap. 210
+/// bytes at 32 lanes.
+pub const fn wire_bytes(lanes: usize) -> usize {
+    let frame = esa_frame_len(lanes) + FCS_LEN;
+    let frame = if frame < MIN_FRAME_LEN {
+        MIN_FRAME_LEN
+    } else {
+        frame
+    };
+    frame + PREAMBLE_IFG_LEN
 }
 
 /// Time one packet of `lanes` lanes takes at `gbps`, ns.
@@ -1025,13 +1042,13 @@ impl Sim {
         if !setup.members.contains(&port) {
             return;
         }
-        let ports = match esa.packet_type {
-            PacketType::Data => {
-                esa.packet_type = PacketType::Fallback;
-                vec![setup.ps_port]
-            }
-            PacketType::Result | PacketType::Query => setup.members.clone(),
-            _ => return,
+        let Some((route, packet_type)) = host_only_route(esa.packet_type) else {
+            return;
+        };
+        esa.packet_type = packet_type;
+        let ports = match route {
+            HostOnlyRoute::Ps => vec![setup.ps_port],
+            HostOnlyRoute::Group => setup.members.clone(),
         };
         for p in ports {
             let out = FrameRepr {

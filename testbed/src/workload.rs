@@ -22,32 +22,13 @@
 
 use std::fmt::Write as _;
 
-use esa_core::constants::{MAX_FAN_IN, esa_frame_len};
+use esa_core::constants::MAX_FAN_IN;
 use esa_core::rng::Rng;
 
 use crate::experiment::{PROFILES, Profile, profile};
 
-/// Ethernet frame check sequence, bytes.
-pub const FCS_LEN: usize = 4;
-/// Ethernet preamble, start-of-frame delimiter and inter-frame gap: the
-/// bytes of line time a frame takes besides the frame itself.
-pub const PREAMBLE_IFG_LEN: usize = 20;
-/// Smallest Ethernet frame (with FCS).
-pub const MIN_FRAME_LEN: usize = 64;
-
-/// Bytes of line time one ESA packet with `lanes` lanes takes: the frame
-/// (Ethernet, IPv4, UDP, ESA header, lanes: `esa_frame_len`), its FCS,
-/// padded to 64 bytes, plus preamble and inter-frame gap (20 bytes). 210
-/// bytes at 32 lanes.
-pub const fn wire_bytes(lanes: usize) -> usize {
-    let frame = esa_frame_len(lanes) + FCS_LEN;
-    let frame = if frame < MIN_FRAME_LEN {
-        MIN_FRAME_LEN
-    } else {
-        frame
-    };
-    frame + PREAMBLE_IFG_LEN
-}
+/// Bytes of line time of one ESA packet: the simulator's own count.
+pub use esa_core::sim::wire_bytes;
 
 /// Seconds one packet with `lanes` lanes takes on a `link_gbps` link.
 pub fn packet_time_s(lanes: usize, link_gbps: f64) -> f64 {
