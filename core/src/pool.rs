@@ -395,6 +395,28 @@ pub struct SlotState {
     pub values: Vec<i32>,
 }
 
+/// Where the host-only baseline (no in-network aggregation) forwards a
+/// packet a host sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostOnlyRoute {
+    /// To the job's PS.
+    Ps,
+    /// To every member of the job's group.
+    Group,
+}
+
+/// The host-only baseline's forwarding rule: `DATA` goes to the job's PS as
+/// `FALLBACK` (the PS sums every contribution), `RESULT` and `QUERY` to the
+/// group; anything else is dropped (`None`). Returns the route and the
+/// packet type to send.
+pub fn host_only_route(packet_type: PacketType) -> Option<(HostOnlyRoute, PacketType)> {
+    match packet_type {
+        PacketType::Data => Some((HostOnlyRoute::Ps, PacketType::Fallback)),
+        PacketType::Result | PacketType::Query => Some((HostOnlyRoute::Group, packet_type)),
+        _ => None,
+    }
+}
+
 /// What a slot is doing, from its registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SlotPhase {

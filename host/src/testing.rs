@@ -12,7 +12,9 @@ use crate::clock::Clock;
 use crate::error::HostError;
 use crate::transport::{Datagram, Transport};
 use esa_core::constants::{ESA_VERSION, MAX_PRIORITY, esa_payload_len};
-use esa_core::pool::{JobCounters, JobEntry, Mode, Pool, PoolConfig};
+use esa_core::pool::{
+    HostOnlyRoute, JobCounters, JobEntry, Mode, Pool, PoolConfig, host_only_route,
+};
 use esa_core::wire::frame::ESA_OFFSET;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use std::collections::HashMap;
@@ -286,17 +288,17 @@ impl<T: Transport> ModelSwitch<T> {
             self.stats.bypass_dropped += 1;
             return;
         }
-        let ports: Vec<u16> = match repr.packet_type {
-            PacketType::Data => vec![job.ps_port],
-            PacketType::Result | PacketType::Query => job.members.clone(),
-            _ => {
-                self.stats.bypass_dropped += 1;
-                return;
-            }
+        let Some((route, packet_type)) = host_only_route(repr.packet_type) else {
+            self.stats.bypass_dropped += 1;
+            return;
+        };
+        let ports: Vec<u16> = match route {
+            HostOnlyRoute::Ps => vec![job.ps_port],
+            HostOnlyRoute::Group => job.members.clone(),
         };
         let mut out = payload.to_vec();
-        if repr.packet_type == PacketType::Data {
-            out[0] = (ESA_VERSION << 4) | PacketType::Fallback as u8;
+        if packet_type != repr.packet_type {
+            out[0] = (ESA_VERSION << 4) | packet_type as u8;
         }
         for p in ports {
             if let Some(&peer) = self.addrs.get(usize::from(p) - 1) {
