@@ -258,6 +258,17 @@ fn a_result_lost_toward_a_worker_and_the_ps_is_still_recovered() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Loss-free 100 Gbit/s links with 1 µs propagation and no jitter.
+fn link_100g() -> LinkConfig {
+    LinkConfig {
+        latency_ns: 1_000,
+        jitter_ns: 0,
+        loss: 0.0,
+        duplicate: 0.0,
+        gbps: Some(100.0),
+    }
+}
+
 /// One job alone on 100 Gbit/s links with a window larger than its
 /// gradient: `cfg` with that job, `workers` workers, `packets` packets.
 fn lone_job(workers: u8, packets: usize, bundle: u32) -> SimConfig {
@@ -266,13 +277,7 @@ fn lone_job(workers: u8, packets: usize, bundle: u32) -> SimConfig {
     job.compute_us = 100;
     SimConfig {
         jobs: vec![job],
-        link: LinkConfig {
-            latency_ns: 1_000,
-            jitter_ns: 0,
-            loss: 0.0,
-            duplicate: 0.0,
-            gbps: Some(100.0),
-        },
+        link: link_100g(),
         bundle,
         ..SimConfig::default()
     }
@@ -320,13 +325,7 @@ fn bundles_agree_with_packet_level_within_two_percent_without_contention() {
                 stale_after_us: 100_000,
             },
             jobs: vec![a, b],
-            link: LinkConfig {
-                latency_ns: 1_000,
-                jitter_ns: 0,
-                loss: 0.0,
-                duplicate: 0.0,
-                gbps: Some(100.0),
-            },
+            link: link_100g(),
             ps_service_ns: 10,
             bundle,
             ..SimConfig::default()
