@@ -24,8 +24,8 @@ use crate::exec::{Exec, Flow, eval_nop, mask, read_bits, sext};
 use crate::exec::{RegisterCells, Stage};
 use crate::ir::*;
 
-type ExFn = Box<dyn Fn(&mut Exec<'_>) -> u64 + Send + Sync>;
-type StFn = Box<dyn Fn(&mut Exec<'_>) -> Flow + Send + Sync>;
+pub(crate) type ExFn = Box<dyn Fn(&mut Exec<'_>) -> u64 + Send + Sync>;
+pub(crate) type StFn = Box<dyn Fn(&mut Exec<'_>) -> Flow + Send + Sync>;
 type Block = Arc<[StFn]>;
 /// A statement that cannot change control flow (no `exit`, `return`,
 /// reject or table apply anywhere in it): runs without flow checks.
@@ -233,7 +233,7 @@ fn run_ops(ops: &[OpFn], ex: &mut Exec<'_>) {
 
 /// Whether evaluating `e` lowers without the interpreter and cannot touch
 /// control flow (no calls, table applies or lookahead).
-fn pure_ex(e: &Ex) -> bool {
+pub(crate) fn pure_ex(e: &Ex) -> bool {
     match e {
         Ex::Const(_) | Ex::Load(_) | Ex::PacketLength => true,
         Ex::Bin(_, _, ab) | Ex::Concat(_, ab) => pure_ex(&ab.0) && pure_ex(&ab.1),
@@ -315,7 +315,7 @@ impl CTable {
 }
 
 #[inline]
-fn copy_args(
+pub(crate) fn copy_args(
     n: &mut [u64],
     w: &mut [crate::bits::Bits],
     params: &[(usize, bool)],
@@ -435,6 +435,9 @@ pub struct CompiledProgram {
     /// See [`egress_write_set`], with the standard metadata the switch
     /// sets before egress.
     pub(crate) egress_writes: Option<Box<[u32]>>,
+    /// The generated code of a [`crate::native::register`]ed program made
+    /// from this one, which then runs instead of the closures.
+    native: Option<crate::native::Bound>,
 }
 
 impl std::fmt::Debug for CompiledProgram {
@@ -443,12 +446,38 @@ impl std::fmt::Debug for CompiledProgram {
             .field("states", &self.states.len())
             .field("stats", &self.stats)
             .field("lower_time", &self.lower_time)
+            .field("native", &self.native)
             .finish()
     }
 }
 
 impl CompiledProgram {
-    /// Lowers `prog`.
+    /// Lowers `prog`, and binds the generated code registered for it, if
+    /// any ([`crate::native`]), which then runs instead.
+    pub fn with_native(prog: &Compiled) -> CompiledProgram {
+        let mut c = CompiledProgram::new(prog);
+        c.native = crate::native::Bound::find(prog, |sts, exs| {
+            let mut l = Lower {
+                prog,
+                bodies: vec![Slot::Todo; prog.bodies.len()],
+                actions: vec![None; prog.actions.len()],
+                tables: vec![None; prog.tables.len()],
+                stats: LowerStats::default(),
+            };
+            (
+                sts.iter().map(|s| l.st(s)).collect(),
+                exs.iter().map(|e| l.ex(e)).collect(),
+            )
+        });
+        c
+    }
+
+    /// The name of the generated program that runs this one, when one does.
+    pub fn native(&self) -> Option<&'static str> {
+        self.native.as_ref().map(crate::native::Bound::name)
+    }
+
+    /// Lowers `prog` to closures.
     pub fn new(prog: &Compiled) -> CompiledProgram {
         let start = std::time::Instant::now();
         let mut l = Lower {
@@ -503,6 +532,7 @@ impl CompiledProgram {
             stats,
             egress_writes,
             lower_time: start.elapsed(),
+            native: None,
         }
     }
 
@@ -518,6 +548,9 @@ impl CompiledProgram {
 
     /// As [`Exec::run_parser`].
     pub(crate) fn run_parser(&self, ex: &mut Exec<'_>) -> u64 {
+        if let Some(n) = &self.native {
+            return n.run_parser(ex);
+        }
         if let Flow::Reject(e) = run_block(&self.parser_init, ex) {
             return e;
         }
@@ -569,6 +602,9 @@ impl CompiledProgram {
     /// As [`Exec::run_control`] on stage `which` (0 VerifyChecksum, 1
     /// Ingress, 2 Egress, 3 ComputeChecksum, 4 Deparser).
     pub(crate) fn run_control(&self, ex: &mut Exec<'_>, which: usize) {
+        if let Some(n) = &self.native {
+            return n.run_control(ex, which);
+        }
         ex.exit = false;
         ex.halt = false;
         if let Some(b) = self.stages.get(which) {

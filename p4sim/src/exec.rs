@@ -362,10 +362,14 @@ pub struct Effects {
 
 /// How a statement finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Flow {
+pub enum Flow {
+    /// On to the next statement.
     Normal,
+    /// `return`: the enclosing function, action or control body ends.
     Return,
+    /// `exit`: the control ends.
     Exit,
+    /// The parser rejects the packet with this error code.
     Reject(u64),
 }
 

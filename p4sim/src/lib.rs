@@ -33,6 +33,7 @@ pub mod frontend;
 pub mod hash;
 pub mod ir;
 pub mod lexer;
+pub mod native;
 pub mod p4info;
 pub mod p4info_id;
 pub mod parser;

@@ -305,9 +305,13 @@ pub enum RuntimeError {
 /// Which engine runs a switch's pipelines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// The program lowered to closures once, at construction
-    /// ([`crate::engine`]); the default.
+    /// Generated Rust compiled into the binary ([`crate::native`]) when
+    /// one was registered for this program, else [`Engine::Compiled`];
+    /// the default.
     #[default]
+    Native,
+    /// The program lowered to closures once, at construction
+    /// ([`crate::engine`]).
     Compiled,
     /// The tree-walking interpreter ([`crate::exec`]), the reference the
     /// compiled engine is tested against.
@@ -356,12 +360,13 @@ impl V1Switch {
     /// A switch running `compiled`, with empty tables (program entries
     /// installed), zeroed registers and counters, and the clock at 0.
     pub fn new(compiled: Arc<Compiled>) -> V1Switch {
-        V1Switch::with_engine(compiled, Engine::Compiled)
+        V1Switch::with_engine(compiled, Engine::Native)
     }
 
     /// A switch running `compiled` on the given engine.
     pub fn with_engine(compiled: Arc<Compiled>, engine: Engine) -> V1Switch {
         let engine = match engine {
+            Engine::Native => Some(Arc::new(CompiledProgram::with_native(&compiled))),
             Engine::Compiled => Some(Arc::new(CompiledProgram::new(&compiled))),
             Engine::Reference => None,
         };
@@ -401,10 +406,10 @@ impl V1Switch {
 
     /// Which engine runs the pipelines.
     pub fn engine(&self) -> Engine {
-        if self.engine.is_some() {
-            Engine::Compiled
-        } else {
-            Engine::Reference
+        match &self.engine {
+            Some(e) if e.native().is_some() => Engine::Native,
+            Some(_) => Engine::Compiled,
+            None => Engine::Reference,
         }
     }
 
