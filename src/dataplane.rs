@@ -364,8 +364,10 @@ pub const BATCH: usize = 64;
 /// One engine's figure.
 #[derive(Debug, Clone)]
 pub struct EngineRate {
-    /// `compiled`, `batched` (the compiled engine, [`BATCH`] packets per
-    /// call), `reference` or `model`.
+    /// `native` (the generated code of `esa_p4`, when one matches the
+    /// program; else the line is left out), `compiled` (closures),
+    /// `batched` (closures, [`BATCH`] packets per call), `reference` or
+    /// `model`.
     pub name: &'static str,
     /// Median packets per second.
     pub pps: f64,
@@ -383,8 +385,17 @@ pub fn bench(
     options: &BenchOptions,
     mut progress: impl FnMut(&str),
 ) -> Result<(Work, Vec<EngineRate>), String> {
+    esa_p4::register();
     let jobs = jobs();
     let compiled = compile(&options.program, options.lanes)?;
+    let native =
+        V1Switch::with_engine(Arc::clone(&compiled), Engine::Native).engine() == Engine::Native;
+    if !native {
+        progress(
+            "native: no generated code matches this program (esa-p4 is built for esa.p4 \
+             with the default pool at K=32 and K=64): left out",
+        );
+    }
     // A trace long enough to be representative; longer runs cycle it
     // (seqs repeat only after 65,536 rounds).
     let trace = trace(&jobs, options.lanes, options.packets.min(200_000));
@@ -395,19 +406,28 @@ pub fn bench(
             "the engines did different work: {work:?} vs {reference:?}"
         ));
     }
+    if native {
+        let n = check_same_work(&trace, &jobs, &compiled, options.lanes, Engine::Native)?;
+        if n != work {
+            return Err(format!(
+                "the native engine did different work: {n:?} vs {work:?}"
+            ));
+        }
+    }
     progress(&format!(
-        "checked: compiled, reference and model agree on every packet of a {}-packet trace \
+        "checked: native, compiled, reference and model agree on every packet of a {}-packet trace \
          ({} emitted, {} chunks completed in the switch)",
         work.packets, work.emitted, work.completed
     ));
     let mut rates = vec![];
-    for name in ["compiled", "batched", "reference", "model"] {
+    let names = ["native", "compiled", "batched", "reference", "model"];
+    for name in names.into_iter().filter(|n| native || *n != "native") {
         let mut times = vec![];
         for run in 0..options.repeats {
-            let engine = if name == "reference" {
-                Engine::Reference
-            } else {
-                Engine::Compiled
+            let engine = match name {
+                "reference" => Engine::Reference,
+                "native" => Engine::Native,
+                _ => Engine::Compiled,
             };
             let (mut sw, mut pool) = program(&jobs, &compiled, options.lanes, engine)?;
             let mut arena = OutputArena::new();

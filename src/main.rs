@@ -446,11 +446,20 @@ fn run_bench(what: BenchCommand) -> Result<()> {
             .find(|r| r.name == n)
             .map_or(f64::NAN, |r| r.pps)
     };
-    let mut ratios = format!(
+    let mut ratios = String::new();
+    if rates.iter().any(|r| r.name == "native") {
+        ratios.push_str(&format!(
+            "native/reference {:.2}x, native/compiled {:.2}x, native/model {:.3}x, ",
+            get("native") / get("reference"),
+            get("native") / get("compiled"),
+            get("native") / get("model")
+        ));
+    }
+    ratios.push_str(&format!(
         "compiled/reference {:.2}x, compiled/model {:.3}x",
         get("compiled") / get("reference"),
         get("compiled") / get("model")
-    );
+    ));
     if let Some(b) = bmv2_pps {
         ratios.push_str(&format!(", compiled/bmv2 {:.1}x", get("compiled") / b));
     }

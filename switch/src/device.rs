@@ -124,9 +124,14 @@ struct Parsed {
 }
 
 impl Device {
-    /// A fresh switch running `program`: empty tables, zeroed state.
+    /// A fresh switch running `program`: empty tables, zeroed state. When
+    /// the program is one `esa_p4` generated Rust for (esa.p4 at its
+    /// built configurations), that code runs it; anything else runs on
+    /// p4sim's closure engine, with the same results.
     pub fn new(program: Arc<Program>) -> Device {
+        esa_p4::register();
         let switch = V1Switch::new(program.compiled.clone());
+        tracing::debug!(engine = ?switch.engine(), "pipeline ready");
         Device {
             program,
             switch,
