@@ -166,6 +166,8 @@ enum SimMode {
 }
 
 fn main() -> Result<()> {
+    // esa.p4 at its built configurations runs as native code in p4sim
+    esa_p4::register();
     match Cli::parse().command {
         Command::Sim { mode, seed, loss } => run_sim(mode, seed, loss),
         Command::Bench { what } => run_bench(what),

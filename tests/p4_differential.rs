@@ -32,10 +32,12 @@ fn b(width: u32, value: u64) -> Bits {
 }
 
 impl P4Target {
+    /// On the native engine (esa_small.p4 is one of `esa_p4`'s programs).
     fn new(compiled: &Arc<p4sim::ir::Compiled>) -> P4Target {
-        P4Target {
-            switch: V1Switch::new(Arc::clone(compiled)),
-        }
+        esa_p4::register();
+        let switch = V1Switch::new(Arc::clone(compiled));
+        assert_eq!(switch.engine(), p4sim::v1switch::Engine::Native);
+        P4Target { switch }
     }
 
     fn add(

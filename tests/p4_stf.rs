@@ -475,6 +475,12 @@ fn stf_files_pass_in_p4sim() {
     let compiled = std::sync::Arc::new(
         p4sim::check::compile_file(&program, &[]).unwrap_or_else(|d| panic!("{d}")),
     );
+    // on the native engine, as `esa stf` runs it
+    esa_p4::register();
+    assert_eq!(
+        p4sim::v1switch::V1Switch::new(std::sync::Arc::clone(&compiled)).engine(),
+        p4sim::v1switch::Engine::Native
+    );
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

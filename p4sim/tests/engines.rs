@@ -1,8 +1,10 @@
-//! The compiled engine against the reference interpreter: every program
-//! that runs, its STF (if any), then random and mutated packets, through
-//! both engines; the output frames (port and bytes, in order) and the
-//! run-time state (registers, counters, direct counters, meters, random
-//! generator, log, digests) must be identical after every packet.
+//! The compiled engine (closures) and the native engine (the Rust that
+//! `p4sim-native-corpus` generated for the same programs) against the
+//! reference interpreter: every program that runs, its STF (if any), then
+//! random and mutated packets, through each; the output frames (port and
+//! bytes, in order) and the run-time state (registers, counters, direct
+//! counters, meters, random generator, log, digests) must be identical
+//! after every packet.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,11 +15,16 @@ use p4sim::v1switch::{Engine, V1Switch};
 #[path = "../benches/support/esa.rs"]
 mod esa;
 
-fn pair(c: &Arc<Compiled>) -> (V1Switch, V1Switch) {
-    (
-        V1Switch::with_engine(Arc::clone(c), Engine::Reference),
-        V1Switch::with_engine(Arc::clone(c), Engine::Compiled),
-    )
+/// The engines tested against the reference.
+const FAST: [Engine; 2] = [Engine::Compiled, Engine::Native];
+
+/// The reference and `engine` on `c`; the native engine must have found
+/// the code generated for `c`.
+fn pair(c: &Arc<Compiled>, engine: Engine) -> (V1Switch, V1Switch) {
+    p4sim_native_corpus::register();
+    let f = V1Switch::with_engine(Arc::clone(c), engine);
+    assert_eq!(f.engine(), engine, "no generated code for this program");
+    (V1Switch::with_engine(Arc::clone(c), Engine::Reference), f)
 }
 
 /// Runs one packet through both switches; panics on any difference.
@@ -63,14 +70,17 @@ fn engines_agree_on_every_program_with_stf_and_random_packets() {
     let mut rng = esa::Rng(0x5eed_1234_5678_9abc);
     let mut ran = 0;
     let mut with_stf = 0;
-    for p in programs() {
+    for (p, engine) in programs()
+        .into_iter()
+        .flat_map(|p| FAST.map(|e| (p.clone(), e)))
+    {
         let Ok(c) = p4sim::check::compile_file(&p, &[]) else {
             continue;
         };
         ran += 1;
         let c = Arc::new(c);
-        let what = p.display().to_string();
-        let (mut r, mut f) = pair(&c);
+        let what = format!("{} on {engine:?}", p.display());
+        let (mut r, mut f) = pair(&c, engine);
         let mut pool: Vec<Vec<u8>> = vec![];
         if let Ok(stf) = std::fs::read_to_string(p.with_extension("stf")) {
             with_stf += 1;
@@ -119,16 +129,22 @@ fn engines_agree_on_every_program_with_stf_and_random_packets() {
             }
         }
     }
-    assert!(ran >= 25, "only {ran} programs compiled");
-    assert!(with_stf >= 20, "only {with_stf} programs had an STF");
+    assert!(ran >= 50, "only {} programs compiled", ran / 2);
+    assert!(with_stf >= 40, "only {} programs had an STF", with_stf / 2);
 }
 
 fn esa_agrees(lanes: usize) {
+    for engine in FAST {
+        esa_agrees_on(lanes, engine);
+    }
+}
+
+fn esa_agrees_on(lanes: usize, engine: Engine) {
     let c = esa::compile(lanes, 64);
-    let (mut r, mut f) = pair(&c);
+    let (mut r, mut f) = pair(&c, engine);
     esa::program(&mut r, 40);
     esa::program(&mut f, 40);
-    let what = format!("esa.p4 K={lanes}");
+    let what = format!("esa.p4 K={lanes} on {engine:?}");
     let mut now = 0u64;
     // the benchmark stream, then random and mutated packets
     for (i, (port, pkt)) in esa::trace(lanes, 24, 7).iter().enumerate() {
@@ -182,13 +198,15 @@ fn engines_agree_on_esa_stf_tests() {
             continue;
         }
         let stf = std::fs::read_to_string(&p).unwrap();
-        let (r, f) = pair(&c);
-        let (ra, r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
-        let (fa, f) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
-        assert_eq!(ra.sequence, fa.sequence, "{}", p.display());
-        assert_eq!(ra.failures, fa.failures, "{}", p.display());
-        assert_eq!(ra.notes, fa.notes, "{}", p.display());
-        r.compare_state(&f).unwrap();
+        for engine in FAST {
+            let (r, f) = pair(&c, engine);
+            let (ra, r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
+            let (fa, f) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+            assert_eq!(ra.sequence, fa.sequence, "{} {engine:?}", p.display());
+            assert_eq!(ra.failures, fa.failures, "{} {engine:?}", p.display());
+            assert_eq!(ra.notes, fa.notes, "{} {engine:?}", p.display());
+            r.compare_state(&f).unwrap();
+        }
         ran += 1;
     }
     assert!(ran >= 5);

@@ -1,0 +1,76 @@
+//! Generates the native code of every program p4sim's differential tests
+//! run (`../tests/conformance`, `../tests/frontend_programs`, ESA's program
+//! at the tests' configurations) into OUT_DIR, with `all.rs` listing them.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tests = dir.join("../tests");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=build.rs");
+    let mut programs: Vec<(String, PathBuf, Vec<(String, String)>)> = Vec::new();
+    for sub in ["conformance", "frontend_programs"] {
+        println!("cargo:rerun-if-changed=../tests/{sub}");
+        let Ok(rd) = std::fs::read_dir(tests.join(sub)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "p4"))
+            .collect();
+        files.sort();
+        for f in files {
+            let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
+            programs.push((format!("{sub}/{}", stem.unwrap_or_default()), f, vec![]));
+        }
+    }
+    let esa = dir.join("../../p4/v1model/esa.p4");
+    println!("cargo:rerun-if-changed=../../p4/v1model");
+    println!("cargo:rerun-if-changed=../../p4/include");
+    for (lanes, slots) in [(4, 64), (32, 64), (64, 64)] {
+        programs.push((
+            format!("esa_k{lanes}_s{slots}"),
+            esa.clone(),
+            vec![
+                ("ESA_LANES".into(), lanes.to_string()),
+                ("ESA_POOL_SLOTS".into(), slots.to_string()),
+            ],
+        ));
+    }
+    programs.push((
+        "esa_small".into(),
+        dir.join("../../p4/tests/esa_small.p4"),
+        vec![],
+    ));
+    println!("cargo:rerun-if-changed=../../p4/tests/esa_small.p4");
+    let mut all = String::from("/// Every generated program: (name, program).\n");
+    let mut list = String::new();
+    for (i, (name, path, defines)) in programs.iter().enumerate() {
+        let options = p4sim::frontend::FrontendOptions {
+            include_dirs: vec![],
+            defines: defines.clone(),
+        };
+        // programs that p4sim refuses are the tests' business, not ours
+        let Ok(ast) = p4sim::frontend::parse_program_with(path, &options) else {
+            continue;
+        };
+        let Ok(compiled) = p4sim::check::compile(&ast) else {
+            continue;
+        };
+        let code = p4sim::native::generate(&compiled, name);
+        let file = out.join(format!("program_{i}.rs"));
+        std::fs::write(&file, code).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let _ = writeln!(
+            all,
+            "mod program_{i} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/program_{i}.rs\"));\n}}"
+        );
+        let _ = writeln!(list, "    ({name:?}, &program_{i}::PROGRAM),");
+    }
+    let _ = write!(
+        all,
+        "pub static PROGRAMS: &[(&str, &p4sim::native::NativeProgram)] = &[\n{list}];\n"
+    );
+    std::fs::write(out.join("all.rs"), all).expect("write all.rs");
+}

@@ -1,0 +1,13 @@
+//! The programs of p4sim's differential tests (`tests/engines.rs`)
+//! generated into Rust for the native engine by the build script, so that
+//! those tests run every program on the native engine beside the closure
+//! engine and the reference interpreter. Not published; tests only.
+
+include!(concat!(env!("OUT_DIR"), "/all.rs"));
+
+/// Registers every program with p4sim (idempotent).
+pub fn register() {
+    for (_, p) in PROGRAMS {
+        p4sim::native::register(p);
+    }
+}
