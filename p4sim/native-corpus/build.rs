@@ -5,12 +5,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// A program to generate: its name, file and `-D` macros.
+type Program = (String, PathBuf, Vec<(String, String)>);
+
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tests = dir.join("../tests");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
-    let mut programs: Vec<(String, PathBuf, Vec<(String, String)>)> = Vec::new();
+    let mut programs: Vec<Program> = Vec::new();
     for sub in ["conformance", "frontend_programs"] {
         println!("cargo:rerun-if-changed=../tests/{sub}");
         let Ok(rd) = std::fs::read_dir(tests.join(sub)) else {
