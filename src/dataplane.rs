@@ -1,5 +1,6 @@
-//! The data-plane benchmark: `esa.p4` on p4sim's compiled engine and on its
-//! reference interpreter, beside esa-core's pool model, on the same
+//! The data-plane benchmark: `esa.p4` on p4sim's native engine (the code
+//! `esa_p4` generated), its compiled engine (closures) and its reference
+//! interpreter, beside esa-core's pool model, on the same
 //! generated multi-job traffic (`esa bench dataplane`, and
 //! `cargo bench --bench esa_p4` with criterion).
 //!

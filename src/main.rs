@@ -370,9 +370,11 @@ fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Resu
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
-    /// esa.p4 on p4sim's compiled engine and on its reference interpreter,
-    /// beside esa-core's pool model, on the same generated four-job traffic
-    /// (after checking all three agree on every packet); one line per
+    /// esa.p4 on p4sim's native engine (the Rust esa-p4 generated, when
+    /// the program and lane count are one it was built for), its compiled
+    /// engine (closures) and its reference interpreter, beside esa-core's
+    /// pool model, on the same generated four-job traffic (after checking
+    /// they all agree on every packet); one line per
     /// engine ending in `pps=<packets per second>`, median of the runs, on
     /// one core.
     Dataplane {
