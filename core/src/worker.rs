@@ -656,6 +656,17 @@ impl Worker {
         self.next_seq
     }
 
+    /// Seq of the next chunk this worker sends for the first time: inside
+    /// a running all-reduce, the position it has reached (the seqs after
+    /// it are not sent yet, even though [`Worker::next_seq`] is already
+    /// past the whole tensor); otherwise [`Worker::next_seq`].
+    pub fn send_seq(&self) -> u16 {
+        match &self.run {
+            Some(run) => run.round_seq_base.wrapping_add(run.next as u16),
+            None => self.next_seq,
+        }
+    }
+
     /// Whether an all-reduce is running.
     pub fn is_busy(&self) -> bool {
         self.run.is_some()

@@ -367,7 +367,20 @@ impl<T: Transport> Worker<T> {
         if key.job() != cfg.job || packet.version() != esa_core::constants::ESA_VERSION {
             return Ok(());
         }
-        let own = self.core.next_seq();
+        // A complete RESULT is compared with the position this worker has
+        // reached (it cannot have contributed to a chunk it has not sent);
+        // a QUERY with the end of the running all-reduce. With the end in
+        // both, a tensor of 2^15 chunks or more put the first RESULTs
+        // "ahead" of the worker.
+        let query = matches!(
+            PacketType::from_code(packet.type_code()),
+            Ok(PacketType::Query)
+        );
+        let own = if query {
+            self.core.next_seq()
+        } else {
+            self.core.send_seq()
+        };
         let ahead = key.seq().wrapping_sub(own);
         if ahead >= 1 << 15 {
             return Ok(());
