@@ -438,6 +438,62 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// Bits `t` occupies on the wire, for `lookahead<T>`: scalars, and
+    /// headers and structs made of them (`None` for anything else).
+    fn wire_bits(&self, t: &Ty) -> Option<u32> {
+        match t {
+            Ty::Bool => Some(1),
+            Ty::Bit(w) | Ty::Int(w) => Some(*w),
+            Ty::Struct(i) => {
+                let s = self.structs.get(*i as usize)?;
+                if s.kind == SKind::Union {
+                    return None;
+                }
+                s.fields
+                    .iter()
+                    .try_fold(0u32, |acc, f| acc.checked_add(self.wire_bits(&f.ty)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of `packet.lookahead<T>()` for the part of `t` that
+    /// starts `at` bits into a lookahead of `total` bits: each field reads
+    /// its bits of the same lookahead (which does not advance); a header
+    /// comes back valid. `t` is one [`Compiler::wire_bits`] accepts.
+    fn lookahead_value(&self, t: &Ty, at: u32, total: u32) -> Val {
+        match t {
+            Ty::Struct(i) => {
+                let mut items = Vec::new();
+                let mut off = at;
+                if let Some(s) = self.structs.get(*i as usize) {
+                    for f in &s.fields {
+                        let w = self.wire_bits(&f.ty).unwrap_or(0);
+                        items.push((f.name.clone(), self.lookahead_value(&f.ty, off, total)));
+                        off = off.saturating_add(w);
+                    }
+                }
+                Val::StructInit(items)
+            }
+            _ => {
+                let w = self.wire_bits(t).unwrap_or(1).max(1);
+                let lo = total.saturating_sub(at).saturating_sub(w);
+                let hi = lo + w - 1;
+                let ex = if !is_wide(total) {
+                    Ex::Slice(hi, lo, Box::new(Ex::Lookahead(total)))
+                } else {
+                    let wide = Ex::SliceW(hi, lo, Box::new(Ex::LookaheadW(bt(total, false))));
+                    if is_wide(w) {
+                        wide
+                    } else {
+                        Ex::ToNarrow(Box::new(wide))
+                    }
+                };
+                Val::Scalar(ex, t.clone())
+            }
+        }
+    }
+
     fn const_u32(&mut self, e: &ast::Expr, what: &str) -> Res<u32> {
         let v = self.expr(e)?;
         match self.const_value(&v) {
@@ -3989,6 +4045,17 @@ impl<'p> Compiler<'p> {
                     match t {
                         Ty::Bit(w) if !is_wide(w) => Ok(Val::Scalar(Ex::Lookahead(w), t)),
                         Ty::Bit(w) => Ok(Val::Scalar(Ex::LookaheadW(bt(w, false)), t)),
+                        Ty::Int(_) | Ty::Bool | Ty::Struct(_) => match self.wire_bits(&t) {
+                            Some(total) if total > 0 => Ok(self.lookahead_value(&t, 0, total)),
+                            _ => unsupported(
+                                span,
+                                format!(
+                                    "lookahead of type {} (a header union, or a field that is \
+                                     not bit<W>, int<W>, bool or a header or struct of them)",
+                                    ty_name(self, &t)
+                                ),
+                            ),
+                        },
                         _ => unsupported(span, format!("lookahead of type {}", ty_name(self, &t))),
                     }
                 }
