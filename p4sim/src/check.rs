@@ -185,6 +185,9 @@ enum Val {
     StackNext(Place, Ty),
     /// A void call's statements.
     Effect(Vec<St>),
+    /// A call returning a header or struct: its statements, then the
+    /// place that holds the result (assigned, or discarded, only).
+    Returned(Vec<St>, Place, Ty),
 }
 
 #[derive(Debug, Clone)]
@@ -2201,7 +2204,7 @@ impl<'p> Compiler<'p> {
             ast::StatementKind::Call(e) => {
                 let v = self.expr(e)?;
                 match v {
-                    Val::Effect(sts) => out.extend(sts),
+                    Val::Effect(sts) | Val::Returned(sts, ..) => out.extend(sts),
                     Val::TableResult(t) => out.push(St::Apply(t)),
                     Val::Scalar(ex, _) => out.push(St::If(ex, Vec::new(), Vec::new())),
                     Val::Place(..) | Val::Int(_) => {}
@@ -2460,6 +2463,10 @@ impl<'p> Compiler<'p> {
             return Ok(());
         }
         match (t, src) {
+            (_, Val::Returned(sts, p, st)) => {
+                out.extend(sts);
+                self.assign(dst, t, Val::Place(p, st), span, out)
+            }
             (_, Val::Place(sp, st)) => {
                 if &st != t {
                     return err(
@@ -2601,6 +2608,9 @@ impl<'p> Compiler<'p> {
             Val::StructInit(_) => "a struct initializer".into(),
             Val::Str(_) => "a string".into(),
             Val::Invalid => "`{#}`".into(),
+            Val::Returned(..) => {
+                "a function's header or struct result (which can only be assigned)".into()
+            }
             _ => "this expression".into(),
         }
     }
@@ -2798,6 +2808,13 @@ impl<'p> Compiler<'p> {
     fn member(&mut self, b: Val, m: &ast::Ident, span: Span) -> Res<Val> {
         let name = m.as_str();
         match b {
+            Val::Returned(..) => unsupported(
+                span,
+                format!(
+                    "`.{name}` of a function's header or struct result: assign the result \
+                     to a variable first"
+                ),
+            ),
             Val::ErrorNs => match self.errors.iter().position(|e| e == name) {
                 Some(i) => Ok(Val::Scalar(Ex::Const(i as u64), Ty::Error)),
                 None => err(m.span, format!("`error.{name}` is not declared")),
@@ -4229,12 +4246,12 @@ impl<'p> Compiler<'p> {
                     let ret_t = self.resolve_type(&decl.return_type)?;
                     let ret = if ret_t == Ty::Void {
                         None
-                    } else if self.scalar_bt(&ret_t).is_some() {
+                    } else if self.scalar_bt(&ret_t).is_some() || matches!(ret_t, Ty::Struct(_)) {
                         Some((self.alloc(&ret_t), ret_t))
                     } else {
                         return unsupported(
                             decl.return_type.span,
-                            "functions returning non-scalar values",
+                            "functions returning stacks, tuples or this type",
                         );
                     };
                     let mut params = Vec::new();
@@ -4280,6 +4297,7 @@ impl<'p> Compiler<'p> {
         )?;
         match info.ret {
             None => Ok(Val::Effect(sts)),
+            Some((p, t)) if self.scalar_bt(&t).is_none() => Ok(Val::Returned(sts, p, t)),
             Some((p, t)) => {
                 let ex = self.load(&p, &t);
                 let wide = self.size(&t) == (0, 1);
