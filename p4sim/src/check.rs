@@ -1778,28 +1778,41 @@ impl<'p> Compiler<'p> {
             let mut seen_cp = false;
             for p in &a.params {
                 let t = self.resolve_type(&p.ty)?;
-                let Some(b) = self.scalar_bt(&t) else {
-                    return unsupported(
-                        p.ty.span,
-                        format!("action parameters of type {}", ty_name(self, &t)),
-                    );
-                };
                 let control_plane = p.direction == ast::Direction::None;
+                // a header or struct can be passed in, out or inout (never
+                // by the control plane); it is not a ParamIr, which lists
+                // scalar slots
+                let b = match self.scalar_bt(&t) {
+                    Some(b) => Some(b),
+                    None if !control_plane && matches!(t, Ty::Struct(_)) => None,
+                    None => {
+                        return unsupported(
+                            p.ty.span,
+                            format!(
+                                "{}action parameters of type {}",
+                                if control_plane { "directionless " } else { "" },
+                                ty_name(self, &t)
+                            ),
+                        );
+                    }
+                };
                 if control_plane {
                     seen_cp = true;
                 } else if seen_cp {
                     return err(p.span, "directionless action parameters must come last");
                 }
                 let pl = self.alloc(&t);
-                let slot = if is_wide(b.width()) { pl.w } else { pl.n };
                 decl_params.push((p.direction, pl.clone(), t.clone(), p.name.to_string()));
+                if let Some(b) = b {
+                    let slot = if is_wide(b.width()) { pl.w } else { pl.n };
+                    params.push(ParamIr {
+                        name: p.name.to_string(),
+                        ty: b,
+                        slot,
+                        control_plane,
+                    });
+                }
                 self.bind(&p.name, Val::Place(pl, t))?;
-                params.push(ParamIr {
-                    name: p.name.to_string(),
-                    ty: b,
-                    slot,
-                    control_plane,
-                });
             }
             let mut body = pre;
             self.block(&a.body, &mut body)?;
@@ -2126,7 +2139,8 @@ impl<'p> Compiler<'p> {
         };
         let params: Vec<ParamIr> = self.actions[id as usize].params.clone();
         let cp: Vec<&ParamIr> = params.iter().filter(|p| p.control_plane).collect();
-        if params.len() != cp.len() {
+        let declared = self.action_params.get(&id).map_or(0, Vec::len);
+        if declared != cp.len() {
             return unsupported(a.span, "actions with directional parameters in tables");
         }
         if require_all && a.args.len() != cp.len() {
