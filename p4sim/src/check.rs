@@ -241,6 +241,9 @@ struct Compiler<'p> {
     meters: Vec<MeterIr>,
     controls: Vec<ControlInst>,
     action_params: HashMap<u32, Vec<(ast::Direction, Place, Ty, String)>>,
+    /// Actions made for a table's `actions` list entry `a(args)`: the
+    /// action they bind, by their id.
+    bound_actions: HashMap<u32, u32>,
     sm_place: Option<(Place, Ty)>,
     too_large: bool,
     depth: u32,
@@ -333,6 +336,7 @@ impl<'p> Compiler<'p> {
             meters: Vec::new(),
             controls: Vec::new(),
             action_params: HashMap::new(),
+            bound_actions: HashMap::new(),
             sm_place: None,
             too_large: false,
             depth: 0,
@@ -1880,9 +1884,6 @@ impl<'p> Compiler<'p> {
         }
         let mut actions = Vec::new();
         for a in t.actions().unwrap_or(&[]) {
-            if !a.args.is_empty() {
-                return unsupported(a.span, "actions bound to arguments in an `actions` list");
-            }
             let v = self.lookup(&a.name)?;
             let Val::Action(id) = v else {
                 return err(
@@ -1890,9 +1891,17 @@ impl<'p> Compiler<'p> {
                     format!("`{}` is not an action", a.name.name),
                 );
             };
-            if actions.iter().any(|x: &TableAction| x.action == id) {
+            if actions
+                .iter()
+                .any(|x: &TableAction| self.unbound(x.action) == id)
+            {
                 return err(a.span, format!("action `{}` is listed twice", a.name.name));
             }
+            let id = if a.args.is_empty() {
+                id
+            } else {
+                self.bind_action_args(id, a)?
+            };
             actions.push(TableAction {
                 action: id,
                 default_only: ast::find_annotation(&a.annotations, "defaultonly").is_some(),
@@ -2115,6 +2124,55 @@ impl<'p> Compiler<'p> {
 
     /// Resolves `action(args)` in a table's default or entry: its position
     /// in the table's action list and the control-plane argument values.
+    /// The action a table's action `id` runs: itself, or the one it binds.
+    fn unbound(&self, id: u32) -> u32 {
+        self.bound_actions.get(&id).copied().unwrap_or(id)
+    }
+
+    /// `a(args)` in a table's `actions` list: an action with the same name
+    /// and control-plane parameters whose body passes `args` to `a`'s
+    /// directional parameters (evaluated when the action runs, copied
+    /// back after it) and runs `a`.
+    fn bind_action_args(&mut self, id: u32, a: &ast::ActionRef) -> Res<u32> {
+        let info = self.action_params.get(&id).cloned().unwrap_or_default();
+        let (directional, plane): (Vec<_>, Vec<_>) = info
+            .into_iter()
+            .partition(|(d, ..)| *d != ast::Direction::None);
+        if a.args.len() != directional.len() {
+            return err(
+                a.span,
+                format!(
+                    "action `{}` has {} directional parameters; the actions list binds {}",
+                    a.name.name,
+                    directional.len(),
+                    a.args.len()
+                ),
+            );
+        }
+        let params: Vec<(ast::Direction, Place, Ty)> = directional
+            .iter()
+            .map(|(d, p, t, _)| (*d, p.clone(), t.clone()))
+            .collect();
+        let names: Vec<String> = directional.iter().map(|x| x.3.clone()).collect();
+        let orig = self.actions[id as usize].clone();
+        let what = format!("action `{}`", orig.name);
+        let body =
+            self.call_with_params(&params, &names, &a.args, &what, a.span, St::RunAction(id))?;
+        self.actions.push(ActionIr {
+            name: orig.name,
+            params: orig
+                .params
+                .into_iter()
+                .filter(|p| p.control_plane)
+                .collect(),
+            body,
+        });
+        let bound = self.actions.len() as u32 - 1;
+        self.action_params.insert(bound, plane);
+        self.bound_actions.insert(bound, id);
+        Ok(bound)
+    }
+
     fn table_action_call(
         &mut self,
         actions: &[TableAction],
@@ -2128,7 +2186,7 @@ impl<'p> Compiler<'p> {
                 format!("`{}` is not an action", a.name.name),
             );
         };
-        let Some(pos) = actions.iter().position(|x| x.action == id) else {
+        let Some(pos) = actions.iter().position(|x| self.unbound(x.action) == id) else {
             return err(
                 a.name.name.span,
                 format!(
@@ -2137,13 +2195,40 @@ impl<'p> Compiler<'p> {
                 ),
             );
         };
+        // the action the table runs (made by `bind_action_args` when the
+        // actions list binds arguments)
+        let id = actions[pos].action;
         let params: Vec<ParamIr> = self.actions[id as usize].params.clone();
         let cp: Vec<&ParamIr> = params.iter().filter(|p| p.control_plane).collect();
         let declared = self.action_params.get(&id).map_or(0, Vec::len);
         if declared != cp.len() {
             return unsupported(a.span, "actions with directional parameters in tables");
         }
-        if require_all && a.args.len() != cp.len() {
+        // `default_action = a(bound..., values...)` repeats the arguments the
+        // actions list bound; entries give the values only
+        let skip = match self.bound_actions.get(&id) {
+            Some(&orig) if a.args.len() > cp.len() => {
+                let bound = self
+                    .action_params
+                    .get(&orig)
+                    .map_or(0, |ps| ps.len() - cp.len());
+                if a.args.len() != bound + cp.len() {
+                    return err(
+                        a.span,
+                        format!(
+                            "action `{}` takes {} arguments after the {bound} the actions list \
+                             binds, {} given",
+                            a.name.name,
+                            cp.len(),
+                            a.args.len().saturating_sub(bound)
+                        ),
+                    );
+                }
+                bound
+            }
+            _ => 0,
+        };
+        if require_all && a.args.len() - skip != cp.len() {
             return err(
                 a.span,
                 format!(
@@ -2155,7 +2240,7 @@ impl<'p> Compiler<'p> {
             );
         }
         let mut args = Vec::new();
-        for (p, arg) in cp.iter().zip(&a.args) {
+        for (p, arg) in cp.iter().zip(&a.args[skip..]) {
             let t = if p.ty.is_signed() {
                 Ty::Int(p.ty.width())
             } else {
