@@ -2289,6 +2289,22 @@ impl<'p> Compiler<'p> {
                 other => unsupported(other.span(), "this declaration inside a block"),
             },
             ast::StatementKind::Assign { lhs, op, rhs } => {
+                if let ExprKind::Slice { base, hi, lo } = &lhs.kind {
+                    let b = self.expr(base)?;
+                    if let Val::Place(p, t) = b {
+                        let hi = self.const_u32(hi, "a slice bound")?;
+                        let lo = self.const_u32(lo, "a slice bound")?;
+                        let value = match op {
+                            None => self.expr(rhs)?,
+                            Some(op) => {
+                                let cur = self.expr(lhs)?;
+                                let r = self.expr(rhs)?;
+                                self.binary(*op, cur, r, s.span)?
+                            }
+                        };
+                        return self.assign_slice(&p, &t, hi, lo, value, lhs.span, rhs.span, out);
+                    }
+                }
                 let target = self.expr(lhs)?;
                 let value = match op {
                     None => self.expr(rhs)?,
@@ -2552,6 +2568,91 @@ impl<'p> Compiler<'p> {
             }
             _ => err(lspan, "this expression cannot be assigned to"),
         }
+    }
+
+    /// `place[hi:lo] = value`: a read-modify-write of any scalar place —
+    /// narrow or wide, in a header stack element chosen at run time (whose
+    /// index is then evaluated for the read and again for the write, so it
+    /// must not call anything).
+    #[allow(clippy::too_many_arguments)]
+    fn assign_slice(
+        &mut self,
+        p: &Place,
+        t: &Ty,
+        hi: u32,
+        lo: u32,
+        value: Val,
+        lspan: Span,
+        rspan: Span,
+        out: &mut Vec<St>,
+    ) -> Res<()> {
+        let (width, signed) = match t {
+            Ty::Bit(w) => (*w, false),
+            Ty::Int(w) => (*w, true),
+            _ => {
+                return err(
+                    lspan,
+                    format!("cannot slice a value of type {}", ty_name(self, t)),
+                );
+            }
+        };
+        if hi < lo || hi >= width {
+            return err(
+                lspan,
+                format!("slice [{hi}:{lo}] is out of range for a value of width {width}"),
+            );
+        }
+        if let Some(d) = &p.dynamic
+            && format!("{:?}", d.index).contains("Seq(")
+        {
+            return unsupported(
+                lspan,
+                "assignment to a slice of a stack element whose index calls a function",
+            );
+        }
+        let w = hi - lo + 1;
+        let v = self.coerce(value, &Ty::Bit(w), rspan)?;
+        let old = self.load(p, t);
+        let new = if !is_wide(width) {
+            let m = mask(w) << lo;
+            Ex::Bin(
+                NOp::Or,
+                64,
+                Box::new((
+                    Ex::Bin(NOp::And, 64, Box::new((old, Ex::Const(!m)))),
+                    Ex::Bin(
+                        NOp::And,
+                        64,
+                        Box::new((
+                            Ex::Bin(NOp::Shl, 64, Box::new((v, Ex::Const(u64::from(lo))))),
+                            Ex::Const(m),
+                        )),
+                    ),
+                )),
+            )
+        } else {
+            // the bits above, the value, the bits below, concatenated
+            let mut new = if is_wide(w) {
+                v
+            } else {
+                Ex::ToWide(bt(w, false), Box::new(v))
+            };
+            if hi + 1 < width {
+                let top = Ex::SliceW(width - 1, hi + 1, Box::new(old.clone()));
+                new = Ex::ConcatW(Box::new((top, new)));
+            }
+            if lo > 0 {
+                let bottom = Ex::SliceW(lo - 1, 0, Box::new(old));
+                new = Ex::ConcatW(Box::new((new, bottom)));
+            }
+            if signed {
+                Ex::CastW(bt(width, true), Box::new(new))
+            } else {
+                new
+            }
+        };
+        out.push(self.store(p, t, new));
+        Ok(())
     }
 
     /// `dst = src` for a location of type `t`.
