@@ -1,8 +1,9 @@
 //! Packets per second of `v1model/esa.p4` on p4sim's native engine (the
 //! code `esa-p4` generated) or another engine, on the benchmark stream of
 //! p4sim's own benches, for `perf`:
-//! `cargo run --release -p esa-p4 --example native_pps -- [PACKETS] [native|compiled|reference]`
-//! (K=32, 4096 slots: the generated configuration).
+//! `cargo run --release -p esa-p4 --example native_pps -- [PACKETS] [native|compiled|reference] [LANES]`
+//! (LANES 32 or 64, with 4096 slots: the generated configurations; the
+//! env var ROUNDS shortens the stream's slot range).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -23,13 +24,17 @@ fn main() {
         "compiled" => Engine::Compiled,
         _ => Engine::Native,
     };
+    let lanes: usize = std::env::args()
+        .nth(3)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(32);
     esa_p4::register();
-    let prog = esa::compile(32, 4096);
+    let prog = esa::compile(lanes, 4096);
     let rounds: u16 = std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(512);
-    let trace = esa::trace(32, rounds, 42);
+    let trace = esa::trace(lanes, rounds, 42);
     let mut sw = V1Switch::with_engine(Arc::clone(&prog), engine);
     assert_eq!(sw.engine(), engine, "no generated code for this program");
     esa::program(&mut sw, 1_000_000);
@@ -42,7 +47,7 @@ fn main() {
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "{mode}: {n} packets, {emitted} emitted: {:.0} packets/s",
+        "{mode}: {n} packets, {lanes} lanes, {emitted} emitted: {:.0} packets/s",
         n as f64 / secs
     );
 }

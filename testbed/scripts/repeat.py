@@ -6,6 +6,9 @@ variant's slowest job's slowdown against that job run alone.
     sudo python3 testbed/scripts/repeat.py testbed/experiments/contention.toml \
         --runs 5 --fabric inprocess --fabric netns --alone 3 --out /tmp/repeat
 
+`--scale S` runs a copy of the file with `scale = S` (profile jobs at S
+times their real size; testbed/README.md), e.g. `--scale 0.1`.
+
 Needs a release build (cargo build --release); netns needs root. Every
 number comes from the report.json files it leaves under --out.
 """
@@ -18,7 +21,20 @@ import statistics
 import subprocess
 import sys
 
-ESA = os.path.join(os.path.dirname(__file__), "..", "..", "target", "release", "esa")
+ESA = os.environ.get(
+    "ESA_BIN", os.path.join(os.path.dirname(__file__), "..", "..", "target", "release", "esa")
+)
+
+
+def scaled_copy(path, scale, out):
+    """The experiment with `scale = S` set at the top (replacing one)."""
+    text = re.sub(r"(?m)^scale\s*=.*\n", "", open(path).read())
+    first = re.search(r"(?m)^\[", text)
+    at = first.start() if first else len(text)
+    file = os.path.join(out, "scaled-" + os.path.basename(path))
+    with open(file, "w") as f:
+        f.write(text[:at] + f"scale = {scale}\n\n" + text[at:])
+    return file
 
 
 def run(experiment, fabric, out):
@@ -57,9 +73,12 @@ def main():
     p.add_argument("--fabric", action="append", default=[])
     p.add_argument("--alone", type=int, default=0, help="runs of each job alone")
     p.add_argument("--out", default="/tmp/esa-repeat")
+    p.add_argument("--scale", type=float, help="run the jobs at this scale of their real size")
     a = p.parse_args()
     fabrics = a.fabric or ["inprocess"]
     os.makedirs(a.out, exist_ok=True)
+    if a.scale is not None:
+        a.experiment = scaled_copy(a.experiment, a.scale, a.out)
     reports = {f: [] for f in fabrics}
     total = a.runs * len(fabrics)
     for i in range(a.runs):
