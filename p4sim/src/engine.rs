@@ -253,6 +253,48 @@ fn st_bin<A: Get, B: Get>(d: usize, op: NOp, w: u32, a: A, b: B) -> StFn {
     })
 }
 
+/// Whether `s` is straight-line: no `exit`, `return`, reject or table
+/// apply anywhere in it, and every part lowers without the interpreter
+/// (the compiled engine runs it without flow checks; the native engine
+/// without them too).
+pub(crate) fn pure_st(prog: &Compiled, s: &St) -> bool {
+    let all = |b: &[St]| b.iter().all(|s| pure_st(prog, s));
+    match s {
+        St::Set(_, e) => pure_ex(e),
+        St::Mov(..)
+        | St::BinSlots(..)
+        | St::BinSlotConst(..)
+        | St::RegReadSlot { .. }
+        | St::RegRmwSlot { .. }
+        | St::RegWriteSlot { .. } => true,
+        St::Copy(c) => c.w_len == 0,
+        St::If(c, a, b) => pure_ex(c) && all(a) && all(b),
+        St::Block(b) => all(b),
+        St::Call(c) => all(&c.0) && all(&c.1),
+        St::RunBody(b) => prog.bodies.get(*b as usize).is_some_and(|b| all(b)),
+        St::RunAction(a) => prog.actions.get(*a as usize).is_some_and(|a| all(&a.body)),
+        St::Extern(call) => match &**call {
+            ExternCall::Count { index, .. } => pure_ex(index),
+            ExternCall::RegisterRead {
+                reg,
+                dst: Target::N(..),
+                index,
+            } => narrow_register(prog, *reg) && pure_ex(index),
+            ExternCall::RegisterWrite { reg, index, value } => {
+                narrow_register(prog, *reg) && pure_ex(index) && pure_ex(value)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn narrow_register(prog: &Compiled, reg: u32) -> bool {
+    prog.registers
+        .get(reg as usize)
+        .is_some_and(|r| r.ty.width() <= 64)
+}
+
 /// An action as a table runs it: the body and the slots of its
 /// control-plane parameters (`true`: wide).
 type CAction = (Block, Box<[(usize, bool)]>);
@@ -681,39 +723,7 @@ impl Lower<'_> {
 
     /// Whether `s` is straight-line: lowers to [`OpFn`]s entirely.
     fn pure_st(&self, s: &St) -> bool {
-        let all = |b: &[St]| b.iter().all(|s| self.pure_st(s));
-        match s {
-            St::Set(_, e) => pure_ex(e),
-            St::Mov(..)
-            | St::BinSlots(..)
-            | St::BinSlotConst(..)
-            | St::RegReadSlot { .. }
-            | St::RegRmwSlot { .. }
-            | St::RegWriteSlot { .. } => true,
-            St::Copy(c) => c.w_len == 0,
-            St::If(c, a, b) => pure_ex(c) && all(a) && all(b),
-            St::Block(b) => all(b),
-            St::Call(c) => all(&c.0) && all(&c.1),
-            St::RunBody(b) => self.prog.bodies.get(*b as usize).is_some_and(|b| all(b)),
-            St::RunAction(a) => self
-                .prog
-                .actions
-                .get(*a as usize)
-                .is_some_and(|a| all(&a.body)),
-            St::Extern(call) => match &**call {
-                ExternCall::Count { index, .. } => pure_ex(index),
-                ExternCall::RegisterRead {
-                    reg,
-                    dst: Target::N(..),
-                    index,
-                } => self.narrow_register(*reg) && pure_ex(index),
-                ExternCall::RegisterWrite { reg, index, value } => {
-                    self.narrow_register(*reg) && pure_ex(index) && pure_ex(value)
-                }
-                _ => false,
-            },
-            _ => false,
-        }
+        pure_st(self.prog, s)
     }
 
     fn pure_block(&mut self, b: &[St]) -> Box<[OpFn]> {

@@ -31,7 +31,7 @@
 use std::fmt::Write as _;
 use std::sync::RwLock;
 
-use crate::engine::{ExFn, StFn, pure_ex};
+use crate::engine::{ExFn, StFn};
 use crate::exec::{Exec, RegisterCells};
 use crate::ir::*;
 
@@ -844,49 +844,9 @@ impl Generator<'_> {
         s
     }
 
-    fn narrow_register(&self, reg: u32) -> bool {
-        self.prog
-            .registers
-            .get(reg as usize)
-            .is_some_and(|r| r.ty.width() <= 64)
-    }
-
-    /// As the closure engine's `pure_st`: lowers without any control-flow
-    /// effect.
+    /// As the closure engine: a statement without any control-flow effect.
     fn pure_st(&self, s: &St) -> bool {
-        let all = |b: &[St]| b.iter().all(|s| self.pure_st(s));
-        match s {
-            St::Set(_, e) => pure_ex(e),
-            St::Mov(..)
-            | St::BinSlots(..)
-            | St::BinSlotConst(..)
-            | St::RegReadSlot { .. }
-            | St::RegRmwSlot { .. }
-            | St::RegWriteSlot { .. } => true,
-            St::Copy(c) => c.w_len == 0,
-            St::If(c, a, b) => pure_ex(c) && all(a) && all(b),
-            St::Block(b) => all(b),
-            St::Call(c) => all(&c.0) && all(&c.1),
-            St::RunBody(b) => self.prog.bodies.get(*b as usize).is_some_and(|b| all(b)),
-            St::RunAction(a) => self
-                .prog
-                .actions
-                .get(*a as usize)
-                .is_some_and(|a| all(&a.body)),
-            St::Extern(call) => match &**call {
-                ExternCall::Count { index, .. } => pure_ex(index),
-                ExternCall::RegisterRead {
-                    reg,
-                    dst: Target::N(..),
-                    index,
-                } => self.narrow_register(*reg) && pure_ex(index),
-                ExternCall::RegisterWrite { reg, index, value } => {
-                    self.narrow_register(*reg) && pure_ex(index) && pure_ex(value)
-                }
-                _ => false,
-            },
-            _ => false,
-        }
+        crate::engine::pure_st(self.prog, s)
     }
 
     /// Appends the code of a statement for which [`Self::pure_st`] holds.
