@@ -1,17 +1,40 @@
-//! Linux interfaces through `AF_PACKET` raw sockets. Everything unsafe in
-//! the crate is here; each block says why it is sound.
+//! Linux interfaces through `AF_PACKET` sockets. Everything unsafe in the
+//! crate is here; each block says why it is sound.
+//!
+//! Two ways to move frames, chosen per interface when the switch starts:
+//! - **Ring** (the default): the kernel writes received frames into a
+//!   memory-mapped `TPACKET_V3` ring ([`RxRing`]) of blocks; the reader
+//!   wakes once per filled (or timed-out) block and walks every frame in
+//!   it, then hands the block back. Frames leave in batches, one
+//!   `sendmmsg` per batch ([`RawSocket::send_many`]) on a send-only socket
+//!   ([`RawSocket::open_sender`]).
+//! - **Per frame** (the fallback when a ring cannot be set up, e.g. an old
+//!   kernel or a locked-memory limit): one `recvfrom` and one `send` per
+//!   frame on one socket ([`RawSocket::open`]).
 #![allow(unsafe_code)]
 
 use std::ffi::CString;
 use std::io;
 use std::mem::{size_of, zeroed};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
+
+pub use crate::ports::RingConfig;
 
 /// Largest frame received (jumbo frames and GSO leftovers fit).
 pub const MAX_FRAME: usize = 65536;
 
-/// A raw socket bound to one interface, in promiscuous mode.
+/// Socket buffer size asked for, each direction (as the UDP ports).
+const SOCKET_BUFFER_BYTES: i32 = 4 << 20;
+
+/// Messages per `sendmmsg` call.
+const SEND_CHUNK: usize = 64;
+
+/// A raw socket bound to one interface: in promiscuous mode receiving
+/// every frame ([`RawSocket::open`]), or only sending
+/// ([`RawSocket::open_sender`]).
 #[derive(Debug)]
 pub struct RawSocket {
     fd: OwnedFd,
@@ -23,65 +46,113 @@ fn last_error(what: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
+fn context(e: io::Error, what: &str) -> io::Error {
+    io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+fn interface_index(name: &str) -> io::Result<i32> {
+    let cname = CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in interface name"))?;
+    // SAFETY: `cname` is a valid NUL-terminated string for the call.
+    let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
+    if ifindex == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no interface named `{name}`"),
+        ));
+    }
+    Ok(ifindex as i32)
+}
+
+/// A new `AF_PACKET` socket that receives nothing yet (protocol 0), so
+/// no frame of another interface queues before [`bind`].
+fn packet_socket() -> io::Result<OwnedFd> {
+    // SAFETY: plain system call with constant arguments.
+    let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    if raw < 0 {
+        return Err(last_error("socket(AF_PACKET)"));
+    }
+    // SAFETY: `raw` is a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// Binds `fd` to interface `ifindex`; `protocol` (host order) 0 sends
+/// only, `ETH_P_ALL` receives every frame.
+fn bind(fd: &OwnedFd, ifindex: i32, protocol: u16) -> io::Result<()> {
+    // SAFETY: an all-zero sockaddr_ll is valid; the fields set below are
+    // plain integers.
+    let mut addr: libc::sockaddr_ll = unsafe { zeroed() };
+    addr.sll_family = libc::AF_PACKET as u16;
+    addr.sll_protocol = protocol.to_be();
+    addr.sll_ifindex = ifindex;
+    // SAFETY: `addr` lives across the call and the length is its size.
+    let rc = unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&raw const addr).cast::<libc::sockaddr>(),
+            size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    };
+    if rc < 0 {
+        return Err(last_error("bind"));
+    }
+    Ok(())
+}
+
+/// Promiscuous mode, and our own transmissions not delivered back to us
+/// (Linux 4.20+; older kernels still mark them PACKET_OUTGOING, which the
+/// receive paths filter).
+fn receive_everything(fd: &OwnedFd, ifindex: i32) -> io::Result<()> {
+    // SAFETY: an all-zero packet_mreq is valid.
+    let mut mreq: libc::packet_mreq = unsafe { zeroed() };
+    mreq.mr_ifindex = ifindex;
+    mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
+    set_option(fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
+    let _ = set_option(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &1i32);
+    Ok(())
+}
+
+/// Asks for 4 MiB socket buffers: beyond `net.core.{r,w}mem_max` when
+/// root (the `FORCE` options), else as much as the limit allows.
+fn enlarge_buffers(fd: &OwnedFd) {
+    for (force, plain) in [
+        (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF),
+        (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF),
+    ] {
+        if set_option(fd, libc::SOL_SOCKET, force, &SOCKET_BUFFER_BYTES).is_err() {
+            let _ = set_option(fd, libc::SOL_SOCKET, plain, &SOCKET_BUFFER_BYTES);
+        }
+    }
+}
+
 impl RawSocket {
-    /// Opens `name`: the interface must exist (and the process needs
-    /// CAP_NET_RAW). Receives wait at most `poll` so a reader thread can
-    /// notice shutdown.
+    /// Opens `name` to receive and send one frame per call: the interface
+    /// must exist (and the process needs CAP_NET_RAW). Receives wait at
+    /// most `poll` so a reader thread can notice shutdown.
     pub fn open(name: &str, poll: Duration) -> io::Result<RawSocket> {
-        let cname = CString::new(name)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in interface name"))?;
-        // SAFETY: `cname` is a valid NUL-terminated string for the call.
-        let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
-        if ifindex == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("no interface named `{name}`"),
-            ));
-        }
-        let protocol = (libc::ETH_P_ALL as u16).to_be();
-        // SAFETY: plain system call with constant arguments.
-        let raw = unsafe {
-            libc::socket(
-                libc::AF_PACKET,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                i32::from(protocol),
-            )
-        };
-        if raw < 0 {
-            return Err(last_error("socket(AF_PACKET)"));
-        }
-        // SAFETY: `raw` is a new descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: an all-zero sockaddr_ll is valid; the fields set below
-        // are plain integers.
-        let mut addr: libc::sockaddr_ll = unsafe { zeroed() };
-        addr.sll_family = libc::AF_PACKET as u16;
-        addr.sll_protocol = protocol;
-        addr.sll_ifindex = ifindex as i32;
-        // SAFETY: `addr` lives across the call and the length is its size.
-        let rc = unsafe {
-            libc::bind(
-                fd.as_raw_fd(),
-                (&raw const addr).cast::<libc::sockaddr>(),
-                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        };
-        if rc < 0 {
-            return Err(last_error("bind"));
-        }
-        // SAFETY: an all-zero packet_mreq is valid.
-        let mut mreq: libc::packet_mreq = unsafe { zeroed() };
-        mreq.mr_ifindex = ifindex as i32;
-        mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
-        set_option(&fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
-        // Our own transmissions are not delivered back to us (Linux 4.20+);
-        // older kernels still mark them PACKET_OUTGOING, filtered in recv.
-        let _ = set_option(&fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &1i32);
+        let ifindex = interface_index(name)?;
+        let fd = packet_socket()?;
+        enlarge_buffers(&fd);
+        bind(&fd, ifindex, libc::ETH_P_ALL as u16)?;
+        receive_everything(&fd, ifindex)?;
         let timeout = libc::timeval {
             tv_sec: poll.as_secs() as libc::time_t,
             tv_usec: poll.subsec_micros() as libc::suseconds_t,
         };
         set_option(&fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, &timeout)?;
+        Ok(RawSocket {
+            fd,
+            name: name.to_string(),
+        })
+    }
+
+    /// Opens `name` to send only: bound with protocol 0, it is handed no
+    /// received frames (an [`RxRing`] receives them).
+    pub fn open_sender(name: &str) -> io::Result<RawSocket> {
+        let ifindex = interface_index(name)?;
+        let fd = packet_socket()?;
+        enlarge_buffers(&fd);
+        bind(&fd, ifindex, 0)?;
         Ok(RawSocket {
             fd,
             name: name.to_string(),
@@ -134,6 +205,306 @@ impl RawSocket {
             return Err(io::Error::last_os_error());
         }
         Ok(())
+    }
+
+    /// Sends `frames` in order, [`SEND_CHUNK`] per `sendmmsg` call, and
+    /// reports each frame's outcome to `sent(index, result)` in order. A
+    /// frame the kernel refuses is reported and skipped; the rest still go.
+    pub fn send_many(&self, frames: &[&[u8]], mut sent: impl FnMut(usize, io::Result<()>)) {
+        // SAFETY: all-zero iovec and mmsghdr are valid (null pointers, zero
+        // lengths); they are filled in below before use.
+        let mut iovs: [libc::iovec; SEND_CHUNK] = unsafe { zeroed() };
+        // SAFETY: as above.
+        let mut msgs: [libc::mmsghdr; SEND_CHUNK] = unsafe { zeroed() };
+        for (chunk_index, chunk) in frames.chunks(SEND_CHUNK).enumerate() {
+            let base = chunk_index * SEND_CHUNK;
+            for (k, frame) in chunk.iter().enumerate() {
+                // The kernel only reads through iov_base.
+                iovs[k].iov_base = frame.as_ptr().cast_mut().cast();
+                iovs[k].iov_len = frame.len();
+                msgs[k].msg_hdr.msg_iov = &raw mut iovs[k];
+                msgs[k].msg_hdr.msg_iovlen = 1;
+            }
+            let mut done = 0;
+            while done < chunk.len() {
+                // SAFETY: `msgs[done..chunk.len()]` are initialised headers,
+                // each pointing at one iovec of `iovs`, each of those at a
+                // frame of `chunk`; all live across the call.
+                let n = unsafe {
+                    libc::sendmmsg(
+                        self.fd.as_raw_fd(),
+                        msgs[done..].as_mut_ptr(),
+                        (chunk.len() - done) as libc::c_uint,
+                        0,
+                    )
+                };
+                if n < 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() == io::ErrorKind::Interrupted {
+                        continue;
+                    }
+                    // The first message failed: report it, go on after it.
+                    sent(base + done, Err(e));
+                    done += 1;
+                    continue;
+                }
+                for k in 0..n as usize {
+                    sent(base + done + k, Ok(()));
+                }
+                done += n as usize;
+            }
+        }
+    }
+}
+
+/// A `TPACKET_V3` receive ring on one interface, promiscuous: the kernel
+/// fills blocks of frames in the mapped memory; [`RxRing::recv_batch`]
+/// walks each block the kernel has retired and hands it back.
+#[derive(Debug)]
+pub struct RxRing {
+    fd: OwnedFd,
+    map: NonNull<u8>,
+    block_size: usize,
+    block_count: usize,
+    /// The block the kernel fills next, in ring order.
+    next: usize,
+    poll_ms: i32,
+    name: String,
+}
+
+// SAFETY: the mapping is owned by this value alone (no pointer into it
+// outlives a `recv_batch` call), so moving it to another thread is sound.
+unsafe impl Send for RxRing {}
+
+/// Frame slot size the kernel checks a V3 ring against (frames themselves
+/// are packed by length).
+const V3_FRAME_SIZE: usize = 2048;
+
+/// Where the frame's `sockaddr_ll` sits, after the aligned frame header.
+const V3_ADDR_OFFSET: usize = (size_of::<libc::tpacket3_hdr>() + libc::TPACKET_ALIGNMENT - 1)
+    & !(libc::TPACKET_ALIGNMENT - 1);
+
+impl RxRing {
+    /// Sets up the ring on `name` (which must exist; needs CAP_NET_RAW and
+    /// enough locked memory). Waits in [`RxRing::recv_batch`] last at most
+    /// `poll`.
+    pub fn open(name: &str, config: &RingConfig, poll: Duration) -> io::Result<RxRing> {
+        let ifindex = interface_index(name)?;
+        let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
+        let frames_per_block = config.block_size / V3_FRAME_SIZE;
+        if frames_per_block == 0 || config.block_count == 0 {
+            return Err(invalid("ring blocks must hold at least one 2 KiB frame"));
+        }
+        let timeout_ms = config
+            .block_timeout
+            .as_millis()
+            .clamp(1, u128::from(u32::MAX)) as u32;
+        let fd = packet_socket()?;
+        set_option(
+            &fd,
+            libc::SOL_PACKET,
+            libc::PACKET_VERSION,
+            &(libc::tpacket_versions::TPACKET_V3 as i32),
+        )
+        .map_err(|e| context(e, "PACKET_VERSION TPACKET_V3"))?;
+        let to_uint = |n: usize| {
+            libc::c_uint::try_from(n).map_err(|_| invalid("ring size does not fit 32 bits"))
+        };
+        let request = libc::tpacket_req3 {
+            tp_block_size: to_uint(config.block_size)?,
+            tp_block_nr: to_uint(config.block_count)?,
+            tp_frame_size: V3_FRAME_SIZE as libc::c_uint,
+            tp_frame_nr: to_uint(frames_per_block * config.block_count)?,
+            tp_retire_blk_tov: timeout_ms,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        set_option(&fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request)
+            .map_err(|e| context(e, "PACKET_RX_RING"))?;
+        let map_len = config.block_size * config.block_count;
+        // SAFETY: a fresh shared mapping of the ring the kernel just made
+        // for `fd`, of exactly its size; the kernel checks both.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_POPULATE,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(last_error("mmap(PACKET_RX_RING)"));
+        }
+        let ring = RxRing {
+            fd,
+            map: NonNull::new(map.cast()).expect("mmap succeeded"),
+            block_size: config.block_size,
+            block_count: config.block_count,
+            next: 0,
+            poll_ms: poll.as_millis().min(i32::MAX as u128) as i32,
+            name: name.to_string(),
+        };
+        // Bound only now, so every frame lands in the ring.
+        bind(&ring.fd, ifindex, libc::ETH_P_ALL as u16)?;
+        receive_everything(&ring.fd, ifindex)?;
+        Ok(ring)
+    }
+
+    /// The interface name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The status word of block `index`, which the kernel and this reader
+    /// hand back and forth.
+    fn block_status(&self, index: usize) -> &AtomicU32 {
+        let offset = std::mem::offset_of!(libc::tpacket_block_desc, hdr)
+            + std::mem::offset_of!(libc::tpacket_hdr_v1, block_status);
+        // SAFETY: `index < block_count`, so the word lies in the mapping,
+        // 4-aligned (blocks are page-aligned); the kernel only changes it
+        // atomically from its side, and the mapping lives as long as
+        // `self`.
+        unsafe {
+            &*self
+                .map
+                .as_ptr()
+                .add(index * self.block_size + offset)
+                .cast::<AtomicU32>()
+        }
+    }
+
+    fn block_ready(&self, index: usize) -> bool {
+        self.block_status(index).load(Ordering::Acquire) & libc::TP_STATUS_USER != 0
+    }
+
+    /// Waits up to the poll interval for a retired block, then calls
+    /// `each` with every frame of every retired block, in arrival order,
+    /// and returns the blocks to the kernel. Returns the number of frames
+    /// (0 when the wait timed out). Frames this host sent are skipped.
+    pub fn recv_batch(&mut self, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
+        if !self.block_ready(self.next) {
+            let mut pfd = libc::pollfd {
+                fd: self.fd.as_raw_fd(),
+                events: libc::POLLIN | libc::POLLERR,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd, living across the call.
+            let rc = unsafe { libc::poll(&raw mut pfd, 1, self.poll_ms) };
+            if rc < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    return Ok(0);
+                }
+                return Err(e);
+            }
+        }
+        let mut frames = 0;
+        // At most one turn of the ring per call, so the caller gets the
+        // batch while the kernel refills the blocks just returned.
+        for _ in 0..self.block_count {
+            if !self.block_ready(self.next) {
+                break;
+            }
+            frames += self.walk_block(self.next, &mut each);
+            self.block_status(self.next)
+                .store(libc::TP_STATUS_KERNEL, Ordering::Release);
+            self.next = (self.next + 1) % self.block_count;
+        }
+        Ok(frames)
+    }
+
+    /// Calls `each` with the frames of block `index`, which the kernel has
+    /// handed over (its status is `TP_STATUS_USER`, read with Acquire).
+    fn walk_block(&self, index: usize, each: &mut impl FnMut(&[u8])) -> usize {
+        // SAFETY: the block lies in the mapping and belongs to this reader
+        // until its status is handed back; the kernel does not write it
+        // meanwhile, so a shared view of it is sound.
+        let block = unsafe {
+            std::slice::from_raw_parts(
+                self.map.as_ptr().add(index * self.block_size).cast_const(),
+                self.block_size,
+            )
+        };
+        let word = |at: usize| -> Option<u32> {
+            Some(u32::from_ne_bytes(block.get(at..at + 4)?.try_into().ok()?))
+        };
+        let half = |at: usize| -> Option<u16> {
+            Some(u16::from_ne_bytes(block.get(at..at + 2)?.try_into().ok()?))
+        };
+        let desc = std::mem::offset_of!(libc::tpacket_block_desc, hdr);
+        let num_pkts = word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, num_pkts));
+        let first = word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt));
+        let (Some(num_pkts), Some(mut at)) = (num_pkts, first.map(|o| o as usize)) else {
+            return 0;
+        };
+        let mut delivered = 0;
+        for _ in 0..num_pkts {
+            let field = |name_offset: usize| at + name_offset;
+            let next = word(field(std::mem::offset_of!(
+                libc::tpacket3_hdr,
+                tp_next_offset
+            )));
+            let snaplen = word(field(std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen)));
+            let mac = half(field(std::mem::offset_of!(libc::tpacket3_hdr, tp_mac)));
+            let pkttype = block
+                .get(at + V3_ADDR_OFFSET + std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype));
+            let (Some(next), Some(snaplen), Some(mac), Some(&pkttype)) =
+                (next, snaplen, mac, pkttype)
+            else {
+                break;
+            };
+            let start = at + mac as usize;
+            // The kernel never writes a frame past its block; if it did,
+            // stop rather than read outside it.
+            let Some(frame) = block.get(start..start + snaplen as usize) else {
+                break;
+            };
+            if pkttype != libc::PACKET_OUTGOING {
+                each(frame);
+                delivered += 1;
+            }
+            if next == 0 {
+                break;
+            }
+            at += next as usize;
+        }
+        delivered
+    }
+
+    /// Frames the kernel dropped because the ring was full, since the last
+    /// call (reading resets the kernel's count).
+    pub fn take_drops(&self) -> io::Result<u64> {
+        // SAFETY: an all-zero tpacket_stats_v3 is valid.
+        let mut stats: libc::tpacket_stats_v3 = unsafe { zeroed() };
+        let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: `stats` and `len` are valid for writes and live across
+        // the call; `len` is the size of `stats`.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&raw mut stats).cast(),
+                &raw mut len,
+            )
+        };
+        if rc < 0 {
+            return Err(last_error("getsockopt(PACKET_STATISTICS)"));
+        }
+        Ok(u64::from(stats.tp_drops))
+    }
+}
+
+impl Drop for RxRing {
+    fn drop(&mut self) {
+        // SAFETY: the mapping was made in `open` with this length and no
+        // reference into it outlives `&self` borrows, none of which are
+        // live during drop.
+        unsafe {
+            libc::munmap(self.map.as_ptr().cast(), self.block_size * self.block_count);
+        }
     }
 }
 

@@ -57,10 +57,12 @@ use std::time::{Duration, Instant};
 use p4runtime_proto::P4RuntimeServer;
 
 pub use error::{LoadError, SwitchError};
-pub use ports::{MemoryPort, PortSender, PortStats, Stopped};
+pub use ports::{InterfaceIo, MemoryPort, PortSender, PortStats, RingConfig, Stopped};
 pub use program::{Program, Source};
 pub use server::Service;
 
+#[cfg(target_os = "linux")]
+use ports::FrameBatch;
 use ports::{Egress, Inbound, PortCounters};
 use server::Shared;
 
@@ -78,6 +80,9 @@ pub struct SwitchConfig {
     pub include_dirs: Vec<PathBuf>,
     /// Write one pcap file per port into this folder.
     pub pcap_dir: Option<PathBuf>,
+    /// How interface ports move frames (a receive ring and batched sends
+    /// by default).
+    pub interface_io: InterfaceIo,
 }
 
 /// Builds a [`Switch`].
@@ -172,25 +177,21 @@ impl SwitchBuilder {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let mut readers = Vec::new();
-        let mut sockets = Vec::new();
+        let mut interface_io = BTreeMap::new();
+        #[cfg(target_os = "linux")]
+        let mut opened = Vec::new();
         for (p, name) in &self.interfaces {
             #[cfg(target_os = "linux")]
             {
-                let sock =
-                    afpacket::RawSocket::open(name, Duration::from_millis(100)).map_err(|e| {
-                        SwitchError::Interface {
-                            name: name.clone(),
-                            message: e.to_string(),
-                        }
-                    })?;
-                let sock = Arc::new(sock);
-                egress.insert(*p, Egress::Raw(sock.clone()));
+                let (port, io) = open_interface(*p, name, &self.config.interface_io)?;
+                egress.insert(*p, port.egress());
                 counters.insert(*p, Arc::new(PortCounters::default()));
-                sockets.push((*p, sock));
+                interface_io.insert(*p, io);
+                opened.push(port);
             }
             #[cfg(not(target_os = "linux"))]
             {
-                let _ = p;
+                let _ = (p, &mut interface_io);
                 return Err(SwitchError::Interface {
                     name: name.clone(),
                     message: "interfaces need Linux (AF_PACKET)".into(),
@@ -198,34 +199,12 @@ impl SwitchBuilder {
             }
         }
         #[cfg(target_os = "linux")]
-        for (p, sock) in sockets {
-            let tx = inbound_tx.clone();
-            let stop = stop.clone();
-            let handle = std::thread::Builder::new()
-                .name(format!("esa-switch-rx-{p}"))
-                .spawn(move || {
-                    let mut buf = vec![0u8; afpacket::MAX_FRAME];
-                    while !stop.load(Ordering::Relaxed) {
-                        match sock.recv(&mut buf) {
-                            Ok(Some(n)) => {
-                                let frame = Inbound::Frame {
-                                    port: p,
-                                    data: buf[..n].to_vec(),
-                                };
-                                if tx.send(frame).is_err() {
-                                    break;
-                                }
-                            }
-                            Ok(None) => {}
-                            Err(e) => {
-                                tracing::error!(port = p, interface = sock.name(), "receive: {e}");
-                                std::thread::sleep(Duration::from_millis(100));
-                            }
-                        }
-                    }
-                })
+        for port in opened {
+            let number = port.number;
+            let handle = port
+                .spawn_reader(inbound_tx.clone(), stop.clone())
                 .map_err(|e| SwitchError::Interface {
-                    name: format!("port {p}"),
+                    name: format!("port {number}"),
                     message: format!("cannot start reader thread: {e}"),
                 })?;
             readers.push(handle);
@@ -276,6 +255,8 @@ impl SwitchBuilder {
             counters,
             pcap,
             start: Instant::now(),
+            pending: HashMap::new(),
+            packet_ins: Vec::new(),
         };
         let packet_thread = std::thread::Builder::new()
             .name("esa-switch-pipeline".into())
@@ -292,6 +273,7 @@ impl SwitchBuilder {
                 stop,
                 packet_thread: Some(packet_thread),
                 readers,
+                interface_io,
             },
             memory_ports,
         ))
@@ -308,6 +290,7 @@ pub struct Switch {
     stop: Arc<AtomicBool>,
     packet_thread: Option<JoinHandle<()>>,
     readers: Vec<JoinHandle<()>>,
+    interface_io: BTreeMap<u32, InterfaceIo>,
 }
 
 impl Switch {
@@ -355,6 +338,13 @@ impl Switch {
         self.stats.iter().map(|(p, c)| (*p, c.snapshot())).collect()
     }
 
+    /// How interface port `port` moves frames: the configured
+    /// [`InterfaceIo`], or [`InterfaceIo::PerFrame`] where the ring could
+    /// not be set up. `None` for ports that are not interfaces.
+    pub fn interface_io(&self, port: u32) -> Option<&InterfaceIo> {
+        self.interface_io.get(&port)
+    }
+
     /// Frames the program sent to ports that do not exist.
     pub fn unknown_port_frames(&self) -> u64 {
         self.shared.unknown_port_frames()
@@ -383,6 +373,130 @@ impl Drop for Switch {
         }
         for r in self.readers.drain(..) {
             let _ = r.join();
+        }
+    }
+}
+
+/// How long a reader waits for frames before looking at the stop flag.
+#[cfg(target_os = "linux")]
+const READER_POLL: Duration = Duration::from_millis(100);
+
+/// An opened interface port, before its reader thread starts.
+#[cfg(target_os = "linux")]
+struct InterfacePort {
+    number: u32,
+    receive: Receive,
+    send: Arc<afpacket::RawSocket>,
+}
+
+#[cfg(target_os = "linux")]
+enum Receive {
+    Ring(afpacket::RxRing),
+    PerFrame(Arc<afpacket::RawSocket>),
+}
+
+/// Opens interface `name` as port `number` the way `io` asks, falling back
+/// to one frame per system call (with one warning) where a ring cannot be
+/// set up. Returns the port and the way it actually moves frames.
+#[cfg(target_os = "linux")]
+fn open_interface(
+    number: u32,
+    name: &str,
+    io: &InterfaceIo,
+) -> Result<(InterfacePort, InterfaceIo), SwitchError> {
+    let failed = |e: std::io::Error| SwitchError::Interface {
+        name: name.to_string(),
+        message: e.to_string(),
+    };
+    if let InterfaceIo::Ring(config) = io {
+        match afpacket::RxRing::open(name, config, READER_POLL) {
+            Ok(ring) => {
+                let send = afpacket::RawSocket::open_sender(name).map_err(failed)?;
+                let port = InterfacePort {
+                    number,
+                    receive: Receive::Ring(ring),
+                    send: Arc::new(send),
+                };
+                return Ok((port, io.clone()));
+            }
+            // A missing interface is an error either way.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(failed(e)),
+            Err(e) => tracing::warn!(
+                port = number,
+                interface = name,
+                "no receive ring ({e}): one system call per frame on this interface"
+            ),
+        }
+    }
+    let socket = Arc::new(afpacket::RawSocket::open(name, READER_POLL).map_err(failed)?);
+    let port = InterfacePort {
+        number,
+        receive: Receive::PerFrame(socket.clone()),
+        send: socket,
+    };
+    Ok((port, InterfaceIo::PerFrame))
+}
+
+#[cfg(target_os = "linux")]
+impl InterfacePort {
+    fn egress(&self) -> Egress {
+        Egress::Raw {
+            socket: self.send.clone(),
+            batched: matches!(self.receive, Receive::Ring(_)),
+        }
+    }
+
+    /// The port's reader thread: frames into the packet thread's channel
+    /// until `stop` (looked at every [`READER_POLL`]).
+    fn spawn_reader(
+        self,
+        tx: mpsc::Sender<Inbound>,
+        stop: Arc<AtomicBool>,
+    ) -> std::io::Result<JoinHandle<()>> {
+        let p = self.number;
+        let builder = std::thread::Builder::new().name(format!("esa-switch-rx-{p}"));
+        match self.receive {
+            Receive::Ring(mut ring) => builder.spawn(move || {
+                // Sized like the last batch, so a burst allocates once.
+                let (mut frames_hint, mut bytes_hint) = (0, 0);
+                while !stop.load(Ordering::Relaxed) {
+                    let mut frames = FrameBatch::with_capacity(frames_hint, bytes_hint);
+                    match ring.recv_batch(|frame| frames.push(frame)) {
+                        Ok(0) => {}
+                        Ok(_) => {
+                            (frames_hint, bytes_hint) = (frames.len(), frames.byte_len());
+                            if tx.send(Inbound::Frames { port: p, frames }).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::error!(port = p, interface = ring.name(), "receive: {e}");
+                            std::thread::sleep(READER_POLL);
+                        }
+                    }
+                }
+            }),
+            Receive::PerFrame(sock) => builder.spawn(move || {
+                let mut buf = vec![0u8; afpacket::MAX_FRAME];
+                while !stop.load(Ordering::Relaxed) {
+                    match sock.recv(&mut buf) {
+                        Ok(Some(n)) => {
+                            let frame = Inbound::Frame {
+                                port: p,
+                                data: buf[..n].to_vec(),
+                            };
+                            if tx.send(frame).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            tracing::error!(port = p, interface = sock.name(), "receive: {e}");
+                            std::thread::sleep(READER_POLL);
+                        }
+                    }
+                }
+            }),
         }
     }
 }

@@ -21,8 +21,113 @@ pub(crate) enum Inbound {
     },
     /// Frames received, each with its ingress port, in arrival order.
     Batch(Vec<(u32, Vec<u8>)>),
+    /// Frames received on `port` in one wake-up of its reader, in order.
+    Frames {
+        /// Ingress port.
+        port: u32,
+        /// The frames.
+        frames: FrameBatch,
+    },
     /// Stop the packet thread.
     Stop,
+}
+
+impl Inbound {
+    /// How many frames the message carries.
+    pub(crate) fn frame_count(&self) -> usize {
+        match self {
+            Inbound::Frame { .. } => 1,
+            Inbound::Batch(frames) => frames.len(),
+            Inbound::Frames { frames, .. } => frames.len(),
+            Inbound::Stop => 0,
+        }
+    }
+}
+
+/// Frames stored back to back: one allocation per batch, not per frame.
+#[derive(Debug, Default)]
+pub(crate) struct FrameBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl FrameBatch {
+    /// An empty batch with room for `frames` frames of `bytes` in all.
+    pub(crate) fn with_capacity(frames: usize, bytes: usize) -> FrameBatch {
+        FrameBatch {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(frames),
+        }
+    }
+
+    /// Appends a copy of `frame`.
+    pub(crate) fn push(&mut self, frame: &[u8]) {
+        self.bytes.extend_from_slice(frame);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The number of frames.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The bytes of all frames.
+    pub(crate) fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The frames, in the order pushed.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let frame = &self.bytes[start..end];
+            start = end;
+            frame
+        })
+    }
+}
+
+/// How interface ports move frames (Linux `AF_PACKET`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InterfaceIo {
+    /// Batches: a memory-mapped `TPACKET_V3` receive ring per interface
+    /// and one `sendmmsg` per batch of frames out of it. Where the ring
+    /// cannot be set up the interface falls back to [`InterfaceIo::PerFrame`]
+    /// (logged once, at start).
+    Ring(RingConfig),
+    /// One `recvfrom` and one `send` system call per frame.
+    PerFrame,
+}
+
+impl Default for InterfaceIo {
+    fn default() -> InterfaceIo {
+        InterfaceIo::Ring(RingConfig::default())
+    }
+}
+
+/// Shape of an interface's receive ring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RingConfig {
+    /// Bytes per block: a multiple of the page size, and the largest frame
+    /// received whole (longer ones are cut to fit).
+    pub block_size: usize,
+    /// Blocks in the ring (`block_size * block_count` bytes are mapped).
+    pub block_count: usize,
+    /// How long the kernel keeps a partly filled block before handing it
+    /// over: under light load a frame waits up to this long (whole
+    /// milliseconds, at least 1, rounded up to the kernel's tick).
+    pub block_timeout: Duration,
+}
+
+impl Default for RingConfig {
+    /// 16 blocks of 256 KiB (4 MiB, as the socket buffers), 1 ms.
+    fn default() -> RingConfig {
+        RingConfig {
+            block_size: 256 << 10,
+            block_count: 16,
+            block_timeout: Duration::from_millis(1),
+        }
+    }
 }
 
 /// Where frames leaving a port go.
@@ -30,9 +135,15 @@ pub(crate) enum Inbound {
 pub(crate) enum Egress {
     /// An in-memory port: the test's receiving end.
     Memory(Sender<Vec<u8>>),
-    /// A Linux interface.
+    /// A Linux interface: frames of a batch go out in one `sendmmsg` when
+    /// `batched`, else one `send` each.
     #[cfg(target_os = "linux")]
-    Raw(Arc<crate::afpacket::RawSocket>),
+    Raw {
+        /// The socket frames leave by.
+        socket: Arc<crate::afpacket::RawSocket>,
+        /// Whether a batch leaves in one call.
+        batched: bool,
+    },
     /// A port carried over UDP.
     Udp(Arc<crate::udp::UdpPort>),
 }
