@@ -252,13 +252,22 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[(f64, usize, f64); 2], Str
     // Without root, creating the veths fails and says so.
     let veths = Veths::create()?;
     let ways = [InterfaceIo::default(), InterfaceIo::PerFrame];
+    // ESA_BENCH_VETH=ring or per-frame runs only that way (for profiling).
+    let only = std::env::var("ESA_BENCH_VETH").ok();
+    let names = ["ring", "per-frame"];
     let mut samples: [Vec<VethSample>; 2] = [Vec::new(), Vec::new()];
     for _ in 0..runs {
         for (way, io) in ways.iter().enumerate() {
+            if only.as_deref().is_some_and(|o| o != names[way]) {
+                continue;
+            }
             samples[way].push(veth_rate(&veths, io, packets));
         }
     }
     Ok(samples.map(|s| {
+        if s.is_empty() {
+            return (f64::NAN, 0, f64::NAN);
+        }
         let lost = s.iter().map(|x| x.lost).max().unwrap_or(0);
         (
             median(s.iter().map(|x| x.rate).collect()),
