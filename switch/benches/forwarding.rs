@@ -5,16 +5,27 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use esa_switch::device::Device;
-use esa_switch::{InterfaceIo, Program, RingConfig, Source, Switch, SwitchConfig};
+use esa_switch::{InterfaceIo, Program, RingConfig, RingKind, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::{self as v1, entity, update::Type::Insert};
 
 const PACKETS: usize = 20_000;
 const RUNS: usize = 5;
 /// Frames per veth run.
 const VETH_PACKETS: usize = 200_000;
+/// The ways the switch's interfaces are measured: the default ring
+/// (TPACKET_V2 slots read by the packet thread), the same ring read by a
+/// reader thread per port, the block ring (TPACKET_V3), one system call
+/// per frame.
+const WAYS: usize = 4;
+const WAY_NAMES: [&str; WAYS] = ["ring", "ring+reader", "ring-blocks", "per-frame"];
+/// Frames the veth sender keeps in flight at most (half the default ring).
+const WINDOW: usize = 1024;
+/// Frames sent one at a time per latency run.
+const LATENCY_FRAMES: usize = 200;
 
 fn program() -> Program {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/l2_switch.p4");
@@ -202,14 +213,23 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
     let f = frame();
     let cpu_before = switch_threads_cpu_ns();
     let start = Instant::now();
+    let in_flight = AtomicUsize::new(0);
+    let gave_up = AtomicBool::new(false);
     let (received, last) = std::thread::scope(|s| {
-        let f = &f;
-        let tx = &tx;
+        let (f, tx, in_flight, gave_up) = (&f, &tx, &in_flight, &gave_up);
         s.spawn(move || {
             let burst = vec![&f[..]; 64];
             let mut left = packets;
-            while left > 0 {
+            while left > 0 && !gave_up.load(Ordering::Relaxed) {
+                // At most WINDOW frames between the two ends, so the
+                // measurement is the rate the switch keeps up with, not
+                // how fast an overrun ring drops.
+                if in_flight.load(Ordering::Acquire) > WINDOW {
+                    std::thread::yield_now();
+                    continue;
+                }
                 let n = left.min(burst.len());
+                in_flight.fetch_add(n, Ordering::AcqRel);
                 // A full transmit queue drops the frame; it counts as lost.
                 tx.send_many(&burst[..n], |_, _| {});
                 left -= n;
@@ -223,12 +243,19 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
                 .expect("receive");
             if n == 0 {
                 idle += 1;
+                // Lost frames would hold the window shut: let them go.
+                in_flight.store(0, Ordering::Release);
             } else {
                 received += matched;
+                in_flight.fetch_sub(
+                    matched.min(in_flight.load(Ordering::Acquire)),
+                    Ordering::AcqRel,
+                );
                 last = Instant::now();
                 idle = 0;
             }
         }
+        gave_up.store(true, Ordering::Relaxed);
         (received, last)
     });
     let cpu_after = switch_threads_cpu_ns();
@@ -245,40 +272,97 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
     }
 }
 
+/// Median time one frame takes through the switch when it travels alone
+/// (light load), `io` on the switch's interfaces, µs. The bench's ends
+/// send and receive one frame per system call, so they add no batching
+/// delay of their own.
+#[cfg(target_os = "linux")]
+fn veth_latency_us(veths: &Veths, io: &InterfaceIo, frames: usize) -> f64 {
+    use esa_switch::afpacket::{MAX_FRAME, RawSocket};
+    let (switch, _) = Switch::builder(SwitchConfig {
+        interface_io: io.clone(),
+        ..SwitchConfig::default()
+    })
+    .program(program())
+    .interface(1, veths.name("a", 1))
+    .interface(2, veths.name("b", 1))
+    .build()
+    .expect("switch opens the veths");
+    switch.with_device(|d| install(d.expect("program loaded")));
+    let poll = Duration::from_millis(200);
+    let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
+    let rx = RawSocket::open(&veths.name("b", 0), poll).expect("open receiver veth");
+    let f = frame();
+    let mut buf = vec![0u8; MAX_FRAME];
+    let mut samples = Vec::new();
+    for _ in 0..frames {
+        let start = Instant::now();
+        tx.send(&f).expect("send");
+        let mut idle = 0;
+        while idle < 5 {
+            match rx.recv(&mut buf).expect("receive") {
+                Some(n) if buf[..n] == f[..] => {
+                    samples.push(start.elapsed().as_secs_f64() * 1e6);
+                    break;
+                }
+                Some(_) => {}
+                None => idle += 1,
+            }
+        }
+    }
+    drop(switch);
+    median(samples)
+}
+
 /// Medians over `runs` of the ring path and the per-frame path,
 /// interleaved; when it can run (root, Linux, `ip`), else why not.
 #[cfg(target_os = "linux")]
-fn veth_rates(runs: usize, packets: usize) -> Result<[(f64, usize, f64); 2], String> {
+fn veth_rates(runs: usize, packets: usize) -> Result<[(f64, usize, f64, f64); WAYS], String> {
     // Without root, creating the veths fails and says so.
     let veths = Veths::create()?;
-    let ways = [InterfaceIo::default(), InterfaceIo::PerFrame];
+    let ways = [
+        InterfaceIo::default(),
+        InterfaceIo::Ring(RingConfig {
+            reader_thread: true,
+            ..RingConfig::default()
+        }),
+        InterfaceIo::Ring(RingConfig {
+            kind: RingKind::Blocks,
+            ..RingConfig::default()
+        }),
+        InterfaceIo::PerFrame,
+    ];
     // ESA_BENCH_VETH=ring or per-frame runs only that way (for profiling).
     let only = std::env::var("ESA_BENCH_VETH").ok();
-    let names = ["ring", "per-frame"];
-    let mut samples: [Vec<VethSample>; 2] = [Vec::new(), Vec::new()];
+    let names = WAY_NAMES;
+    let mut samples: [Vec<VethSample>; WAYS] = Default::default();
+    let mut latency: [Vec<f64>; WAYS] = Default::default();
     for _ in 0..runs {
         for (way, io) in ways.iter().enumerate() {
             if only.as_deref().is_some_and(|o| o != names[way]) {
                 continue;
             }
             samples[way].push(veth_rate(&veths, io, packets));
+            latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
         }
     }
-    Ok(samples.map(|s| {
+    let mut out = [(f64::NAN, 0, f64::NAN, f64::NAN); WAYS];
+    for (way, s) in samples.iter().enumerate() {
         if s.is_empty() {
-            return (f64::NAN, 0, f64::NAN);
+            continue;
         }
-        let lost = s.iter().map(|x| x.lost).max().unwrap_or(0);
-        (
+        out[way] = (
             median(s.iter().map(|x| x.rate).collect()),
-            lost,
+            s.iter().map(|x| x.lost).max().unwrap_or(0),
             median(s.iter().map(|x| x.switch_cpu_ns).collect()),
-        )
-    }))
+            median(latency[way].clone()),
+        );
+    }
+    Ok(out)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn veth_rates(_runs: usize, _packets: usize) -> Result<[(f64, usize, f64); 2], String> {
+fn veth_rates(_runs: usize, _packets: usize) -> Result<[(f64, usize, f64, f64); WAYS], String> {
     Err("needs Linux (AF_PACKET)".into())
 }
 
@@ -295,11 +379,13 @@ fn main() {
     let packets = if quick { PACKETS / 10 } else { VETH_PACKETS };
     println!("Through two veth pairs (AF_PACKET ports), {packets} frames, median of {runs} runs:");
     match veth_rates(runs, packets) {
-        Ok([ring, per_frame]) => {
-            for (name, (rate, lost, cpu)) in [("ring", ring), ("per-frame", per_frame)] {
+        Ok(results) => {
+            let [ring, _, _, per_frame] = results;
+            for (name, (rate, lost, cpu, latency)) in WAY_NAMES.into_iter().zip(results) {
                 println!(
-                    "  {name:<10} {rate:>12.0} frames/s  switch CPU {cpu:>6.0} ns/frame \
-                     (= {:.0} frames/s per core)  at most {lost} lost",
+                    "  {name:<11} {rate:>9.0} frames/s  switch CPU {cpu:>6.0} ns/frame \
+                     (= {:.0} frames/s per core)  at most {lost} lost  \
+                     one frame alone: {latency:.0} µs",
                     1e9 / cpu.max(1.0)
                 );
             }

@@ -3,10 +3,11 @@
 //!
 //! Two ways to move frames, chosen per interface when the switch starts:
 //! - **Ring** (the default): the kernel writes received frames into a
-//!   memory-mapped `TPACKET_V3` ring ([`RxRing`]) of blocks; the reader
-//!   wakes once per filled (or timed-out) block and walks every frame in
-//!   it, then hands the block back. Frames leave in batches, one
-//!   `sendmmsg` per batch ([`RawSocket::send_many`]) on a send-only socket
+//!   memory-mapped ring ([`RxRing`]); the reader wakes, walks every frame
+//!   handed over (`TPACKET_V2` slots as soon as each is written, or
+//!   `TPACKET_V3` blocks when full or timed out, [`RingKind`]) and hands
+//!   the memory back. Frames leave in batches, one `sendmmsg` per batch
+//!   ([`RawSocket::send_many`]) on a send-only socket
 //!   ([`RawSocket::open_sender`]).
 //! - **Per frame** (the fallback when a ring cannot be set up, e.g. an old
 //!   kernel or a locked-memory limit): one `recvfrom` and one `send` per
@@ -21,7 +22,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-pub use crate::ports::RingConfig;
+pub use crate::ports::{RingConfig, RingKind};
 
 /// Largest frame received (jumbo frames and GSO leftovers fit).
 pub const MAX_FRAME: usize = 65536;
@@ -257,17 +258,25 @@ impl RawSocket {
     }
 }
 
-/// A `TPACKET_V3` receive ring on one interface, promiscuous: the kernel
-/// fills blocks of frames in the mapped memory; [`RxRing::recv_batch`]
-/// walks each block the kernel has retired and hands it back.
+/// A receive ring on one interface, promiscuous: the kernel writes
+/// frames into the mapped memory, [`RxRing::recv_batch`] walks every
+/// frame handed over and hands the memory back ([`RingKind`] says in what
+/// units).
 #[derive(Debug)]
 pub struct RxRing {
     fd: OwnedFd,
     map: NonNull<u8>,
+    map_len: usize,
+    kind: RingKind,
     block_size: usize,
     block_count: usize,
-    /// The block the kernel fills next, in ring order.
+    /// [`RingKind::Frames`]: slot size and slots per block.
+    frame_size: usize,
+    frames_per_block: usize,
+    /// The unit (block or slot) the kernel fills next, in ring order.
     next: usize,
+    /// Frames skipped because they did not fit their slot or block.
+    oversized: u64,
     poll_ms: i32,
     name: String,
 }
@@ -280,9 +289,25 @@ unsafe impl Send for RxRing {}
 /// are packed by length).
 const V3_FRAME_SIZE: usize = 2048;
 
-/// Where the frame's `sockaddr_ll` sits, after the aligned frame header.
-const V3_ADDR_OFFSET: usize = (size_of::<libc::tpacket3_hdr>() + libc::TPACKET_ALIGNMENT - 1)
-    & !(libc::TPACKET_ALIGNMENT - 1);
+/// Rounds up to the ring's alignment (`TPACKET_ALIGN`).
+const fn tpacket_align(n: usize) -> usize {
+    (n + libc::TPACKET_ALIGNMENT - 1) & !(libc::TPACKET_ALIGNMENT - 1)
+}
+
+/// Where a frame's `sockaddr_ll` sits, after the aligned frame header.
+const V2_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket2_hdr>());
+const V3_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket3_hdr>());
+
+/// The fields of a frame header the reader uses, wherever they sit.
+struct FrameHeader {
+    /// Bytes captured and the frame's length on the wire.
+    snaplen: u32,
+    len: u32,
+    /// Offset of the frame from its header.
+    mac: u16,
+    /// `sll_pkttype`.
+    pkttype: u8,
+}
 
 impl RxRing {
     /// Sets up the ring on `name` (which must exist; needs CAP_NET_RAW and
@@ -291,36 +316,54 @@ impl RxRing {
     pub fn open(name: &str, config: &RingConfig, poll: Duration) -> io::Result<RxRing> {
         let ifindex = interface_index(name)?;
         let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
-        let frames_per_block = config.block_size / V3_FRAME_SIZE;
+        let to_uint = |n: usize| {
+            libc::c_uint::try_from(n).map_err(|_| invalid("ring size does not fit 32 bits"))
+        };
+        let frame_size = match config.kind {
+            RingKind::Frames => config.frame_size,
+            RingKind::Blocks => V3_FRAME_SIZE,
+        };
+        let frames_per_block = config.block_size.checked_div(frame_size).unwrap_or(0);
         if frames_per_block == 0 || config.block_count == 0 {
-            return Err(invalid("ring blocks must hold at least one 2 KiB frame"));
+            return Err(invalid("ring blocks must hold at least one frame slot"));
         }
-        let timeout_ms = config
-            .block_timeout
-            .as_millis()
-            .clamp(1, u128::from(u32::MAX)) as u32;
         let fd = packet_socket()?;
+        let version = match config.kind {
+            RingKind::Frames => libc::tpacket_versions::TPACKET_V2,
+            RingKind::Blocks => libc::tpacket_versions::TPACKET_V3,
+        };
         set_option(
             &fd,
             libc::SOL_PACKET,
             libc::PACKET_VERSION,
-            &(libc::tpacket_versions::TPACKET_V3 as i32),
+            &(version as i32),
         )
-        .map_err(|e| context(e, "PACKET_VERSION TPACKET_V3"))?;
-        let to_uint = |n: usize| {
-            libc::c_uint::try_from(n).map_err(|_| invalid("ring size does not fit 32 bits"))
-        };
+        .map_err(|e| context(e, "PACKET_VERSION"))?;
         let request = libc::tpacket_req3 {
             tp_block_size: to_uint(config.block_size)?,
             tp_block_nr: to_uint(config.block_count)?,
-            tp_frame_size: V3_FRAME_SIZE as libc::c_uint,
+            tp_frame_size: to_uint(frame_size)?,
             tp_frame_nr: to_uint(frames_per_block * config.block_count)?,
-            tp_retire_blk_tov: timeout_ms,
+            tp_retire_blk_tov: config.block_timeout.as_millis().clamp(1, 1 << 31) as u32,
             tp_sizeof_priv: 0,
             tp_feature_req_word: 0,
         };
-        set_option(&fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request)
-            .map_err(|e| context(e, "PACKET_RX_RING"))?;
+        let set = match config.kind {
+            // V2 takes the first four fields only.
+            RingKind::Frames => set_option(
+                &fd,
+                libc::SOL_PACKET,
+                libc::PACKET_RX_RING,
+                &libc::tpacket_req {
+                    tp_block_size: request.tp_block_size,
+                    tp_block_nr: request.tp_block_nr,
+                    tp_frame_size: request.tp_frame_size,
+                    tp_frame_nr: request.tp_frame_nr,
+                },
+            ),
+            RingKind::Blocks => set_option(&fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request),
+        };
+        set.map_err(|e| context(e, "PACKET_RX_RING"))?;
         let map_len = config.block_size * config.block_count;
         // SAFETY: a fresh shared mapping of the ring the kernel just made
         // for `fd`, of exactly its size; the kernel checks both.
@@ -340,9 +383,14 @@ impl RxRing {
         let ring = RxRing {
             fd,
             map: NonNull::new(map.cast()).expect("mmap succeeded"),
+            map_len,
+            kind: config.kind,
             block_size: config.block_size,
             block_count: config.block_count,
+            frame_size,
+            frames_per_block,
             next: 0,
+            oversized: 0,
             poll_ms: poll.as_millis().min(i32::MAX as u128) as i32,
             name: name.to_string(),
         };
@@ -357,118 +405,180 @@ impl RxRing {
         &self.name
     }
 
-    /// The status word of block `index`, which the kernel and this reader
+    /// Frames skipped so far because they were longer than a slot (or a
+    /// block).
+    pub fn oversized(&self) -> u64 {
+        self.oversized
+    }
+
+    /// Units (slots or blocks) in the ring.
+    fn units(&self) -> usize {
+        match self.kind {
+            RingKind::Frames => self.frames_per_block * self.block_count,
+            RingKind::Blocks => self.block_count,
+        }
+    }
+
+    /// Offset of unit `index` in the mapping.
+    fn unit_offset(&self, index: usize) -> usize {
+        match self.kind {
+            RingKind::Frames => {
+                (index / self.frames_per_block) * self.block_size
+                    + (index % self.frames_per_block) * self.frame_size
+            }
+            RingKind::Blocks => index * self.block_size,
+        }
+    }
+
+    fn unit_size(&self) -> usize {
+        match self.kind {
+            RingKind::Frames => self.frame_size,
+            RingKind::Blocks => self.block_size,
+        }
+    }
+
+    /// The status word of unit `index`, which the kernel and this reader
     /// hand back and forth.
-    fn block_status(&self, index: usize) -> &AtomicU32 {
-        let offset = std::mem::offset_of!(libc::tpacket_block_desc, hdr)
-            + std::mem::offset_of!(libc::tpacket_hdr_v1, block_status);
-        // SAFETY: `index < block_count`, so the word lies in the mapping,
-        // 4-aligned (blocks are page-aligned); the kernel only changes it
-        // atomically from its side, and the mapping lives as long as
+    fn status(&self, index: usize) -> &AtomicU32 {
+        let offset = match self.kind {
+            RingKind::Frames => std::mem::offset_of!(libc::tpacket2_hdr, tp_status),
+            RingKind::Blocks => {
+                std::mem::offset_of!(libc::tpacket_block_desc, hdr)
+                    + std::mem::offset_of!(libc::tpacket_hdr_v1, block_status)
+            }
+        };
+        // SAFETY: `index` is below `units()`, so the word lies in the
+        // mapping, 4-aligned (units are 16-aligned); the kernel changes it
+        // only atomically from its side, and the mapping lives as long as
         // `self`.
         unsafe {
             &*self
                 .map
                 .as_ptr()
-                .add(index * self.block_size + offset)
+                .add(self.unit_offset(index) + offset)
                 .cast::<AtomicU32>()
         }
     }
 
-    fn block_ready(&self, index: usize) -> bool {
-        self.block_status(index).load(Ordering::Acquire) & libc::TP_STATUS_USER != 0
+    fn ready(&self, index: usize) -> bool {
+        self.status(index).load(Ordering::Acquire) & libc::TP_STATUS_USER != 0
     }
 
-    /// Waits up to the poll interval for a retired block, then calls
-    /// `each` with every frame of every retired block, in arrival order,
-    /// and returns the blocks to the kernel. Returns the number of frames
-    /// (0 when the wait timed out). Frames this host sent are skipped.
-    pub fn recv_batch(&mut self, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
-        if !self.block_ready(self.next) {
-            let mut pfd = libc::pollfd {
-                fd: self.fd.as_raw_fd(),
-                events: libc::POLLIN | libc::POLLERR,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd, living across the call.
-            let rc = unsafe { libc::poll(&raw mut pfd, 1, self.poll_ms) };
-            if rc < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    return Ok(0);
-                }
-                return Err(e);
-            }
+    /// Whether frames are waiting.
+    pub fn has_frames(&self) -> bool {
+        self.ready(self.next)
+    }
+
+    /// Waits up to the poll interval for frames, then calls `each` with
+    /// every frame handed over, in arrival order, and hands the memory
+    /// back. Returns the number of frames (0 when the wait timed out).
+    /// Frames this host sent, and frames longer than a slot, are skipped.
+    pub fn recv_batch(&mut self, each: impl FnMut(&[u8])) -> io::Result<usize> {
+        if !self.has_frames() {
+            wait_readable(&[self.fd.as_raw_fd()], self.poll_ms)?;
         }
+        Ok(self.recv_ready(each))
+    }
+
+    /// As [`RxRing::recv_batch`] without waiting: the frames already
+    /// handed over, at most one turn of the ring.
+    pub fn recv_ready(&mut self, mut each: impl FnMut(&[u8])) -> usize {
         let mut frames = 0;
         // At most one turn of the ring per call, so the caller gets the
-        // batch while the kernel refills the blocks just returned.
-        for _ in 0..self.block_count {
-            if !self.block_ready(self.next) {
+        // batch while the kernel refills what was just handed back.
+        for _ in 0..self.units() {
+            if !self.ready(self.next) {
                 break;
             }
-            frames += self.walk_block(self.next, &mut each);
-            self.block_status(self.next)
+            frames += self.walk(self.next, &mut each);
+            self.status(self.next)
                 .store(libc::TP_STATUS_KERNEL, Ordering::Release);
-            self.next = (self.next + 1) % self.block_count;
+            self.next = (self.next + 1) % self.units();
         }
-        Ok(frames)
+        frames
     }
 
-    /// Calls `each` with the frames of block `index`, which the kernel has
+    /// Calls `each` with the frames of unit `index`, which the kernel has
     /// handed over (its status is `TP_STATUS_USER`, read with Acquire).
-    fn walk_block(&self, index: usize, each: &mut impl FnMut(&[u8])) -> usize {
-        // SAFETY: the block lies in the mapping and belongs to this reader
+    fn walk(&mut self, index: usize, each: &mut impl FnMut(&[u8])) -> usize {
+        // SAFETY: the unit lies in the mapping and belongs to this reader
         // until its status is handed back; the kernel does not write it
         // meanwhile, so a shared view of it is sound.
-        let block = unsafe {
+        let unit = unsafe {
             std::slice::from_raw_parts(
-                self.map.as_ptr().add(index * self.block_size).cast_const(),
-                self.block_size,
+                self.map.as_ptr().add(self.unit_offset(index)).cast_const(),
+                self.unit_size(),
             )
         };
         let word = |at: usize| -> Option<u32> {
-            Some(u32::from_ne_bytes(block.get(at..at + 4)?.try_into().ok()?))
+            Some(u32::from_ne_bytes(unit.get(at..at + 4)?.try_into().ok()?))
         };
         let half = |at: usize| -> Option<u16> {
-            Some(u16::from_ne_bytes(block.get(at..at + 2)?.try_into().ok()?))
+            Some(u16::from_ne_bytes(unit.get(at..at + 2)?.try_into().ok()?))
         };
-        let desc = std::mem::offset_of!(libc::tpacket_block_desc, hdr);
-        let num_pkts = word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, num_pkts));
-        let first = word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt));
-        let (Some(num_pkts), Some(mut at)) = (num_pkts, first.map(|o| o as usize)) else {
+        let pkttype = |at: usize| {
+            unit.get(at + std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype))
+                .copied()
+        };
+        // Each frame header with its offset, and the next header's offset
+        // (0: the last one).
+        let header = |at: usize| -> Option<(FrameHeader, usize)> {
+            match self.kind {
+                RingKind::Frames => Some((
+                    FrameHeader {
+                        snaplen: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_snaplen))?,
+                        len: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_len))?,
+                        mac: half(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_mac))?,
+                        pkttype: pkttype(at + V2_ADDR_OFFSET)?,
+                    },
+                    0,
+                )),
+                RingKind::Blocks => Some((
+                    FrameHeader {
+                        snaplen: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen))?,
+                        len: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_len))?,
+                        mac: half(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_mac))?,
+                        pkttype: pkttype(at + V3_ADDR_OFFSET)?,
+                    },
+                    word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset))? as usize,
+                )),
+            }
+        };
+        // How many frames, and where the first header is.
+        let (Some(count), Some(mut at)) = (match self.kind {
+            RingKind::Frames => (Some(1), Some(0)),
+            RingKind::Blocks => {
+                let desc = std::mem::offset_of!(libc::tpacket_block_desc, hdr);
+                (
+                    word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, num_pkts)),
+                    word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt))
+                        .map(|o| o as usize),
+                )
+            }
+        }) else {
             return 0;
         };
         let mut delivered = 0;
-        for _ in 0..num_pkts {
-            let field = |name_offset: usize| at + name_offset;
-            let next = word(field(std::mem::offset_of!(
-                libc::tpacket3_hdr,
-                tp_next_offset
-            )));
-            let snaplen = word(field(std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen)));
-            let mac = half(field(std::mem::offset_of!(libc::tpacket3_hdr, tp_mac)));
-            let pkttype = block
-                .get(at + V3_ADDR_OFFSET + std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype));
-            let (Some(next), Some(snaplen), Some(mac), Some(&pkttype)) =
-                (next, snaplen, mac, pkttype)
-            else {
+        for _ in 0..count {
+            let Some((h, next)) = header(at) else {
                 break;
             };
-            let start = at + mac as usize;
-            // The kernel never writes a frame past its block; if it did,
+            let start = at + h.mac as usize;
+            // The kernel never writes a frame past its unit; if it did,
             // stop rather than read outside it.
-            let Some(frame) = block.get(start..start + snaplen as usize) else {
+            let Some(frame) = unit.get(start..start + h.snaplen as usize) else {
                 break;
             };
-            if pkttype != libc::PACKET_OUTGOING {
+            if h.snaplen < h.len {
+                self.oversized += 1;
+            } else if h.pkttype != libc::PACKET_OUTGOING {
                 each(frame);
                 delivered += 1;
             }
             if next == 0 {
                 break;
             }
-            at += next as usize;
+            at += next;
         }
         delivered
     }
@@ -476,6 +586,8 @@ impl RxRing {
     /// Frames the kernel dropped because the ring was full, since the last
     /// call (reading resets the kernel's count).
     pub fn take_drops(&self) -> io::Result<u64> {
+        // Both versions' statistics start with packets and drops; V3's
+        // struct is the larger.
         // SAFETY: an all-zero tpacket_stats_v3 is valid.
         let mut stats: libc::tpacket_stats_v3 = unsafe { zeroed() };
         let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
@@ -499,12 +611,80 @@ impl RxRing {
 
 impl Drop for RxRing {
     fn drop(&mut self) {
-        // SAFETY: the mapping was made in `open` with this length and no
-        // reference into it outlives `&self` borrows, none of which are
+        // SAFETY: the mapping was made in `open` with this length, and no
+        // reference into it outlives a `&self` borrow, none of which is
         // live during drop.
         unsafe {
-            libc::munmap(self.map.as_ptr().cast(), self.block_size * self.block_count);
+            libc::munmap(self.map.as_ptr().cast(), self.map_len);
         }
+    }
+}
+
+/// Waits until one of `rings` has frames or `waker` is woken, at most
+/// `timeout`.
+pub fn wait_any(rings: &[&RxRing], waker: &Waker, timeout: Duration) -> io::Result<()> {
+    let mut fds: Vec<i32> = rings.iter().map(|r| r.fd.as_raw_fd()).collect();
+    fds.push(waker.fd.as_raw_fd());
+    wait_readable(&fds, timeout.as_millis().min(i32::MAX as u128) as i32)
+}
+
+/// `poll` for input on `fds`, at most `timeout_ms`; an interrupted wait
+/// counts as a timeout.
+fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<()> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN | libc::POLLERR,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `pfds` is a valid array of that many pollfds, living across
+    // the call.
+    let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Wakes a thread waiting in [`wait_any`]: an `eventfd`.
+#[derive(Debug)]
+pub struct Waker {
+    fd: OwnedFd,
+}
+
+impl Waker {
+    /// A new waker, not woken.
+    pub fn new() -> io::Result<Waker> {
+        // SAFETY: plain system call with constant arguments.
+        let raw = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if raw < 0 {
+            return Err(last_error("eventfd"));
+        }
+        // SAFETY: `raw` is a new descriptor that nothing else owns.
+        Ok(Waker {
+            fd: unsafe { OwnedFd::from_raw_fd(raw) },
+        })
+    }
+
+    /// Wakes the waiting thread (or the next wait, if none is waiting).
+    pub fn wake(&self) {
+        let one = 1u64;
+        // SAFETY: `one` is valid for reads of 8 bytes; a full counter
+        // (EAGAIN) still leaves the waker woken.
+        let _ = unsafe { libc::write(self.fd.as_raw_fd(), (&raw const one).cast(), 8) };
+    }
+
+    /// Resets it to not woken.
+    pub fn clear(&self) {
+        let mut count = 0u64;
+        // SAFETY: `count` is valid for writes of 8 bytes; EAGAIN means it
+        // was not woken.
+        let _ = unsafe { libc::read(self.fd.as_raw_fd(), (&raw mut count).cast(), 8) };
     }
 }
 

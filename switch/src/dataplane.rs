@@ -12,14 +12,26 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
+#[cfg(target_os = "linux")]
+use crate::afpacket::{RxRing, wait_any};
 use crate::device::Device;
 use crate::pcap::PcapWriter;
+#[cfg(target_os = "linux")]
+use crate::ports::Doorbell;
 use crate::ports::{Egress, Inbound, PortCounters};
 use crate::server::Shared;
 
 /// Frames taken from the channel per device lock, at most (a P4Runtime
 /// write waits for at most one batch).
 const BATCH_FRAMES: usize = 1024;
+
+/// Longest sleep on the rings (a doorbell or a frame ends it sooner).
+#[cfg(target_os = "linux")]
+const READ_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Stands in for the ring type where there are no rings.
+#[cfg(not(target_os = "linux"))]
+type RxRing = std::convert::Infallible;
 
 /// The packet thread's state.
 #[derive(Debug)]
@@ -35,11 +47,85 @@ pub(crate) struct Dataplane {
     pub(crate) pending: HashMap<u32, Vec<Vec<u8>>>,
     /// Frames the current batch sends to the CPU port, in order.
     pub(crate) packet_ins: Vec<Vec<u8>>,
+    /// Receive rings this thread reads itself, by port.
+    #[cfg(target_os = "linux")]
+    pub(crate) rings: Vec<(u32, RxRing)>,
+    /// Wakes this thread from its wait on the rings when a message is
+    /// queued (present when it reads rings).
+    #[cfg(target_os = "linux")]
+    pub(crate) doorbell: Option<Arc<Doorbell>>,
 }
 
 impl Dataplane {
     /// Runs until [`Inbound::Stop`] or until every sender is gone.
-    pub(crate) fn run(mut self) {
+    pub(crate) fn run(self) {
+        #[cfg(target_os = "linux")]
+        if let Some(doorbell) = self.doorbell.clone() {
+            return self.run_with_rings(&doorbell);
+        }
+        self.run_on_channel();
+    }
+
+    /// Runs with interface rings to read besides the channel: each round
+    /// takes what is waiting on the channel and in every ring, without
+    /// waiting, and runs it under one device lock; with nothing waiting it
+    /// sleeps in `poll` on the rings and the doorbell.
+    #[cfg(target_os = "linux")]
+    fn run_with_rings(mut self, doorbell: &Doorbell) {
+        let mut rings = std::mem::take(&mut self.rings);
+        let mut batch = Vec::new();
+        loop {
+            let mut stop = self.take_messages(&mut batch);
+            if batch.is_empty() && !stop && !rings.iter().any(|(_, r)| r.has_frames()) {
+                // Idle: make captures visible before sleeping.
+                for w in self.pcap.values_mut() {
+                    let _ = w.flush();
+                }
+                doorbell.park();
+                // A message queued before `park` is seen here; one queued
+                // after it rings the doorbell.
+                stop = self.take_messages(&mut batch);
+                if batch.is_empty() && !stop {
+                    let waiting: Vec<&RxRing> = rings.iter().map(|(_, r)| r).collect();
+                    if let Err(e) = wait_any(&waiting, doorbell.waker(), READ_POLL) {
+                        tracing::error!("waiting for frames: {e}");
+                        std::thread::sleep(READ_POLL);
+                    }
+                }
+                doorbell.unpark();
+            }
+            self.handle_batch(&batch, &mut rings);
+            batch.clear();
+            if stop {
+                break;
+            }
+        }
+        for w in self.pcap.values_mut() {
+            let _ = w.flush();
+        }
+        tracing::debug!("packet thread stopped");
+    }
+
+    /// Moves up to [`BATCH_FRAMES`] frames' worth of waiting messages into
+    /// `batch` without waiting. Returns whether to stop after them.
+    #[cfg(target_os = "linux")]
+    fn take_messages(&mut self, batch: &mut Vec<Inbound>) -> bool {
+        let mut frames = batch.iter().map(Inbound::frame_count).sum::<usize>();
+        while frames < BATCH_FRAMES {
+            match self.inbound.try_recv() {
+                Ok(Inbound::Stop) | Err(TryRecvError::Disconnected) => return true,
+                Ok(m) => {
+                    frames += m.frame_count();
+                    batch.push(m);
+                }
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        false
+    }
+
+    /// Runs with the channel as the only input, blocking on it when idle.
+    fn run_on_channel(mut self) {
         let mut batch = Vec::new();
         'run: loop {
             let first = match self.inbound.try_recv() {
@@ -75,7 +161,7 @@ impl Dataplane {
                     Err(_) => break,
                 }
             }
-            self.handle_batch(&batch);
+            self.handle_batch(&batch, &mut []);
             batch.clear();
             if stop {
                 break 'run;
@@ -87,9 +173,10 @@ impl Dataplane {
         tracing::debug!("packet thread stopped");
     }
 
-    /// Runs every frame of `batch` in order under one device lock, then
+    /// Runs every frame of `batch` in order, then every frame waiting in
+    /// `rings` (straight from ring memory), under one device lock; then
     /// sends the outputs.
-    fn handle_batch(&mut self, batch: &[Inbound]) {
+    fn handle_batch(&mut self, batch: &[Inbound], rings: &mut [(u32, RxRing)]) {
         let shared = self.shared.clone();
         let program = {
             let mut guard = shared.lock_device();
@@ -112,6 +199,12 @@ impl Dataplane {
                     Inbound::Stop => {}
                 }
             }
+            #[cfg(target_os = "linux")]
+            for (port, ring) in rings.iter_mut() {
+                ring.recv_ready(|data| self.ingress(device.as_deref_mut(), *port, data));
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = rings;
             device.map(|d| d.program().clone())
         };
         if !self.packet_ins.is_empty() {

@@ -57,13 +57,13 @@ use std::time::{Duration, Instant};
 use p4runtime_proto::P4RuntimeServer;
 
 pub use error::{LoadError, SwitchError};
-pub use ports::{InterfaceIo, MemoryPort, PortSender, PortStats, RingConfig, Stopped};
+pub use ports::{InterfaceIo, MemoryPort, PortSender, PortStats, RingConfig, RingKind, Stopped};
 pub use program::{Program, Source};
 pub use server::Service;
 
 #[cfg(target_os = "linux")]
 use ports::FrameBatch;
-use ports::{Egress, Inbound, PortCounters};
+use ports::{Egress, Inbound, InboundSender, PortCounters};
 use server::Shared;
 
 /// Switch-wide settings.
@@ -155,7 +155,24 @@ impl SwitchBuilder {
                 });
             }
         }
-        let (inbound_tx, inbound_rx) = mpsc::channel();
+        let (raw_tx, inbound_rx) = mpsc::channel();
+        // The packet thread reads rings itself unless each has a reader.
+        #[cfg(target_os = "linux")]
+        let doorbell = match &self.config.interface_io {
+            InterfaceIo::Ring(c) if !c.reader_thread && !self.interfaces.is_empty() => {
+                Some(Arc::new(ports::Doorbell::new().map_err(|e| {
+                    SwitchError::Port {
+                        port: 0,
+                        message: format!("cannot make the packet thread's waker: {e}"),
+                    }
+                })?))
+            }
+            _ => None,
+        };
+        #[cfg(target_os = "linux")]
+        let inbound_tx = InboundSender::new(raw_tx, doorbell.clone());
+        #[cfg(not(target_os = "linux"))]
+        let inbound_tx = InboundSender::new(raw_tx);
         let shared = Arc::new(Shared::new(
             self.config.device_id,
             self.config.cpu_port,
@@ -199,8 +216,17 @@ impl SwitchBuilder {
             }
         }
         #[cfg(target_os = "linux")]
+        let mut pipeline_rings = Vec::new();
+        #[cfg(target_os = "linux")]
         for port in opened {
             let number = port.number;
+            let port = match port.receive {
+                Receive::Ring(ring) if doorbell.is_some() => {
+                    pipeline_rings.push((number, ring));
+                    continue;
+                }
+                receive => InterfacePort { receive, ..port },
+            };
             let handle = port
                 .spawn_reader(inbound_tx.clone(), stop.clone())
                 .map_err(|e| SwitchError::Interface {
@@ -257,6 +283,10 @@ impl SwitchBuilder {
             start: Instant::now(),
             pending: HashMap::new(),
             packet_ins: Vec::new(),
+            #[cfg(target_os = "linux")]
+            rings: pipeline_rings,
+            #[cfg(target_os = "linux")]
+            doorbell,
         };
         let packet_thread = std::thread::Builder::new()
             .name("esa-switch-pipeline".into())
@@ -285,7 +315,7 @@ impl SwitchBuilder {
 #[derive(Debug)]
 pub struct Switch {
     shared: Arc<Shared>,
-    inbound: mpsc::Sender<Inbound>,
+    inbound: InboundSender,
     stats: BTreeMap<u32, Arc<PortCounters>>,
     stop: Arc<AtomicBool>,
     packet_thread: Option<JoinHandle<()>>,
@@ -450,7 +480,7 @@ impl InterfacePort {
     /// until `stop` (looked at every [`READER_POLL`]).
     fn spawn_reader(
         self,
-        tx: mpsc::Sender<Inbound>,
+        tx: InboundSender,
         stop: Arc<AtomicBool>,
     ) -> std::io::Result<JoinHandle<()>> {
         let p = self.number;
@@ -459,6 +489,7 @@ impl InterfacePort {
             Receive::Ring(mut ring) => builder.spawn(move || {
                 // Sized like the last batch, so a burst allocates once.
                 let (mut frames_hint, mut bytes_hint) = (0, 0);
+                let mut oversized_warned = false;
                 while !stop.load(Ordering::Relaxed) {
                     let mut frames = FrameBatch::with_capacity(frames_hint, bytes_hint);
                     match ring.recv_batch(|frame| frames.push(frame)) {
@@ -473,6 +504,14 @@ impl InterfacePort {
                             tracing::error!(port = p, interface = ring.name(), "receive: {e}");
                             std::thread::sleep(READER_POLL);
                         }
+                    }
+                    if !oversized_warned && ring.oversized() > 0 {
+                        oversized_warned = true;
+                        tracing::warn!(
+                            port = p,
+                            interface = ring.name(),
+                            "frames longer than a ring slot are dropped (the first of them now)"
+                        );
                     }
                 }
             }),

@@ -1,4 +1,5 @@
-//! Interface ports on veth pairs: the receive ring and batched sends, the
+//! Interface ports on veth pairs: the receive rings (slots and blocks,
+//! read by the packet thread or by reader threads) and batched sends, the
 //! per-frame path asked for, the fallback when a ring cannot be set up,
 //! and shutdown. Needs root (veth pairs, raw sockets); opt-in with
 //! `ESA_NETNS_TESTS=1`, otherwise each test is skipped with a note.
@@ -14,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use esa_switch::afpacket::{RawSocket, RingConfig, RxRing};
+use esa_switch::afpacket::{RawSocket, RingConfig, RingKind, RxRing};
 use esa_switch::{InterfaceIo, PortStats, Program, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::update::Type::Insert;
 
@@ -224,78 +225,150 @@ fn falls_back_to_per_frame_when_the_ring_cannot_be_set_up() {
 }
 
 #[test]
-fn ring_of_small_blocks_forwards_bursts_spanning_many_blocks() {
+fn ring_read_by_reader_threads_forwards_byte_exact_and_in_order() {
     if !enabled() {
         return;
     }
-    let rig = Rig::create("s");
-    // Two or three of the test's frames fill a block; a window of 256
-    // spans about a hundred blocks and wraps the ring.
-    let small = InterfaceIo::Ring(RingConfig {
-        block_size: 4096,
-        block_count: 128,
-        block_timeout: Duration::from_millis(1),
+    let rig = Rig::create("t");
+    let io = InterfaceIo::Ring(RingConfig {
+        reader_thread: true,
+        ..RingConfig::default()
     });
-    let switch = rig.switch(small.clone());
-    assert_eq!(switch.interface_io(1), Some(&small));
+    let switch = rig.switch(io.clone());
+    assert_eq!(switch.interface_io(1), Some(&io));
     forwards_both_ways(&rig, &switch, 3000);
 }
 
 #[test]
-fn one_receive_walks_every_retired_block_in_order() {
+fn small_rings_forward_bursts_spanning_many_blocks() {
+    if !enabled() {
+        return;
+    }
+    let rig = Rig::create("s");
+    // One or two of the test's frames fill a 4 KiB block: a window of 256
+    // spans over a hundred blocks, and 3,000 frames wrap the ring often.
+    for (kind, reader_thread) in [
+        (RingKind::Frames, false),
+        (RingKind::Blocks, false),
+        (RingKind::Blocks, true),
+    ] {
+        let small = InterfaceIo::Ring(RingConfig {
+            kind,
+            block_size: 4096,
+            block_count: 256,
+            reader_thread,
+            ..RingConfig::default()
+        });
+        let switch = rig.switch(small.clone());
+        assert_eq!(switch.interface_io(1), Some(&small));
+        forwards_both_ways(&rig, &switch, 3000);
+    }
+}
+
+#[test]
+fn one_receive_walks_every_block_handed_over_in_order() {
     if !enabled() {
         return;
     }
     let rig = Rig::create("w");
+    let sender = RawSocket::open_sender(rig.a.end(0)).unwrap();
+    // 1,000-byte frames: two fit a 4 KiB block of 2 KiB slots, three a
+    // block of a block ring. 60 frames fill 20 or 30 blocks; the second
+    // burst wraps the ring.
+    for (kind, per_block) in [(RingKind::Frames, 2), (RingKind::Blocks, 3)] {
+        let config = RingConfig {
+            kind,
+            block_size: 4096,
+            block_count: 32,
+            // Long, so a block ring hands over only full blocks before
+            // the last.
+            block_timeout: Duration::from_millis(500),
+            ..RingConfig::default()
+        };
+        let mut ring = RxRing::open(rig.a.end(1), &config, POLL).unwrap();
+        for burst in 0..2 {
+            let frames: Vec<Vec<u8>> = (0..60)
+                .map(|i| {
+                    let mut f = numbered(MAC_B, MAC_A, burst * 60 + i);
+                    f.resize(1000, 0x5a);
+                    f
+                })
+                .collect();
+            let slices: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+            sender.send_many(&slices, |i, r| {
+                r.unwrap_or_else(|e| panic!("send {i}: {e}"))
+            });
+            let mut got = Vec::new();
+            let mut batches = Vec::new();
+            let mut idle = 0;
+            while got.len() < frames.len() && idle < IDLE_POLLS {
+                let n = ring
+                    .recv_batch(|f| {
+                        if f[6..12] == MAC_A {
+                            got.push(f.to_vec());
+                        }
+                    })
+                    .unwrap();
+                if n == 0 {
+                    idle += 1;
+                } else {
+                    batches.push(n);
+                }
+            }
+            assert_same_frames(&format!("{kind:?} burst {burst}"), &frames, &got);
+            // The frames were all in the ring before the first receive
+            // (a veth delivers within the send), so one receive takes
+            // many blocks' worth.
+            assert!(
+                batches.iter().any(|&n| n > per_block),
+                "{kind:?} burst {burst}: no batch spanned more than one block: {batches:?}"
+            );
+        }
+        assert_eq!(
+            ring.take_drops().unwrap(),
+            0,
+            "{kind:?}: the ring dropped frames"
+        );
+        assert_eq!(ring.oversized(), 0, "{kind:?}");
+    }
+}
+
+#[test]
+fn frames_longer_than_a_slot_are_skipped_and_counted() {
+    if !enabled() {
+        return;
+    }
+    let rig = Rig::create("o");
     let config = RingConfig {
+        frame_size: 1024,
         block_size: 4096,
-        block_count: 32,
-        // Long, so only full blocks are handed over before the last.
-        block_timeout: Duration::from_millis(500),
+        block_count: 4,
+        ..RingConfig::default()
     };
     let mut ring = RxRing::open(rig.a.end(1), &config, POLL).unwrap();
     let sender = RawSocket::open_sender(rig.a.end(0)).unwrap();
-    // 1,000-byte frames: three fit a 4 KiB block, so 60 frames fill 20
-    // blocks; sent twice, so the second burst wraps the ring.
-    for burst in 0..2 {
-        let frames: Vec<Vec<u8>> = (0..60)
-            .map(|i| {
-                let mut f = numbered(MAC_B, MAC_A, burst * 60 + i);
-                f.resize(1000, 0x5a);
-                f
-            })
-            .collect();
-        let slices: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
-        sender.send_many(&slices, |i, r| {
-            r.unwrap_or_else(|e| panic!("send {i}: {e}"))
-        });
-        let mut got = Vec::new();
-        let mut batches = Vec::new();
-        let mut idle = 0;
-        while got.len() < frames.len() && idle < IDLE_POLLS {
-            let n = ring
-                .recv_batch(|f| {
-                    if f[6..12] == MAC_A {
-                        got.push(f.to_vec());
-                    }
-                })
-                .unwrap();
-            if n == 0 {
-                idle += 1;
-            } else {
-                batches.push(n);
-            }
-        }
-        assert_same_frames(&format!("burst {burst}"), &frames, &got);
-        // The frames were all in the ring before the first receive: the
-        // full blocks come in one batch, the partly filled last one when
-        // its timeout retires it.
-        assert!(
-            batches.iter().any(|&n| n > 3),
-            "burst {burst}: no batch spanned more than one block: {batches:?}"
-        );
+    let sized = |seq: usize, len: usize| {
+        let mut f = numbered(MAC_B, MAC_A, seq);
+        f.resize(len, 0x5a);
+        f
+    };
+    let frames = [sized(0, 100), sized(1, 1400), sized(2, 100)];
+    for f in &frames {
+        sender.send(f).unwrap();
     }
-    assert_eq!(ring.take_drops().unwrap(), 0, "the ring dropped frames");
+    let mut got = Vec::new();
+    let mut idle = 0;
+    while got.len() < 2 && idle < IDLE_POLLS {
+        if ring.recv_batch(|f| got.push(f.to_vec())).unwrap() == 0 {
+            idle += 1;
+        }
+    }
+    assert_same_frames(
+        "around the long frame",
+        &[frames[0].clone(), frames[2].clone()],
+        &got,
+    );
+    assert_eq!(ring.oversized(), 1);
 }
 
 /// Whether a packet socket is bound to interface `name` (`/proc/net/packet`
@@ -334,7 +407,11 @@ fn shutdown_joins_the_readers_and_releases_the_interfaces() {
         return;
     }
     let rig = Rig::create("d");
-    for io in [InterfaceIo::default(), InterfaceIo::PerFrame] {
+    let with_readers = InterfaceIo::Ring(RingConfig {
+        reader_thread: true,
+        ..RingConfig::default()
+    });
+    for io in [InterfaceIo::default(), with_readers, InterfaceIo::PerFrame] {
         let program = Program::load(Source::File(&l2_path()), &[]).unwrap();
         // Port numbers no other test uses, so the reader threads' names
         // are this test's alone (thread names are cut to 15 bytes).
@@ -347,15 +424,18 @@ fn shutdown_joins_the_readers_and_releases_the_interfaces() {
         .interface(8, rig.b.end(1))
         .build()
         .unwrap();
-        // A thread names itself once it runs: wait for that.
+        // Rings the packet thread reads have no reader thread; the other
+        // ways have one per port. A thread names itself once it runs:
+        // wait for that.
+        let readers = usize::from(io != InterfaceIo::default());
         for name in ["esa-switch-rx-7", "esa-switch-rx-8"] {
             for _ in 0..100 {
-                if threads_named(name) == 1 {
+                if threads_named(name) == readers {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
-            assert_eq!(threads_named(name), 1, "{io:?}: {name} running");
+            assert_eq!(threads_named(name), readers, "{io:?}: {name}");
         }
         let ends = [rig.a.end(1), rig.b.end(1)];
         for end in ends {
@@ -363,7 +443,8 @@ fn shutdown_joins_the_readers_and_releases_the_interfaces() {
             assert!(promiscuous(end), "{io:?}: {end} promiscuous");
         }
         drop(switch);
-        // Drop returns after joining: nothing of the switch is left.
+        // Drop returns after joining the packet thread (which owns the
+        // rings it reads) and the readers: nothing of the switch is left.
         assert_eq!(threads_named("esa-switch-rx-7"), 0, "{io:?}");
         assert_eq!(threads_named("esa-switch-rx-8"), 0, "{io:?}");
         for end in ends {
