@@ -679,12 +679,13 @@ impl Waker {
         let _ = unsafe { libc::write(self.fd.as_raw_fd(), (&raw const one).cast(), 8) };
     }
 
-    /// Resets it to not woken.
-    pub fn clear(&self) {
+    /// Resets it to not woken; returns whether it was woken.
+    pub fn clear(&self) -> bool {
         let mut count = 0u64;
         // SAFETY: `count` is valid for writes of 8 bytes; EAGAIN means it
         // was not woken.
-        let _ = unsafe { libc::read(self.fd.as_raw_fd(), (&raw mut count).cast(), 8) };
+        let n = unsafe { libc::read(self.fd.as_raw_fd(), (&raw mut count).cast(), 8) };
+        n == 8 && count > 0
     }
 }
 

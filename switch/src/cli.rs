@@ -3,7 +3,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::{InterfaceIo, Program, Source, Switch, SwitchConfig, SwitchError};
+use crate::{
+    InterfaceIo, Program, RingConfig, RingKind, Source, Switch, SwitchConfig, SwitchError,
+};
 
 /// Flags of `esa switch`.
 #[derive(Debug, Clone, clap::Args)]
@@ -41,10 +43,12 @@ pub struct SwitchArgs {
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
     /// How interface ports move frames: `ring` (a memory-mapped receive
-    /// ring and batched sends; falls back to `per-frame`, with a warning,
-    /// where the ring cannot be set up) or `per-frame` (one system call
-    /// per frame each way).
-    #[arg(long, value_name = "ring|per-frame", default_value = "ring", value_parser = parse_interface_io)]
+    /// ring of 2 KiB slots read by the packet thread, and batched sends;
+    /// falls back to `per-frame`, with a warning, where the ring cannot be
+    /// set up), `ring-blocks` (a TPACKET_V3 block ring: fewer wake-ups, but
+    /// a frame alone waits 1 ms), or `per-frame` (one system call per frame
+    /// each way).
+    #[arg(long, value_name = "ring|ring-blocks|per-frame", default_value = "ring", value_parser = parse_interface_io)]
     pub interface_io: InterfaceIo,
     /// Log filter (trace, debug, info, warn, error, or a tracing
     /// env-filter directive); RUST_LOG overrides it.
@@ -68,8 +72,14 @@ fn parse_interface(s: &str) -> Result<(u32, String), String> {
 fn parse_interface_io(s: &str) -> Result<InterfaceIo, String> {
     match s {
         "ring" => Ok(InterfaceIo::default()),
+        "ring-blocks" => Ok(InterfaceIo::Ring(RingConfig {
+            kind: RingKind::Blocks,
+            ..RingConfig::default()
+        })),
         "per-frame" => Ok(InterfaceIo::PerFrame),
-        _ => Err(format!("`{s}` is neither `ring` nor `per-frame`")),
+        _ => Err(format!(
+            "`{s}` is not one of `ring`, `ring-blocks`, `per-frame`"
+        )),
     }
 }
 

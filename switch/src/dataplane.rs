@@ -92,7 +92,7 @@ impl Dataplane {
                         std::thread::sleep(READ_POLL);
                     }
                 }
-                doorbell.unpark();
+                let _ = doorbell.unpark();
             }
             self.handle_batch(&batch, &mut rings);
             batch.clear();

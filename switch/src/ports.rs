@@ -100,10 +100,10 @@ impl Doorbell {
         std::sync::atomic::fence(Ordering::SeqCst);
     }
 
-    /// The packet thread is awake again.
-    pub(crate) fn unpark(&self) {
+    /// The packet thread is awake again. Returns whether a sender rang.
+    pub(crate) fn unpark(&self) -> bool {
         self.parked.store(false, Ordering::SeqCst);
-        self.waker.clear();
+        self.waker.clear()
     }
 
     pub(crate) fn waker(&self) -> &crate::afpacket::Waker {
@@ -412,5 +412,46 @@ impl PortSender {
                 data: frame.to_vec(),
             })
             .map_err(|_| Stopped)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    fn sender() -> (InboundSender, Receiver<Inbound>, Arc<Doorbell>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let doorbell = Arc::new(Doorbell::new().unwrap());
+        (InboundSender::new(tx, Some(doorbell.clone())), rx, doorbell)
+    }
+
+    #[test]
+    fn a_message_to_a_parked_packet_thread_rings_the_doorbell() {
+        let (tx, rx, doorbell) = sender();
+        doorbell.park();
+        tx.send(Inbound::Stop).unwrap();
+        assert!(doorbell.unpark(), "woken");
+        assert!(matches!(rx.try_recv(), Ok(Inbound::Stop)));
+    }
+
+    #[test]
+    fn a_message_to_a_running_packet_thread_does_not() {
+        let (tx, rx, doorbell) = sender();
+        tx.send(Inbound::Stop).unwrap();
+        doorbell.park();
+        assert!(!doorbell.unpark(), "no system call when it is awake");
+        assert!(matches!(rx.try_recv(), Ok(Inbound::Stop)));
+    }
+
+    #[test]
+    fn frame_batches_keep_frames_apart_and_in_order() {
+        let mut batch = FrameBatch::with_capacity(0, 0);
+        for f in [&[1u8, 2, 3][..], &[], &[4]] {
+            batch.push(f);
+        }
+        assert_eq!(batch.len(), 3);
+        assert_eq!(batch.byte_len(), 4);
+        let frames: Vec<&[u8]> = batch.iter().collect();
+        assert_eq!(frames, [&[1u8, 2, 3][..], &[], &[4]]);
     }
 }

@@ -453,3 +453,58 @@ fn shutdown_joins_the_readers_and_releases_the_interfaces() {
         }
     }
 }
+
+#[test]
+fn memory_ports_beside_rings_wake_the_packet_thread() {
+    if !enabled() {
+        return;
+    }
+    let rig = Rig::create("m");
+    let program = Program::load(Source::File(&l2_path()), &[]).unwrap();
+    let p4info = program.p4info.clone();
+    let ids = Ids(&p4info);
+    let (switch, memory) = Switch::builder(SwitchConfig::default())
+        .program(program)
+        .interface(1, rig.a.end(1))
+        .interface(2, rig.b.end(1))
+        .memory_ports([3])
+        .build()
+        .unwrap();
+    let mac_c = [2, 0, 0, 0, 0, 0xc];
+    for (mac, port) in [(MAC_B, 2u8), (mac_c, 3)] {
+        let entry = table_entity(dmac_entry(&ids, &mac, "MyIngress.forward", &[(1, &[port])]));
+        switch.with_device(|d| d.unwrap().write(Insert, &entry).unwrap());
+    }
+    // Memory port to interface, one frame at a time: each must wake the
+    // packet thread sleeping on its rings.
+    let capture = RawSocket::open(rig.b.end(0), POLL).unwrap();
+    let mut buf = vec![0; esa_switch::afpacket::MAX_FRAME];
+    for seq in 0..50 {
+        let f = numbered(MAC_B, mac_c, seq);
+        memory[0].send(&f).unwrap();
+        let mut idle = 0;
+        let got = loop {
+            match capture.recv(&mut buf).unwrap() {
+                Some(n) if buf[6..12] == mac_c => break Some(buf[..n].to_vec()),
+                Some(_) => {}
+                None if idle < IDLE_POLLS => idle += 1,
+                None => break None,
+            }
+        };
+        assert_same_frames(
+            &format!("memory to b, frame {seq}"),
+            &[f],
+            &got.into_iter().collect::<Vec<_>>(),
+        );
+    }
+    // Interface to memory port.
+    let sender = RawSocket::open_sender(rig.a.end(0)).unwrap();
+    let sent: Vec<Vec<u8>> = (0..50).map(|i| numbered(mac_c, MAC_A, i)).collect();
+    for f in &sent {
+        sender.send(f).unwrap();
+    }
+    let got: Vec<Vec<u8>> = (0..sent.len())
+        .map_while(|_| memory[0].recv_timeout(TIMEOUT))
+        .collect();
+    assert_same_frames("a to memory", &sent, &got);
+}
