@@ -474,8 +474,10 @@ impl RxRing {
     /// back. Returns the number of frames (0 when the wait timed out).
     /// Frames this host sent, and frames longer than a slot, are skipped.
     pub fn recv_batch(&mut self, each: impl FnMut(&[u8])) -> io::Result<usize> {
-        if !self.has_frames() {
-            wait_readable(&[self.fd.as_raw_fd()], self.poll_ms)?;
+        if !self.has_frames()
+            && let Some((_, e)) = wait_readable(&[self.fd.as_raw_fd()], self.poll_ms)?.pop()
+        {
+            return Err(e);
         }
         Ok(self.recv_ready(each))
     }
@@ -621,21 +623,28 @@ impl Drop for RxRing {
 }
 
 /// Waits until one of `rings` has frames or `waker` is woken, at most
-/// `timeout`.
-pub fn wait_any(rings: &[&RxRing], waker: &Waker, timeout: Duration) -> io::Result<()> {
+/// `timeout`. Returns the errors rings reported meanwhile (their interface
+/// went down, say), by index: each is taken from its socket, so the next
+/// wait sleeps again rather than returning at once.
+pub fn wait_any(
+    rings: &[&RxRing],
+    waker: &Waker,
+    timeout: Duration,
+) -> io::Result<Vec<(usize, io::Error)>> {
     let mut fds: Vec<i32> = rings.iter().map(|r| r.fd.as_raw_fd()).collect();
     fds.push(waker.fd.as_raw_fd());
     wait_readable(&fds, timeout.as_millis().min(i32::MAX as u128) as i32)
 }
 
 /// `poll` for input on `fds`, at most `timeout_ms`; an interrupted wait
-/// counts as a timeout.
-fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<()> {
+/// counts as a timeout. Returns the pending socket errors of the fds that
+/// reported one (`POLLERR`), taken (cleared) with `SO_ERROR`.
+fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<Vec<(usize, io::Error)>> {
     let mut pfds: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
             fd,
-            events: libc::POLLIN | libc::POLLERR,
+            events: libc::POLLIN,
             revents: 0,
         })
         .collect();
@@ -647,8 +656,33 @@ fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<()> {
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
+        return Ok(Vec::new());
     }
-    Ok(())
+    let mut errors = Vec::new();
+    for (i, p) in pfds.iter().enumerate() {
+        if p.revents & libc::POLLERR != 0 {
+            let mut code: i32 = 0;
+            let mut len = size_of::<i32>() as libc::socklen_t;
+            // SAFETY: `code` and `len` are valid for writes and live across
+            // the call; `len` is the size of `code`.
+            let rc = unsafe {
+                libc::getsockopt(
+                    p.fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_ERROR,
+                    (&raw mut code).cast(),
+                    &raw mut len,
+                )
+            };
+            if rc < 0 {
+                return Err(last_error("getsockopt(SO_ERROR)"));
+            }
+            if code != 0 {
+                errors.push((i, io::Error::from_raw_os_error(code)));
+            }
+        }
+    }
+    Ok(errors)
 }
 
 /// Wakes a thread waiting in [`wait_any`]: an `eventfd`.

@@ -87,9 +87,17 @@ impl Dataplane {
                 stop = self.take_messages(&mut batch);
                 if batch.is_empty() && !stop {
                     let waiting: Vec<&RxRing> = rings.iter().map(|(_, r)| r).collect();
-                    if let Err(e) = wait_any(&waiting, doorbell.waker(), READ_POLL) {
-                        tracing::error!("waiting for frames: {e}");
-                        std::thread::sleep(READ_POLL);
+                    match wait_any(&waiting, doorbell.waker(), READ_POLL) {
+                        Ok(errors) => {
+                            for (i, e) in errors {
+                                let (port, ring) = &rings[i];
+                                tracing::warn!(port, interface = ring.name(), "receive: {e}");
+                            }
+                        }
+                        Err(e) => {
+                            tracing::error!("waiting for frames: {e}");
+                            std::thread::sleep(READ_POLL);
+                        }
                     }
                 }
                 let _ = doorbell.unpark();

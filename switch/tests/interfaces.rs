@@ -508,3 +508,46 @@ fn memory_ports_beside_rings_wake_the_packet_thread() {
         .collect();
     assert_same_frames("a to memory", &sent, &got);
 }
+
+fn set_link(name: &str, state: &str) {
+    let ok = std::process::Command::new("ip")
+        .args(["link", "set", name, state])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "ip link set {name} {state}");
+}
+
+#[test]
+fn forwarding_resumes_after_the_interface_goes_down_and_up() {
+    if !enabled() {
+        return;
+    }
+    let rig = Rig::create("u");
+    let with_readers = InterfaceIo::Ring(RingConfig {
+        reader_thread: true,
+        ..RingConfig::default()
+    });
+    for io in [InterfaceIo::default(), with_readers, InterfaceIo::PerFrame] {
+        let switch = rig.switch(io.clone());
+        forwards_both_ways(&rig, &switch, 100);
+        // The kernel reports ENETDOWN on the switch's sockets (once; the
+        // switch takes the error rather than waking on it forever).
+        set_link(rig.a.end(1), "down");
+        set_link(rig.a.end(1), "up");
+        // The veth's carrier comes back asynchronously: wait for it.
+        for _ in 0..100 {
+            let carrier =
+                std::fs::read_to_string(format!("/sys/class/net/{}/carrier", rig.a.end(1)));
+            if carrier.is_ok_and(|c| c.trim() == "1") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let before = switch.all_port_stats();
+        let frames: Vec<Vec<u8>> = (0..100).map(|i| numbered(MAC_B, MAC_A, i)).collect();
+        let got = send_and_capture(rig.a.end(0), rig.b.end(0), MAC_A, &frames);
+        assert_same_frames(&format!("{io:?} after down and up"), &frames, &got);
+        let after = switch.all_port_stats();
+        assert_eq!(after[&1].rx_packets - before[&1].rx_packets, 100, "{io:?}");
+    }
+}
