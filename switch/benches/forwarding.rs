@@ -82,7 +82,7 @@ fn frame() -> Vec<u8> {
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn raw_rate() -> f64 {
@@ -417,14 +417,17 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
             if only.as_deref().is_some_and(|o| o != names[way]) {
                 continue;
             }
-            samples[way].push(veth_rate(&veths, io, packets));
-            latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
+            // ESA_BENCH_SINK_ONLY=1 measures only the far-end-down cost.
+            if std::env::var_os("ESA_BENCH_SINK_ONLY").is_none() {
+                samples[way].push(veth_rate(&veths, io, packets));
+                latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
+            }
             sink[way].push(veth_sink_cpu_ns(&veths, io, packets));
         }
     }
     let mut out = [WayResult::default(); WAYS];
     for (way, s) in samples.iter().enumerate() {
-        if s.is_empty() {
+        if sink[way].is_empty() {
             continue;
         }
         out[way] = WayResult {

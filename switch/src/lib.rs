@@ -14,9 +14,44 @@
 //! - [`server`]: the P4Runtime service (arbitration, pipeline config,
 //!   Write / Read, packet I/O, Capabilities).
 //! - `dataplane`: the packet thread; [`ports`]: in-memory ports and port
-//!   counters; [`afpacket`]: Linux interfaces; [`udp`]: ports carried over
-//!   UDP (frames in datagrams; no root); [`pcap`]: capture files.
+//!   counters; [`afpacket`]: Linux interfaces (receive rings, batched
+//!   sends, the per-frame fallback); [`udp`]: ports carried over UDP
+//!   (frames in datagrams; no root); [`pcap`]: capture files.
 //! - [`cli`]: the `esa switch` command.
+//!
+//! ## Threads, and why registers behave as in P4
+//!
+//! P4 register semantics: each packet sees the effects of every packet
+//! before it on the same register cell (and likewise for counters, and
+//! for table entries the control plane changes). The switch
+//! keeps this by running the program on **one thread only**, the packet
+//! thread (`esa-switch-pipeline`): it owns no state of its own but takes
+//! the device lock once per batch and runs the batch's frames one after
+//! another, each to completion, in arrival order per port. No two frames
+//! are ever in the program at once, so no register access can interleave,
+//! and no cell needs a lock or an atomic of its own. P4Runtime reads and
+//! writes take the same lock between batches, so a controller sees (and
+//! changes) state between two packets, never in the middle of one.
+//!
+//! Threads are added only around that one thread, for I/O:
+//! - interface rings ([`InterfaceIo::Ring`]) are read by the packet thread
+//!   itself by default — ring, program and `sendmmsg` on one core with no
+//!   hand-off, which measured fastest on the 2-core development machine
+//!   (README). With [`RingConfig::reader_thread`] each interface gets a
+//!   reader thread that copies batches out of its ring into the channel;
+//!   per-frame interfaces and UDP ports always have reader threads;
+//! - the P4Runtime server runs on tokio's threads and reaches the device
+//!   only through the lock.
+//!
+//! Reader threads only move bytes: the order in which one port's frames
+//! enter the channel is their arrival order, and the packet thread takes
+//! them in channel order, so frames of one port are processed — and leave
+//! each egress port — in the order they arrived. Frames of different
+//! ports have no order between them on the wire either. A second pipeline
+//! thread would need the state split between threads (per-cell locks, or
+//! packets steered by the cell they touch, as Tofino's pipes own disjoint
+//! registers); the bench shows the one thread is not the bottleneck here
+//! (most of its time is the kernel's veth transmit), so there is one.
 //!
 //! ## Use
 //! ```no_run
