@@ -125,11 +125,13 @@ impl Inbound {
 
 /// Frames stored back to back: one allocation per batch, not per frame.
 #[derive(Debug, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) struct FrameBatch {
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
 
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 impl FrameBatch {
     /// An empty batch with room for `frames` frames of `bytes` in all.
     pub(crate) fn with_capacity(frames: usize, bytes: usize) -> FrameBatch {
