@@ -208,7 +208,7 @@ impl RawSocket {
         Ok(())
     }
 
-    /// Sends `frames` in order, [`SEND_CHUNK`] per `sendmmsg` call, and
+    /// Sends `frames` in order, 64 per `sendmmsg` call, and
     /// reports each frame's outcome to `sent(index, result)` in order. A
     /// frame the kernel refuses is reported and skipped; the rest still go.
     pub fn send_many(&self, frames: &[&[u8]], mut sent: impl FnMut(usize, io::Result<()>)) {
