@@ -249,6 +249,13 @@ impl RawSocket {
                     done += 1;
                     continue;
                 }
+                if n == 0 {
+                    // Not something Linux does for a non-empty vector; do
+                    // not spin if it ever did.
+                    sent(base + done, Err(io::Error::from(io::ErrorKind::WriteZero)));
+                    done += 1;
+                    continue;
+                }
                 for k in 0..n as usize {
                     sent(base + done + k, Ok(()));
                 }
