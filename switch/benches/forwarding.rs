@@ -140,10 +140,31 @@ impl Veths {
         let pair = |side: &str| {
             esa_netns::VethPair::create(&format!("{prefix}{side}0"), &format!("{prefix}{side}1"))
         };
-        Ok(Veths {
+        let veths = Veths {
             a: pair("a")?,
             b: pair("b")?,
-        })
+        };
+        // The kernel finishes bringing a link up (operstate, queueing
+        // discipline) in a work queue; frames sent before are dropped.
+        for end in [
+            veths.a.end(0),
+            veths.a.end(1),
+            veths.b.end(0),
+            veths.b.end(1),
+        ] {
+            let up = (0..1000).any(|_| {
+                let state = std::fs::read_to_string(format!("/sys/class/net/{end}/operstate"));
+                let up = state.is_ok_and(|s| s.trim() == "up");
+                if !up {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                up
+            });
+            if !up {
+                return Err(format!("{end} did not come up"));
+            }
+        }
+        Ok(veths)
     }
 
     fn name(&self, side: &str, end: usize) -> String {
@@ -323,12 +344,24 @@ fn veth_latency_us(veths: &Veths, io: &InterfaceIo, frames: usize) -> f64 {
 fn veth_sink_cpu_ns(veths: &Veths, io: &InterfaceIo, packets: usize) -> f64 {
     use esa_switch::afpacket::RawSocket;
     let far = veths.name("b", 0);
+    let near = veths.name("b", 1);
+    // The kernel applies a link change (operstate, queueing discipline)
+    // asynchronously, up to a second later: wait until the switch's end
+    // shows it, so no run starts with the link half changed.
     let link = |state: &str| {
         let ok = std::process::Command::new("ip")
             .args(["link", "set", &far, state])
             .status()
             .is_ok_and(|s| s.success());
         assert!(ok, "ip link set {far} {state}");
+        for _ in 0..300 {
+            let now = std::fs::read_to_string(format!("/sys/class/net/{near}/operstate"))
+                .unwrap_or_default();
+            if (now.trim() == "up") == (state == "up") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     };
     let (switch, _) = Switch::builder(SwitchConfig {
         interface_io: io.clone(),

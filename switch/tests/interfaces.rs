@@ -47,10 +47,14 @@ impl Rig {
             esa_netns::VethPair::create(&format!("{prefix}{side}0"), &format!("{prefix}{side}1"))
                 .unwrap_or_else(|e| panic!("veth pair: {e}"))
         };
-        Rig {
+        let rig = Rig {
             a: pair("a"),
             b: pair("b"),
+        };
+        for end in [rig.a.end(0), rig.a.end(1), rig.b.end(0), rig.b.end(1)] {
+            wait_until_up(end);
         }
+        rig
     }
 
     /// The switch on `*a1` (port 1) and `*b1` (port 2) with the L2 program:
@@ -74,6 +78,21 @@ impl Rig {
         }
         switch
     }
+}
+
+/// Waits (a bounded while) until the kernel has finished bringing `end`
+/// up: it applies a link change (operstate, queueing discipline) in a
+/// work queue, and until then frames sent on the link are dropped — for
+/// seconds when other tests keep the RTNL lock busy.
+fn wait_until_up(end: &str) {
+    for _ in 0..1000 {
+        let state = std::fs::read_to_string(format!("/sys/class/net/{end}/operstate"));
+        if state.is_ok_and(|c| c.trim() == "up") {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{end} did not come up");
 }
 
 /// Frame `seq` from `src` to `dst`: its number first in the payload, 60 to
@@ -448,6 +467,15 @@ fn shutdown_joins_the_readers_and_releases_the_interfaces() {
         assert_eq!(threads_named("esa-switch-rx-7"), 0, "{io:?}");
         assert_eq!(threads_named("esa-switch-rx-8"), 0, "{io:?}");
         for end in ends {
+            // Another test's child process between fork and exec holds
+            // copies of this process's descriptors (close-on-exec only
+            // closes them at exec): let any such copy go first.
+            for _ in 0..500 {
+                if packet_sockets_on(end) == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
             assert_eq!(packet_sockets_on(end), 0, "{io:?}: {end} sockets closed");
             assert!(!promiscuous(end), "{io:?}: {end} left promiscuous mode");
         }
@@ -534,14 +562,8 @@ fn forwarding_resumes_after_the_interface_goes_down_and_up() {
         // switch takes the error rather than waking on it forever).
         set_link(rig.a.end(1), "down");
         set_link(rig.a.end(1), "up");
-        // The veth's carrier comes back asynchronously: wait for it.
-        for _ in 0..100 {
-            let carrier =
-                std::fs::read_to_string(format!("/sys/class/net/{}/carrier", rig.a.end(1)));
-            if carrier.is_ok_and(|c| c.trim() == "1") {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        for end in [rig.a.end(0), rig.a.end(1)] {
+            wait_until_up(end);
         }
         let before = switch.all_port_stats();
         let frames: Vec<Vec<u8>> = (0..100).map(|i| numbered(MAC_B, MAC_A, i)).collect();
