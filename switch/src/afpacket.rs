@@ -134,8 +134,9 @@ impl RawSocket {
         let ifindex = interface_index(name)?;
         let fd = packet_socket()?;
         enlarge_buffers(&fd);
-        bind(&fd, ifindex, libc::ETH_P_ALL as u16)?;
+        // Before binding, so none of our own transmissions is queued.
         receive_everything(&fd, ifindex)?;
+        bind(&fd, ifindex, libc::ETH_P_ALL as u16)?;
         let timeout = libc::timeval {
             tv_sec: poll.as_secs() as libc::time_t,
             tv_usec: poll.subsec_micros() as libc::suseconds_t,
@@ -401,9 +402,10 @@ impl RxRing {
             poll_ms: poll.as_millis().min(i32::MAX as u128) as i32,
             name: name.to_string(),
         };
-        // Bound only now, so every frame lands in the ring.
-        bind(&ring.fd, ifindex, libc::ETH_P_ALL as u16)?;
+        // Bound only now, so every frame lands in the ring, and none of
+        // our own transmissions does.
         receive_everything(&ring.fd, ifindex)?;
+        bind(&ring.fd, ifindex, libc::ETH_P_ALL as u16)?;
         Ok(ring)
     }
 

@@ -163,8 +163,10 @@ impl SwitchBuilder {
         self
     }
 
-    /// Opens the ports and starts the packet thread (and one reader thread
-    /// per interface and per UDP port).
+    /// Opens the ports and starts the packet thread, which also reads the
+    /// interfaces' rings, and reader threads: one per interface on the
+    /// per-frame path or with [`RingConfig::reader_thread`], one for all
+    /// UDP ports.
     pub fn build(self) -> Result<(Switch, Vec<MemoryPort>), SwitchError> {
         let mut numbers: Vec<u32> = self.memory.clone();
         numbers.extend(self.interfaces.iter().map(|(p, _)| *p));
@@ -318,10 +320,12 @@ impl SwitchBuilder {
             start: Instant::now(),
             pending: HashMap::new(),
             packet_ins: Vec::new(),
+            // Rings that all fell back leave the packet thread on the
+            // channel alone.
+            #[cfg(target_os = "linux")]
+            doorbell: doorbell.filter(|_| !pipeline_rings.is_empty()),
             #[cfg(target_os = "linux")]
             rings: pipeline_rings,
-            #[cfg(target_os = "linux")]
-            doorbell,
         };
         let packet_thread = std::thread::Builder::new()
             .name("esa-switch-pipeline".into())

@@ -26,8 +26,9 @@ const MAC_B: [u8; 6] = [2, 0, 0, 0, 0, 0xb];
 /// receiver rather than overflow a ring or socket buffer.
 const WINDOW: usize = 256;
 /// Receive timeouts in a row after which a capture gives up (a bound on
-/// a test that would otherwise hang, not a timing assertion).
-const IDLE_POLLS: usize = 20;
+/// a test that would otherwise hang, not a timing assertion; generous,
+/// as threads can wait seconds for a core on a loaded 2-core machine).
+const IDLE_POLLS: usize = 100;
 const POLL: Duration = Duration::from_millis(100);
 
 fn enabled() -> bool {
@@ -95,6 +96,33 @@ fn wait_until_up(end: &str) {
     panic!("{end} did not come up");
 }
 
+/// The kernel's counters of interface `end`, for failure messages.
+fn link_counters(end: &str) -> String {
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("/sys/class/net/{end}/statistics/{name}"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    let index =
+        std::fs::read_to_string(format!("/sys/class/net/{end}/ifindex")).unwrap_or_default();
+    let sockets: Vec<String> = std::fs::read_to_string("/proc/net/packet")
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.split_whitespace().nth(4) == Some(index.trim()))
+        .map(|l| l.split_whitespace().skip(2).collect::<Vec<_>>().join(","))
+        .collect();
+    format!(
+        "{end} (sockets {sockets:?}): rx {} (dropped {}) tx {} (dropped {}) {}",
+        read("rx_packets"),
+        read("rx_dropped"),
+        read("tx_packets"),
+        read("tx_dropped"),
+        std::fs::read_to_string(format!("/sys/class/net/{end}/operstate"))
+            .unwrap_or_default()
+            .trim()
+    )
+}
+
 /// Frame `seq` from `src` to `dst`: its number first in the payload, 60 to
 /// about 1,500 bytes long.
 fn numbered(dst: [u8; 6], src: [u8; 6], seq: usize) -> Vec<u8> {
@@ -139,7 +167,9 @@ fn send_and_capture(from: &str, to: &str, src: [u8; 6], frames: &[Vec<u8>]) -> V
                 if catcher.is_finished() {
                     break;
                 }
-                std::thread::yield_now();
+                // Sleep, not spin: the switch and the captures need the
+                // cores.
+                std::thread::sleep(Duration::from_micros(200));
             }
             let slices: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
             sender.send_many(&slices, |i, r| {
@@ -187,8 +217,17 @@ fn forwards_both_ways(rig: &Rig, switch: &Switch, count: usize) {
         let ba = s.spawn(|| send_and_capture(rig.b.end(0), rig.a.end(0), MAC_B, &b_to_a));
         (ab.join().unwrap(), ba.join().unwrap())
     });
-    assert_same_frames("a to b", &a_to_b, &got_b);
-    assert_same_frames("b to a", &b_to_a, &got_a);
+    // The switch's and the kernel's counters say where frames went
+    // missing.
+    let stats = format!(
+        "{:?} {}",
+        switch.all_port_stats(),
+        [rig.a.end(0), rig.a.end(1), rig.b.end(0), rig.b.end(1)]
+            .map(link_counters)
+            .join(" ")
+    );
+    assert_same_frames(&format!("a to b ({stats})"), &a_to_b, &got_b);
+    assert_same_frames(&format!("b to a ({stats})"), &b_to_a, &got_a);
     let bytes = |frames: &[Vec<u8>]| frames.iter().map(Vec::len).sum::<usize>() as u64;
     for (port, rx, tx) in [(1, &a_to_b, &b_to_a), (2, &b_to_a, &a_to_b)] {
         let stats = settled(switch, port, |s| s.tx_packets >= tx.len() as u64);
