@@ -5,14 +5,27 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use esa_switch::device::Device;
-use esa_switch::{Program, Source, Switch, SwitchConfig};
+use esa_switch::{InterfaceIo, Program, RingConfig, RingKind, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::{self as v1, entity, update::Type::Insert};
 
 const PACKETS: usize = 20_000;
 const RUNS: usize = 5;
+/// Frames per veth run.
+const VETH_PACKETS: usize = 200_000;
+/// The ways the switch's interfaces are measured: the default ring
+/// (TPACKET_V2 slots read by the packet thread), the same ring read by a
+/// reader thread per port, the block ring (TPACKET_V3), one system call
+/// per frame.
+const WAYS: usize = 4;
+const WAY_NAMES: [&str; WAYS] = ["ring", "ring+reader", "ring-blocks", "per-frame"];
+/// Frames the veth sender keeps in flight at most (half the default ring).
+const WINDOW: usize = 1024;
+/// Frames sent one at a time per latency run.
+const LATENCY_FRAMES: usize = 200;
 
 fn program() -> Program {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/l2_switch.p4");
@@ -69,7 +82,7 @@ fn frame() -> Vec<u8> {
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn raw_rate() -> f64 {
@@ -127,10 +140,31 @@ impl Veths {
         let pair = |side: &str| {
             esa_netns::VethPair::create(&format!("{prefix}{side}0"), &format!("{prefix}{side}1"))
         };
-        Ok(Veths {
+        let veths = Veths {
             a: pair("a")?,
             b: pair("b")?,
-        })
+        };
+        // The kernel finishes bringing a link up (operstate, queueing
+        // discipline) in a work queue; frames sent before are dropped.
+        for end in [
+            veths.a.end(0),
+            veths.a.end(1),
+            veths.b.end(0),
+            veths.b.end(1),
+        ] {
+            let up = (0..1000).any(|_| {
+                let state = std::fs::read_to_string(format!("/sys/class/net/{end}/operstate"));
+                let up = state.is_ok_and(|s| s.trim() == "up");
+                if !up {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                up
+            });
+            if !up {
+                return Err(format!("{end} did not come up"));
+            }
+        }
+        Ok(veths)
     }
 
     fn name(&self, side: &str, end: usize) -> String {
@@ -139,68 +173,310 @@ impl Veths {
     }
 }
 
-/// Packets/s delivered from one veth to the other through the switch, and
-/// how many of the packets sent were lost on the way (socket buffers
-/// overflow when the sender outruns the switch).
+/// One forwarding measurement through the veths.
 #[cfg(target_os = "linux")]
-fn veth_rate(veths: &Veths) -> (f64, usize) {
-    use esa_switch::afpacket::{MAX_FRAME, RawSocket};
-    let (switch, _) = Switch::builder(SwitchConfig::default())
-        .program(program())
-        .interface(1, veths.name("a", 1))
-        .interface(2, veths.name("b", 1))
-        .build()
-        .expect("switch opens the veths");
+#[derive(Debug, Clone, Copy)]
+struct VethSample {
+    /// Frames/s delivered out of the far veth.
+    rate: f64,
+    /// Frames sent that never arrived (dropped in a full ring or socket
+    /// buffer when the sender outruns the switch).
+    lost: usize,
+    /// CPU time the switch's own threads spent per delivered frame, ns.
+    switch_cpu_ns: f64,
+}
+
+/// CPU nanoseconds each of this process's threads named `esa-switch*`
+/// has run so far, by thread id.
+#[cfg(target_os = "linux")]
+fn switch_threads_cpu_ns() -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for task in tasks.flatten() {
+        let path = task.path();
+        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        if !comm.starts_with("esa-switch") {
+            continue;
+        }
+        let ns = std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        out.insert(task.file_name().to_string_lossy().into_owned(), ns);
+    }
+    out
+}
+
+/// Sends `packets` frames into `*a0` and receives them out of `*b0`
+/// through the switch, moving frames on its interfaces as `io` says. The
+/// bench's own ends always use a ring and batched sends so that they are
+/// not the bottleneck.
+#[cfg(target_os = "linux")]
+fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
+    use esa_switch::afpacket::{RawSocket, RxRing};
+    let (switch, _) = Switch::builder(SwitchConfig {
+        interface_io: io.clone(),
+        ..SwitchConfig::default()
+    })
+    .program(program())
+    .interface(1, veths.name("a", 1))
+    .interface(2, veths.name("b", 1))
+    .build()
+    .expect("switch opens the veths");
+    assert_eq!(switch.interface_io(1), Some(io), "the switch runs as asked");
     switch.with_device(|d| install(d.expect("program loaded")));
     let poll = Duration::from_millis(200);
-    let tx = RawSocket::open(&veths.name("a", 0), poll).expect("open sender veth");
-    let rx = RawSocket::open(&veths.name("b", 0), poll).expect("open receiver veth");
+    let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
+    let mut rx = RxRing::open(&veths.name("b", 0), &RingConfig::default(), poll)
+        .expect("open receiver veth");
     let f = frame();
+    let cpu_before = switch_threads_cpu_ns();
     let start = Instant::now();
+    let in_flight = AtomicUsize::new(0);
+    let gave_up = AtomicBool::new(false);
     let (received, last) = std::thread::scope(|s| {
-        let f = &f;
-        let tx = &tx;
+        let (f, tx, in_flight, gave_up) = (&f, &tx, &in_flight, &gave_up);
         s.spawn(move || {
-            for _ in 0..PACKETS {
+            let burst = vec![&f[..]; 64];
+            let mut left = packets;
+            while left > 0 && !gave_up.load(Ordering::Relaxed) {
+                // At most WINDOW frames between the two ends, so the
+                // measurement is the rate the switch keeps up with, not
+                // how fast an overrun ring drops.
+                if in_flight.load(Ordering::Acquire) > WINDOW {
+                    std::thread::yield_now();
+                    continue;
+                }
+                let n = left.min(burst.len());
+                in_flight.fetch_add(n, Ordering::AcqRel);
                 // A full transmit queue drops the frame; it counts as lost.
-                let _ = tx.send(f);
+                tx.send_many(&burst[..n], |_, _| {});
+                left -= n;
             }
         });
-        let mut buf = vec![0u8; MAX_FRAME];
         let (mut received, mut last, mut idle) = (0, start, 0);
-        while received < PACKETS && idle < 5 {
+        while received < packets && idle < 3 {
+            let mut matched = 0;
+            let n = rx
+                .recv_batch(|got| matched += usize::from(got == &f[..]))
+                .expect("receive");
+            if n == 0 {
+                idle += 1;
+                // Lost frames would hold the window shut: let them go.
+                in_flight.store(0, Ordering::Release);
+            } else {
+                received += matched;
+                in_flight.fetch_sub(
+                    matched.min(in_flight.load(Ordering::Acquire)),
+                    Ordering::AcqRel,
+                );
+                last = Instant::now();
+                idle = 0;
+            }
+        }
+        gave_up.store(true, Ordering::Relaxed);
+        (received, last)
+    });
+    let cpu_after = switch_threads_cpu_ns();
+    drop(switch);
+    let switch_ns: u64 = cpu_after
+        .iter()
+        .map(|(tid, ns)| ns - cpu_before.get(tid).copied().unwrap_or(0))
+        .sum();
+    let secs = last.duration_since(start).as_secs_f64().max(1e-9);
+    VethSample {
+        rate: received as f64 / secs,
+        lost: packets - received,
+        switch_cpu_ns: switch_ns as f64 / received.max(1) as f64,
+    }
+}
+
+/// Median time one frame takes through the switch when it travels alone
+/// (light load), `io` on the switch's interfaces, µs. The bench's ends
+/// send and receive one frame per system call, so they add no batching
+/// delay of their own.
+#[cfg(target_os = "linux")]
+fn veth_latency_us(veths: &Veths, io: &InterfaceIo, frames: usize) -> f64 {
+    use esa_switch::afpacket::{MAX_FRAME, RawSocket};
+    let (switch, _) = Switch::builder(SwitchConfig {
+        interface_io: io.clone(),
+        ..SwitchConfig::default()
+    })
+    .program(program())
+    .interface(1, veths.name("a", 1))
+    .interface(2, veths.name("b", 1))
+    .build()
+    .expect("switch opens the veths");
+    switch.with_device(|d| install(d.expect("program loaded")));
+    let poll = Duration::from_millis(200);
+    let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
+    let rx = RawSocket::open(&veths.name("b", 0), poll).expect("open receiver veth");
+    let f = frame();
+    let mut buf = vec![0u8; MAX_FRAME];
+    let mut samples = Vec::new();
+    for _ in 0..frames {
+        let start = Instant::now();
+        tx.send(&f).expect("send");
+        let mut idle = 0;
+        while idle < 5 {
             match rx.recv(&mut buf).expect("receive") {
                 Some(n) if buf[..n] == f[..] => {
-                    received += 1;
-                    last = Instant::now();
-                    idle = 0;
+                    samples.push(start.elapsed().as_secs_f64() * 1e6);
+                    break;
                 }
                 Some(_) => {}
                 None => idle += 1,
             }
         }
-        (received, last)
-    });
+    }
     drop(switch);
-    let secs = last.duration_since(start).as_secs_f64().max(1e-9);
-    (received as f64 / secs, PACKETS - received)
+    median(samples)
 }
 
-/// The veth measurement when it can run (root, Linux, `ip`), else why not.
-fn veth_rates(runs: usize) -> Result<(f64, usize), String> {
-    #[cfg(target_os = "linux")]
-    {
-        // Without root, creating the veths fails and says so.
-        let veths = Veths::create()?;
-        let samples: Vec<(f64, usize)> = (0..runs).map(|_| veth_rate(&veths)).collect();
-        let lost = samples.iter().map(|s| s.1).max().unwrap_or(0);
-        Ok((median(samples.into_iter().map(|s| s.0).collect()), lost))
+/// CPU time the switch's threads spend per frame when the egress veth's
+/// far end is down, ns: frames end in the veth's transmit, so none of
+/// the receiving side's kernel work (which a veth does on the sending
+/// CPU) is counted — what one forwarding core costs per frame. Frames
+/// go in with at most [`WINDOW`] ahead of the switch's transmit counter.
+#[cfg(target_os = "linux")]
+fn veth_sink_cpu_ns(veths: &Veths, io: &InterfaceIo, packets: usize) -> f64 {
+    use esa_switch::afpacket::RawSocket;
+    let far = veths.name("b", 0);
+    let near = veths.name("b", 1);
+    // The kernel applies a link change (operstate, queueing discipline)
+    // asynchronously, up to a second later: wait until the switch's end
+    // shows it, so no run starts with the link half changed.
+    let link = |state: &str| {
+        let ok = std::process::Command::new("ip")
+            .args(["link", "set", &far, state])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "ip link set {far} {state}");
+        for _ in 0..300 {
+            let now = std::fs::read_to_string(format!("/sys/class/net/{near}/operstate"))
+                .unwrap_or_default();
+            if (now.trim() == "up") == (state == "up") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let (switch, _) = Switch::builder(SwitchConfig {
+        interface_io: io.clone(),
+        ..SwitchConfig::default()
+    })
+    .program(program())
+    .interface(1, veths.name("a", 1))
+    .interface(2, veths.name("b", 1))
+    .build()
+    .expect("switch opens the veths");
+    switch.with_device(|d| install(d.expect("program loaded")));
+    link("down");
+    let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
+    let f = frame();
+    let burst = vec![&f[..]; 64];
+    let sent_out = || switch.port_stats(2).map_or(0, |s| s.tx_packets) as usize;
+    let cpu_before = switch_threads_cpu_ns();
+    let (mut sent, mut stalled) = (0, 0);
+    while sent < packets && stalled < 100_000 {
+        if sent > sent_out() + WINDOW {
+            stalled += 1;
+            std::thread::yield_now();
+            continue;
+        }
+        stalled = 0;
+        tx.send_many(&burst, |_, _| {});
+        sent += burst.len();
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = runs;
-        Err("needs Linux (AF_PACKET)".into())
+    let mut waits = 0;
+    while sent_out() < sent && waits < 100 {
+        std::thread::sleep(Duration::from_millis(10));
+        waits += 1;
     }
+    let forwarded = sent_out();
+    let cpu_after = switch_threads_cpu_ns();
+    drop(switch);
+    link("up");
+    let switch_ns: u64 = cpu_after
+        .iter()
+        .map(|(tid, ns)| ns - cpu_before.get(tid).copied().unwrap_or(0))
+        .sum();
+    switch_ns as f64 / forwarded.max(1) as f64
+}
+
+/// Medians of one way's samples.
+#[derive(Debug, Clone, Copy, Default)]
+struct WayResult {
+    /// Frames/s delivered.
+    rate: f64,
+    /// Most frames lost in one run.
+    lost: usize,
+    /// Switch threads' CPU per delivered frame, ns.
+    cpu_ns: f64,
+    /// A frame alone through the switch, µs.
+    latency_us: f64,
+    /// Switch threads' CPU per frame with the far end down, ns.
+    sink_cpu_ns: f64,
+}
+
+/// Medians over `runs` of the ring path and the per-frame path,
+/// interleaved; when it can run (root, Linux, `ip`), else why not.
+#[cfg(target_os = "linux")]
+fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> {
+    // Without root, creating the veths fails and says so.
+    let veths = Veths::create()?;
+    let ways = [
+        InterfaceIo::default(),
+        InterfaceIo::Ring(RingConfig {
+            reader_thread: true,
+            ..RingConfig::default()
+        }),
+        InterfaceIo::Ring(RingConfig {
+            kind: RingKind::Blocks,
+            ..RingConfig::default()
+        }),
+        InterfaceIo::PerFrame,
+    ];
+    // ESA_BENCH_VETH=ring or per-frame runs only that way (for profiling).
+    let only = std::env::var("ESA_BENCH_VETH").ok();
+    let names = WAY_NAMES;
+    let mut samples: [Vec<VethSample>; WAYS] = Default::default();
+    let mut latency: [Vec<f64>; WAYS] = Default::default();
+    let mut sink: [Vec<f64>; WAYS] = Default::default();
+    for _ in 0..runs {
+        for (way, io) in ways.iter().enumerate() {
+            if only.as_deref().is_some_and(|o| o != names[way]) {
+                continue;
+            }
+            // ESA_BENCH_SINK_ONLY=1 measures only the far-end-down cost.
+            if std::env::var_os("ESA_BENCH_SINK_ONLY").is_none() {
+                samples[way].push(veth_rate(&veths, io, packets));
+                latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
+            }
+            sink[way].push(veth_sink_cpu_ns(&veths, io, packets));
+        }
+    }
+    let mut out = [WayResult::default(); WAYS];
+    for (way, s) in samples.iter().enumerate() {
+        if sink[way].is_empty() {
+            continue;
+        }
+        out[way] = WayResult {
+            rate: median(s.iter().map(|x| x.rate).collect()),
+            lost: s.iter().map(|x| x.lost).max().unwrap_or(0),
+            cpu_ns: median(s.iter().map(|x| x.switch_cpu_ns).collect()),
+            latency_us: median(latency[way].clone()),
+            sink_cpu_ns: median(sink[way].clone()),
+        };
+    }
+    Ok(out)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn veth_rates(_runs: usize, _packets: usize) -> Result<[WayResult; WAYS], String> {
+    Err("needs Linux (AF_PACKET)".into())
 }
 
 fn main() {
@@ -213,14 +489,39 @@ fn main() {
     println!("  p4sim V1Switch::process       {raw:>12.0} packets/s");
     println!("  esa-switch in-memory ports    {switched:>12.0} packets/s");
     println!("  ratio switch / raw            {:>12.2}", switched / raw);
-    match veth_rates(runs) {
-        Ok((veth, lost)) => {
+    let packets = if quick { PACKETS / 10 } else { VETH_PACKETS };
+    println!("Through two veth pairs (AF_PACKET ports), {packets} frames, median of {runs} runs:");
+    match veth_rates(runs, packets) {
+        Ok(results) => {
+            let [ring, _, _, per_frame] = results;
             println!(
-                "  esa-switch veth pairs         {veth:>12.0} packets/s (at most {lost} of {PACKETS} lost)"
+                "  {:<11} {:>11} {:>5} {:>12} {:>10} {:>18} {:>16}",
+                "", "frames/s", "lost", "switch CPU", "a frame", "far end down:", "= frames/s"
             );
-            println!("  ratio veth / raw              {:>12.2}", veth / raw);
-            println!("  ratio veth / in-memory        {:>12.2}", veth / switched);
+            println!(
+                "  {:<11} {:>11} {:>5} {:>12} {:>10} {:>18} {:>16}",
+                "", "delivered", "(max)", "ns/frame", "alone, µs", "switch ns/frame", "per core"
+            );
+            for (name, r) in WAY_NAMES.into_iter().zip(results) {
+                println!(
+                    "  {name:<11} {:>11.0} {:>5} {:>12.0} {:>10.0} {:>18.0} {:>16.0}",
+                    r.rate,
+                    r.lost,
+                    r.cpu_ns,
+                    r.latency_us,
+                    r.sink_cpu_ns,
+                    1e9 / r.sink_cpu_ns.max(1.0)
+                );
+            }
+            println!(
+                "  ratio ring / per-frame, delivered {:>8.2}",
+                ring.rate / per_frame.rate
+            );
+            println!(
+                "  ratio ring / raw p4sim, delivered {:>8.2}",
+                ring.rate / raw
+            );
         }
-        Err(why) => println!("  esa-switch veth pairs         skipped: {why}"),
+        Err(why) => println!("  skipped: {why}"),
     }
 }

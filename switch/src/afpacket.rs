@@ -1,17 +1,41 @@
-//! Linux interfaces through `AF_PACKET` raw sockets. Everything unsafe in
-//! the crate is here; each block says why it is sound.
+//! Linux interfaces through `AF_PACKET` sockets. Everything unsafe in the
+//! crate is here; each block says why it is sound.
+//!
+//! Two ways to move frames, chosen per interface when the switch starts:
+//! - **Ring** (the default): the kernel writes received frames into a
+//!   memory-mapped ring ([`RxRing`]); the reader wakes, walks every frame
+//!   handed over (`TPACKET_V2` slots as soon as each is written, or
+//!   `TPACKET_V3` blocks when full or timed out, [`RingKind`]) and hands
+//!   the memory back. Frames leave in batches, one `sendmmsg` per batch
+//!   ([`RawSocket::send_many`]) on a send-only socket
+//!   ([`RawSocket::open_sender`]).
+//! - **Per frame** (the fallback when a ring cannot be set up, e.g. an old
+//!   kernel or a locked-memory limit): one `recvfrom` and one `send` per
+//!   frame on one socket ([`RawSocket::open`]).
 #![allow(unsafe_code)]
 
 use std::ffi::CString;
 use std::io;
 use std::mem::{size_of, zeroed};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
+
+pub use crate::ports::{RingConfig, RingKind};
 
 /// Largest frame received (jumbo frames and GSO leftovers fit).
 pub const MAX_FRAME: usize = 65536;
 
-/// A raw socket bound to one interface, in promiscuous mode.
+/// Socket buffer size asked for, each direction (as the UDP ports).
+const SOCKET_BUFFER_BYTES: i32 = 4 << 20;
+
+/// Messages per `sendmmsg` call.
+const SEND_CHUNK: usize = 64;
+
+/// A raw socket bound to one interface: in promiscuous mode receiving
+/// every frame ([`RawSocket::open`]), or only sending
+/// ([`RawSocket::open_sender`]).
 #[derive(Debug)]
 pub struct RawSocket {
     fd: OwnedFd,
@@ -23,65 +47,114 @@ fn last_error(what: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
+fn context(e: io::Error, what: &str) -> io::Error {
+    io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+fn interface_index(name: &str) -> io::Result<i32> {
+    let cname = CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in interface name"))?;
+    // SAFETY: `cname` is a valid NUL-terminated string for the call.
+    let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
+    if ifindex == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no interface named `{name}`"),
+        ));
+    }
+    Ok(ifindex as i32)
+}
+
+/// A new `AF_PACKET` socket that receives nothing yet (protocol 0), so
+/// no frame of another interface queues before [`bind`].
+fn packet_socket() -> io::Result<OwnedFd> {
+    // SAFETY: plain system call with constant arguments.
+    let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    if raw < 0 {
+        return Err(last_error("socket(AF_PACKET)"));
+    }
+    // SAFETY: `raw` is a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// Binds `fd` to interface `ifindex`; `protocol` (host order) 0 sends
+/// only, `ETH_P_ALL` receives every frame.
+fn bind(fd: &OwnedFd, ifindex: i32, protocol: u16) -> io::Result<()> {
+    // SAFETY: an all-zero sockaddr_ll is valid; the fields set below are
+    // plain integers.
+    let mut addr: libc::sockaddr_ll = unsafe { zeroed() };
+    addr.sll_family = libc::AF_PACKET as u16;
+    addr.sll_protocol = protocol.to_be();
+    addr.sll_ifindex = ifindex;
+    // SAFETY: `addr` lives across the call and the length is its size.
+    let rc = unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&raw const addr).cast::<libc::sockaddr>(),
+            size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    };
+    if rc < 0 {
+        return Err(last_error("bind"));
+    }
+    Ok(())
+}
+
+/// Promiscuous mode, and our own transmissions not delivered back to us
+/// (Linux 4.20+; older kernels still mark them PACKET_OUTGOING, which the
+/// receive paths filter).
+fn receive_everything(fd: &OwnedFd, ifindex: i32) -> io::Result<()> {
+    // SAFETY: an all-zero packet_mreq is valid.
+    let mut mreq: libc::packet_mreq = unsafe { zeroed() };
+    mreq.mr_ifindex = ifindex;
+    mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
+    set_option(fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
+    let _ = set_option(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &1i32);
+    Ok(())
+}
+
+/// Asks for 4 MiB socket buffers: beyond `net.core.{r,w}mem_max` when
+/// root (the `FORCE` options), else as much as the limit allows.
+fn enlarge_buffers(fd: &OwnedFd) {
+    for (force, plain) in [
+        (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF),
+        (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF),
+    ] {
+        if set_option(fd, libc::SOL_SOCKET, force, &SOCKET_BUFFER_BYTES).is_err() {
+            let _ = set_option(fd, libc::SOL_SOCKET, plain, &SOCKET_BUFFER_BYTES);
+        }
+    }
+}
+
 impl RawSocket {
-    /// Opens `name`: the interface must exist (and the process needs
-    /// CAP_NET_RAW). Receives wait at most `poll` so a reader thread can
-    /// notice shutdown.
+    /// Opens `name` to receive and send one frame per call: the interface
+    /// must exist (and the process needs CAP_NET_RAW). Receives wait at
+    /// most `poll` so a reader thread can notice shutdown.
     pub fn open(name: &str, poll: Duration) -> io::Result<RawSocket> {
-        let cname = CString::new(name)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in interface name"))?;
-        // SAFETY: `cname` is a valid NUL-terminated string for the call.
-        let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
-        if ifindex == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("no interface named `{name}`"),
-            ));
-        }
-        let protocol = (libc::ETH_P_ALL as u16).to_be();
-        // SAFETY: plain system call with constant arguments.
-        let raw = unsafe {
-            libc::socket(
-                libc::AF_PACKET,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                i32::from(protocol),
-            )
-        };
-        if raw < 0 {
-            return Err(last_error("socket(AF_PACKET)"));
-        }
-        // SAFETY: `raw` is a new descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: an all-zero sockaddr_ll is valid; the fields set below
-        // are plain integers.
-        let mut addr: libc::sockaddr_ll = unsafe { zeroed() };
-        addr.sll_family = libc::AF_PACKET as u16;
-        addr.sll_protocol = protocol;
-        addr.sll_ifindex = ifindex as i32;
-        // SAFETY: `addr` lives across the call and the length is its size.
-        let rc = unsafe {
-            libc::bind(
-                fd.as_raw_fd(),
-                (&raw const addr).cast::<libc::sockaddr>(),
-                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        };
-        if rc < 0 {
-            return Err(last_error("bind"));
-        }
-        // SAFETY: an all-zero packet_mreq is valid.
-        let mut mreq: libc::packet_mreq = unsafe { zeroed() };
-        mreq.mr_ifindex = ifindex as i32;
-        mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
-        set_option(&fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
-        // Our own transmissions are not delivered back to us (Linux 4.20+);
-        // older kernels still mark them PACKET_OUTGOING, filtered in recv.
-        let _ = set_option(&fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &1i32);
+        let ifindex = interface_index(name)?;
+        let fd = packet_socket()?;
+        enlarge_buffers(&fd);
+        // Before binding, so none of our own transmissions is queued.
+        receive_everything(&fd, ifindex)?;
+        bind(&fd, ifindex, libc::ETH_P_ALL as u16)?;
         let timeout = libc::timeval {
             tv_sec: poll.as_secs() as libc::time_t,
             tv_usec: poll.subsec_micros() as libc::suseconds_t,
         };
         set_option(&fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, &timeout)?;
+        Ok(RawSocket {
+            fd,
+            name: name.to_string(),
+        })
+    }
+
+    /// Opens `name` to send only: bound with protocol 0, it is handed no
+    /// received frames (an [`RxRing`] receives them).
+    pub fn open_sender(name: &str) -> io::Result<RawSocket> {
+        let ifindex = interface_index(name)?;
+        let fd = packet_socket()?;
+        enlarge_buffers(&fd);
+        bind(&fd, ifindex, 0)?;
         Ok(RawSocket {
             fd,
             name: name.to_string(),
@@ -134,6 +207,528 @@ impl RawSocket {
             return Err(io::Error::last_os_error());
         }
         Ok(())
+    }
+
+    /// Sends `frames` in order, 64 per `sendmmsg` call, and
+    /// reports each frame's outcome to `sent(index, result)` in order. A
+    /// frame the kernel refuses is reported and skipped; the rest still go.
+    pub fn send_many(&self, frames: &[&[u8]], mut sent: impl FnMut(usize, io::Result<()>)) {
+        // SAFETY: all-zero iovec and mmsghdr are valid (null pointers, zero
+        // lengths); they are filled in below before use.
+        let mut iovs: [libc::iovec; SEND_CHUNK] = unsafe { zeroed() };
+        // SAFETY: as above.
+        let mut msgs: [libc::mmsghdr; SEND_CHUNK] = unsafe { zeroed() };
+        for (chunk_index, chunk) in frames.chunks(SEND_CHUNK).enumerate() {
+            let base = chunk_index * SEND_CHUNK;
+            for (k, frame) in chunk.iter().enumerate() {
+                // The kernel only reads through iov_base.
+                iovs[k].iov_base = frame.as_ptr().cast_mut().cast();
+                iovs[k].iov_len = frame.len();
+                msgs[k].msg_hdr.msg_iov = &raw mut iovs[k];
+                msgs[k].msg_hdr.msg_iovlen = 1;
+            }
+            let mut done = 0;
+            while done < chunk.len() {
+                // SAFETY: `msgs[done..chunk.len()]` are initialised headers,
+                // each pointing at one iovec of `iovs`, each of those at a
+                // frame of `chunk`; all live across the call.
+                let n = unsafe {
+                    libc::sendmmsg(
+                        self.fd.as_raw_fd(),
+                        msgs[done..].as_mut_ptr(),
+                        (chunk.len() - done) as libc::c_uint,
+                        0,
+                    )
+                };
+                if n < 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() == io::ErrorKind::Interrupted {
+                        continue;
+                    }
+                    // The first message failed: report it, go on after it.
+                    sent(base + done, Err(e));
+                    done += 1;
+                    continue;
+                }
+                if n == 0 {
+                    // Not something Linux does for a non-empty vector; do
+                    // not spin if it ever did.
+                    sent(base + done, Err(io::Error::from(io::ErrorKind::WriteZero)));
+                    done += 1;
+                    continue;
+                }
+                for k in 0..n as usize {
+                    sent(base + done + k, Ok(()));
+                }
+                done += n as usize;
+            }
+        }
+    }
+}
+
+/// A receive ring on one interface, promiscuous: the kernel writes
+/// frames into the mapped memory, [`RxRing::recv_batch`] walks every
+/// frame handed over and hands the memory back ([`RingKind`] says in what
+/// units).
+#[derive(Debug)]
+pub struct RxRing {
+    fd: OwnedFd,
+    map: NonNull<u8>,
+    map_len: usize,
+    kind: RingKind,
+    block_size: usize,
+    block_count: usize,
+    /// [`RingKind::Frames`]: slot size and slots per block.
+    frame_size: usize,
+    frames_per_block: usize,
+    /// The unit (block or slot) the kernel fills next, in ring order.
+    next: usize,
+    /// Frames skipped because they did not fit their slot or block.
+    oversized: u64,
+    poll_ms: i32,
+    name: String,
+}
+
+// SAFETY: the mapping is owned by this value alone (no pointer into it
+// outlives a `recv_batch` call), so moving it to another thread is sound.
+unsafe impl Send for RxRing {}
+
+/// Frame slot size the kernel checks a V3 ring against (frames themselves
+/// are packed by length).
+const V3_FRAME_SIZE: usize = 2048;
+
+/// Rounds up to the ring's alignment (`TPACKET_ALIGN`).
+const fn tpacket_align(n: usize) -> usize {
+    (n + libc::TPACKET_ALIGNMENT - 1) & !(libc::TPACKET_ALIGNMENT - 1)
+}
+
+/// Where a frame's `sockaddr_ll` sits, after the aligned frame header.
+const V2_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket2_hdr>());
+const V3_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket3_hdr>());
+
+/// The fields of a frame header the reader uses, wherever they sit.
+struct FrameHeader {
+    /// Bytes captured and the frame's length on the wire.
+    snaplen: u32,
+    len: u32,
+    /// Offset of the frame from its header.
+    mac: u16,
+    /// `sll_pkttype`.
+    pkttype: u8,
+}
+
+impl RxRing {
+    /// Sets up the ring on `name` (which must exist; needs CAP_NET_RAW and
+    /// enough locked memory). Waits in [`RxRing::recv_batch`] last at most
+    /// `poll`.
+    pub fn open(name: &str, config: &RingConfig, poll: Duration) -> io::Result<RxRing> {
+        let ifindex = interface_index(name)?;
+        let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
+        let to_uint = |n: usize| {
+            libc::c_uint::try_from(n).map_err(|_| invalid("ring size does not fit 32 bits"))
+        };
+        let frame_size = match config.kind {
+            RingKind::Frames => config.frame_size,
+            RingKind::Blocks => V3_FRAME_SIZE,
+        };
+        let frames_per_block = config.block_size.checked_div(frame_size).unwrap_or(0);
+        if frames_per_block == 0 || config.block_count == 0 {
+            return Err(invalid("ring blocks must hold at least one frame slot"));
+        }
+        let fd = packet_socket()?;
+        let version = match config.kind {
+            RingKind::Frames => libc::tpacket_versions::TPACKET_V2,
+            RingKind::Blocks => libc::tpacket_versions::TPACKET_V3,
+        };
+        set_option(
+            &fd,
+            libc::SOL_PACKET,
+            libc::PACKET_VERSION,
+            &(version as i32),
+        )
+        .map_err(|e| context(e, "PACKET_VERSION"))?;
+        let request = libc::tpacket_req3 {
+            tp_block_size: to_uint(config.block_size)?,
+            tp_block_nr: to_uint(config.block_count)?,
+            tp_frame_size: to_uint(frame_size)?,
+            tp_frame_nr: to_uint(frames_per_block * config.block_count)?,
+            tp_retire_blk_tov: config.block_timeout.as_millis().clamp(1, 1 << 31) as u32,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        let set = match config.kind {
+            // V2 takes the first four fields only.
+            RingKind::Frames => set_option(
+                &fd,
+                libc::SOL_PACKET,
+                libc::PACKET_RX_RING,
+                &libc::tpacket_req {
+                    tp_block_size: request.tp_block_size,
+                    tp_block_nr: request.tp_block_nr,
+                    tp_frame_size: request.tp_frame_size,
+                    tp_frame_nr: request.tp_frame_nr,
+                },
+            ),
+            RingKind::Blocks => set_option(&fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request),
+        };
+        set.map_err(|e| context(e, "PACKET_RX_RING"))?;
+        let map_len = config.block_size * config.block_count;
+        // SAFETY: a fresh shared mapping of the ring the kernel just made
+        // for `fd`, of exactly its size; the kernel checks both.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_POPULATE,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(last_error("mmap(PACKET_RX_RING)"));
+        }
+        let ring = RxRing {
+            fd,
+            map: NonNull::new(map.cast()).expect("mmap succeeded"),
+            map_len,
+            kind: config.kind,
+            block_size: config.block_size,
+            block_count: config.block_count,
+            frame_size,
+            frames_per_block,
+            next: 0,
+            oversized: 0,
+            poll_ms: poll.as_millis().min(i32::MAX as u128) as i32,
+            name: name.to_string(),
+        };
+        // Bound only now, so every frame lands in the ring, and none of
+        // our own transmissions does.
+        receive_everything(&ring.fd, ifindex)?;
+        bind(&ring.fd, ifindex, libc::ETH_P_ALL as u16)?;
+        Ok(ring)
+    }
+
+    /// The interface name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Frames skipped so far because they were longer than a slot (or a
+    /// block).
+    pub fn oversized(&self) -> u64 {
+        self.oversized
+    }
+
+    /// Units (slots or blocks) in the ring.
+    fn units(&self) -> usize {
+        match self.kind {
+            RingKind::Frames => self.frames_per_block * self.block_count,
+            RingKind::Blocks => self.block_count,
+        }
+    }
+
+    /// Offset of unit `index` in the mapping.
+    fn unit_offset(&self, index: usize) -> usize {
+        match self.kind {
+            RingKind::Frames => {
+                (index / self.frames_per_block) * self.block_size
+                    + (index % self.frames_per_block) * self.frame_size
+            }
+            RingKind::Blocks => index * self.block_size,
+        }
+    }
+
+    fn unit_size(&self) -> usize {
+        match self.kind {
+            RingKind::Frames => self.frame_size,
+            RingKind::Blocks => self.block_size,
+        }
+    }
+
+    /// The status word of unit `index`, which the kernel and this reader
+    /// hand back and forth.
+    fn status(&self, index: usize) -> &AtomicU32 {
+        let offset = match self.kind {
+            RingKind::Frames => std::mem::offset_of!(libc::tpacket2_hdr, tp_status),
+            RingKind::Blocks => {
+                std::mem::offset_of!(libc::tpacket_block_desc, hdr)
+                    + std::mem::offset_of!(libc::tpacket_hdr_v1, block_status)
+            }
+        };
+        // SAFETY: `index` is below `units()`, so the word lies in the
+        // mapping, 4-aligned (units are 16-aligned); the kernel changes it
+        // only atomically from its side, and the mapping lives as long as
+        // `self`.
+        unsafe {
+            &*self
+                .map
+                .as_ptr()
+                .add(self.unit_offset(index) + offset)
+                .cast::<AtomicU32>()
+        }
+    }
+
+    fn ready(&self, index: usize) -> bool {
+        self.status(index).load(Ordering::Acquire) & libc::TP_STATUS_USER != 0
+    }
+
+    /// Whether frames are waiting.
+    pub fn has_frames(&self) -> bool {
+        self.ready(self.next)
+    }
+
+    /// Waits up to the poll interval for frames, then calls `each` with
+    /// every frame handed over, in arrival order, and hands the memory
+    /// back. Returns the number of frames (0 when the wait timed out).
+    /// Frames this host sent, and frames longer than a slot, are skipped.
+    pub fn recv_batch(&mut self, each: impl FnMut(&[u8])) -> io::Result<usize> {
+        if !self.has_frames()
+            && let Some((_, e)) = wait_readable(&[self.fd.as_raw_fd()], self.poll_ms)?.pop()
+        {
+            return Err(e);
+        }
+        Ok(self.recv_ready(each))
+    }
+
+    /// As [`RxRing::recv_batch`] without waiting: the frames already
+    /// handed over, at most one turn of the ring.
+    pub fn recv_ready(&mut self, mut each: impl FnMut(&[u8])) -> usize {
+        let mut frames = 0;
+        // At most one turn of the ring per call, so the caller gets the
+        // batch while the kernel refills what was just handed back.
+        for _ in 0..self.units() {
+            if !self.ready(self.next) {
+                break;
+            }
+            frames += self.walk(self.next, &mut each);
+            self.status(self.next)
+                .store(libc::TP_STATUS_KERNEL, Ordering::Release);
+            self.next = (self.next + 1) % self.units();
+        }
+        frames
+    }
+
+    /// Calls `each` with the frames of unit `index`, which the kernel has
+    /// handed over (its status is `TP_STATUS_USER`, read with Acquire).
+    fn walk(&mut self, index: usize, each: &mut impl FnMut(&[u8])) -> usize {
+        // SAFETY: the unit lies in the mapping and belongs to this reader
+        // until its status is handed back; the kernel does not write it
+        // meanwhile, so a shared view of it is sound.
+        let unit = unsafe {
+            std::slice::from_raw_parts(
+                self.map.as_ptr().add(self.unit_offset(index)).cast_const(),
+                self.unit_size(),
+            )
+        };
+        let word = |at: usize| -> Option<u32> {
+            Some(u32::from_ne_bytes(unit.get(at..at + 4)?.try_into().ok()?))
+        };
+        let half = |at: usize| -> Option<u16> {
+            Some(u16::from_ne_bytes(unit.get(at..at + 2)?.try_into().ok()?))
+        };
+        let pkttype = |at: usize| {
+            unit.get(at + std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype))
+                .copied()
+        };
+        // Each frame header with its offset, and the next header's offset
+        // (0: the last one).
+        let header = |at: usize| -> Option<(FrameHeader, usize)> {
+            match self.kind {
+                RingKind::Frames => Some((
+                    FrameHeader {
+                        snaplen: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_snaplen))?,
+                        len: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_len))?,
+                        mac: half(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_mac))?,
+                        pkttype: pkttype(at + V2_ADDR_OFFSET)?,
+                    },
+                    0,
+                )),
+                RingKind::Blocks => Some((
+                    FrameHeader {
+                        snaplen: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen))?,
+                        len: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_len))?,
+                        mac: half(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_mac))?,
+                        pkttype: pkttype(at + V3_ADDR_OFFSET)?,
+                    },
+                    word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset))? as usize,
+                )),
+            }
+        };
+        // How many frames, and where the first header is.
+        let (Some(count), Some(mut at)) = (match self.kind {
+            RingKind::Frames => (Some(1), Some(0)),
+            RingKind::Blocks => {
+                let desc = std::mem::offset_of!(libc::tpacket_block_desc, hdr);
+                (
+                    word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, num_pkts)),
+                    word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt))
+                        .map(|o| o as usize),
+                )
+            }
+        }) else {
+            return 0;
+        };
+        let mut delivered = 0;
+        for _ in 0..count {
+            let Some((h, next)) = header(at) else {
+                break;
+            };
+            let start = at + h.mac as usize;
+            // The kernel never writes a frame past its unit; if it did,
+            // stop rather than read outside it.
+            let Some(frame) = unit.get(start..start + h.snaplen as usize) else {
+                break;
+            };
+            if h.snaplen < h.len {
+                self.oversized += 1;
+            } else if h.pkttype != libc::PACKET_OUTGOING {
+                each(frame);
+                delivered += 1;
+            }
+            if next == 0 {
+                break;
+            }
+            at += next;
+        }
+        delivered
+    }
+
+    /// Frames the kernel dropped because the ring was full, since the last
+    /// call (reading resets the kernel's count).
+    pub fn take_drops(&self) -> io::Result<u64> {
+        // Both versions' statistics start with packets and drops; V3's
+        // struct is the larger.
+        // SAFETY: an all-zero tpacket_stats_v3 is valid.
+        let mut stats: libc::tpacket_stats_v3 = unsafe { zeroed() };
+        let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: `stats` and `len` are valid for writes and live across
+        // the call; `len` is the size of `stats`.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&raw mut stats).cast(),
+                &raw mut len,
+            )
+        };
+        if rc < 0 {
+            return Err(last_error("getsockopt(PACKET_STATISTICS)"));
+        }
+        Ok(u64::from(stats.tp_drops))
+    }
+}
+
+impl Drop for RxRing {
+    fn drop(&mut self) {
+        // SAFETY: the mapping was made in `open` with this length, and no
+        // reference into it outlives a `&self` borrow, none of which is
+        // live during drop.
+        unsafe {
+            libc::munmap(self.map.as_ptr().cast(), self.map_len);
+        }
+    }
+}
+
+/// Waits until one of `rings` has frames or `waker` is woken, at most
+/// `timeout`. Returns the errors rings reported meanwhile (their interface
+/// went down, say), by index: each is taken from its socket, so the next
+/// wait sleeps again rather than returning at once.
+pub fn wait_any(
+    rings: &[&RxRing],
+    waker: &Waker,
+    timeout: Duration,
+) -> io::Result<Vec<(usize, io::Error)>> {
+    let mut fds: Vec<i32> = rings.iter().map(|r| r.fd.as_raw_fd()).collect();
+    fds.push(waker.fd.as_raw_fd());
+    wait_readable(&fds, timeout.as_millis().min(i32::MAX as u128) as i32)
+}
+
+/// `poll` for input on `fds`, at most `timeout_ms`; an interrupted wait
+/// counts as a timeout. Returns the pending socket errors of the fds that
+/// reported one (`POLLERR`), taken (cleared) with `SO_ERROR`.
+fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<Vec<(usize, io::Error)>> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `pfds` is a valid array of that many pollfds, living across
+    // the call.
+    let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+        return Ok(Vec::new());
+    }
+    let mut errors = Vec::new();
+    for (i, p) in pfds.iter().enumerate() {
+        if p.revents & libc::POLLERR != 0 {
+            let mut code: i32 = 0;
+            let mut len = size_of::<i32>() as libc::socklen_t;
+            // SAFETY: `code` and `len` are valid for writes and live across
+            // the call; `len` is the size of `code`.
+            let rc = unsafe {
+                libc::getsockopt(
+                    p.fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_ERROR,
+                    (&raw mut code).cast(),
+                    &raw mut len,
+                )
+            };
+            if rc < 0 {
+                return Err(last_error("getsockopt(SO_ERROR)"));
+            }
+            if code != 0 {
+                errors.push((i, io::Error::from_raw_os_error(code)));
+            }
+        }
+    }
+    Ok(errors)
+}
+
+/// Wakes a thread waiting in [`wait_any`]: an `eventfd`.
+#[derive(Debug)]
+pub struct Waker {
+    fd: OwnedFd,
+}
+
+impl Waker {
+    /// A new waker, not woken.
+    pub fn new() -> io::Result<Waker> {
+        // SAFETY: plain system call with constant arguments.
+        let raw = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if raw < 0 {
+            return Err(last_error("eventfd"));
+        }
+        // SAFETY: `raw` is a new descriptor that nothing else owns.
+        Ok(Waker {
+            fd: unsafe { OwnedFd::from_raw_fd(raw) },
+        })
+    }
+
+    /// Wakes the waiting thread (or the next wait, if none is waiting).
+    pub fn wake(&self) {
+        let one = 1u64;
+        // SAFETY: `one` is valid for reads of 8 bytes; a full counter
+        // (EAGAIN) still leaves the waker woken.
+        let _ = unsafe { libc::write(self.fd.as_raw_fd(), (&raw const one).cast(), 8) };
+    }
+
+    /// Resets it to not woken; returns whether it was woken.
+    pub fn clear(&self) -> bool {
+        let mut count = 0u64;
+        // SAFETY: `count` is valid for writes of 8 bytes; EAGAIN means it
+        // was not woken.
+        let n = unsafe { libc::read(self.fd.as_raw_fd(), (&raw mut count).cast(), 8) };
+        n == 8 && count > 0
     }
 }
 

@@ -3,7 +3,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::{Program, Source, Switch, SwitchConfig, SwitchError};
+use crate::{
+    InterfaceIo, Program, RingConfig, RingKind, Source, Switch, SwitchConfig, SwitchError,
+};
 
 /// Flags of `esa switch`.
 #[derive(Debug, Clone, clap::Args)]
@@ -40,6 +42,14 @@ pub struct SwitchArgs {
     /// Write a pcap file per port (`port<N>.pcap`) into this folder.
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
+    /// How interface ports move frames: `ring` (a memory-mapped receive
+    /// ring of 2 KiB slots read by the packet thread, and batched sends;
+    /// falls back to `per-frame`, with a warning, where the ring cannot be
+    /// set up), `ring-blocks` (a TPACKET_V3 block ring: fewer wake-ups, but
+    /// a frame alone waits 1 ms), or `per-frame` (one system call per frame
+    /// each way).
+    #[arg(long, value_name = "ring|ring-blocks|per-frame", default_value = "ring", value_parser = parse_interface_io)]
+    pub interface_io: InterfaceIo,
     /// Log filter (trace, debug, info, warn, error, or a tracing
     /// env-filter directive); RUST_LOG overrides it.
     #[arg(long, default_value = "info")]
@@ -57,6 +67,20 @@ fn parse_interface(s: &str) -> Result<(u32, String), String> {
         return Err(format!("`{s}` has no interface name"));
     }
     Ok((num, name.to_string()))
+}
+
+fn parse_interface_io(s: &str) -> Result<InterfaceIo, String> {
+    match s {
+        "ring" => Ok(InterfaceIo::default()),
+        "ring-blocks" => Ok(InterfaceIo::Ring(RingConfig {
+            kind: RingKind::Blocks,
+            ..RingConfig::default()
+        })),
+        "per-frame" => Ok(InterfaceIo::PerFrame),
+        _ => Err(format!(
+            "`{s}` is not one of `ring`, `ring-blocks`, `per-frame`"
+        )),
+    }
 }
 
 /// Errors of `esa switch`.
@@ -88,6 +112,7 @@ pub fn run(args: &SwitchArgs) -> Result<(), CliError> {
         cpu_port: args.cpu_port,
         include_dirs: args.include.clone(),
         pcap_dir: args.pcap.clone(),
+        interface_io: args.interface_io.clone(),
     });
     if let Some(path) = &args.program {
         tracing::info!(program = %path.display(), "compiling");

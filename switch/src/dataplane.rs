@@ -1,15 +1,37 @@
-//! The packet thread: drains the inbound channel, runs each frame through
-//! the loaded program with the monotonic clock, and hands the outputs to
-//! the egress ports, the CPU port (PacketIn) and the pcap files.
+//! The packet thread: drains the inbound channel in batches, runs each
+//! batch's frames through the loaded program under one device lock with
+//! the monotonic clock, then hands the outputs to the egress ports (one
+//! batch per port), the CPU port (PacketIn) and the pcap files.
+//!
+//! It is the only thread that runs the program: every frame sees the
+//! register, counter and table state the frames before it left (see the
+//! crate documentation).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
+#[cfg(target_os = "linux")]
+use crate::afpacket::{RxRing, wait_any};
+use crate::device::Device;
 use crate::pcap::PcapWriter;
+#[cfg(target_os = "linux")]
+use crate::ports::Doorbell;
 use crate::ports::{Egress, Inbound, PortCounters};
 use crate::server::Shared;
+
+/// Frames taken from the channel per device lock, at most (a P4Runtime
+/// write waits for at most one batch).
+const BATCH_FRAMES: usize = 1024;
+
+/// Longest sleep on the rings (a doorbell or a frame ends it sooner).
+#[cfg(target_os = "linux")]
+const READ_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Stands in for the ring type where there are no rings.
+#[cfg(not(target_os = "linux"))]
+type RxRing = std::convert::Infallible;
 
 /// The packet thread's state.
 #[derive(Debug)]
@@ -20,13 +42,101 @@ pub(crate) struct Dataplane {
     pub(crate) counters: HashMap<u32, Arc<PortCounters>>,
     pub(crate) pcap: HashMap<u32, PcapWriter>,
     pub(crate) start: Instant,
+    /// Frames the current batch sends, per egress port, in pipeline order
+    /// (kept between batches for their capacity).
+    pub(crate) pending: HashMap<u32, Vec<Vec<u8>>>,
+    /// Frames the current batch sends to the CPU port, in order.
+    pub(crate) packet_ins: Vec<Vec<u8>>,
+    /// Receive rings this thread reads itself, by port.
+    #[cfg(target_os = "linux")]
+    pub(crate) rings: Vec<(u32, RxRing)>,
+    /// Wakes this thread from its wait on the rings when a message is
+    /// queued (present when it reads rings).
+    #[cfg(target_os = "linux")]
+    pub(crate) doorbell: Option<Arc<Doorbell>>,
 }
 
 impl Dataplane {
     /// Runs until [`Inbound::Stop`] or until every sender is gone.
-    pub(crate) fn run(mut self) {
+    pub(crate) fn run(self) {
+        #[cfg(target_os = "linux")]
+        if let Some(doorbell) = self.doorbell.clone() {
+            return self.run_with_rings(&doorbell);
+        }
+        self.run_on_channel();
+    }
+
+    /// Runs with interface rings to read besides the channel: each round
+    /// takes what is waiting on the channel and in every ring, without
+    /// waiting, and runs it under one device lock; with nothing waiting it
+    /// sleeps in `poll` on the rings and the doorbell.
+    #[cfg(target_os = "linux")]
+    fn run_with_rings(mut self, doorbell: &Doorbell) {
+        let mut rings = std::mem::take(&mut self.rings);
+        let mut batch = Vec::new();
         loop {
-            let msg = match self.inbound.try_recv() {
+            let mut stop = self.take_messages(&mut batch);
+            if batch.is_empty() && !stop && !rings.iter().any(|(_, r)| r.has_frames()) {
+                // Idle: make captures visible before sleeping.
+                for w in self.pcap.values_mut() {
+                    let _ = w.flush();
+                }
+                doorbell.park();
+                // A message queued before `park` is seen here; one queued
+                // after it rings the doorbell.
+                stop = self.take_messages(&mut batch);
+                if batch.is_empty() && !stop {
+                    let waiting: Vec<&RxRing> = rings.iter().map(|(_, r)| r).collect();
+                    match wait_any(&waiting, doorbell.waker(), READ_POLL) {
+                        Ok(errors) => {
+                            for (i, e) in errors {
+                                let (port, ring) = &rings[i];
+                                tracing::warn!(port, interface = ring.name(), "receive: {e}");
+                            }
+                        }
+                        Err(e) => {
+                            tracing::error!("waiting for frames: {e}");
+                            std::thread::sleep(READ_POLL);
+                        }
+                    }
+                }
+                let _ = doorbell.unpark();
+            }
+            self.handle_batch(&batch, &mut rings);
+            batch.clear();
+            if stop {
+                break;
+            }
+        }
+        for w in self.pcap.values_mut() {
+            let _ = w.flush();
+        }
+        tracing::debug!("packet thread stopped");
+    }
+
+    /// Moves up to [`BATCH_FRAMES`] frames' worth of waiting messages into
+    /// `batch` without waiting. Returns whether to stop after them.
+    #[cfg(target_os = "linux")]
+    fn take_messages(&mut self, batch: &mut Vec<Inbound>) -> bool {
+        let mut frames = batch.iter().map(Inbound::frame_count).sum::<usize>();
+        while frames < BATCH_FRAMES {
+            match self.inbound.try_recv() {
+                Ok(Inbound::Stop) | Err(TryRecvError::Disconnected) => return true,
+                Ok(m) => {
+                    frames += m.frame_count();
+                    batch.push(m);
+                }
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        false
+    }
+
+    /// Runs with the channel as the only input, blocking on it when idle.
+    fn run_on_channel(mut self) {
+        let mut batch = Vec::new();
+        'run: loop {
+            let first = match self.inbound.try_recv() {
                 Ok(m) => m,
                 Err(TryRecvError::Empty) => {
                     // Idle: make captures visible before blocking.
@@ -40,14 +150,29 @@ impl Dataplane {
                 }
                 Err(TryRecvError::Disconnected) => break,
             };
-            match msg {
-                Inbound::Stop => break,
-                Inbound::Frame { port, data } => self.handle(port, &data),
-                Inbound::Batch(frames) => {
-                    for (port, data) in frames {
-                        self.handle(port, &data);
+            if matches!(first, Inbound::Stop) {
+                break;
+            }
+            let mut frames = first.frame_count();
+            batch.push(first);
+            let mut stop = false;
+            while frames < BATCH_FRAMES {
+                match self.inbound.try_recv() {
+                    Ok(Inbound::Stop) => {
+                        stop = true;
+                        break;
                     }
+                    Ok(m) => {
+                        frames += m.frame_count();
+                        batch.push(m);
+                    }
+                    Err(_) => break,
                 }
+            }
+            self.handle_batch(&batch, &mut []);
+            batch.clear();
+            if stop {
+                break 'run;
             }
         }
         for w in self.pcap.values_mut() {
@@ -56,10 +181,54 @@ impl Dataplane {
         tracing::debug!("packet thread stopped");
     }
 
-    fn handle(&mut self, port: u32, data: &[u8]) {
-        let cpu_port = self.shared.cpu_port;
-        let counters = self.counters.get(&port).cloned();
-        if let Some(c) = &counters {
+    /// Runs every frame of `batch` in order, then every frame waiting in
+    /// `rings` (straight from ring memory), under one device lock; then
+    /// sends the outputs.
+    fn handle_batch(&mut self, batch: &[Inbound], rings: &mut [(u32, RxRing)]) {
+        let shared = self.shared.clone();
+        let program = {
+            let mut guard = shared.lock_device();
+            let mut device = guard.as_mut();
+            for msg in batch {
+                match msg {
+                    Inbound::Frame { port, data } => {
+                        self.ingress(device.as_deref_mut(), *port, data);
+                    }
+                    Inbound::Batch(frames) => {
+                        for (port, data) in frames {
+                            self.ingress(device.as_deref_mut(), *port, data);
+                        }
+                    }
+                    Inbound::Frames { port, frames } => {
+                        for data in frames.iter() {
+                            self.ingress(device.as_deref_mut(), *port, data);
+                        }
+                    }
+                    Inbound::Stop => {}
+                }
+            }
+            #[cfg(target_os = "linux")]
+            for (port, ring) in rings.iter_mut() {
+                ring.recv_ready(|data| self.ingress(device.as_deref_mut(), *port, data));
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = rings;
+            device.map(|d| d.program().clone())
+        };
+        if !self.packet_ins.is_empty() {
+            let header = program.as_ref().and_then(|p| p.packet_in.as_ref());
+            for frame in self.packet_ins.drain(..) {
+                self.shared.packet_in(&frame, header);
+            }
+        }
+        self.send_pending();
+    }
+
+    /// One frame through the program (the device lock held): counts it,
+    /// captures it, and queues its outputs.
+    fn ingress(&mut self, device: Option<&mut Device>, port: u32, data: &[u8]) {
+        let counters = self.counters.get(&port);
+        if let Some(c) = counters {
             c.rx(data.len());
         }
         if let Some(w) = self.pcap.get_mut(&port) {
@@ -68,64 +237,103 @@ impl Dataplane {
         let Ok(ingress) = u16::try_from(port) else {
             return;
         };
-        let now_us = self.start.elapsed().as_micros() as u64;
-        let (outputs, program) = {
-            let mut guard = self.shared.lock_device();
-            let Some(device) = guard.as_mut() else {
-                if let Some(c) = &counters {
-                    c.drop_one();
-                }
-                tracing::trace!(port, "no pipeline loaded: frame dropped");
-                return;
-            };
-            let outputs = device.process(now_us, ingress, data);
-            (outputs, device.program().clone())
+        let Some(device) = device else {
+            if let Some(c) = counters {
+                c.drop_one();
+            }
+            tracing::trace!(port, "no pipeline loaded: frame dropped");
+            return;
         };
+        let now_us = self.start.elapsed().as_micros() as u64;
+        let outputs = device.process(now_us, ingress, data);
         if outputs.is_empty() {
-            if let Some(c) = &counters {
+            if let Some(c) = counters {
                 c.drop_one();
             }
             tracing::trace!(port, len = data.len(), "dropped by the pipeline");
         }
+        let cpu_port = self.shared.cpu_port;
         for out in outputs {
             let out_port = u32::from(out.port);
             if Some(out_port) == cpu_port {
-                self.shared.packet_in(&out.data, program.packet_in.as_ref());
+                self.packet_ins.push(out.data);
                 continue;
             }
+            // Captured when the pipeline emits it, as before batching.
             if let Some(w) = self.pcap.get_mut(&out_port) {
                 let _ = w.write(&out.data);
             }
-            let c = self.counters.get(&out_port);
-            let sent = match self.egress.get(&out_port) {
-                Some(Egress::Memory(tx)) => {
-                    let len = out.data.len();
-                    tx.send(out.data).is_ok().then_some(len)
-                }
-                #[cfg(target_os = "linux")]
-                Some(Egress::Raw(sock)) => match sock.send(&out.data) {
-                    Ok(()) => Some(out.data.len()),
-                    Err(e) => {
-                        tracing::warn!(port = out_port, interface = sock.name(), "send: {e}");
-                        None
-                    }
-                },
-                Some(Egress::Udp(sock)) => match sock.send(&out.data) {
-                    Ok(()) => Some(out.data.len()),
-                    Err(e) => {
-                        tracing::debug!(port = out_port, "UDP send: {e}");
-                        None
-                    }
-                },
-                None => {
-                    tracing::trace!(port = out_port, "frame for a port that does not exist");
-                    None
-                }
-            };
-            match (c, sent) {
+            self.pending.entry(out_port).or_default().push(out.data);
+        }
+    }
+
+    /// Sends each port's queued frames, as one batch where the port can.
+    fn send_pending(&mut self) {
+        for (&port, frames) in &mut self.pending {
+            if frames.is_empty() {
+                continue;
+            }
+            let counters = self.counters.get(&port);
+            let shared = &self.shared;
+            let count = |sent: Option<usize>| match (counters, sent) {
                 (Some(c), Some(len)) => c.tx(len),
                 (Some(c), None) => c.tx_error(),
-                (None, _) => self.shared.count_unknown_port(),
+                (None, _) => shared.count_unknown_port(),
+            };
+            match self.egress.get(&port) {
+                Some(Egress::Memory(tx)) => {
+                    for frame in frames.drain(..) {
+                        let len = frame.len();
+                        count(tx.send(frame).is_ok().then_some(len));
+                    }
+                }
+                #[cfg(target_os = "linux")]
+                Some(Egress::Raw {
+                    socket,
+                    batched: true,
+                }) => {
+                    let slices: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+                    socket.send_many(&slices, |i, result| match result {
+                        Ok(()) => count(Some(slices[i].len())),
+                        Err(e) => {
+                            tracing::warn!(port, interface = socket.name(), "send: {e}");
+                            count(None);
+                        }
+                    });
+                    frames.clear();
+                }
+                #[cfg(target_os = "linux")]
+                Some(Egress::Raw {
+                    socket,
+                    batched: false,
+                }) => {
+                    for frame in frames.drain(..) {
+                        match socket.send(&frame) {
+                            Ok(()) => count(Some(frame.len())),
+                            Err(e) => {
+                                tracing::warn!(port, interface = socket.name(), "send: {e}");
+                                count(None);
+                            }
+                        }
+                    }
+                }
+                Some(Egress::Udp(sock)) => {
+                    for frame in frames.drain(..) {
+                        match sock.send(&frame) {
+                            Ok(()) => count(Some(frame.len())),
+                            Err(e) => {
+                                tracing::debug!(port, "UDP send: {e}");
+                                count(None);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    tracing::trace!(port, "frame for a port that does not exist");
+                    for _ in frames.drain(..) {
+                        count(None);
+                    }
+                }
             }
         }
     }

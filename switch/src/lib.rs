@@ -14,9 +14,44 @@
 //! - [`server`]: the P4Runtime service (arbitration, pipeline config,
 //!   Write / Read, packet I/O, Capabilities).
 //! - `dataplane`: the packet thread; [`ports`]: in-memory ports and port
-//!   counters; [`afpacket`]: Linux interfaces; [`udp`]: ports carried over
-//!   UDP (frames in datagrams; no root); [`pcap`]: capture files.
+//!   counters; [`afpacket`]: Linux interfaces (receive rings, batched
+//!   sends, the per-frame fallback); [`udp`]: ports carried over UDP
+//!   (frames in datagrams; no root); [`pcap`]: capture files.
 //! - [`cli`]: the `esa switch` command.
+//!
+//! ## Threads, and why registers behave as in P4
+//!
+//! P4 register semantics: each packet sees the effects of every packet
+//! before it on the same register cell (and likewise for counters, and
+//! for table entries the control plane changes). The switch
+//! keeps this by running the program on **one thread only**, the packet
+//! thread (`esa-switch-pipeline`): it owns no state of its own but takes
+//! the device lock once per batch and runs the batch's frames one after
+//! another, each to completion, in arrival order per port. No two frames
+//! are ever in the program at once, so no register access can interleave,
+//! and no cell needs a lock or an atomic of its own. P4Runtime reads and
+//! writes take the same lock between batches, so a controller sees (and
+//! changes) state between two packets, never in the middle of one.
+//!
+//! Threads are added only around that one thread, for I/O:
+//! - interface rings ([`InterfaceIo::Ring`]) are read by the packet thread
+//!   itself by default — ring, program and `sendmmsg` on one core with no
+//!   hand-off, which measured fastest on the 2-core development machine
+//!   (README). With [`RingConfig::reader_thread`] each interface gets a
+//!   reader thread that copies batches out of its ring into the channel;
+//!   per-frame interfaces and UDP ports always have reader threads;
+//! - the P4Runtime server runs on tokio's threads and reaches the device
+//!   only through the lock.
+//!
+//! Reader threads only move bytes: the order in which one port's frames
+//! enter the channel is their arrival order, and the packet thread takes
+//! them in channel order, so frames of one port are processed — and leave
+//! each egress port — in the order they arrived. Frames of different
+//! ports have no order between them on the wire either. A second pipeline
+//! thread would need the state split between threads (per-cell locks, or
+//! packets steered by the cell they touch, as Tofino's pipes own disjoint
+//! registers); the bench shows the one thread is not the bottleneck here
+//! (most of its time is the kernel's veth transmit), so there is one.
 //!
 //! ## Use
 //! ```no_run
@@ -57,11 +92,13 @@ use std::time::{Duration, Instant};
 use p4runtime_proto::P4RuntimeServer;
 
 pub use error::{LoadError, SwitchError};
-pub use ports::{MemoryPort, PortSender, PortStats, Stopped};
+pub use ports::{InterfaceIo, MemoryPort, PortSender, PortStats, RingConfig, RingKind, Stopped};
 pub use program::{Program, Source};
 pub use server::Service;
 
-use ports::{Egress, Inbound, PortCounters};
+#[cfg(target_os = "linux")]
+use ports::FrameBatch;
+use ports::{Egress, Inbound, InboundSender, PortCounters};
 use server::Shared;
 
 /// Switch-wide settings.
@@ -78,6 +115,9 @@ pub struct SwitchConfig {
     pub include_dirs: Vec<PathBuf>,
     /// Write one pcap file per port into this folder.
     pub pcap_dir: Option<PathBuf>,
+    /// How interface ports move frames (a receive ring and batched sends
+    /// by default).
+    pub interface_io: InterfaceIo,
 }
 
 /// Builds a [`Switch`].
@@ -123,8 +163,10 @@ impl SwitchBuilder {
         self
     }
 
-    /// Opens the ports and starts the packet thread (and one reader thread
-    /// per interface and per UDP port).
+    /// Opens the ports and starts the packet thread, which also reads the
+    /// interfaces' rings, and reader threads: one per interface on the
+    /// per-frame path or with [`RingConfig::reader_thread`], one for all
+    /// UDP ports.
     pub fn build(self) -> Result<(Switch, Vec<MemoryPort>), SwitchError> {
         let mut numbers: Vec<u32> = self.memory.clone();
         numbers.extend(self.interfaces.iter().map(|(p, _)| *p));
@@ -150,7 +192,24 @@ impl SwitchBuilder {
                 });
             }
         }
-        let (inbound_tx, inbound_rx) = mpsc::channel();
+        let (raw_tx, inbound_rx) = mpsc::channel();
+        // The packet thread reads rings itself unless each has a reader.
+        #[cfg(target_os = "linux")]
+        let doorbell = match &self.config.interface_io {
+            InterfaceIo::Ring(c) if !c.reader_thread && !self.interfaces.is_empty() => {
+                Some(Arc::new(ports::Doorbell::new().map_err(|e| {
+                    SwitchError::Port {
+                        port: 0,
+                        message: format!("cannot make the packet thread's waker: {e}"),
+                    }
+                })?))
+            }
+            _ => None,
+        };
+        #[cfg(target_os = "linux")]
+        let inbound_tx = InboundSender::new(raw_tx, doorbell.clone());
+        #[cfg(not(target_os = "linux"))]
+        let inbound_tx = InboundSender::new(raw_tx);
         let shared = Arc::new(Shared::new(
             self.config.device_id,
             self.config.cpu_port,
@@ -172,25 +231,21 @@ impl SwitchBuilder {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let mut readers = Vec::new();
-        let mut sockets = Vec::new();
+        let mut interface_io = BTreeMap::new();
+        #[cfg(target_os = "linux")]
+        let mut opened = Vec::new();
         for (p, name) in &self.interfaces {
             #[cfg(target_os = "linux")]
             {
-                let sock =
-                    afpacket::RawSocket::open(name, Duration::from_millis(100)).map_err(|e| {
-                        SwitchError::Interface {
-                            name: name.clone(),
-                            message: e.to_string(),
-                        }
-                    })?;
-                let sock = Arc::new(sock);
-                egress.insert(*p, Egress::Raw(sock.clone()));
+                let (port, io) = open_interface(*p, name, &self.config.interface_io)?;
+                egress.insert(*p, port.egress());
                 counters.insert(*p, Arc::new(PortCounters::default()));
-                sockets.push((*p, sock));
+                interface_io.insert(*p, io);
+                opened.push(port);
             }
             #[cfg(not(target_os = "linux"))]
             {
-                let _ = p;
+                let _ = (p, &mut interface_io);
                 return Err(SwitchError::Interface {
                     name: name.clone(),
                     message: "interfaces need Linux (AF_PACKET)".into(),
@@ -198,34 +253,21 @@ impl SwitchBuilder {
             }
         }
         #[cfg(target_os = "linux")]
-        for (p, sock) in sockets {
-            let tx = inbound_tx.clone();
-            let stop = stop.clone();
-            let handle = std::thread::Builder::new()
-                .name(format!("esa-switch-rx-{p}"))
-                .spawn(move || {
-                    let mut buf = vec![0u8; afpacket::MAX_FRAME];
-                    while !stop.load(Ordering::Relaxed) {
-                        match sock.recv(&mut buf) {
-                            Ok(Some(n)) => {
-                                let frame = Inbound::Frame {
-                                    port: p,
-                                    data: buf[..n].to_vec(),
-                                };
-                                if tx.send(frame).is_err() {
-                                    break;
-                                }
-                            }
-                            Ok(None) => {}
-                            Err(e) => {
-                                tracing::error!(port = p, interface = sock.name(), "receive: {e}");
-                                std::thread::sleep(Duration::from_millis(100));
-                            }
-                        }
-                    }
-                })
+        let mut pipeline_rings = Vec::new();
+        #[cfg(target_os = "linux")]
+        for port in opened {
+            let number = port.number;
+            let port = match port.receive {
+                Receive::Ring(ring) if doorbell.is_some() => {
+                    pipeline_rings.push((number, ring));
+                    continue;
+                }
+                receive => InterfacePort { receive, ..port },
+            };
+            let handle = port
+                .spawn_reader(inbound_tx.clone(), stop.clone())
                 .map_err(|e| SwitchError::Interface {
-                    name: format!("port {p}"),
+                    name: format!("port {number}"),
                     message: format!("cannot start reader thread: {e}"),
                 })?;
             readers.push(handle);
@@ -276,6 +318,14 @@ impl SwitchBuilder {
             counters,
             pcap,
             start: Instant::now(),
+            pending: HashMap::new(),
+            packet_ins: Vec::new(),
+            // Rings that all fell back leave the packet thread on the
+            // channel alone.
+            #[cfg(target_os = "linux")]
+            doorbell: doorbell.filter(|_| !pipeline_rings.is_empty()),
+            #[cfg(target_os = "linux")]
+            rings: pipeline_rings,
         };
         let packet_thread = std::thread::Builder::new()
             .name("esa-switch-pipeline".into())
@@ -292,6 +342,7 @@ impl SwitchBuilder {
                 stop,
                 packet_thread: Some(packet_thread),
                 readers,
+                interface_io,
             },
             memory_ports,
         ))
@@ -303,11 +354,12 @@ impl SwitchBuilder {
 #[derive(Debug)]
 pub struct Switch {
     shared: Arc<Shared>,
-    inbound: mpsc::Sender<Inbound>,
+    inbound: InboundSender,
     stats: BTreeMap<u32, Arc<PortCounters>>,
     stop: Arc<AtomicBool>,
     packet_thread: Option<JoinHandle<()>>,
     readers: Vec<JoinHandle<()>>,
+    interface_io: BTreeMap<u32, InterfaceIo>,
 }
 
 impl Switch {
@@ -355,6 +407,13 @@ impl Switch {
         self.stats.iter().map(|(p, c)| (*p, c.snapshot())).collect()
     }
 
+    /// How interface port `port` moves frames: the configured
+    /// [`InterfaceIo`], or [`InterfaceIo::PerFrame`] where the ring could
+    /// not be set up. `None` for ports that are not interfaces.
+    pub fn interface_io(&self, port: u32) -> Option<&InterfaceIo> {
+        self.interface_io.get(&port)
+    }
+
     /// Frames the program sent to ports that do not exist.
     pub fn unknown_port_frames(&self) -> u64 {
         self.shared.unknown_port_frames()
@@ -383,6 +442,139 @@ impl Drop for Switch {
         }
         for r in self.readers.drain(..) {
             let _ = r.join();
+        }
+    }
+}
+
+/// How long a reader waits for frames before looking at the stop flag.
+#[cfg(target_os = "linux")]
+const READER_POLL: Duration = Duration::from_millis(100);
+
+/// An opened interface port, before its reader thread starts.
+#[cfg(target_os = "linux")]
+struct InterfacePort {
+    number: u32,
+    receive: Receive,
+    send: Arc<afpacket::RawSocket>,
+}
+
+#[cfg(target_os = "linux")]
+enum Receive {
+    Ring(afpacket::RxRing),
+    PerFrame(Arc<afpacket::RawSocket>),
+}
+
+/// Opens interface `name` as port `number` the way `io` asks, falling back
+/// to one frame per system call (with one warning) where a ring cannot be
+/// set up. Returns the port and the way it actually moves frames.
+#[cfg(target_os = "linux")]
+fn open_interface(
+    number: u32,
+    name: &str,
+    io: &InterfaceIo,
+) -> Result<(InterfacePort, InterfaceIo), SwitchError> {
+    let failed = |e: std::io::Error| SwitchError::Interface {
+        name: name.to_string(),
+        message: e.to_string(),
+    };
+    if let InterfaceIo::Ring(config) = io {
+        match afpacket::RxRing::open(name, config, READER_POLL) {
+            Ok(ring) => {
+                let send = afpacket::RawSocket::open_sender(name).map_err(failed)?;
+                let port = InterfacePort {
+                    number,
+                    receive: Receive::Ring(ring),
+                    send: Arc::new(send),
+                };
+                return Ok((port, io.clone()));
+            }
+            // A missing interface is an error either way.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(failed(e)),
+            Err(e) => tracing::warn!(
+                port = number,
+                interface = name,
+                "no receive ring ({e}): one system call per frame on this interface"
+            ),
+        }
+    }
+    let socket = Arc::new(afpacket::RawSocket::open(name, READER_POLL).map_err(failed)?);
+    let port = InterfacePort {
+        number,
+        receive: Receive::PerFrame(socket.clone()),
+        send: socket,
+    };
+    Ok((port, InterfaceIo::PerFrame))
+}
+
+#[cfg(target_os = "linux")]
+impl InterfacePort {
+    fn egress(&self) -> Egress {
+        Egress::Raw {
+            socket: self.send.clone(),
+            batched: matches!(self.receive, Receive::Ring(_)),
+        }
+    }
+
+    /// The port's reader thread: frames into the packet thread's channel
+    /// until `stop` (looked at every [`READER_POLL`]).
+    fn spawn_reader(
+        self,
+        tx: InboundSender,
+        stop: Arc<AtomicBool>,
+    ) -> std::io::Result<JoinHandle<()>> {
+        let p = self.number;
+        let builder = std::thread::Builder::new().name(format!("esa-switch-rx-{p}"));
+        match self.receive {
+            Receive::Ring(mut ring) => builder.spawn(move || {
+                // Sized like the last batch, so a burst allocates once.
+                let (mut frames_hint, mut bytes_hint) = (0, 0);
+                let mut oversized_warned = false;
+                while !stop.load(Ordering::Relaxed) {
+                    let mut frames = FrameBatch::with_capacity(frames_hint, bytes_hint);
+                    match ring.recv_batch(|frame| frames.push(frame)) {
+                        Ok(0) => {}
+                        Ok(_) => {
+                            (frames_hint, bytes_hint) = (frames.len(), frames.byte_len());
+                            if tx.send(Inbound::Frames { port: p, frames }).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::error!(port = p, interface = ring.name(), "receive: {e}");
+                            std::thread::sleep(READER_POLL);
+                        }
+                    }
+                    if !oversized_warned && ring.oversized() > 0 {
+                        oversized_warned = true;
+                        tracing::warn!(
+                            port = p,
+                            interface = ring.name(),
+                            "frames longer than a ring slot are dropped (the first of them now)"
+                        );
+                    }
+                }
+            }),
+            Receive::PerFrame(sock) => builder.spawn(move || {
+                let mut buf = vec![0u8; afpacket::MAX_FRAME];
+                while !stop.load(Ordering::Relaxed) {
+                    match sock.recv(&mut buf) {
+                        Ok(Some(n)) => {
+                            let frame = Inbound::Frame {
+                                port: p,
+                                data: buf[..n].to_vec(),
+                            };
+                            if tx.send(frame).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            tracing::error!(port = p, interface = sock.name(), "receive: {e}");
+                            std::thread::sleep(READER_POLL);
+                        }
+                    }
+                }
+            }),
         }
     }
 }

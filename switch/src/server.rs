@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use p4runtime_proto::google::rpc;
@@ -26,7 +25,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::codec;
 use crate::device::{Device, UpdateError};
-use crate::ports::Inbound;
+use crate::ports::{Inbound, InboundSender};
 use crate::program::{ControllerHeader, Program, Source};
 
 /// Messages queued per stream before PacketIns are dropped.
@@ -125,7 +124,7 @@ pub(crate) struct Shared {
     configured: Mutex<Option<Configured>>,
     saved: Mutex<Option<Configured>>,
     arbitration: Mutex<Arbitration>,
-    inbound: Mutex<Sender<Inbound>>,
+    inbound: Mutex<InboundSender>,
     unknown_port: AtomicU64,
     packet_in_dropped: AtomicU64,
 }
@@ -141,7 +140,7 @@ impl Shared {
         device_id: u64,
         cpu_port: Option<u32>,
         include_dirs: Vec<PathBuf>,
-        inbound: Sender<Inbound>,
+        inbound: InboundSender,
     ) -> Shared {
         Shared {
             device_id,
@@ -178,7 +177,7 @@ impl Shared {
         *lock(&self.configured) = Some(c);
     }
 
-    pub(crate) fn inbound(&self) -> Sender<Inbound> {
+    pub(crate) fn inbound(&self) -> InboundSender {
         lock(&self.inbound).clone()
     }
 

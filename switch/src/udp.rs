@@ -21,12 +21,11 @@
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::ports::{Inbound, PortCounters};
+use crate::ports::{Inbound, InboundSender, PortCounters};
 
 /// What a host sends to announce its address to its port: an empty
 /// datagram.
@@ -155,7 +154,7 @@ pub(crate) struct ReaderPort {
 /// batches of up to [`BATCH`].
 pub(crate) fn spawn_reader(
     ports: Vec<ReaderPort>,
-    tx: Sender<Inbound>,
+    tx: InboundSender,
     stop: Arc<AtomicBool>,
 ) -> io::Result<JoinHandle<()>> {
     let mut poll = mio::Poll::new()?;

@@ -60,7 +60,7 @@ impl Harness {
             device_id: 0,
             cpu_port: Some(CPU_PORT),
             include_dirs: include,
-            pcap_dir: None,
+            ..SwitchConfig::default()
         })
         .memory_ports(ports.iter().copied());
         if let Some(p) = program {
