@@ -416,9 +416,12 @@ pub fn bench(
         }
     }
     progress(&format!(
-        "checked: native, compiled, reference and model agree on every packet of a {}-packet trace \
+        "checked: {}compiled, reference and model agree on every packet of a {}-packet trace \
          ({} emitted, {} chunks completed in the switch)",
-        work.packets, work.emitted, work.completed
+        if native { "native, " } else { "" },
+        work.packets,
+        work.emitted,
+        work.completed
     ));
     let mut rates = vec![];
     let names = ["native", "compiled", "batched", "reference", "model"];

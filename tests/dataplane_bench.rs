@@ -1,12 +1,13 @@
-//! `esa bench dataplane` keeps working: on a short run, both engines and the
+//! `esa bench dataplane` keeps working: on a short run, the engines and the
 //! pool model agree on every packet of the mix and each engine gets a rate
-//! (the figures themselves are for the benchmark, not for a test).
+//! (the figures themselves are for the benchmark, not for a test); the
+//! native engine is there exactly when `esa_p4` generated the program.
 
 use esa::dataplane::{BenchOptions, bench, default_program};
 
 #[test]
 fn the_dataplane_bench_checks_agreement_and_rates_every_engine() {
-    for lanes in [4, 64] {
+    for (lanes, native) in [(4, false), (64, true)] {
         let options = BenchOptions {
             program: default_program(),
             lanes,
@@ -15,13 +16,29 @@ fn the_dataplane_bench_checks_agreement_and_rates_every_engine() {
         };
         let mut lines = vec![];
         let (work, rates) = bench(&options, |l| lines.push(l.to_string())).unwrap();
-        assert!(lines[0].starts_with("checked: compiled, reference and model agree"));
+        let checked = if native {
+            "checked: native, compiled, reference and model agree"
+        } else {
+            "checked: compiled, reference and model agree"
+        };
+        assert!(lines.iter().any(|l| l.starts_with(checked)), "{lines:?}");
+        assert_eq!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("native: no generated code")),
+            !native,
+            "{lines:?}"
+        );
         assert!(
             work.packets >= 1_500 && work.emitted > 0 && work.completed > 0,
             "{work:?}"
         );
         let names: Vec<&str> = rates.iter().map(|r| r.name).collect();
-        assert_eq!(names, ["compiled", "batched", "reference", "model"]);
+        let mut want = vec!["compiled", "batched", "reference", "model"];
+        if native {
+            want.insert(0, "native");
+        }
+        assert_eq!(names, want);
         assert!(rates.iter().all(|r| r.pps.is_finite() && r.pps > 0.0));
     }
 }
