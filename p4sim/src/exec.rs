@@ -160,6 +160,26 @@ impl BitWriter {
         self.nbits = rest;
     }
 
+    /// Appends whole bytes: copied at once when the pending bits are whole
+    /// bytes, else pushed one by one (the same output either way).
+    pub(crate) fn push_bytes(&mut self, b: &[u8]) {
+        if !self.nbits.is_multiple_of(8) {
+            for &x in b {
+                self.push(u64::from(x), 8);
+            }
+            return;
+        }
+        if self.nbits > 0 {
+            let n = self.nbits;
+            let aligned = self.acc << (64 - n);
+            self.buf
+                .extend_from_slice(&aligned.to_be_bytes()[..(n / 8) as usize]);
+            self.acc = 0;
+            self.nbits = 0;
+        }
+        self.buf.extend_from_slice(b);
+    }
+
     pub(crate) fn push_bits(&mut self, b: &Bits) {
         let w = b.width();
         if w <= 64 {
@@ -1487,6 +1507,28 @@ impl<'a> Exec<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `push_bytes` writes what pushing each byte writes, after any number
+    /// of pending bits (0 to 63, aligned or not) and before more fields.
+    #[test]
+    fn push_bytes_is_push_of_each_byte() {
+        let bytes: Vec<u8> = (0..37u8).map(|i| i.wrapping_mul(73) ^ 0x5a).collect();
+        for pending in 0..64u32 {
+            let lead = 0x1234_5678_9abc_def1u64 & mask(pending);
+            let (mut a, mut b) = (BitWriter::default(), BitWriter::default());
+            for w in [&mut a, &mut b] {
+                w.push(lead, pending);
+            }
+            a.push_bytes(&bytes);
+            for &x in &bytes {
+                b.push(u64::from(x), 8);
+            }
+            for w in [&mut a, &mut b] {
+                w.push(0b101, 3);
+            }
+            assert_eq!(a.finish(), b.finish(), "{pending} pending bits");
+        }
+    }
 
     /// Naive reference: a vector of bits.
     fn bits_of(fields: &[(u64, u32)]) -> Vec<bool> {

@@ -293,6 +293,13 @@ impl<'a> Cx<'_, 'a> {
         self.ex.out.push(v, width);
     }
 
+    /// Appends whole bytes to the deparser's output (the same bits as
+    /// [`Cx::push`] of each byte).
+    #[inline]
+    pub fn push_bytes(&mut self, b: &[u8]) {
+        self.ex.out.push_bytes(b);
+    }
+
     /// Runs fallback statement `i` on the closure engine.
     #[inline]
     pub fn stmt(&mut self, i: usize) -> Flow {
@@ -1097,6 +1104,26 @@ impl Generator<'_> {
                     if h.stack.is_some() || h.fields.iter().any(|f| f.wide) {
                         let f = self.fallback_st(&St::Emit(vec![h.clone()]));
                         let _ = writeln!(code, "let _ = {f};");
+                    } else if bytewise(h) {
+                        // whole bytes at byte positions: the header's bytes
+                        // built at constant offsets, appended at once
+                        let nb = h.bits / 8;
+                        let _ = writeln!(
+                            code,
+                            "if cx.ld({}) != 0 {{\nlet mut b = [0u8; {nb}];",
+                            h.valid
+                        );
+                        for f in h.fields.iter() {
+                            let (o, k) = (f.at / 8, f.width / 8);
+                            let _ = writeln!(
+                                code,
+                                "b[{o}..{}].copy_from_slice(&cx.ld({}).to_be_bytes()[{}..]);",
+                                o + k,
+                                h.base_n + f.offset,
+                                8 - k
+                            );
+                        }
+                        code.push_str("cx.push_bytes(&b);\n}\n");
                     } else {
                         let _ = writeln!(code, "if cx.ld({}) != 0 {{", h.valid);
                         for f in h.fields.iter() {
@@ -1377,6 +1404,19 @@ fn bin(op: NOp, w: u32, a: &str, b: &str) -> String {
         op => format!("p4sim::native::nop(NOp::{op:?}, {w}, x, y)"),
     };
     format!("{{ let x: u64 = {a}; let y: u64 = {b}; {v} }}")
+}
+
+/// Whether header `h` (narrow fields, no stack) is whole bytes at byte
+/// positions, back to back, at most 4 KiB: emitted as one byte array.
+fn bytewise(h: &HeaderRef) -> bool {
+    let mut at = 0;
+    for f in h.fields.iter() {
+        if f.at != at || !f.width.is_multiple_of(8) || f.width == 0 || f.width > 64 {
+            return false;
+        }
+        at += f.width;
+    }
+    at == h.bits && h.bits > 0 && h.bits <= 8 * 4096
 }
 
 /// The slots of the `cx.ld(n)` and `cx.st(n, ...)` in `text`.
