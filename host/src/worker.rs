@@ -372,10 +372,8 @@ impl<T: Transport> Worker<T> {
         // a QUERY with the end of the running all-reduce. With the end in
         // both, a tensor of 2^15 chunks or more put the first RESULTs
         // "ahead" of the worker.
-        let query = matches!(
-            PacketType::from_code(packet.type_code()),
-            Ok(PacketType::Query)
-        );
+        let kind = PacketType::from_code(packet.type_code());
+        let query = matches!(kind, Ok(PacketType::Query));
         let own = if query {
             self.core.next_seq()
         } else {
@@ -386,7 +384,7 @@ impl<T: Transport> Worker<T> {
             return Ok(());
         }
         let chunks = self.run.as_ref().map_or(0, |r| r.chunks);
-        let behind = match PacketType::from_code(packet.type_code()) {
+        let behind = match kind {
             Ok(PacketType::Result) => {
                 packet.bitmap() == full_bitmap(cfg.fan_in) && packet.count() == cfg.fan_in
             }

@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 use std::sync::RwLock;
 
 use crate::engine::{ExFn, StFn};
-use crate::exec::{Exec, RegisterCells};
+use crate::exec::{Exec, RegisterCells, mask};
 use crate::ir::*;
 
 pub use crate::exec::Flow;
@@ -115,7 +115,7 @@ impl Bound {
         if !any_registered() {
             return None;
         }
-        let g = Generator::run(prog, "");
+        let g = Generator::run(prog);
         let program = registered(g.hash)?;
         let (st, ex) = lower(&g.fb_st, &g.fb_ex);
         let params = prog
@@ -467,7 +467,7 @@ pub fn read_bits(data: &[u8], bit_offset: usize, width: u32) -> u64 {
 /// was generated from. Include it in a module of a crate that depends on
 /// p4sim and [`register`] `PROGRAM`.
 pub fn generate(prog: &Compiled, name: &str) -> String {
-    let g = Generator::run(prog, name);
+    let g = Generator::run(prog);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -495,10 +495,6 @@ fn fnv(s: &str) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-fn mask(w: u32) -> u64 {
-    crate::exec::mask(w)
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -558,7 +554,7 @@ struct Output {
 }
 
 impl Generator<'_> {
-    fn run(prog: &Compiled, _name: &str) -> Output {
+    fn run(prog: &Compiled) -> Output {
         let mut g = Generator {
             prog,
             fns: Vec::new(),
