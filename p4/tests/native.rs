@@ -12,20 +12,6 @@ use p4sim::v1switch::{Engine, V1Switch};
 #[path = "../../p4sim/benches/support/esa.rs"]
 mod esa;
 
-fn step(what: &str, i: usize, r: &mut V1Switch, n: &mut V1Switch, port: u16, pkt: &[u8]) {
-    let a = r.process(port, pkt);
-    let b = n.process(port, pkt);
-    assert_eq!(
-        a,
-        b,
-        "{what}: packet {i} (port {port}, {} bytes): outputs differ",
-        pkt.len()
-    );
-    if let Err(e) = r.compare_state(n) {
-        panic!("{what}: packet {i}: state differs after the packet: {e}");
-    }
-}
-
 fn agrees(lanes: usize, slots: usize) {
     esa_p4::register();
     let c = esa::compile(lanes, slots);
@@ -41,7 +27,7 @@ fn agrees(lanes: usize, slots: usize) {
         now += 1;
         r.set_time_us(now);
         n.set_time_us(now);
-        step(&what, i, &mut r, &mut n, *port, pkt);
+        esa::step(&what, i, &mut r, &mut n, *port, pkt);
         count += 1;
     }
     for (i, (dt, port, pkt)) in esa::random_packets(lanes, 3000, lanes as u64)
@@ -51,7 +37,7 @@ fn agrees(lanes: usize, slots: usize) {
         now += dt;
         r.set_time_us(now);
         n.set_time_us(now);
-        step(&what, i, &mut r, &mut n, *port, pkt);
+        esa::step(&what, i, &mut r, &mut n, *port, pkt);
         count += 1;
     }
     assert!(count > 3000, "{what}: only {count} packets");

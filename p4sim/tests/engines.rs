@@ -27,29 +27,6 @@ fn pair(c: &Arc<Compiled>, engine: Engine) -> (V1Switch, V1Switch) {
     (V1Switch::with_engine(Arc::clone(c), Engine::Reference), f)
 }
 
-/// Runs one packet through both switches; panics on any difference.
-fn step(
-    what: &str,
-    i: usize,
-    r: &mut V1Switch,
-    f: &mut V1Switch,
-    port: u16,
-    pkt: &[u8],
-) -> Vec<Vec<u8>> {
-    let a = r.process(port, pkt);
-    let b = f.process(port, pkt);
-    assert_eq!(
-        a,
-        b,
-        "{what}: packet {i} (port {port}, {} bytes): outputs differ",
-        pkt.len()
-    );
-    if let Err(e) = r.compare_state(f) {
-        panic!("{what}: packet {i}: state differs after the packet: {e}");
-    }
-    a.into_iter().map(|o| o.data).collect()
-}
-
 fn programs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut out = vec![];
@@ -123,7 +100,7 @@ fn engines_agree_on_every_program_with_stf_and_random_packets() {
             };
             r.set_time_us(i as u64 * 7);
             f.set_time_us(i as u64 * 7);
-            let outs = step(&what, i, &mut r, &mut f, port, &pkt);
+            let outs = esa::step(&what, i, &mut r, &mut f, port, &pkt);
             if pool.len() < 64 {
                 pool.extend(outs);
             }
@@ -151,7 +128,7 @@ fn esa_agrees_on(lanes: usize, engine: Engine) {
         now += 1;
         r.set_time_us(now);
         f.set_time_us(now);
-        step(&what, i, &mut r, &mut f, *port, pkt);
+        esa::step(&what, i, &mut r, &mut f, *port, pkt);
     }
     for (i, (dt, port, pkt)) in esa::random_packets(lanes, 700, lanes as u64)
         .iter()
@@ -160,7 +137,7 @@ fn esa_agrees_on(lanes: usize, engine: Engine) {
         now += dt;
         r.set_time_us(now);
         f.set_time_us(now);
-        step(&what, i, &mut r, &mut f, *port, pkt);
+        esa::step(&what, i, &mut r, &mut f, *port, pkt);
     }
     // nothing of esa.p4 runs in the interpreter
     let lowered = f.compiled_program().unwrap().stats();

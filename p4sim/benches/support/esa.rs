@@ -2,7 +2,8 @@
 //! tables programmed as the controller does for four jobs (the mix of the
 //! repository's `benches/esa_p4.rs`), and packet generators: a stream of
 //! well-formed DATA/RESULT/L2 packets and random or mutated ones. Shared by
-//! `tests/engines.rs` and `examples/esa_pps.rs` through `#[path]`.
+//! `tests/engines.rs`, `examples/esa_pps.rs` and esa-p4's `tests/native.rs`
+//! through `#[path]`; `step` runs one packet through two engines.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -371,4 +372,29 @@ pub fn random_packets(lanes: usize, n: usize, seed: u64) -> Vec<(u64, u16, Vec<u
         out.push((dt, port, f));
     }
     out
+}
+
+/// Runs one packet through a reference switch `r` and another engine `f`;
+/// panics on any difference in the outputs or the state after it, and
+/// returns the output frames.
+pub fn step(
+    what: &str,
+    i: usize,
+    r: &mut V1Switch,
+    f: &mut V1Switch,
+    port: u16,
+    pkt: &[u8],
+) -> Vec<Vec<u8>> {
+    let a = r.process(port, pkt);
+    let b = f.process(port, pkt);
+    assert_eq!(
+        a,
+        b,
+        "{what}: packet {i} (port {port}, {} bytes): outputs differ",
+        pkt.len()
+    );
+    if let Err(e) = r.compare_state(f) {
+        panic!("{what}: packet {i}: state differs after the packet: {e}");
+    }
+    a.into_iter().map(|o| o.data).collect()
 }
