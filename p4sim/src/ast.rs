@@ -257,6 +257,10 @@ pub struct Instantiation {
     pub args: Vec<Argument>,
     /// Instance name.
     pub name: Ident,
+    /// Implementations of the extern's abstract methods, from an
+    /// initializer block `T(args) name = { void apply(...) {...} };`
+    /// (empty without one).
+    pub initializer: Vec<FunctionDecl>,
     /// Whole declaration.
     pub span: Span,
 }

@@ -43,6 +43,8 @@ pub fn compile_source(name: &str, text: &str) -> Result<Compiled, Diagnostic> {
     compile(&program)
 }
 
+mod tna;
+
 type Res<T> = Result<T, Error>;
 
 fn err<T>(span: Span, msg: impl Into<String>) -> Res<T> {
@@ -141,6 +143,16 @@ enum ExternInst {
     DirectCounter(u32),
     Meter(u32),
     DirectMeter(u32),
+    /// A TNA `Register` (its types in `Compiler::tna_registers`).
+    TnaRegister(u32),
+    /// A TNA `RegisterAction`, by index into `Compiler::reg_actions`.
+    RegisterAction(u32),
+    /// `this` inside a `RegisterAction`'s `apply`: the width of its result.
+    RegActionThis(u32),
+    /// A TNA `Checksum`: its accumulator's slot.
+    Checksum(u32),
+    /// A TNA `Resubmit`.
+    Resubmit,
 }
 
 /// What an expression or name denotes during lowering.
@@ -247,6 +259,16 @@ struct Compiler<'p> {
     sm_place: Option<(Place, Ty)>,
     too_large: bool,
     depth: u32,
+    /// The architecture's name, for messages.
+    arch: &'static str,
+    /// TNA registers: cell type `T` and index type `I`.
+    tna_registers: HashMap<u32, (Ty, Ty)>,
+    /// TNA register actions.
+    reg_actions: Vec<tna::RegAction>,
+    /// TNA: the hidden slot `Resubmit.emit` sets.
+    tna_resubmit: Option<u32>,
+    /// TNA: the headers `Resubmit.emit` names.
+    resubmit_headers: Vec<HeaderRef>,
 }
 
 const ERROR_WIDTH: u32 = 32;
@@ -340,6 +362,11 @@ impl<'p> Compiler<'p> {
             sm_place: None,
             too_large: false,
             depth: 0,
+            arch: "V1Switch",
+            tna_registers: HashMap::new(),
+            reg_actions: Vec::new(),
+            tna_resubmit: None,
+            resubmit_headers: Vec::new(),
         }
     }
 
@@ -853,10 +880,15 @@ impl<'p> Compiler<'p> {
             ast::TypeKind::Specialized { base, .. } => base.name.clone(),
             _ => return err(main.ty.span, "`main` must instantiate a package"),
         };
+        if pkg.as_str() == "Switch" {
+            return self.run_tna(main);
+        }
         if pkg.as_str() != "V1Switch" {
             return unsupported(
                 pkg.span,
-                format!("package `{pkg}`: p4sim runs only the v1model `V1Switch` architecture"),
+                format!(
+                    "package `{pkg}`: p4sim runs the v1model `V1Switch` and the TNA `Switch` architectures"
+                ),
             );
         }
         if main.args.len() != 6 {
@@ -990,6 +1022,7 @@ impl<'p> Compiler<'p> {
             registers: self.registers,
             counters: self.counters,
             meters: self.meters,
+            tna: None,
         })
     }
 
@@ -1273,9 +1306,10 @@ impl<'p> Compiler<'p> {
                 return err(
                     p.ty.span,
                     format!(
-                        "parameter `{}` has type {}, but V1Switch passes {}",
+                        "parameter `{}` has type {}, but {} passes {}",
                         p.name,
                         ty_name(self, &t),
+                        self.arch,
                         ty_name(self, want)
                     ),
                 );
@@ -1575,6 +1609,19 @@ impl<'p> Compiler<'p> {
             }
             Ok(())
         };
+        let user_block = self.globals.get(base.as_str()).is_some_and(|ds| {
+            ds.iter()
+                .any(|d| matches!(d, Declaration::Control(_) | Declaration::Parser(_)))
+        });
+        if !user_block && let Some(v) = self.instantiate_tna(&base, &targs, i, name.clone())? {
+            return Ok(v);
+        }
+        if !i.initializer.is_empty() {
+            return unsupported(
+                i.span,
+                format!("an initializer block for `{base}` (only TNA's RegisterAction has one)"),
+            );
+        }
         match base.as_str() {
             "register" => {
                 nargs(1)?;
@@ -2889,7 +2936,14 @@ impl<'p> Compiler<'p> {
             ExprKind::Int(lit) => self.int_literal(lit, e.span),
             ExprKind::String(s) => Ok(Val::Str(s.clone())),
             ExprKind::Name(p) => self.lookup(p),
-            ExprKind::This => unsupported(e.span, "`this`"),
+            ExprKind::This => {
+                for s in self.scopes.iter().rev() {
+                    if let Some(v) = s.get("this") {
+                        return Ok(v.clone());
+                    }
+                }
+                unsupported(e.span, "`this` outside a RegisterAction's apply")
+            }
             ExprKind::DontCare => Ok(Val::DontCare),
             ExprKind::Member { base, member } => {
                 let b = self.expr(base)?;
@@ -4338,6 +4392,9 @@ impl<'p> Compiler<'p> {
         args: &[ast::Argument],
         span: Span,
     ) -> Res<Val> {
+        if let Some(v) = self.tna_method(&inst, m, args, span)? {
+            return Ok(v);
+        }
         let name = m.as_str();
         let a = self.arg_vals(args)?;
         let call = match (inst, name) {

@@ -978,6 +978,92 @@ pub struct Compiled {
     pub counters: Vec<CounterIr>,
     /// Meters (indexed and direct).
     pub meters: Vec<MeterIr>,
+    /// For a TNA program, what the switch needs beyond the v1model shape
+    /// (`None` for v1model).
+    pub tna: Option<Box<TnaIr>>,
+}
+
+/// How a TNA (Tofino Native Architecture) program sits in the v1model
+/// shape of [`Compiled`]: `parser` starts with a state that picks the
+/// ingress or the egress parser by the `gress` slot, `ingress` and
+/// `egress` are the two controls, `deparser` picks the ingress or egress
+/// deparser by `gress`; `verify_checksum` and `compute_checksum` are
+/// empty, and [`StdMeta`]'s slots are hidden ones the switch fills as for
+/// v1model. The intrinsic metadata live in the slots named here.
+#[derive(Debug, Clone)]
+pub struct TnaIr {
+    /// Hidden slot: 0 while the ingress half runs, 1 for egress.
+    pub gress: u32,
+    /// `ingress_intrinsic_metadata_t`, which the switch writes in front
+    /// of the packet: its fields' names and layout.
+    pub ig_intr: IntrinsicHeader,
+    /// `egress_intrinsic_metadata_t`, in front of each egress copy.
+    pub eg_intr: IntrinsicHeader,
+    /// `ingress_intrinsic_metadata_from_parser_t.global_tstamp`.
+    pub ig_global_tstamp: u32,
+    /// `ingress_intrinsic_metadata_from_parser_t.parser_err`.
+    pub ig_parser_err: u32,
+    /// `ingress_intrinsic_metadata_for_deparser_t.drop_ctl`.
+    pub ig_drop_ctl: u32,
+    /// `ingress_intrinsic_metadata_for_tm_t.ucast_egress_port`.
+    pub ucast_egress_port: u32,
+    /// `ingress_intrinsic_metadata_for_tm_t.bypass_egress`.
+    pub bypass_egress: u32,
+    /// `ingress_intrinsic_metadata_for_tm_t.mcast_grp_a`.
+    pub mcast_grp_a: u32,
+    /// `ingress_intrinsic_metadata_for_tm_t.mcast_grp_b`.
+    pub mcast_grp_b: u32,
+    /// `egress_intrinsic_metadata_from_parser_t.global_tstamp`.
+    pub eg_global_tstamp: u32,
+    /// `egress_intrinsic_metadata_from_parser_t.parser_err`.
+    pub eg_parser_err: u32,
+    /// `egress_intrinsic_metadata_for_deparser_t.drop_ctl`.
+    pub eg_drop_ctl: u32,
+    /// Narrow slots of the egress half (its parser's outputs and locals,
+    /// the egress controls' state), reset for each egress copy.
+    pub egress_n: std::ops::Range<u32>,
+    /// Wide slots of the egress half.
+    pub egress_w: std::ops::Range<u32>,
+    /// Hidden slot: 1 + the index into `resubmit_headers` of the header a
+    /// `Resubmit.emit(hdr)` chose (0: no resubmit; `u32::MAX`: `emit()`
+    /// without data).
+    pub resubmit: u32,
+    /// The headers `Resubmit.emit(hdr)` calls name.
+    pub resubmit_headers: Vec<HeaderRef>,
+}
+
+/// An intrinsic-metadata header the switch serializes: field names with
+/// their layout.
+#[derive(Debug, Clone)]
+pub struct IntrinsicHeader {
+    /// Field names, in wire order.
+    pub names: Vec<String>,
+    /// Field layouts, in wire order.
+    pub fields: Vec<FieldLayout>,
+    /// Total width in bits (a multiple of 8).
+    pub bits: u32,
+}
+
+impl IntrinsicHeader {
+    /// The header's bytes with the named fields set (the others 0).
+    pub fn pack(&self, values: &[(&str, u64)]) -> Vec<u8> {
+        let mut out = vec![0u8; self.bits.div_ceil(8) as usize];
+        for (name, v) in values {
+            let Some(i) = self.names.iter().position(|n| n == name) else {
+                continue;
+            };
+            let f = self.fields[i];
+            for b in 0..f.width.min(64) {
+                if (v >> (f.width - 1 - b)) & 1 == 1 {
+                    let bit = f.at + b;
+                    if let Some(byte) = out.get_mut((bit / 8) as usize) {
+                        *byte |= 0x80 >> (bit % 8);
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Compiled {

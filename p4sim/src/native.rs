@@ -112,7 +112,9 @@ impl Bound {
         prog: &Compiled,
         lower: impl FnOnce(&[St], &[Ex]) -> (Vec<StFn>, Vec<ExFn>),
     ) -> Option<Bound> {
-        if !any_registered() {
+        // TNA programs run their parser and deparser once per half:
+        // the generator's locals assume once per packet.
+        if !any_registered() || prog.tna.is_some() {
             return None;
         }
         let g = Generator::run(prog);

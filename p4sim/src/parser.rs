@@ -14,7 +14,7 @@
 //!   close nested type argument lists.
 //!
 //! Constructs outside what p4sim supports (`value_set`, `for` loops,
-//! abstract-method initializers, ...) are errors saying so.
+//! ...) are errors saying so.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -400,11 +400,36 @@ impl Parser {
     ) -> PResult<Instantiation> {
         let args = self.args()?;
         let name = self.name("an instance name")?;
-        if self.kind() == TokenKind::Assign {
-            return Err(Error::unsupported(
-                "instantiations with an initializer block (abstract method implementations)",
-                self.peek().span,
-            ));
+        let mut initializer = Vec::new();
+        if self.eat(TokenKind::Assign).is_some() {
+            // `= { method implementations };`
+            self.expect_punct(TokenKind::LBrace)?;
+            while self.kind() != TokenKind::RBrace {
+                if self.kind() == TokenKind::Eof {
+                    return Err(self.error_here("`}` closing the initializer block"));
+                }
+                let m_start = self.peek().span;
+                let m_annotations = self.annotations()?;
+                if !(is_type_keyword(self.kind())
+                    || matches!(self.kind(), TokenKind::Ident | TokenKind::Dot))
+                {
+                    return Err(self.error_here("a method implementation"));
+                }
+                let return_type = self.parse_type()?;
+                let m_name = self.name("a method name")?;
+                let params = self.params()?;
+                let body = self.block(Vec::new())?;
+                initializer.push(FunctionDecl {
+                    annotations: m_annotations,
+                    return_type,
+                    name: m_name,
+                    type_params: Vec::new(),
+                    params,
+                    body,
+                    span: m_start.to(self.prev_span()),
+                });
+            }
+            self.bump();
         }
         self.expect_punct(TokenKind::Semicolon)?;
         Ok(Instantiation {
@@ -412,6 +437,7 @@ impl Parser {
             ty,
             args,
             name,
+            initializer,
             span: start.to(self.prev_span()),
         })
     }
@@ -2313,8 +2339,28 @@ mod tests {
         assert_eq!(e.span.col, 23);
         let e = parse_err("typedef struct { bit<8> a; } S;");
         assert!(matches!(e.kind, ErrorKind::Unsupported(_)));
-        let e = parse_err("control C() { E() e = { void f() {} }; apply {} }");
-        assert!(matches!(e.kind, ErrorKind::Unsupported(_)));
+    }
+
+    #[test]
+    fn initializer_blocks_hold_method_implementations() {
+        let d = parse(
+            "control C() { RegisterAction<bit<32>, bit<8>, bit<8>>(r) ra = { \
+             void apply(inout bit<32> v, out bit<8> rv) { rv = 1; v = v + 1; } }; apply {} }",
+        );
+        let Declaration::Control(c) = &d[0] else {
+            panic!("{d:?}")
+        };
+        let Declaration::Instantiation(i) = &c.locals[0] else {
+            panic!("{:?}", c.locals)
+        };
+        assert_eq!(i.name.as_str(), "ra");
+        assert_eq!(i.initializer.len(), 1);
+        assert_eq!(i.initializer[0].name.as_str(), "apply");
+        assert_eq!(i.initializer[0].params.len(), 2);
+        let e = parse_err("control C() { E() e = { void f() {} ; apply {} }");
+        assert!(matches!(e.kind, ErrorKind::Syntax(_)), "{e:?}");
+        let e = parse_err("control C() { E() e = { x = 1; }; apply {} }");
+        assert!(matches!(e.kind, ErrorKind::Syntax(_)), "{e:?}");
     }
 
     #[test]

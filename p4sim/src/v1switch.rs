@@ -38,6 +38,8 @@ use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
 use crate::pre::Pre;
 use crate::table::TableChangeError;
 
+mod tna;
+
 /// Ingress passes (resubmits and recirculations) allowed per input packet.
 pub const MAX_PASSES: usize = 32;
 
@@ -521,6 +523,9 @@ impl V1Switch {
     }
 
     fn process_into(&mut self, ingress_port: u16, packet: &[u8], out: &mut Sink<'_>) {
+        if self.prog.tna.is_some() {
+            return self.tna_process(ingress_port, packet, out);
+        }
         let mut jobs = VecDeque::new();
         self.ingress(
             IngressJob {
