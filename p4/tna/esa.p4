@@ -108,7 +108,7 @@ struct ig_meta_t {
     resubmit_t   resub;       // pass 2: parsed; pass 1: what to resubmit
     bridge_t     bridge;
     job_entry_t  job;
-    bit<1>       checksum_err;
+    bit<1>       checksum_ok;  // Checksum.verify(): 1 when the IPv4 checksum is right
     bit<1>       job_drop;    // count drop_reason for the job
     bit<2>       drop_reason;
     bit<2>       verdict;     // V_*: the admission table's answer
@@ -191,7 +191,7 @@ parser EsaIngressParser(packet_in pkt,
         pkt.extract(ig_intr_md);
         // Metadata defaults, set here so no match-action stage spends an
         // action (and a dependency) on them.
-        meta.checksum_err = 0;
+        meta.checksum_ok = 0;
         meta.bridge.setValid();
         meta.bridge.ingress_port = ig_intr_md.ingress_port;
         meta.bridge.esa = 0;
@@ -248,7 +248,7 @@ parser EsaIngressParser(packet_in pkt,
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         ipv4_checksum.add(hdr.ipv4);
-        meta.checksum_err = (bit<1>)ipv4_checksum.verify();
+        meta.checksum_ok = (bit<1>)ipv4_checksum.verify();
         transition select(hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.flags[0:0],
                           hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
             (4, 5, 0, 0, 17): parse_udp;
@@ -351,7 +351,7 @@ parser EsaIngressParser(packet_in pkt,
 #define TNA_LANE_APPLY(i) lane_##i##_op.apply();
 
 #define DATA_ENTRY(w, resend, resub, mode)                                       \
-    (w, 32w1 << w, ESA_VERSION, TYPE_DATA, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 0,     \
+    (w, 32w1 << w, ESA_VERSION, TYPE_DATA, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 1, 0,  \
      resend, resub): set_data(32w1 << w, mode);
 #define WORKER_ENTRY(w)                                                         \
     DATA_ENTRY(w, 0, 0, DM_FIRST) DATA_ENTRY(w, 1, 0, DM_RESEND)                 \
@@ -439,7 +439,8 @@ control EsaIngress(inout headers_t hdr,
         meta.data_mode = mode;
         meta.wbit = b;
     }
-    // A well-formed DATA (right version, lengths and checksum) whose bitmap
+    // A well-formed DATA (parsed whole, right version, lengths and checksum:
+    // a truncated or corrupt copy must not mark worker_seen) whose bitmap
     // is 1 << worker, by lookup: Tofino shifts only by constants, and one
     // answer here keeps the stage-1 gate within a gateway's 4 bytes. The
     // mode says what the tombstone and worker_seen registers do.
@@ -451,7 +452,8 @@ control EsaIngress(inout headers_t hdr,
             hdr.esa.packet_type: exact;
             hdr.ipv4.total_len: exact;
             hdr.udp.length: exact;
-            meta.checksum_err: exact;
+            meta.checksum_ok: exact;
+            ig_prsr_md.parser_err: exact;
             hdr.esa.flags[0:0]: exact @name("resend");
             ig_intr_md.resubmit_flag: exact;
         }
@@ -991,7 +993,7 @@ control EsaIngress(inout headers_t hdr,
         meta.verdict = V_AGGREGATE;
         meta.count_rx = count_rx;
     }
-#define WELL_FORMED true, 0, 0, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
+#define WELL_FORMED true, 0, 1, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
 #define ADMIT_TYPE(t)                                                           \
             (WELL_FORMED, t, 0, _, _, _, _): a_unknown_job();                   \
             (WELL_FORMED, t, _, 0, _, _, _): a_unknown_job();                   \
@@ -1002,7 +1004,7 @@ control EsaIngress(inout headers_t hdr,
         key = {
             hdr.esa.isValid(): exact @name("esa_valid");
             ig_prsr_md.parser_err: ternary;
-            meta.checksum_err: ternary;
+            meta.checksum_ok: ternary;
             hdr.ipv4.total_len: ternary;
             hdr.udp.length: ternary;
             hdr.esa.version: ternary;
