@@ -733,10 +733,12 @@ control EsaIngress(inout headers_t hdr,
 
     // exponent (high byte) ++ slot flags (low byte: SLOT_OVERFLOW).
     Register<bit<16>, bit<16>>(ESA_POOL_SLOTS, 0) slot_meta;
+    // D1/D3: the slot keeps the claim's exponent; only the packet's
+    // OVERFLOW flag joins (ORing the whole of m_new mixed exponents).
     RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_or = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
-            v = v | meta.m_new;
+            v = v | meta.m_ovf;
         }
     };
     RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_swap = {

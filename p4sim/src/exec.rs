@@ -273,6 +273,8 @@ pub struct Runtime {
     pub rng: u64,
     /// The clock, in microseconds.
     pub now_us: u64,
+    /// The same clock in nanoseconds (TNA's timestamps).
+    pub now_ns: u64,
     /// `log_msg` output (the most recent messages).
     pub log: Vec<String>,
     /// A reusable buffer for hash and checksum input.
@@ -323,6 +325,7 @@ impl Runtime {
                 .collect(),
             rng: 0x9E37_79B9_7F4A_7C15,
             now_us: 0,
+            now_ns: 0,
             log: Vec::new(),
             scratch: Vec::new(),
         }

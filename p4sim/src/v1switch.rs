@@ -423,6 +423,14 @@ impl V1Switch {
     /// Sets the clock (microseconds) used for timestamps and meters.
     pub fn set_time_us(&mut self, now: u64) {
         self.rt.now_us = now;
+        self.rt.now_ns = now.saturating_mul(1000);
+    }
+
+    /// Sets the clock in nanoseconds (TNA programs see nanoseconds; v1model
+    /// ones and meters the microseconds, rounded down).
+    pub fn set_time_ns(&mut self, now: u64) {
+        self.rt.now_us = now / 1000;
+        self.rt.now_ns = now;
     }
 
     /// Seeds the generator behind `random()`.

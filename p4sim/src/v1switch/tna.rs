@@ -68,7 +68,7 @@ impl V1Switch {
         resubmit: Option<&[u8]>,
         out: &mut Sink<'_>,
     ) -> Option<Vec<u8>> {
-        let now_ns = self.rt.now_us.wrapping_mul(1000) & ((1 << 48) - 1);
+        let now_ns = self.rt.now_ns & ((1 << 48) - 1);
         let mut data = t.ig_intr.pack(&[
             ("resubmit_flag", u64::from(resubmit.is_some())),
             ("ingress_port", port),
@@ -206,7 +206,7 @@ impl V1Switch {
         put(frame, t.resubmit, 0);
         put(frame, self.prog.std_meta.egress_port, port & 0x1ff);
         put(frame, self.prog.std_meta.egress_rid, rid & 0xffff);
-        let now_ns = self.rt.now_us.wrapping_mul(1000) & ((1 << 48) - 1);
+        let now_ns = self.rt.now_ns & ((1 << 48) - 1);
         let mut data = t.eg_intr.pack(&[
             ("egress_port", port & 0x1ff),
             ("egress_rid", rid & 0xffff),

@@ -1,0 +1,532 @@
+//! The Tofino program (`p4/tna/tests/esa_small.p4`, TNA, in p4sim) against
+//! the reference model `esa_core::pool`, on the seeded random multi-job
+//! traces of `tests/p4_differential.rs`: every emitted packet and its port,
+//! every counter, and each slot's key, bitmap, tombstone, exponent and lanes
+//! must be identical, up to the differences docs/protocol.md ("On Tofino")
+//! lists, which this test checks instead of skipping:
+//!
+//! - time runs in 65.536 µs units on Tofino: the model's clock and
+//!   `stale_after` are read in those units here (the switch clock is set
+//!   in ns, model time << 16);
+//! - a first copy whose worker already brought this chunk to this slot is a
+//!   duplicate on Tofino whatever the slot holds now. When the program drops
+//!   such a packet as a duplicate where the model took another row, the test
+//!   checks that the worker did bring that chunk to that slot before (its
+//!   own record of `worker_seen`), that nothing was emitted and that only
+//!   `data_rx` and `duplicates` moved; the model is rolled back to before
+//!   the packet and the two counters are credited to it;
+//! - `released` is not counted on Tofino.
+//!
+//! - a resend whose own contribution completes the chunk is flushed to the
+//!   PS (D2, complete sum and full bitmap) instead of completed in the slot
+//!   (D1); the slot is then free on Tofino and taken on the model, so the
+//!   trace ends there after checking the FLUSH;
+//! - a free slot's registers other than the tombstone keep what the last
+//!   chunk left on Tofino.
+//!
+//! The passes of D2/D10/D11 are atomic here (one packet at a time), so the
+//! interleavings docs/protocol.md describes between them do not arise.
+//!
+//! Status: the test finds a bug in the program and is ignored until it is
+//! fixed (`cargo test --test p4_tna_differential -- --ignored`). worker_seen
+//! is indexed by (absolute slot, worker id) and marked by every first copy
+//! in stage 1, absorbed or not: a packet of another chunk (or another job's
+//! worker with the same id) that is not absorbed overwrites the entry, and a
+//! later duplicate of the chunk in the slot is then added a second time
+//! (the model: D4). About 1 trace in 8 reaches it. `ESA_DIFF_TRACE=<seed>`
+//! prints that trace's DATA packets and rows.
+
+mod support;
+
+use esa_core::pool::{JobEntry, Pool, PoolConfig};
+use esa_core::rng::Rng;
+use esa_core::wire::{Ipv4Addr, MacAddr};
+use p4sim::bits::Bits;
+use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
+
+const LANES: usize = 4;
+const SLOTS: usize = 16;
+/// `job_rows` rows (the TNA program's ROW_*), in the model's counter names.
+const ROWS: [&str; 11] = [
+    "claimed",
+    "aggregated",
+    "completed",
+    "duplicates",
+    "flushed",
+    "reemitted",
+    "fallbacks",
+    "preemptions",
+    "stale_reclaims",
+    "results_relayed",
+    "queries_relayed",
+];
+const DROPS: [&str; 4] = [
+    "drop_bad_port",
+    "drop_bad_type",
+    "drop_bad_slot",
+    "drop_bad_worker",
+];
+
+fn b(width: u32, value: u64) -> Bits {
+    Bits::from_u64(p4sim::bits::BitType::unsigned(width).unwrap(), value)
+}
+
+/// Every p4sim call of this test.
+struct Tna {
+    switch: V1Switch,
+}
+
+impl Tna {
+    fn add(
+        &mut self,
+        table: &str,
+        matches: Vec<MatchValue>,
+        action: &str,
+        args: Vec<(&str, Bits)>,
+    ) {
+        let entry = TableEntry {
+            matches,
+            priority: Some(1),
+            action: action.to_string(),
+            args: args.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+        };
+        if let Err(e) = self.switch.table_add(table, entry) {
+            panic!("{table}: {e}");
+        }
+    }
+
+    fn insert_job(&mut self, job: u16, e: &JobEntry) {
+        let id = MatchValue::Exact(b(12, job.into()));
+        self.add(
+            "EsaIngress.job_ids",
+            vec![id.clone()],
+            "EsaIngress.known",
+            vec![],
+        );
+        self.add(
+            "EsaIngress.jobs",
+            vec![
+                id.clone(),
+                MatchValue::Ternary(b(16, 0), b(16, u64::from(!e.slot_mask))),
+            ],
+            "EsaIngress.set_job",
+            vec![
+                ("fan_in", b(8, e.fan_in.into())),
+                ("mode", b(2, e.mode.code().into())),
+                ("max_priority", b(4, e.max_priority.into())),
+                ("mcast_group", b(16, e.mcast_group.into())),
+                ("ps_port", b(9, e.ps_port.into())),
+                ("slot_base", b(16, e.slot_base.into())),
+                ("slot_mask", b(16, e.slot_mask.into())),
+            ],
+        );
+        self.add(
+            "EsaIngress.job_route",
+            vec![id],
+            "EsaIngress.set_route",
+            vec![
+                ("ps_port", b(9, e.ps_port.into())),
+                ("fan_in", b(8, e.fan_in.into())),
+                ("slot_base", b(16, e.slot_base.into())),
+                ("slot_mask", b(16, e.slot_mask.into())),
+            ],
+        );
+    }
+
+    fn authorize(&mut self, job: u16, port: u16) {
+        self.add(
+            "EsaIngress.job_ports",
+            vec![
+                MatchValue::Exact(b(12, job.into())),
+                MatchValue::Exact(b(9, port.into())),
+            ],
+            "EsaIngress.allow",
+            vec![],
+        );
+    }
+
+    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
+        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
+        self.add(
+            "EsaEgress.egress_host",
+            vec![MatchValue::Exact(b(9, port.into()))],
+            "EsaEgress.set_host",
+            vec![
+                ("mac", b(48, mac)),
+                ("ip", b(32, u32::from_be_bytes(ip.0).into())),
+            ],
+        );
+    }
+
+    fn set_group(&mut self, group: u16, ports: &[u16]) {
+        let pre = self.switch.pre_mut();
+        pre.mc_mgrp_create(group.into()).unwrap();
+        let ports: Vec<u32> = ports.iter().map(|&p| p.into()).collect();
+        let node = pre.mc_node_create(0, &ports, &[]).unwrap();
+        pre.mc_node_associate(group.into(), node).unwrap();
+    }
+
+    /// `now` in 65.536 µs units.
+    fn process(&mut self, port: u16, frame: &[u8], now: u64) -> Vec<(u16, Vec<u8>)> {
+        self.switch.set_time_ns(now << 16);
+        self.switch
+            .process(port, frame)
+            .into_iter()
+            .map(|p| (p.port, p.data))
+            .collect()
+    }
+
+    fn counter(&mut self, name: &str, index: u32) -> u64 {
+        self.switch.counter_read(name, index.into()).unwrap().0
+    }
+
+    /// The model's per-job counter, read from the TNA program (`None`:
+    /// not counted there).
+    fn job_counter(&mut self, model_name: &str, job: u16) -> Option<u64> {
+        let leaf = model_name.rsplit('.').next().unwrap_or(model_name);
+        let job = u32::from(job);
+        if let Some(row) = ROWS.iter().position(|r| *r == leaf) {
+            return Some(self.counter("EsaIngress.job_rows", job * 16 + row as u32));
+        }
+        if let Some(r) = DROPS.iter().position(|r| *r == leaf) {
+            return Some(self.counter("EsaIngress.job_drops", job * 4 + r as u32));
+        }
+        match leaf {
+            "data_rx" | "evictions_suffered" => {
+                Some(self.counter(&format!("EsaIngress.{leaf}"), job))
+            }
+            "released" => None,
+            _ => panic!("no TNA counter for {model_name}"),
+        }
+    }
+
+    fn register(&self, name: &str, index: usize) -> u64 {
+        self.switch
+            .register_read(name, index as u64)
+            .unwrap()
+            .to_u64()
+            .unwrap()
+    }
+}
+
+/// What a DATA frame says, for the test's record of `worker_seen`.
+struct DataInfo {
+    job: u16,
+    worker: u8,
+    slot: u16,
+    chunk: u32,
+    resend: bool,
+}
+
+fn data_info(frame: &[u8]) -> Option<DataInfo> {
+    // Ethernet 14 + IPv4 20 + UDP 8, then ESA: type (low nibble of byte 0),
+    // flags, slot, key (priority 4 ++ job 12 ++ seq 16), ..., worker.
+    let esa = frame.get(42..60)?;
+    if esa[0] & 0x0f != 1 {
+        return None;
+    }
+    let key = u32::from_be_bytes([esa[4], esa[5], esa[6], esa[7]]);
+    Some(DataInfo {
+        job: ((key >> 16) & 0xfff) as u16,
+        worker: esa[15],
+        slot: u16::from_be_bytes([esa[2], esa[3]]),
+        chunk: key & 0x0fff_ffff,
+        resend: esa[1] & 1 == 1,
+    })
+}
+
+fn run_trace(
+    seed: u64,
+    steps: usize,
+    compiled: &Arc<p4sim::ir::Compiled>,
+    seen: &mut BTreeSet<&'static str>,
+    ended_early: &mut u64,
+) -> Result<(), String> {
+    let mut rng = Rng::new(seed);
+    let stale_after = rng.range(0, 60);
+    let mut pool = Pool::new(PoolConfig {
+        slots: SLOTS,
+        lanes: LANES,
+        stale_after_us: stale_after,
+    })
+    .unwrap();
+    let mut p4 = Tna {
+        switch: V1Switch::new(Arc::clone(compiled)),
+    };
+    p4.switch
+        .table_set_default(
+            "EsaIngress.pool_config",
+            "EsaIngress.set_stale_after",
+            &[("units".to_string(), b(32, stale_after))],
+        )
+        .unwrap();
+    let jobs: Vec<Job> = random_jobs(&mut rng, SLOTS);
+    for job in &jobs {
+        pool.insert_job(job.id, job.entry).unwrap();
+        p4.insert_job(job.id, &job.entry);
+        let members = job.members();
+        for &p in &members {
+            pool.authorize(job.id, p);
+            p4.authorize(job.id, p);
+            if has_host_entry(p) {
+                let (mac, ip) = host(p);
+                pool.set_host(p, mac, ip);
+                p4.set_host(p, mac, ip);
+            }
+        }
+        pool.set_group(job.entry.mcast_group, members.clone());
+        p4.set_group(job.entry.mcast_group, &members);
+    }
+    // (absolute slot, worker) -> the last chunk that worker's DATA
+    // brought there, as the model admitted it
+    let mut worker_seen: HashMap<(u16, u8), u32> = HashMap::new();
+    // counters the model is owed for the packets rolled back
+    let mut credit: HashMap<(u16, &'static str), u64> = HashMap::new();
+    let mut now = 1_000u64;
+    for step in 0..steps {
+        now += rng.range(0, 25);
+        let (port, frame) = random_packet(&mut rng, &jobs, LANES);
+        let before = pool.clone();
+        let dup_before = data_info(&frame).map(|d| p4.job_counter("duplicates", d.job));
+        let decision = pool.process(&frame, port, now);
+        let mut want = decision
+            .emit
+            .as_ref()
+            .map(|e| pool.egress(e))
+            .unwrap_or_default();
+        let mut have = p4.process(port, &frame, now);
+        want.sort();
+        have.sort();
+        let info = data_info(&frame);
+        if std::env::var("ESA_DIFF_TRACE").is_ok_and(|v| v == seed.to_string())
+            && let Some(d) = &info
+        {
+            eprintln!(
+                "step {step}: port {port} job {} worker {} slot {} chunk {:#x} resend {} -> model {} ({} out, tna {} out)",
+                d.job,
+                d.worker,
+                d.slot,
+                d.chunk,
+                d.resend,
+                decision.rule,
+                want.len(),
+                have.len()
+            );
+        }
+        let admitted = !matches!(decision.rule, "admission" | "not-esa");
+        // the documented worker_seen difference: Tofino dropped a first
+        // copy as a duplicate of what this worker brought to this slot
+        // before, where the model took another row (with or without output)
+        let documented = info.as_ref().is_some_and(|d| {
+            let base = jobs
+                .iter()
+                .find(|j| j.id == d.job)
+                .map_or(0, |j| j.entry.slot_base);
+            admitted
+                && !d.resend
+                && !matches!(decision.rule, "D4" | "D6")
+                && have.is_empty()
+                && worker_seen.get(&(base + d.slot, d.worker)) == Some(&d.chunk)
+                && p4.job_counter("duplicates", d.job) == dup_before.flatten().map(|n| n + 1)
+        });
+        if want != have || documented {
+            // a resend that completes the chunk: D2's FLUSH with the
+            // complete sum to the job's PS instead of D1 (the slot is freed,
+            // so the two differ from here on: the trace ends)
+            let ps = info
+                .as_ref()
+                .and_then(|d| jobs.iter().find(|j| j.id == d.job))
+                .map(|j| j.entry.ps_port);
+            let flushed_completion = info.as_ref().is_some_and(|d| d.resend)
+                && decision.rule == "D1"
+                && have.len() == 1
+                && Some(have[0].0) == ps
+                && have[0].1.get(42).is_some_and(|b| b & 0x0f == 5)
+                && want.iter().any(|(_, f)| f.get(50..) == have[0].1.get(50..));
+            if flushed_completion {
+                seen.insert("resend completion flushed");
+                *ended_early += 1;
+                return Ok(());
+            }
+            if documented {
+                seen.insert("worker_seen duplicate");
+                pool = before;
+                let job = info.as_ref().map_or(0, |d| d.job);
+                *credit.entry((job, "duplicates")).or_default() += 1;
+                *credit.entry((job, "data_rx")).or_default() += 1;
+                continue;
+            }
+            let show = |v: &[(u16, Vec<u8>)]| {
+                v.iter()
+                    .map(|(p, f)| format!("  port {p}: {}", hex(f)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            return Err(format!(
+                "seed {seed} step {step}: packet on port {port} (model row {}):\n  {}\nmodel emits:\n{}\ntna emits:\n{}",
+                decision.rule,
+                hex(&frame),
+                show(&want),
+                show(&have)
+            ));
+        }
+        seen.insert(decision.rule);
+        if let Err(e) =
+            counters_match(&pool, &mut p4, &jobs, &credit).and_then(|()| slots_match(&pool, &p4))
+        {
+            return Err(format!(
+                "seed {seed} step {step}: packet on port {port} (model row {}):\n  {}\n{e}",
+                decision.rule,
+                hex(&frame)
+            ));
+        }
+        if let Some(d) = info.filter(|d| admitted && (!d.resend || decision.rule == "D2")) {
+            let base = jobs
+                .iter()
+                .find(|j| j.id == d.job)
+                .map_or(0, |j| j.entry.slot_base);
+            if d.worker < 32 {
+                worker_seen.insert((base + d.slot, d.worker), d.chunk);
+            }
+        }
+    }
+    counters_match(&pool, &mut p4, &jobs, &credit).map_err(|e| format!("seed {seed}: {e}"))?;
+    for (index, want) in pool.global_counters().by_p4_index() {
+        let have = p4.counter("EsaIngress.esa_global", index);
+        if have != want {
+            return Err(format!(
+                "seed {seed}: global counter {index}: model {want}, tna {have}"
+            ));
+        }
+    }
+    slots_match(&pool, &p4).map_err(|e| format!("seed {seed}: {e}"))?;
+    Ok(())
+}
+
+/// Each slot's tombstone, and for a slot in use its key, bitmap, exponent
+/// and lanes, equal the TNA program's registers.
+fn slots_match(pool: &Pool, p4: &Tna) -> Result<(), String> {
+    for i in 0..SLOTS {
+        let slot = pool.slot(i);
+        let tombstone = p4.register("EsaIngress.slot_tombstone", i);
+        if u64::from(slot.tombstone.0 & 0x0fff_ffff) != tombstone {
+            return Err(format!(
+                "slot {i} tombstone: model {:#x}, tna {tombstone:#x}",
+                slot.tombstone.0
+            ));
+        }
+        // A free slot's other registers keep what the last chunk left
+        // on Tofino (the owner register says it is free); the model
+        // clears the key.
+        if slot.key.0 == 0 {
+            continue;
+        }
+        let meta = p4.register("EsaIngress.slot_meta", i);
+        let checks = [
+            (
+                "bitmap",
+                u64::from(slot.bitmap),
+                p4.register("EsaIngress.slot_bitmap", i),
+            ),
+            (
+                "key",
+                u64::from(slot.key.0),
+                p4.register("EsaIngress.slot_key", i),
+            ),
+            ("exponent", u64::from(slot.exponent as u8), meta >> 8),
+        ];
+        for (what, want, have) in checks {
+            if want != have {
+                return Err(format!("slot {i} {what}: model {want:#x}, tna {have:#x}"));
+            }
+        }
+        for (lane, want) in slot.values.iter().enumerate() {
+            let have = p4.register(&format!("EsaIngress.lane_{lane}"), i);
+            if have != u64::from(*want as u32) {
+                return Err(format!("slot {i} lane {lane}: model {want}, tna {have}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every per-job counter of the model (plus what it is owed) equals the
+/// TNA program's.
+fn counters_match(
+    pool: &Pool,
+    p4: &mut Tna,
+    jobs: &[Job],
+    credit: &HashMap<(u16, &'static str), u64>,
+) -> Result<(), String> {
+    for job in jobs {
+        for (name, model) in pool.counters(job.id).by_p4_name() {
+            let leaf = name.rsplit('.').next().unwrap_or(name);
+            let want = model + credit.get(&(job.id, leaf)).copied().unwrap_or(0);
+            if let Some(have) = p4.job_counter(name, job.id)
+                && have != want
+            {
+                return Err(format!(
+                    "job {} counter {name}: model {want}, tna {have}",
+                    job.id
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "finds the worker_seen double-count bug of p4/tna/esa.p4 (module docs)"]
+fn tna_program_equals_the_reference_model_on_random_traces() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/tna/tests/esa_small.p4");
+    let compiled =
+        Arc::new(p4sim::check::compile_file(&path, &[]).unwrap_or_else(|d| panic!("{d}")));
+    let traces: u64 = std::env::var("ESA_DIFF_TRACES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
+    let mut seen = BTreeSet::new();
+    let mut ended_early = 0;
+    let failures: Vec<String> = (0..traces)
+        .filter_map(|seed| run_trace(seed, 150, &compiled, &mut seen, &mut ended_early).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {traces} traces differ; the first:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+    if traces >= 200 {
+        let rows = [
+            "admission",
+            "not-esa",
+            "Q1",
+            "D1",
+            "D2",
+            "D3",
+            "D4",
+            "D5",
+            "D6",
+            "D7",
+            "D8",
+            "D9",
+            "D10",
+            "D11",
+            "D12",
+            "R1",
+            "R2",
+        ];
+        let missed: Vec<&str> = rows.iter().copied().filter(|r| !seen.contains(r)).collect();
+        assert!(missed.is_empty(), "the traces never reached {missed:?}");
+    }
+    eprintln!("rows reached: {seen:?}; {ended_early} of {traces} traces ended early");
+}
