@@ -272,3 +272,42 @@ fn bf_p4c_rejects_more_lanes_than_one_pass_holds() {
             .unwrap_or("")
     );
 }
+
+/// The TNA programs p4sim's tests run (`p4sim/tests/tna/*.p4`, with
+/// p4sim's own `tna.p4` declarations) are programs the real compiler
+/// accepts too, so what p4sim runs is TNA as Intel declares it.
+#[test]
+fn bf_p4c_accepts_the_tna_programs_p4sim_tests_run() {
+    let Some(bf_p4c) = bf_p4c_for_test("bf_p4c_accepts_the_tna_programs_p4sim_tests_run") else {
+        return;
+    };
+    let dir = root().join("p4sim/tests/tna");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "p4"))
+        .collect();
+    programs.sort();
+    assert!(!programs.is_empty());
+    for p in programs {
+        let out_dir = std::env::temp_dir().join(format!(
+            "esa-tofino-{}-{}",
+            p.file_stem().unwrap().to_string_lossy(),
+            std::process::id()
+        ));
+        let out = Command::new(&bf_p4c)
+            .arg("-o")
+            .arg(&out_dir)
+            .arg(&p)
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", bf_p4c.display()));
+        let _ = std::fs::remove_dir_all(&out_dir);
+        assert!(
+            out.status.success(),
+            "bf-p4c rejects {}:\n{}{}",
+            p.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -44,6 +44,7 @@ pub fn compile_source(name: &str, text: &str) -> Result<Compiled, Diagnostic> {
 }
 
 mod tna;
+mod tofino;
 
 type Res<T> = Result<T, Error>;
 
@@ -269,6 +270,10 @@ struct Compiler<'p> {
     tna_resubmit: Option<u32>,
     /// TNA: the headers `Resubmit.emit` names.
     resubmit_headers: Vec<HeaderRef>,
+    /// TNA registers' declarations, for the Tofino rules' messages.
+    tna_register_spans: HashMap<u32, Span>,
+    /// TNA registers' PHV inputs over their RegisterActions so far.
+    tna_salu_inputs: HashMap<u32, Vec<String>>,
 }
 
 const ERROR_WIDTH: u32 = 32;
@@ -367,6 +372,8 @@ impl<'p> Compiler<'p> {
             reg_actions: Vec::new(),
             tna_resubmit: None,
             resubmit_headers: Vec::new(),
+            tna_register_spans: HashMap::new(),
+            tna_salu_inputs: HashMap::new(),
         }
     }
 

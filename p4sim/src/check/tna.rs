@@ -246,6 +246,7 @@ impl<'p> Compiler<'p> {
                 format!("programs with more than {MAX_SLOTS} scalar values"),
             );
         }
+        self.check_single_access(&ingress, &egress)?;
         let egress_n = egress_n0..self.n_slots;
         let egress_w = egress_w0..self.w_init.len() as u32;
 
@@ -435,6 +436,7 @@ impl<'p> Compiler<'p> {
                     );
                 }
                 let cell = self.cell_type(&t, i.ty.span)?;
+                self.check_cell(&t, i.span)?;
                 let size = u64::from(self.const_u32(&i.args[0].value, "a register size")?);
                 if size > MAX_CELLS {
                     return unsupported(
@@ -458,6 +460,7 @@ impl<'p> Compiler<'p> {
                 });
                 let r = self.registers.len() as u32 - 1;
                 self.tna_registers.insert(r, (t, index));
+                self.tna_register_spans.insert(r, i.span);
                 Val::Extern(ExternInst::TnaRegister(r))
             }
             "RegisterAction" => {
@@ -668,6 +671,11 @@ impl<'p> Compiler<'p> {
             self.block_kind = BlockKind::Function;
             let mut body = Vec::new();
             self.block(&apply.body, &mut body)?;
+            let local: Vec<&str> = apply.params.iter().map(|p| p.name.as_str()).collect();
+            let mut inputs = self.tna_salu_inputs.remove(&reg).unwrap_or_default();
+            let r = self.check_salu(apply, &local, &mut inputs, i.span);
+            self.tna_salu_inputs.insert(reg, inputs);
+            r?;
             Ok(body)
         })();
         self.scopes.pop();

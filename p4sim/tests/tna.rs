@@ -1,0 +1,266 @@
+//! TNA (Tofino 1) programs in p4sim: the programs of `tests/tna/` pass their
+//! STF (expected bytes written by hand from the TNA documentation) on the
+//! reference interpreter and on the compiled engine, which then agree on
+//! random and mutated packets; and each Tofino rule p4sim checks rejects a
+//! program that breaks it, at the register or RegisterAction, naming the
+//! rule.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use p4sim::v1switch::{Engine, V1Switch};
+
+#[path = "../benches/support/esa.rs"]
+mod esa;
+
+fn programs() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tna");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "p4"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn tna_programs_pass_their_stf_and_engines_agree() {
+    let mut rng = esa::Rng(0x7a_5eed_0042);
+    let files = programs();
+    assert!(!files.is_empty());
+    for p in files {
+        let c = Arc::new(p4sim::check::compile_file(&p, &[]).unwrap_or_else(|d| panic!("{d}")));
+        assert!(c.tna.is_some(), "{}: not a TNA program", p.display());
+        let stf = std::fs::read_to_string(p.with_extension("stf")).unwrap();
+        let r = V1Switch::with_engine(Arc::clone(&c), Engine::Reference);
+        let f = V1Switch::with_engine(Arc::clone(&c), Engine::Native);
+        // TNA runs on the closures: the native generator refuses it
+        assert_eq!(f.engine(), Engine::Compiled);
+        let (ra, mut r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
+        let (fa, mut f) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+        let what = p.display().to_string();
+        assert!(ra.passed && ra.expectations > 0, "{what}: reference:\n{ra}");
+        assert!(fa.passed, "{what}: compiled:\n{fa}");
+        assert_eq!(ra.sequence, fa.sequence, "{what}: outputs differ");
+        r.compare_state(&f)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        // random and mutated packets from the STF's inputs
+        let inputs: Vec<Vec<u8>> = stf
+            .lines()
+            .filter_map(|l| l.strip_prefix("packet "))
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .map(|h| {
+                (0..h.len() / 2)
+                    .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+                    .collect()
+            })
+            .collect();
+        for k in 0..2000u64 {
+            let mut pkt = inputs[(rng.next() % inputs.len() as u64) as usize].clone();
+            match rng.next() % 4 {
+                0 => {}
+                1 if !pkt.is_empty() => {
+                    let i = (rng.next() % pkt.len() as u64) as usize;
+                    pkt[i] = rng.next() as u8;
+                }
+                2 => pkt.truncate((rng.next() % (pkt.len() as u64 + 1)) as usize),
+                _ => pkt.extend((0..rng.next() % 8).map(|_| rng.next() as u8)),
+            }
+            let port = (rng.next() % 12) as u16;
+            r.set_time_us(k * 3);
+            f.set_time_us(k * 3);
+            let a = r.process(port, &pkt);
+            let b = f.process(port, &pkt);
+            assert_eq!(a, b, "{what}: packet {k} on port {port} differs");
+            r.compare_state(&f)
+                .unwrap_or_else(|e| panic!("{what}: after packet {k}: {e}"));
+        }
+    }
+}
+
+/// A TNA program with `decls` in the ingress control and `body` as its
+/// apply block.
+fn program(decls: &str, body: &str) -> String {
+    format!(
+        r#"#include <core.p4>
+#include <tna.p4>
+header h_t {{ bit<32> a; bit<32> b; bit<32> c; bit<16> i; }}
+struct hs_t {{ h_t h; }}
+struct m_t {{ bit<32> x; }}
+struct pair_t {{ bit<32> lo; bit<32> hi; }}
+parser IP(packet_in pkt, out hs_t hdr, out m_t md, out ingress_intrinsic_metadata_t ig_intr_md) {{
+    state start {{
+        pkt.extract(ig_intr_md);
+        pkt.advance(PORT_METADATA_SIZE);
+        pkt.extract(hdr.h);
+        transition accept;
+    }}
+}}
+control I(inout hs_t hdr, inout m_t md, in ingress_intrinsic_metadata_t ig_intr_md,
+          in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+          inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+          inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {{
+{decls}
+    apply {{
+{body}
+        ig_tm_md.ucast_egress_port = 1;
+    }}
+}}
+control ID(packet_out pkt, inout hs_t hdr, in m_t md, in ingress_intrinsic_metadata_for_deparser_t d) {{
+    apply {{ pkt.emit(hdr); }}
+}}
+parser EP(packet_in pkt, out hs_t hdr, out m_t md, out egress_intrinsic_metadata_t eg_intr_md) {{
+    state start {{ pkt.extract(eg_intr_md); transition accept; }}
+}}
+control E(inout hs_t hdr, inout m_t md, in egress_intrinsic_metadata_t eg_intr_md) {{
+    apply {{ }}
+}}
+control ED(packet_out pkt, inout hs_t hdr, in m_t md) {{
+    apply {{ pkt.emit(hdr); }}
+}}
+Pipeline(IP(), I(), ID(), EP(), E(), ED()) pipe;
+Switch(pipe) main;
+"#
+    )
+}
+
+const REG: &str = r#"
+    Register<bit<32>, bit<16>>(16, 0) r;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) add = {
+        void apply(inout bit<32> v, out bit<32> rv) { v = v + hdr.h.a; rv = v; }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) read = {
+        void apply(inout bit<32> v, out bit<32> rv) { rv = v; }
+    };"#;
+
+/// Compiles `src`; the error message, with its position, or `None`.
+fn error(src: &str) -> Option<String> {
+    p4sim::check::compile_source("t.p4", src)
+        .err()
+        .map(|d| d.to_string())
+}
+
+#[test]
+fn the_frame_program_compiles_and_single_accesses_pass() {
+    let ok = [
+        "        hdr.h.b = add.execute(hdr.h.i);",
+        // alternatives are one access each
+        "        if (hdr.h.a == 0) { hdr.h.b = add.execute(hdr.h.i); } else { hdr.h.c = read.execute(hdr.h.i); }",
+    ];
+    for body in ok {
+        if let Some(e) = error(&program(REG, body)) {
+            panic!("{body}: {e}");
+        }
+    }
+    // one table whose actions each access the register once
+    let decls = format!(
+        "{REG}
+    action a1() {{ hdr.h.b = add.execute(hdr.h.i); }}
+    action a2() {{ hdr.h.b = read.execute(hdr.h.i); }}
+    table t {{ key = {{ hdr.h.a: exact; }} actions = {{ a1; a2; }} default_action = a1(); }}"
+    );
+    assert_eq!(error(&program(&decls, "        t.apply();")), None);
+}
+
+#[test]
+fn two_accesses_to_a_register_in_one_pass_are_rejected() {
+    // in sequence
+    let e = error(&program(
+        REG,
+        "        hdr.h.b = add.execute(hdr.h.i);\n        hdr.h.c = read.execute(hdr.h.i);",
+    ))
+    .expect("accepted");
+    assert!(e.contains("t.p4:20:5"), "{e}");
+    assert!(
+        e.contains("register `I.r` is accessed 2 times in one pass of ingress"),
+        "{e}"
+    );
+    assert!(e.contains("one access per packet per pass"), "{e}");
+    // through two tables applied one after the other
+    let decls = format!(
+        "{REG}
+    action a1() {{ hdr.h.b = add.execute(hdr.h.i); }}
+    action a2() {{ hdr.h.b = read.execute(hdr.h.i); }}
+    table t1 {{ key = {{ hdr.h.a: exact; }} actions = {{ a1; NoAction; }} default_action = NoAction(); }}
+    table t2 {{ key = {{ hdr.h.a: exact; }} actions = {{ a2; NoAction; }} default_action = NoAction(); }}"
+    );
+    let e = error(&program(&decls, "        t1.apply();\n        t2.apply();")).expect("accepted");
+    assert!(e.contains("accessed 2 times"), "{e}");
+    assert!(e.contains("I.a1") && e.contains("I.a2"), "{e}");
+}
+
+#[test]
+fn a_register_action_beyond_the_stateful_alu_is_rejected() {
+    // three conditions
+    let decls = r#"
+    Register<bit<32>, bit<16>>(16, 0) r;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) pick = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            if (v == hdr.h.a) { rv = 1; } else if (v < hdr.h.b) { rv = 2; } else if (v > 7) { rv = 3; }
+        }
+    };"#;
+    let e = error(&program(decls, "        hdr.h.c = pick.execute(hdr.h.i);")).expect("accepted");
+    assert!(e.contains("t.p4:21:5"), "{e}");
+    assert!(e.contains("needs 3 conditions"), "{e}");
+    assert!(e.contains("at most 2"), "{e}");
+    // a condition and its negation are one
+    let decls = r#"
+    Register<bit<32>, bit<16>>(16, 0) r;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) pick = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            if (v == hdr.h.a) { rv = 1; }
+            if (v != hdr.h.a) { v = 0; }
+        }
+    };"#;
+    assert_eq!(
+        error(&program(decls, "        hdr.h.c = pick.execute(hdr.h.i);")),
+        None
+    );
+    // three PHV inputs over one register's actions
+    let decls = r#"
+    Register<bit<32>, bit<16>>(16, 0) r;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) one = {
+        void apply(inout bit<32> v) { v = hdr.h.a + hdr.h.b; }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) two = {
+        void apply(inout bit<32> v) { v = hdr.h.c; }
+    };"#;
+    let e = error(&program(decls, "        one.execute(hdr.h.i);")).expect("accepted");
+    assert!(e.contains("t.p4:24:5"), "{e}");
+    assert!(e.contains("read 3 fields"), "{e}");
+    assert!(e.contains("at most 2 PHV inputs"), "{e}");
+}
+
+#[test]
+fn register_cells_the_hardware_cannot_hold_are_rejected() {
+    for (cell, init) in [("bit<24>", "0"), ("bit<64>", "0"), ("int<12>", "0")] {
+        let decls = format!("    Register<{cell}, bit<16>>(16, {init}) r;");
+        let e = error(&program(&decls, "")).expect("accepted");
+        assert!(e.contains("t.p4:19:5"), "{cell}: {e}");
+        assert!(e.contains("does not fit a stateful ALU"), "{cell}: {e}");
+    }
+    for ok in ["bit<1>", "bit<8>", "bit<16>", "int<32>", "pair_t"] {
+        let decls = format!("    Register<{ok}, bit<16>>(16) r;");
+        assert_eq!(error(&program(&decls, "")), None, "{ok}");
+    }
+}
+
+#[test]
+fn tna_extern_misuse_and_unsupported_externs_are_errors() {
+    let decls = "    Hash<bit<16>>(HashAlgorithm_t.CRC16) h;";
+    let e = error(&program(decls, "")).expect("accepted");
+    assert!(e.contains("the TNA `Hash` extern"), "{e}");
+    let decls = "    Register<bit<32>, bit<16>>(16, 5) r;";
+    let e = error(&program(decls, "")).expect("accepted");
+    assert!(e.contains("initial values other than zero"), "{e}");
+    let decls = r#"
+    Register<bit<32>, bit<16>>(16, 0) r;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(r) bad = {
+        void go(inout bit<32> v) { v = 1; }
+    };"#;
+    let e = error(&program(decls, "")).expect("accepted");
+    assert!(e.contains("a RegisterAction's method is `apply`"), "{e}");
+    let e = error(&program("", "        this.predicate(true);")).expect("accepted");
+    assert!(e.contains("`this` outside a RegisterAction's apply"), "{e}");
+}
