@@ -36,6 +36,15 @@ const bit<8> INTENT_FLUSH = 1;   // D2: hand the partial to the PS, tombstone it
 const bit<8> INTENT_EVICT = 2;   // D10/D11: swap the packet in, the partial out
 const bit<8> INTENT_STALE = 3;   // D10 (the same as EVICT, flagged STALE)
 const bit<8> INTENT_RESULT = 4;  // not resubmitted: a RESULT (fan_in_info's key)
+// A first copy that marked worker_seen but is not absorbed (D7, D12, a bad
+// worker id): the second pass writes the entry back (victim: its old
+// value) and then does what the first pass decided. Without it the entry
+// would forget that this worker (or a worker with this id in another job)
+// contributed to the chunk in the slot, and a duplicate of that chunk would
+// be added again.
+const bit<8> INTENT_RESTORE_FALLBACK = 8;   // then D7
+const bit<8> INTENT_RESTORE_COLLISION = 9;  // then D12
+const bit<8> INTENT_RESTORE_BAD = 10;       // then the bad-worker drop
 header resubmit_t {
     bit<8>  intent;
     bit<8>  is_new;    // FLUSH: the worker's bit was new in pass 1
@@ -131,6 +140,9 @@ struct ig_meta_t {
     bit<32>      tomb_value;  // pass 2: the chunk to tombstone
     bit<8>       t_hit;       // tombstone == chunk
     bit<8>       w_new;       // the worker had not contributed this chunk here
+    bit<32>      seen_diff;   // worker_seen's old value ^ chunk (0: not new)
+    bit<32>      seen_old;    // worker_seen's old value
+    bit<1>       restore;     // pass 2 of an INTENT_RESTORE_*
     bit<8>       o_pred;      // owner predicate
     bit<32>      b_old;       // bitmap before (FLUSH, EVICT)
     bit<8>       b_pred;      // P_LO: this worker completes / the chunk is complete
@@ -214,6 +226,8 @@ parser EsaIngressParser(packet_in pkt,
         meta.flush_new = 0;
         meta.t_hit = 0;
         meta.w_new = 0;
+        meta.seen_diff = 0;
+        meta.restore = 0;
         meta.o_pred = 0;
         meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
         meta.to_ps = 0;
@@ -229,6 +243,16 @@ parser EsaIngressParser(packet_in pkt,
         meta.intent = meta.resub.intent;
         meta.flush_new = meta.resub.is_new;
         meta.tomb_value = meta.resub.victim;
+        transition select(meta.resub.intent) {
+            INTENT_RESTORE_FALLBACK: parse_restore;
+            INTENT_RESTORE_COLLISION: parse_restore;
+            INTENT_RESTORE_BAD: parse_restore;
+            default: parse_ethernet;
+        }
+    }
+
+    state parse_restore {
+        meta.restore = 1;
         transition parse_ethernet;
     }
 
@@ -607,27 +631,40 @@ control EsaIngress(inout headers_t hdr,
 
     // Worker-seen: per (slot, worker), the last chunk that worker's DATA
     // brought to this slot. Replaces reading the bitmap for "is this bit
-    // new" (a stateful ALU cannot test a bit chosen by the packet).
+    // new" (a stateful ALU cannot test a bit chosen by the packet). The
+    // answer is old value ^ chunk (0: not new), so that a packet that is
+    // not absorbed can write the old value back in a second pass.
     Register<bit<32>, bit<21>>(ESA_POOL_SLOTS * 32, 0) worker_seen;
-    RegisterAction<bit<32>, bit<21>, bit<8>>(worker_seen) seen_mark = {
-        void apply(inout bit<32> v, out bit<8> rv) {
-            if (v == meta.chunk) {
-                rv = 0;
-            } else {
-                rv = 1;
-            }
+    RegisterAction<bit<32>, bit<21>, bit<32>>(worker_seen) seen_mark = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v ^ meta.chunk;
             v = meta.chunk;
         }
     };
-    RegisterAction<bit<32>, bit<21>, bit<8>>(worker_seen) seen_check = {
-        void apply(inout bit<32> v, out bit<8> rv) {
-            if (v == meta.chunk) {
-                rv = 0;
-            } else {
-                rv = 1;
-            }
+    RegisterAction<bit<32>, bit<21>, bit<32>>(worker_seen) seen_check = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v ^ meta.chunk;
         }
     };
+    RegisterAction<bit<32>, bit<21>, bit<32>>(worker_seen) seen_restore = {
+        void apply(inout bit<32> v) {
+            v = meta.tomb_value;
+        }
+    };
+    action set_w_new(bit<8> w) {
+        meta.w_new = w;
+    }
+    // w_new = (seen_diff != 0), for the tables after the owner's (which
+    // matches seen_diff itself, in the same stage as this one).
+    table w_new_calc {
+        key = { meta.seen_diff: ternary; }
+        actions = { set_w_new; }
+        const default_action = set_w_new(1);
+        size = 2;
+        const entries = {
+            0 &&& 0xffffffff: set_w_new(0);
+        }
+    }
 
     // ---- stage 2: the owner -----------------------------------------------
     Register<owner_t, bit<16>>(ESA_POOL_SLOTS, {0, 0}) slot_owner;
@@ -777,13 +814,15 @@ control EsaIngress(inout headers_t hdr,
             meta.intent: ternary;
             meta.data_mode: ternary;
             meta.t_hit: ternary;
-            meta.w_new: ternary;
+            meta.seen_diff: ternary;
         }
         actions = { o_data; o_peek; o_release; o_take; NoAction; }
         const default_action = NoAction();
         size = 16;
         const entries = {
-            // verdict, in range, type, intent, data_mode, t_hit, w_new
+            // verdict, in range, type, intent, data_mode, t_hit, seen_diff
+            // (0: the worker is not new)
+            (V_AGGREGATE, 1, TYPE_DATA, INTENT_RESTORE_FALLBACK &&& 0xfc, _, _, _): NoAction();
             (V_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): o_release();
             (V_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): o_release();
             (V_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): o_take();
@@ -1189,6 +1228,17 @@ control EsaIngress(inout headers_t hdr,
         meta.resub.victim = meta.victim_chunk;
         ig_dprsr_md.resubmit_type = 1;
     }
+    action d_resubmit_restore(bit<8> intent) {
+        // D7, D12, a bad worker id, whose first copy marked worker_seen
+        // over another chunk: the second pass writes the old value back,
+        // then does the same.
+        meta.resub.setValid();
+        meta.resub.intent = intent;
+        meta.resub.is_new = 0;
+        meta.resub._pad = 0;
+        meta.resub.victim = meta.seen_old;
+        ig_dprsr_md.resubmit_type = 1;
+    }
     action d_resubmit_flush() {
         // D2: the flush happens in a second pass; the own chunk is
         // tombstoned.
@@ -1216,7 +1266,7 @@ control EsaIngress(inout headers_t hdr,
         actions = {
             d_query; d_result; d_bad_worker; d_fallback; d_collision; d_absorb; d_flush;
             d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit; d_resubmit_flush;
-            NoAction;
+            d_resubmit_restore; NoAction;
         }
         const default_action = NoAction();
         size = 64;
@@ -1225,6 +1275,13 @@ control EsaIngress(inout headers_t hdr,
             // ts_pred, higher, mode
             (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _): d_query();
             (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _): d_result();
+            // pass 2 of a restore: what pass 1 decided
+            (TYPE_DATA, INTENT_RESTORE_BAD, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_DATA, INTENT_RESTORE_FALLBACK, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_RESTORE_COLLISION, _, _, _, _, _, _, _, _, _): d_collision();
+            // pass 1, a bad worker id that marked worker_seen over another chunk
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, _, 1, _, _, _, _, _):
+                d_resubmit_restore(INTENT_RESTORE_BAD);
             (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _): d_bad_worker();
             // pass 2
             (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _): d_flush();
@@ -1239,6 +1296,8 @@ control EsaIngress(inout headers_t hdr,
             (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _): d_resubmit_flush();
             (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
+            (TYPE_DATA, _, DM_FIRST, _, 1, 1, _, _, _, _, _):
+                d_resubmit_restore(INTENT_RESTORE_FALLBACK);
             (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _): d_fallback();
             (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _): d_absorb(ROW_DUPLICATES);
@@ -1251,6 +1310,8 @@ control EsaIngress(inout headers_t hdr,
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, _): d_resubmit(INTENT_STALE);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA):
                 d_resubmit(INTENT_EVICT);
+            (TYPE_DATA, _, DM_FIRST, _, _, 1, P_NEITHER, _, _, _, _):
+                d_resubmit_restore(INTENT_RESTORE_COLLISION);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _): d_collision();
         }
     }
@@ -1318,19 +1379,27 @@ control EsaIngress(inout headers_t hdr,
             meta.worker_diff = hdr.esa.worker - meta.job.fan_in;
             priority_clamp.apply();
             // ACCESS slot_tombstone
-            if (meta.data_mode == DM_PASS2) {
+            if (meta.data_mode == DM_PASS2 && meta.restore == 0) {
                 tombstone_write.execute(meta.index);
             } else {
                 meta.t_hit = tombstone_check.execute(meta.index);
             }
             // ACCESS worker_seen
             if (meta.data_mode == DM_RESEND) {
-                meta.w_new = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
+                meta.seen_diff = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
+            } else if (meta.restore == 1) {
+                seen_restore.execute(meta.index ++ hdr.esa.worker[4:0]);
             } else {
-                meta.w_new = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
+                meta.seen_diff = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
             }
         }
         meta.expire = meta.now + meta.stale_after;
+        if (meta.intent == INTENT_FLUSH && meta.flush_new == 0) {
+            // D2's second pass for a worker that already brought this chunk
+            // here (worker_seen), also when the chunk left the slot and
+            // came back: its contribution is not added, nor its bit.
+            meta.wbit = 0;
+        }
 
         // ---- stage 2: the owner -----------------------------------------
         meta.key = meta.chunk | meta.prio_hi;
@@ -1344,6 +1413,7 @@ control EsaIngress(inout headers_t hdr,
         if (meta.verdict == V_L2) {
             l2.apply();
         }
+        w_new_calc.apply();
         // ACCESS slot_owner: owner_step's single apply.
         owner_step.apply();
 
@@ -1368,6 +1438,7 @@ control EsaIngress(inout headers_t hdr,
             meta.f_d1 = meta.m_old | meta.m_ovf;
             meta.f_flush = meta.m_old | meta.m_rovf;
             meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
+            meta.seen_old = meta.seen_diff ^ meta.chunk;
             priority_order.apply();
         }
         if (meta.verdict == V_AGGREGATE) {
