@@ -162,6 +162,7 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
         "action_composite_params",
         "action_list_bound_args",
         "slice_assign",
+        "subparser",
     ] {
         let out = tempfile::tempdir().unwrap();
         let program = dir.join(format!("{name}.p4"));

@@ -187,6 +187,8 @@ enum Val {
     Packet(bool),
     /// A sub-control instance.
     Control(u32),
+    /// A sub-parser instance, by index into `Compiler::sub_parsers`.
+    SubParser(u32),
     Action(u32),
     /// A top-level function by name.
     Function(Arc<str>),
@@ -274,6 +276,9 @@ struct Compiler<'p> {
     tna_register_spans: HashMap<u32, Span>,
     /// TNA registers' PHV inputs over their RegisterActions so far.
     tna_salu_inputs: HashMap<u32, Vec<String>>,
+    /// Sub-parser instances: the parser, its constructor arguments and the
+    /// instance's name.
+    sub_parsers: Vec<(&'p ast::ParserDecl, Vec<ast::Argument>, String)>,
 }
 
 const ERROR_WIDTH: u32 = 32;
@@ -374,6 +379,7 @@ impl<'p> Compiler<'p> {
             resubmit_headers: Vec::new(),
             tna_register_spans: HashMap::new(),
             tna_salu_inputs: HashMap::new(),
+            sub_parsers: Vec::new(),
         }
     }
 
@@ -1347,6 +1353,48 @@ impl<'p> Compiler<'p> {
         for d in &p.locals {
             self.local_decl(d, &mut init)?;
         }
+        let mut states = Vec::new();
+        let start = self.lower_states(p, &mut states, Next::Accept)?;
+        // make `start` state 0
+        if start != 0 {
+            states.swap(0, start as usize);
+            let fix = |n: &mut Next| {
+                if let Next::State(s) = n {
+                    if *s == start {
+                        *s = 0;
+                    } else if *s == 0 {
+                        *s = start;
+                    }
+                }
+            };
+            for s in &mut states {
+                match &mut s.transition {
+                    Transition::Go(n) => fix(n),
+                    Transition::Select(_, cases) => {
+                        for (_, n) in cases {
+                            fix(n);
+                        }
+                    }
+                }
+            }
+        }
+        self.scopes.clear();
+        Ok((init, states))
+    }
+
+    /// Lowers `p`'s states into `out` (ids from `out.len()`), `accept`
+    /// going to `on_accept`; returns the id of its `start` state. A
+    /// sub-parser `apply` in a state splits it: the statements before it
+    /// (and the copy-in) end in a transition to the sub-parser's states,
+    /// lowered here for this call site, whose `accept` goes to a new state
+    /// holding the statements after and the original transition.
+    fn lower_states(
+        &mut self,
+        p: &ast::ParserDecl,
+        out: &mut Vec<StateIr>,
+        on_accept: Next,
+    ) -> Res<u32> {
+        let base = out.len() as u32;
         let mut ids: HashMap<&str, u32> = HashMap::new();
         for (i, s) in p.states.iter().enumerate() {
             if matches!(s.name.as_str(), "accept" | "reject") {
@@ -1355,7 +1403,7 @@ impl<'p> Compiler<'p> {
                     format!("state `{}` cannot be redefined", s.name),
                 );
             }
-            if ids.insert(s.name.as_str(), i as u32).is_some() {
+            if ids.insert(s.name.as_str(), base + i as u32).is_some() {
                 return err(s.name.span, format!("duplicate state `{}`", s.name));
             }
         }
@@ -1367,7 +1415,7 @@ impl<'p> Compiler<'p> {
         };
         let resolve = |n: &ast::Ident| -> Res<Next> {
             match n.as_str() {
-                "accept" => Ok(Next::Accept),
+                "accept" => Ok(on_accept),
                 "reject" => Ok(Next::Reject),
                 s => match ids.get(s) {
                     Some(&i) => Ok(Next::State(i)),
@@ -1375,11 +1423,37 @@ impl<'p> Compiler<'p> {
                 },
             }
         };
-        let mut states = Vec::new();
+        let sub = on_accept != Next::Accept;
         for s in &p.states {
+            out.push(StateIr {
+                name: if sub {
+                    format!("{}.{}", self.prefix, s.name)
+                } else {
+                    s.name.to_string()
+                },
+                body: Vec::new(),
+                transition: Transition::Go(Next::Reject),
+            });
+        }
+        for (k, s) in p.states.iter().enumerate() {
             self.scopes.push(HashMap::new());
+            let mut cur = base as usize + k;
             let mut body = Vec::new();
             for st in &s.statements {
+                if let Some((sub, args)) = self.sub_parser_call(st)? {
+                    let cont = out.len() as u32;
+                    out.push(StateIr {
+                        name: format!("{}$after_{}", s.name, self.sub_parsers[sub as usize].2),
+                        body: Vec::new(),
+                        transition: Transition::Go(Next::Reject),
+                    });
+                    let sub_start =
+                        self.lower_sub_parser(sub, args, st.span, out, cont, &mut body)?;
+                    out[cur].body = std::mem::take(&mut body);
+                    out[cur].transition = Transition::Go(Next::State(sub_start));
+                    cur = cont as usize;
+                    continue;
+                }
                 self.stmt(st, &mut body)?;
             }
             let transition = match &s.transition {
@@ -1434,37 +1508,125 @@ impl<'p> Compiler<'p> {
                 },
             };
             self.scopes.pop();
-            states.push(StateIr {
-                name: s.name.to_string(),
-                body,
-                transition,
-            });
+            out[cur].body = body;
+            out[cur].transition = transition;
         }
-        // make `start` state 0
-        if start != 0 {
-            states.swap(0, start as usize);
-            let fix = |n: &mut Next| {
-                if let Next::State(s) = n {
-                    if *s == start {
-                        *s = 0;
-                    } else if *s == 0 {
-                        *s = start;
-                    }
+        Ok(start)
+    }
+
+    /// `sub.apply(args);` on a sub-parser instance: its index and arguments.
+    fn sub_parser_call<'s>(
+        &mut self,
+        st: &'s ast::Statement,
+    ) -> Res<Option<(u32, &'s [ast::Argument])>> {
+        let ast::StatementKind::Call(e) = &st.kind else {
+            return Ok(None);
+        };
+        let ExprKind::Call { callee, args, .. } = &e.kind else {
+            return Ok(None);
+        };
+        let ExprKind::Member { base, member } = &callee.kind else {
+            return Ok(None);
+        };
+        if member.as_str() != "apply" || !matches!(base.kind, ExprKind::Name(_)) {
+            return Ok(None);
+        }
+        match self.expr(base)? {
+            Val::SubParser(k) => Ok(Some((k, args))),
+            _ => Ok(None),
+        }
+    }
+
+    /// One call site of sub-parser `k`: binds its parameters (`in` ones to
+    /// copies made in `pre`, `out` and `inout` ones to the arguments
+    /// themselves, as p4c's inliner does), lowers its locals into `pre` and
+    /// its states into `out` with `accept` going to `cont`; returns its
+    /// start.
+    fn lower_sub_parser(
+        &mut self,
+        k: u32,
+        args: &[ast::Argument],
+        span: Span,
+        out: &mut Vec<StateIr>,
+        cont: u32,
+        pre: &mut Vec<St>,
+    ) -> Res<u32> {
+        let (p, ctor_args, name) = self.sub_parsers[k as usize].clone();
+        if self.depth > 32 {
+            return err(span, "sub-parsers apply each other too deeply");
+        }
+        if args.len() != p.params.len() {
+            return err(
+                span,
+                format!(
+                    "`{}` takes {} arguments, {} given",
+                    p.name,
+                    p.params.len(),
+                    args.len()
+                ),
+            );
+        }
+        // arguments in the caller's scope
+        let mut bound = Vec::new();
+        for (param, a) in p.params.iter().zip(args) {
+            let t = self.resolve_type(&param.ty)?;
+            let v = self.expr(&a.value)?;
+            if t == Ty::PacketIn {
+                if !matches!(v, Val::Packet(false)) {
+                    return err(a.value.span, "expected the packet_in");
                 }
-            };
-            for s in &mut states {
-                match &mut s.transition {
-                    Transition::Go(n) => fix(n),
-                    Transition::Select(_, cases) => {
-                        for (_, n) in cases {
-                            fix(n);
-                        }
+                bound.push((param, Val::Packet(false)));
+                continue;
+            }
+            let place = self.alloc(&t);
+            match param.direction {
+                ast::Direction::In | ast::Direction::None => {
+                    // a copy: the sub-parser may write its `in` parameter
+                    self.assign(&place, &t, v, a.value.span, pre)?;
+                }
+                ast::Direction::Out | ast::Direction::InOut => {
+                    let Val::Place(ap, at) = v else {
+                        return err(
+                            a.value.span,
+                            "an out or inout argument must be a variable or field",
+                        );
+                    };
+                    if at != t {
+                        return err(
+                            a.value.span,
+                            format!(
+                                "type mismatch: expected {}, found {}",
+                                ty_name(self, &t),
+                                ty_name(self, &at)
+                            ),
+                        );
                     }
+                    // The argument itself, as p4c's inliner substitutes
+                    // it: what the sub-parser wrote before a reject stays
+                    // written (BMv2 keeps it).
+                    bound.push((param, Val::Place(ap, at)));
+                    continue;
                 }
             }
+            bound.push((param, Val::Place(place, t)));
         }
-        self.scopes.clear();
-        Ok((init, states))
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        let saved_prefix = std::mem::replace(&mut self.prefix, name);
+        self.depth += 1;
+        let r = (|| -> Res<u32> {
+            self.bind_ctor_params(&p.ctor_params, &ctor_args, p.span)?;
+            for (param, v) in bound {
+                self.bind(&param.name, v)?;
+            }
+            for d in &p.locals {
+                self.local_decl(d, pre)?;
+            }
+            self.lower_states(p, out, Next::State(cont))
+        })();
+        self.depth -= 1;
+        self.scopes = saved_scopes;
+        self.prefix = saved_prefix;
+        r
     }
 
     fn keyset_const(&mut self, e: &ast::Expr, t: &Ty) -> Res<u128> {
@@ -1727,7 +1889,24 @@ impl<'p> Compiler<'p> {
                 });
                 match decl {
                     Some(Declaration::Control(c)) => self.instantiate_control(c, i, name),
-                    Some(Declaration::Parser(_)) => unsupported(i.span, "sub-parser instances"),
+                    Some(Declaration::Parser(p)) => {
+                        if !p.type_params.is_empty() {
+                            return unsupported(p.span, "generic parsers");
+                        }
+                        if p.ctor_params.len() != i.args.len() {
+                            return err(
+                                i.span,
+                                format!(
+                                    "`{}` takes {} constructor arguments, {} given",
+                                    p.name,
+                                    p.ctor_params.len(),
+                                    i.args.len()
+                                ),
+                            );
+                        }
+                        self.sub_parsers.push((p, i.args.clone(), name));
+                        Ok(Val::SubParser(self.sub_parsers.len() as u32 - 1))
+                    }
                     _ => {
                         if self.globals.contains_key(base.as_str()) {
                             unsupported(i.ty.span, format!("instances of `{base}`"))
