@@ -311,3 +311,59 @@ fn bf_p4c_accepts_the_tna_programs_p4sim_tests_run() {
         );
     }
 }
+
+/// p4sim's P4Info for a TNA program is the one the real compiler writes
+/// with `--p4runtime-force-std-externs` (standard counters and registers,
+/// as a Tofino's standard P4Runtime server takes them): the same text, so
+/// the same names, ids, match fields, actions, sizes and types.
+#[test]
+fn p4sim_p4info_of_tna_programs_equals_bf_p4c_s() {
+    let Some(bf_p4c) = bf_p4c_for_test("p4sim_p4info_of_tna_programs_equals_bf_p4c_s") else {
+        return;
+    };
+    for program in [
+        root().join("p4/tna/tests/esa_small.p4"),
+        root().join("p4sim/tests/tna/tna_basics.p4"),
+    ] {
+        let out_dir = std::env::temp_dir().join(format!(
+            "esa-tofino-p4info-{}-{}",
+            program.file_stem().unwrap().to_string_lossy(),
+            std::process::id()
+        ));
+        let file = out_dir.join("p4info.txtpb");
+        let out = Command::new(&bf_p4c)
+            .arg("--p4runtime-force-std-externs")
+            .arg("-o")
+            .arg(&out_dir)
+            .arg("--p4runtime-files")
+            .arg(&file)
+            .arg(&program)
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", bf_p4c.display()));
+        assert!(
+            out.status.success(),
+            "bf-p4c rejects {}:\n{}",
+            program.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want = std::fs::read_to_string(&file).unwrap();
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let parsed =
+            p4sim::frontend::parse_program(&program, &[]).unwrap_or_else(|d| panic!("{d}"));
+        let have = p4sim::p4info::p4info_text(&parsed).unwrap_or_else(|d| panic!("{d}"));
+        if have != want {
+            let line = have
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "{}: p4sim's P4Info differs from bf-p4c's at line {}:\n  p4sim:  {}\n  bf-p4c: {}",
+                program.display(),
+                line + 1,
+                have.lines().nth(line).unwrap_or(""),
+                want.lines().nth(line).unwrap_or("")
+            );
+        }
+    }
+}

@@ -70,8 +70,33 @@ pub struct P4Info {
     pub registers: Vec<Register>,
     /// One entry per distinct `digest<T>` type.
     pub digests: Vec<Digest>,
+    /// Architecture-specific externs (TNA: the ingress parser's
+    /// `PortMetadata`).
+    pub externs: Vec<ExternType>,
     /// Named types used by the above; `None` when p4c would not emit it.
     pub type_info: Option<TypeInfo>,
+}
+
+/// Instances of an architecture-specific extern type.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExternType {
+    /// Its id prefix (0x80 and above).
+    pub type_id: u32,
+    /// Its name, e.g. `PortMetadata`.
+    pub type_name: String,
+    /// The instances.
+    pub instances: Vec<ExternInstance>,
+}
+
+/// One instance of an architecture-specific extern.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExternInstance {
+    /// Id, name, alias.
+    pub preamble: Preamble,
+    /// `info`'s type URL.
+    pub type_url: String,
+    /// `info`'s value bytes.
+    pub value: Vec<u8>,
 }
 
 /// The common header of every P4Info object.
@@ -600,6 +625,21 @@ impl P4Info {
             w.open("type_spec");
             w.type_spec(&d.type_spec);
             w.close();
+            w.close();
+        }
+        for e in &self.externs {
+            w.open("externs");
+            w.uint("extern_type_id", u64::from(e.type_id));
+            w.string("extern_type_name", &e.type_name);
+            for i in &e.instances {
+                w.open("instances");
+                w.preamble(&i.preamble);
+                w.open("info");
+                w.string("type_url", &i.type_url);
+                w.bytes("value", &i.value);
+                w.close();
+                w.close();
+            }
             w.close();
         }
         if let Some(info) = &self.type_info {
@@ -1956,6 +1996,11 @@ struct Builder<'a> {
     program: &'a crate::ast::Program,
     scope: Scope<'a>,
     plans: HashMap<String, ControlPlan<'a>>,
+    /// For a TNA program, the `Pipeline` instance's name.
+    tna_pipe: Option<String>,
+    /// For a TNA program: the ingress parser's type name and the name of its
+    /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
+    tna_port_metadata: Option<(String, String)>,
 }
 
 /// A digest found in a control.
@@ -1970,10 +2015,12 @@ impl<'a> Builder<'a> {
             program,
             scope: Scope::new(&program.declarations),
             plans: HashMap::new(),
+            tna_pipe: None,
+            tna_port_metadata: None,
         }
     }
 
-    fn main_blocks(&self) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
+    fn main_blocks(&mut self) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
         let main = self
             .program
             .declarations
@@ -1998,9 +2045,14 @@ impl<'a> Builder<'a> {
             TypeKind::Specialized { base, .. } => base.name.as_str(),
             _ => "",
         };
+        if package == "Switch" {
+            return self.tna_blocks(main);
+        }
         if package != "V1Switch" {
             return Err(unsupported(
-                format!("P4Info for package `{package}`: only v1model's V1Switch is supported"),
+                format!(
+                    "P4Info for package `{package}`: v1model's V1Switch and TNA's Switch are supported"
+                ),
                 main.ty.span,
             ));
         }
@@ -2033,6 +2085,83 @@ impl<'a> Builder<'a> {
         }
         let annotations = printed_annotations(&main.annotations);
         Ok((controls, annotations))
+    }
+
+    /// The controls of a TNA `Switch(pipe)`'s one `Pipeline`: ingress,
+    /// ingress deparser, egress, egress deparser.
+    fn tna_blocks(&mut self, main: &'a Instantiation) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
+        let [arg] = main.args.as_slice() else {
+            return Err(unsupported(
+                "P4Info for a Switch of more than one Pipeline",
+                main.span,
+            ));
+        };
+        let (pipe, args): (String, &'a [Argument]) = match &arg.value.kind {
+            ExprKind::Name(p) => {
+                let inst = self.program.declarations.iter().find_map(|d| match d {
+                    Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => Some(i),
+                    _ => None,
+                });
+                match inst {
+                    Some(i) => (i.name.to_string(), i.args.as_slice()),
+                    None => {
+                        return Err(invalid(
+                            format!("unknown instance `{}`", p.name),
+                            p.name.span,
+                        ));
+                    }
+                }
+            }
+            ExprKind::Call { args, .. } => ("pipe".to_string(), args.as_slice()),
+            _ => {
+                return Err(invalid(
+                    "the argument of Switch must be a Pipeline",
+                    arg.value.span,
+                ));
+            }
+        };
+        let mut controls = Vec::new();
+        let block_name = |a: &'a Argument| -> Option<&'a str> {
+            match &a.value.kind {
+                ExprKind::Call { callee, .. } => match &callee.kind {
+                    ExprKind::Name(p) => Some(p.name.as_str()),
+                    _ => None,
+                },
+                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+                _ => None,
+            }
+        };
+        if let Some(parser_name) = args.first().and_then(block_name) {
+            let parser = self.program.declarations.iter().find_map(|d| match d {
+                Declaration::Parser(p) if p.name.as_str() == parser_name => Some(p),
+                _ => None,
+            });
+            let param = parser.and_then(|p| {
+                p.params.iter().find(|q| {
+                    matches!(&q.ty.kind, TypeKind::Name(t) if t.name.as_str() == "ingress_intrinsic_metadata_t")
+                })
+            });
+            let key = param.map_or("ig_intr_md".to_string(), |q| q.name.to_string());
+            self.tna_port_metadata = Some((parser_name.to_string(), key));
+        }
+        for (k, a) in args.iter().enumerate() {
+            if !matches!(k, 1 | 2 | 4 | 5) {
+                continue;
+            }
+            let name = match &a.value.kind {
+                ExprKind::Call { callee, .. } => match &callee.kind {
+                    ExprKind::Name(p) => Some(p.name.as_str()),
+                    _ => None,
+                },
+                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+                _ => None,
+            };
+            if let Some(c) = name.and_then(|n| self.scope.controls.get(n)) {
+                controls.push(*c);
+            }
+        }
+        self.tna_pipe = Some(pipe);
+        Ok((controls, printed_annotations(&main.annotations)))
     }
 
     /// For `MyIngress() ig; V1Switch(..., ig, ...)`: the type instantiated.
@@ -2213,7 +2342,12 @@ impl<'a> Builder<'a> {
 
         // Pass 2: the P4Info itself.
         let mut out = P4Info {
-            arch: "v1model".to_string(),
+            arch: if self.tna_pipe.is_some() {
+                "tna"
+            } else {
+                "v1model"
+            }
+            .to_string(),
             pkg_annotations,
             ..P4Info::default()
         };
@@ -2290,6 +2424,36 @@ impl<'a> Builder<'a> {
             self.add_controller_header(&ids, h, &mut out, &mut type_info)?;
         }
         out.type_info = type_info;
+        if let Some(pipe) = &self.tna_pipe {
+            tna_ids(&mut out, pipe)?;
+            if let Some((parser, key)) = &self.tna_port_metadata {
+                // bf-p4c's extern for the ingress parser's port metadata
+                // (type 144), its id from the pipeline-qualified name
+                let name = format!("{parser}.$PORT_METADATA");
+                let mut alloc = IdAllocator::new();
+                let ty = ResourceType::Other(144);
+                alloc
+                    .add(ty, &format!("{pipe}.{name}"), None)
+                    .map_err(|e| invalid(e.to_string(), Span::default()))?;
+                let ids = alloc
+                    .assign()
+                    .map_err(|e| invalid(e.to_string(), Span::default()))?;
+                out.externs.push(ExternType {
+                    type_id: 144,
+                    type_name: "PortMetadata".into(),
+                    instances: vec![ExternInstance {
+                        preamble: Preamble {
+                            id: ids.get(ty, &format!("{pipe}.{name}")).unwrap_or(0),
+                            alias: "$PORT_METADATA".into(),
+                            name,
+                            annotations: Vec::new(),
+                        },
+                        type_url: "type.googleapis.com/barefoot.PortMetadata".into(),
+                        value: format!("{key}.ingress_port").into_bytes(),
+                    }],
+                });
+            }
+        }
         Ok(out)
     }
 
@@ -2306,6 +2470,10 @@ impl<'a> Builder<'a> {
             "meter" => Some(ResourceType::Meter),
             "direct_meter" => Some(ResourceType::DirectMeter),
             "register" => Some(ResourceType::Register),
+            // TNA, as bf-p4c --p4runtime-force-std-externs writes them
+            "Counter" if self.tna_pipe.is_some() => Some(ResourceType::Counter),
+            "DirectCounter" if self.tna_pipe.is_some() => Some(ResourceType::DirectCounter),
+            "Register" if self.tna_pipe.is_some() => Some(ResourceType::Register),
             "action_profile" | "action_selector" => {
                 return Err(unsupported(
                     "action profiles and selectors in P4Info",
@@ -2634,7 +2802,7 @@ impl<'a> Builder<'a> {
                 id: table_id,
                 alias: ids.alias(&name),
                 name: name.clone(),
-                annotations: printed_annotations(&t.annotations),
+                annotations: self.table_annotations(&t.annotations, &cscope),
             },
             match_fields,
             action_refs,
@@ -2701,6 +2869,37 @@ impl<'a> Builder<'a> {
         }
         out.tables.push(table);
         Ok(())
+    }
+
+    /// A table's annotations as P4Info prints them; for TNA, bf-p4c folds
+    /// the expression of `@stage(...)`.
+    fn table_annotations(
+        &self,
+        annotations: &[Annotation],
+        cscope: &ControlScope<'_, 'a>,
+    ) -> Vec<String> {
+        let mut out = printed_annotations(annotations);
+        if self.tna_pipe.is_none() {
+            return out;
+        }
+        let kept = annotations
+            .iter()
+            .filter(|a| !matches!(a.name.as_str(), "name" | "id" | "brief" | "description"));
+        for (printed, a) in out.iter_mut().zip(kept) {
+            if a.name.as_str() != "stage" {
+                continue;
+            }
+            if let AnnotationBody::Unstructured {
+                expressions: Some(exprs),
+                ..
+            } = &a.body
+                && let [e] = exprs.as_slice()
+                && let Ok(v) = self.scope.eval(e, &cscope.consts, 0)
+            {
+                *printed = format!("@stage({v})");
+            }
+        }
+        out
     }
 
     /// Arguments of a default action call, as P4Runtime bytes.
@@ -3015,8 +3214,85 @@ fn enum_member_arg(args: &[Argument], name: &str, index: usize) -> Option<String
     }
 }
 
+/// bf-p4c (with `--p4runtime-force-std-externs`) names a TNA program's
+/// tables, counters, meters and registers without the pipeline, but derives
+/// their ids from `<pipe>.<name>` (actions keep their own names): the ids
+/// of those objects again, from the prefixed names, with references to
+/// table ids rewritten.
+fn tna_ids(out: &mut P4Info, pipe: &str) -> Res<()> {
+    let mut alloc = IdAllocator::new();
+    let mut objects: Vec<(ResourceType, String, u32)> = Vec::new();
+    {
+        let mut add = |ty: ResourceType, p: &Preamble| {
+            objects.push((ty, p.name.clone(), p.id));
+        };
+        for t in &out.tables {
+            add(ResourceType::Table, &t.preamble);
+        }
+        for c in &out.counters {
+            add(ResourceType::Counter, &c.preamble);
+        }
+        for c in &out.direct_counters {
+            add(ResourceType::DirectCounter, &c.preamble);
+        }
+        for m in &out.meters {
+            add(ResourceType::Meter, &m.preamble);
+        }
+        for m in &out.direct_meters {
+            add(ResourceType::DirectMeter, &m.preamble);
+        }
+        for r in &out.registers {
+            add(ResourceType::Register, &r.preamble);
+        }
+    }
+    for (ty, name, _) in &objects {
+        alloc
+            .add(*ty, &format!("{pipe}.{name}"), None)
+            .map_err(|e| invalid(e.to_string(), Span::default()))?;
+    }
+    let ids = alloc
+        .assign()
+        .map_err(|e| invalid(e.to_string(), Span::default()))?;
+    let map: HashMap<u32, u32> = objects
+        .iter()
+        .map(|(ty, name, old)| {
+            (
+                *old,
+                ids.get(*ty, &format!("{pipe}.{name}")).unwrap_or(*old),
+            )
+        })
+        .collect();
+    let fix = |id: &mut u32| {
+        if let Some(n) = map.get(id) {
+            *id = *n;
+        }
+    };
+    for t in &mut out.tables {
+        fix(&mut t.preamble.id);
+        t.direct_resource_ids.iter_mut().for_each(fix);
+    }
+    for c in &mut out.counters {
+        fix(&mut c.preamble.id);
+    }
+    for c in &mut out.direct_counters {
+        fix(&mut c.preamble.id);
+        fix(&mut c.direct_table_id);
+    }
+    for m in &mut out.meters {
+        fix(&mut m.preamble.id);
+    }
+    for m in &mut out.direct_meters {
+        fix(&mut m.preamble.id);
+        fix(&mut m.direct_table_id);
+    }
+    for r in &mut out.registers {
+        fix(&mut r.preamble.id);
+    }
+    Ok(())
+}
+
 fn counter_unit(name: &str) -> CounterUnit {
-    match name {
+    match name.to_ascii_lowercase().as_str() {
         "packets" => CounterUnit::Packets,
         "bytes" => CounterUnit::Bytes,
         "packets_and_bytes" => CounterUnit::Both,

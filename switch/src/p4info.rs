@@ -102,6 +102,25 @@ pub fn to_proto(info: &sim::P4Info) -> pb::P4Info {
                 type_spec: Some(data_type(&d.type_spec)),
             })
             .collect(),
+        externs: info
+            .externs
+            .iter()
+            .map(|e| pb::Extern {
+                extern_type_id: e.type_id,
+                extern_type_name: e.type_name.clone(),
+                instances: e
+                    .instances
+                    .iter()
+                    .map(|i| pb::ExternInstance {
+                        preamble: Some(preamble(&i.preamble)),
+                        info: Some(p4runtime_proto::prost_types::Any {
+                            type_url: i.type_url.clone(),
+                            value: i.value.clone(),
+                        }),
+                    })
+                    .collect(),
+            })
+            .collect(),
         type_info: info.type_info.as_ref().map(type_info),
         ..Default::default()
     }
