@@ -120,6 +120,11 @@ struct RunArgs {
     /// `external` (a running switch at --p4runtime, hosts from --hosts).
     #[arg(long = "switch", value_enum, default_value_t = SwitchArg::Embedded)]
     switch: SwitchArg,
+    /// The data plane, in place of the file's `[switch] arch`: `v1model`
+    /// (p4/v1model/esa.p4) or `tna` (p4/tna/esa.p4, the Tofino program,
+    /// which the embedded switch runs in p4sim's TNA architecture).
+    #[arg(long, value_enum)]
+    arch: Option<ArchArg>,
     /// External switch: its P4Runtime address.
     #[arg(long, value_name = "HOST:PORT")]
     p4runtime: Option<String>,
@@ -644,6 +649,15 @@ fn run_target(
     Ok((switch, fabric))
 }
 
+/// `esa run --arch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ArchArg {
+    /// p4/v1model/esa.p4
+    V1model,
+    /// p4/tna/esa.p4
+    Tna,
+}
+
 /// Runs `esa run`: every variant of the experiment, the summary table on
 /// stdout, the report files in `out`; fails when a job did not verify.
 fn run_experiment(args: &RunArgs) -> Result<()> {
@@ -653,7 +667,21 @@ fn run_experiment(args: &RunArgs) -> Result<()> {
         FabricArg::Netns => FabricKind::Netns,
         FabricArg::Sim => FabricKind::Sim,
     });
-    let experiment = esa_testbed::Experiment::load_as(&args.experiment, asked)?;
+    let mut experiment = esa_testbed::Experiment::load_as(&args.experiment, asked)?;
+    if let Some(arch) = args.arch {
+        experiment.switch.arch = match arch {
+            ArchArg::V1model => esa_testbed::experiment::Arch::V1model,
+            ArchArg::Tna => esa_testbed::experiment::Arch::Tna,
+        };
+        if experiment.switch.arch == esa_testbed::experiment::Arch::Tna
+            && !matches!(experiment.switch.lanes, 4 | 8 | 16 | 32)
+        {
+            bail!(
+                "--arch tna: the Tofino program takes 4, 8, 16 or 32 lanes; the experiment has {}",
+                experiment.switch.lanes
+            );
+        }
+    }
     if let Some(dir) = &args.out {
         esa_testbed::ExperimentReport::prepare_dir(dir)?;
     }

@@ -130,7 +130,8 @@ impl<S: SwitchBackend> Controller<S> {
                 ))
                 .into());
             };
-            if stale.width < 64 && us >> stale.width != 0 {
+            let value = stale.value(us);
+            if stale.width < 64 && value >> stale.width != 0 {
                 return Err(PipelineError::StaleBound(format!(
                     "a stale bound of {us} us does not fit the program's {}-bit parameter",
                     stale.width
@@ -297,6 +298,7 @@ impl<S: SwitchBackend> Controller<S> {
         }
         let mut desired = self.topology.entities();
         desired.extend(state.jobs.entities());
+        let desired = self.pipeline.bindings.with_program_entities(desired);
         self.reconcile(current, &foreign, desired).await?;
         if let (Some(us), Some(stale)) = (self.config.stale_after_us, &self.pipeline.bindings.stale)
         {
@@ -337,7 +339,8 @@ impl<S: SwitchBackend> Controller<S> {
         let bindings = &self.pipeline.bindings;
         let mut query: Vec<p4v1::Entity> = TableKind::ALL
             .iter()
-            .map(|&t| wildcard_table(bindings.table(t).table_id))
+            .filter_map(|&t| bindings.table(t))
+            .map(|b| wildcard_table(b.table_id))
             .collect();
         query.push(wildcard_groups());
         let raw = self.switch.read(query).await?;
@@ -430,7 +433,7 @@ impl<S: SwitchBackend> Controller<S> {
         let mut state = self.state.lock().await;
         self.check_ready(&state)?;
         let job = state.jobs.plan(request, &self.topology)?;
-        let entities = job.entities();
+        let entities = self.pipeline.bindings.with_program_entities(job.entities());
         let updates = entities
             .iter()
             .map(|e| self.update(p4v1::update::Type::Insert, e))
@@ -476,8 +479,10 @@ impl<S: SwitchBackend> Controller<S> {
             .and_then(|id| state.jobs.get(id))
             .cloned()
             .ok_or_else(|| AdmitError::NotFound(format!("job {job_id} is not admitted")))?;
-        let updates = job
-            .entities()
+        let updates = self
+            .pipeline
+            .bindings
+            .with_program_entities(job.entities())
             .iter()
             .rev()
             .map(|e| self.update(p4v1::update::Type::Delete, e))
@@ -539,7 +544,7 @@ impl<S: SwitchBackend> Controller<S> {
                     entity: Some(p4v1::entity::Entity::CounterEntry(p4v1::CounterEntry {
                         counter_id: c.id,
                         index: Some(p4v1::Index {
-                            index: i64::from(job),
+                            index: c.index(job),
                         }),
                         data: None,
                     })),
@@ -562,7 +567,7 @@ impl<S: SwitchBackend> Controller<S> {
                 counters: counters
                     .iter()
                     .map(|c| {
-                        let v = values.get(&(c.id, i64::from(job))).copied().unwrap_or(0);
+                        let v = values.get(&(c.id, c.index(job))).copied().unwrap_or(0);
                         (c.name.clone(), v)
                     })
                     .collect(),
@@ -584,7 +589,7 @@ fn stale_update(stale: &crate::pipeline::StaleBinding, us: u64) -> p4v1::Update 
                         action_id: stale.action_id,
                         params: vec![p4v1::action::Param {
                             param_id: stale.param_id,
-                            value: crate::entries::encode_value(us),
+                            value: crate::entries::encode_value(stale.value(us)),
                         }],
                     })),
                 }),

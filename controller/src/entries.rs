@@ -1,6 +1,6 @@
 //! Typed table entries and multicast groups: one Rust type per table key and
-//! per action, bound to the P4 names of `p4/include/*.p4` here and nowhere
-//! else.
+//! per action, bound to the P4 names of `p4/include/*.p4` (v1model) and
+//! `p4/tna/esa.p4` (Tofino) here and nowhere else.
 //!
 //! [`TableKind::spec`] lists every table, key width, action and parameter
 //! the controller writes; [`crate::pipeline::Bindings`] resolves them to
@@ -15,6 +15,27 @@ use p4runtime_proto::p4::v1 as p4v1;
 
 use crate::pipeline::Bindings;
 
+/// Which of the ESA programs the switch runs, from its P4Info's
+/// `pkg_info.arch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// `p4/v1model/esa.p4` (esa-switch, BMv2).
+    V1model,
+    /// `p4/tna/esa.p4` (Tofino 1, or p4sim's TNA).
+    Tna,
+}
+
+impl Arch {
+    /// The program's architecture: `tna` for the Tofino program, v1model
+    /// otherwise.
+    pub fn of(p4info: &p4runtime_proto::p4::config::v1::P4Info) -> Arch {
+        match p4info.pkg_info.as_ref().map(|p| p.arch.as_str()) {
+            Some("tna") => Arch::Tna,
+            _ => Arch::V1model,
+        }
+    }
+}
+
 /// The tables the controller programs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TableKind {
@@ -28,6 +49,9 @@ pub enum TableKind {
     EgressHost,
     /// `EsaIngress.l2.l2`: destination MAC → `forward`.
     L2,
+    /// TNA only, `EsaIngress.job_ids`: job id → `known` (tells an unknown
+    /// job from a slot outside its range, which `jobs` matches).
+    JobIds,
 }
 
 /// The P4 names and widths of one table and the one action the controller
@@ -42,20 +66,93 @@ pub struct TableSpec {
     pub action: &'static str,
     /// The action's parameters and widths, in declaration order.
     pub params: &'static [(&'static str, u32)],
+    /// TNA `jobs`: one more key field, the 16-bit slot, ternary (value 0,
+    /// mask `~slot_mask`), so entries carry a priority.
+    pub ternary_slot: bool,
 }
 
 impl TableKind {
     /// Every table, in the order entries are written (jobs before the
     /// entries that refer to them).
-    pub const ALL: [TableKind; 5] = [
+    pub const ALL: [TableKind; 6] = [
         TableKind::L2,
         TableKind::EgressHost,
         TableKind::Jobs,
         TableKind::JobRoute,
         TableKind::JobPorts,
+        TableKind::JobIds,
     ];
 
-    /// The table's P4 names and widths.
+    /// The table's P4 names and widths in `arch`'s program; `None` when
+    /// that program has no such table.
+    pub const fn spec_for(self, arch: Arch) -> Option<TableSpec> {
+        match arch {
+            Arch::V1model => match self {
+                TableKind::JobIds => None,
+                _ => Some(self.spec()),
+            },
+            Arch::Tna => Some(match self {
+                TableKind::Jobs => TableSpec {
+                    name: "EsaIngress.jobs",
+                    key_widths: &[12],
+                    action: "EsaIngress.set_job",
+                    params: &[
+                        ("fan_in", 8),
+                        ("mode", 2),
+                        ("max_priority", 4),
+                        ("mcast_group", 16),
+                        ("ps_port", 9),
+                        ("slot_base", 16),
+                        ("slot_mask", 16),
+                    ],
+                    ternary_slot: true,
+                },
+                TableKind::JobPorts => TableSpec {
+                    name: "EsaIngress.job_ports",
+                    key_widths: &[12, 9],
+                    action: "EsaIngress.allow",
+                    params: &[],
+                    ternary_slot: false,
+                },
+                TableKind::JobRoute => TableSpec {
+                    name: "EsaIngress.job_route",
+                    key_widths: &[12],
+                    action: "EsaIngress.set_route",
+                    params: &[
+                        ("ps_port", 9),
+                        ("fan_in", 8),
+                        ("slot_base", 16),
+                        ("slot_mask", 16),
+                    ],
+                    ternary_slot: false,
+                },
+                TableKind::EgressHost => TableSpec {
+                    name: "EsaEgress.egress_host",
+                    key_widths: &[9],
+                    action: "EsaEgress.set_host",
+                    params: &[("mac", 48), ("ip", 32)],
+                    ternary_slot: false,
+                },
+                TableKind::L2 => TableSpec {
+                    name: "EsaIngress.l2",
+                    key_widths: &[48],
+                    action: "EsaIngress.forward",
+                    params: &[("port", 9)],
+                    ternary_slot: false,
+                },
+                TableKind::JobIds => TableSpec {
+                    name: "EsaIngress.job_ids",
+                    key_widths: &[12],
+                    action: "EsaIngress.known",
+                    params: &[],
+                    ternary_slot: false,
+                },
+            }),
+        }
+    }
+
+    /// The table's P4 names and widths in the v1model program (`JobIds`:
+    /// the TNA program's).
     pub const fn spec(self) -> TableSpec {
         match self {
             TableKind::Jobs => TableSpec {
@@ -71,12 +168,14 @@ impl TableKind {
                     ("slot_base", 16),
                     ("slot_mask", 16),
                 ],
+                ternary_slot: false,
             },
             TableKind::JobPorts => TableSpec {
                 name: "EsaIngress.admission.job_ports",
                 key_widths: &[12, 9],
                 action: "EsaIngress.admission.allow",
                 params: &[],
+                ternary_slot: false,
             },
             TableKind::JobRoute => TableSpec {
                 name: "EsaIngress.aggregation.job_route",
@@ -88,18 +187,25 @@ impl TableKind {
                     ("slot_base", 16),
                     ("slot_mask", 16),
                 ],
+                ternary_slot: false,
             },
             TableKind::EgressHost => TableSpec {
                 name: "EsaEgress.egress_host",
                 key_widths: &[9],
                 action: "EsaEgress.set_host",
                 params: &[("mac", 48), ("ip", 32)],
+                ternary_slot: false,
             },
             TableKind::L2 => TableSpec {
                 name: "EsaIngress.l2.l2",
                 key_widths: &[48],
                 action: "EsaIngress.l2.forward",
                 params: &[("port", 9)],
+                ternary_slot: false,
+            },
+            TableKind::JobIds => match self.spec_for(Arch::Tna) {
+                Some(spec) => spec,
+                None => unreachable!(),
             },
         }
     }
@@ -112,6 +218,7 @@ impl TableKind {
             TableKind::Jobs => 2,
             TableKind::JobRoute => 3,
             TableKind::JobPorts => 4,
+            TableKind::JobIds => 5,
         }
     }
 }
@@ -207,6 +314,8 @@ pub enum TableEntry {
     EgressHost(PortKey, SetHost),
     /// `l2`.
     L2(MacKey, Forward),
+    /// TNA `job_ids` (action `known`).
+    JobId(JobKey),
 }
 
 /// A multicast group of the packet replication engine, one replica
@@ -260,13 +369,16 @@ impl TableEntry {
             TableEntry::JobRoute(..) => TableKind::JobRoute,
             TableEntry::EgressHost(..) => TableKind::EgressHost,
             TableEntry::L2(..) => TableKind::L2,
+            TableEntry::JobId(_) => TableKind::JobIds,
         }
     }
 
     /// Key field values, in [`TableSpec::key_widths`] order.
     pub fn key_values(&self) -> Vec<u64> {
         match *self {
-            TableEntry::Job(k, _) | TableEntry::JobRoute(k, _) => vec![k.job.into()],
+            TableEntry::Job(k, _) | TableEntry::JobRoute(k, _) | TableEntry::JobId(k) => {
+                vec![k.job.into()]
+            }
             TableEntry::JobPort(k) => vec![k.job.into(), k.port.into()],
             TableEntry::EgressHost(k, _) => vec![k.port.into()],
             TableEntry::L2(k, _) => vec![mac_u64(k.mac)],
@@ -285,7 +397,7 @@ impl TableEntry {
                 a.slot_base.into(),
                 a.slot_mask.into(),
             ],
-            TableEntry::JobPort(_) => vec![],
+            TableEntry::JobPort(_) | TableEntry::JobId(_) => vec![],
             TableEntry::JobRoute(_, a) => vec![
                 a.ps_port.into(),
                 a.fan_in.into(),
@@ -356,6 +468,9 @@ impl TableEntry {
                     port: narrow(params[0], "port")?,
                 },
             ),
+            TableKind::JobIds => TableEntry::JobId(JobKey {
+                job: narrow(key[0], "job")?,
+            }),
         })
     }
 }
@@ -445,8 +560,11 @@ impl Entity {
 
 fn table_entry_proto(entry: &TableEntry, bindings: &Bindings) -> p4v1::TableEntry {
     let table = entry.table();
-    let binding = bindings.table(table);
-    let matches = binding
+    // (a table the program lacks: id 0, which the switch refuses)
+    let Some(binding) = bindings.table(table) else {
+        return p4v1::TableEntry::default();
+    };
+    let mut matches: Vec<p4v1::FieldMatch> = binding
         .match_ids
         .iter()
         .zip(entry.key_values())
@@ -459,6 +577,21 @@ fn table_entry_proto(entry: &TableEntry, bindings: &Bindings) -> p4v1::TableEntr
             )),
         })
         .collect();
+    let mut priority = 0;
+    if let (Some(field_id), TableEntry::Job(_, set)) = (binding.slot_field, entry) {
+        // TNA `jobs`: the job's slots are the ones with no bit outside
+        // slot_mask
+        matches.push(p4v1::FieldMatch {
+            field_id,
+            field_match_type: Some(p4v1::field_match::FieldMatchType::Ternary(
+                p4v1::field_match::Ternary {
+                    value: encode_value(0),
+                    mask: encode_value(u64::from(!set.slot_mask)),
+                },
+            )),
+        });
+        priority = 1;
+    }
     let params = binding
         .param_ids
         .iter()
@@ -477,6 +610,7 @@ fn table_entry_proto(entry: &TableEntry, bindings: &Bindings) -> p4v1::TableEntr
                 params,
             })),
         }),
+        priority,
         ..Default::default()
     }
 }
@@ -507,8 +641,10 @@ fn table_key_from_proto(
     t: &p4v1::TableEntry,
     bindings: &Bindings,
 ) -> Result<Vec<u64>, String> {
-    let spec = table.spec();
-    let binding = bindings.table(table);
+    let binding = bindings
+        .table(table)
+        .ok_or_else(|| format!("the program has no table for {table:?}"))?;
+    let spec = &binding.spec;
     let mut key = Vec::with_capacity(binding.match_ids.len());
     for (i, &field_id) in binding.match_ids.iter().enumerate() {
         let m = t
@@ -532,8 +668,10 @@ fn table_entry_from_proto(
     t: &p4v1::TableEntry,
     bindings: &Bindings,
 ) -> Result<TableEntry, String> {
-    let spec = table.spec();
-    let binding = bindings.table(table);
+    let binding = bindings
+        .table(table)
+        .ok_or_else(|| format!("the program has no table for {table:?}"))?;
+    let spec = &binding.spec;
     let key = table_key_from_proto(table, t, bindings)?;
     let action = match t.action.as_ref().and_then(|a| a.r#type.as_ref()) {
         Some(p4v1::table_action::Type::Action(a)) => a,

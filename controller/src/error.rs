@@ -72,14 +72,15 @@ pub enum PipelineError {
     #[error("{0}")]
     StaleBound(String),
     /// A per-job counter cannot be indexed by every job id.
-    #[error("counter `{name}` has {size} cells; job ids go up to {needed}")]
+    #[error("counter `{name}` has {size} cells; the jobs need cells up to {needed}")]
     CounterSize {
         /// The counter.
         name: String,
         /// Its size.
         size: i64,
-        /// The largest job id.
-        needed: u16,
+        /// The largest cell index a job needs (the largest job id, for a
+        /// counter indexed by job).
+        needed: u32,
     },
 }
 

@@ -18,14 +18,18 @@ use p4runtime_proto::p4::config::v1 as p4cfg;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
 
-use crate::entries::TableKind;
+use crate::entries::{Arch, Entity, TableEntry, TableKind, TableSpec};
 use crate::error::PipelineError;
 
 /// Ids of one table, its key fields and the controller's action for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct TableBinding {
+    /// The names and widths bound.
+    pub spec: TableSpec,
     /// Table id.
     pub table_id: u32,
+    /// TNA `jobs`: the ternary slot field's id.
+    pub slot_field: Option<u32>,
     /// Match field ids, in key order.
     pub match_ids: Vec<u32>,
     /// Action id.
@@ -35,10 +39,12 @@ pub struct TableBinding {
 }
 
 /// The pool's settings table (`pool_config`), whose default action
-/// `set_stale_after(us)` sets the age after which an untouched slot is
-/// stale.
+/// `set_stale_after(us)` (TNA: `set_stale_after(units)`, 65.536 µs units)
+/// sets the age after which an untouched slot is stale.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleBinding {
+    /// Nanoseconds per unit of the parameter (1000: microseconds).
+    pub unit_ns: u64,
     /// Table id of `EsaIngress.aggregation.pool_config`.
     pub table_id: u32,
     /// Action id of `EsaIngress.aggregation.set_stale_after`.
@@ -47,6 +53,14 @@ pub struct StaleBinding {
     pub param_id: u32,
     /// Width of `us` in bits.
     pub width: u32,
+}
+
+impl StaleBinding {
+    /// The parameter for a bound of `us` microseconds, rounded up to whole
+    /// units.
+    pub fn value(&self, us: u64) -> u64 {
+        us.saturating_mul(1000).div_ceil(self.unit_ns.max(1))
+    }
 }
 
 /// The pool settings table and its action.
@@ -61,12 +75,62 @@ pub struct CounterBinding {
     pub name: String,
     /// Counter id.
     pub id: u32,
+    /// Job `j`'s cell is `j * stride + offset` (v1model: 1, 0; TNA's
+    /// `job_rows[job ++ row]`: 16, row).
+    pub stride: u32,
+    /// See `stride`.
+    pub offset: u32,
+}
+
+impl CounterBinding {
+    /// The cell of `job`.
+    pub fn index(&self, job: u16) -> i64 {
+        i64::from(job) * i64::from(self.stride) + i64::from(self.offset)
+    }
+}
+
+/// The TNA program's counter for one of the model's per-job counters
+/// (`JobCounters::by_p4_name`'s last name component): name, stride,
+/// offset; `None` for `released`, which it does not count.
+pub fn tna_counter(leaf: &str) -> Option<(&'static str, u32, u32)> {
+    const ROWS: [&str; 11] = [
+        "claimed",
+        "aggregated",
+        "completed",
+        "duplicates",
+        "flushed",
+        "reemitted",
+        "fallbacks",
+        "preemptions",
+        "stale_reclaims",
+        "results_relayed",
+        "queries_relayed",
+    ];
+    const DROPS: [&str; 4] = [
+        "drop_bad_port",
+        "drop_bad_type",
+        "drop_bad_slot",
+        "drop_bad_worker",
+    ];
+    if let Some(row) = ROWS.iter().position(|r| *r == leaf) {
+        return Some(("EsaIngress.job_rows", 16, row as u32));
+    }
+    if let Some(reason) = DROPS.iter().position(|r| *r == leaf) {
+        return Some(("EsaIngress.job_drops", 4, reason as u32));
+    }
+    match leaf {
+        "data_rx" => Some(("EsaIngress.data_rx", 1, 0)),
+        "evictions_suffered" => Some(("EsaIngress.evictions_suffered", 1, 0)),
+        _ => None,
+    }
 }
 
 /// The controller's P4 names resolved to P4Info ids.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Bindings {
-    tables: Vec<TableBinding>,
+    /// The program's architecture.
+    pub arch: Arch,
+    tables: Vec<Option<TableBinding>>,
     by_id: HashMap<u32, TableKind>,
     /// Per-job counters (indexed by job id), in `JobCounters::by_p4_name`
     /// order.
@@ -82,32 +146,47 @@ impl Bindings {
     /// Resolves every table, action, parameter and counter the controller
     /// needs, checking widths; a clear error names the first one missing.
     pub fn resolve(p4info: &p4cfg::P4Info) -> Result<Bindings, PipelineError> {
+        let arch = Arch::of(p4info);
         let mut tables = vec![];
         let mut by_id = HashMap::new();
         for (i, kind) in TableKind::ALL.into_iter().enumerate() {
             debug_assert_eq!(kind.index(), i);
-            let binding = resolve_table(p4info, kind)?;
+            let Some(spec) = kind.spec_for(arch) else {
+                tables.push(None);
+                continue;
+            };
+            let binding = resolve_table(p4info, spec)?;
             by_id.insert(binding.table_id, kind);
-            tables.push(binding);
+            tables.push(Some(binding));
         }
         let mut counters = vec![];
         for (name, _) in JobCounters::default().by_p4_name() {
+            let short = name.rsplit('.').next().unwrap_or(name).to_string();
+            let (p4_name, stride, offset) = match arch {
+                Arch::V1model => (name, 1, 0),
+                Arch::Tna => match tna_counter(&short) {
+                    Some(c) => c,
+                    None => continue,
+                },
+            };
             let counter = p4info
                 .counters
                 .iter()
-                .find(|c| preamble_is(c.preamble.as_ref(), name))
-                .ok_or_else(|| PipelineError::MissingCounter(name.to_string()))?;
-            if counter.size <= i64::from(MAX_JOB_ID) {
+                .find(|c| preamble_is(c.preamble.as_ref(), p4_name))
+                .ok_or_else(|| PipelineError::MissingCounter(p4_name.to_string()))?;
+            let needed = i64::from(MAX_JOB_ID) * i64::from(stride) + i64::from(offset);
+            if counter.size <= needed {
                 return Err(PipelineError::CounterSize {
-                    name: name.to_string(),
+                    name: p4_name.to_string(),
                     size: counter.size,
-                    needed: MAX_JOB_ID,
+                    needed: u32::try_from(needed).unwrap_or(u32::MAX),
                 });
             }
-            let short = name.rsplit('.').next().unwrap_or(name).to_string();
             counters.push(CounterBinding {
                 name: short,
                 id: counter.preamble.as_ref().map_or(0, |p| p.id),
+                stride,
+                offset,
             });
         }
         let pool_slots = p4info
@@ -120,17 +199,38 @@ impl Bindings {
             })
             .and_then(|r| u32::try_from(r.size).ok());
         Ok(Bindings {
+            arch,
             tables,
             by_id,
             counters,
             pool_slots,
-            stale: resolve_stale(p4info),
+            stale: resolve_stale(p4info, arch),
         })
     }
 
-    /// The ids of `table`.
-    pub fn table(&self, table: TableKind) -> &TableBinding {
-        &self.tables[table.index()]
+    /// The ids of `table`; `None` when the program has no such table.
+    pub fn table(&self, table: TableKind) -> Option<&TableBinding> {
+        self.tables.get(table.index()).and_then(Option::as_ref)
+    }
+
+    /// `entities` for this program: with a `job_ids` entry beside each
+    /// job's `jobs` entry when the program has that table.
+    pub fn with_program_entities(&self, entities: Vec<Entity>) -> Vec<Entity> {
+        if self.table(TableKind::JobIds).is_none() {
+            return entities;
+        }
+        let mut out = Vec::with_capacity(entities.len() + 1);
+        for e in entities {
+            let id = match &e {
+                Entity::Table(TableEntry::Job(k, _)) => Some(*k),
+                _ => None,
+            };
+            out.push(e);
+            if let Some(k) = id {
+                out.push(Entity::Table(TableEntry::JobId(k)));
+            }
+        }
+        out
     }
 
     /// Which of the controller's tables has this id.
@@ -141,15 +241,23 @@ impl Bindings {
 
 /// The stale-bound table, when the program has it with the expected
 /// action and a single `us` parameter.
-fn resolve_stale(p4info: &p4cfg::P4Info) -> Option<StaleBinding> {
+fn resolve_stale(p4info: &p4cfg::P4Info, arch: Arch) -> Option<StaleBinding> {
+    let (table_name, action_name, unit_ns) = match arch {
+        Arch::V1model => (POOL_CONFIG_TABLE, SET_STALE_AFTER, 1000),
+        Arch::Tna => (
+            "EsaIngress.pool_config",
+            "EsaIngress.set_stale_after",
+            65_536,
+        ),
+    };
     let table = p4info
         .tables
         .iter()
-        .find(|t| preamble_is(t.preamble.as_ref(), POOL_CONFIG_TABLE))?;
+        .find(|t| preamble_is(t.preamble.as_ref(), table_name))?;
     let action = p4info
         .actions
         .iter()
-        .find(|a| preamble_is(a.preamble.as_ref(), SET_STALE_AFTER))?;
+        .find(|a| preamble_is(a.preamble.as_ref(), action_name))?;
     let action_id = action.preamble.as_ref()?.id;
     if !table.action_refs.iter().any(|r| r.id == action_id) {
         return None;
@@ -158,6 +266,7 @@ fn resolve_stale(p4info: &p4cfg::P4Info) -> Option<StaleBinding> {
         return None;
     };
     Some(StaleBinding {
+        unit_ns,
         table_id: table.preamble.as_ref()?.id,
         action_id,
         param_id: param.id,
@@ -169,20 +278,20 @@ fn preamble_is(preamble: Option<&p4cfg::Preamble>, name: &str) -> bool {
     preamble.is_some_and(|p| p.name == name)
 }
 
-fn resolve_table(p4info: &p4cfg::P4Info, kind: TableKind) -> Result<TableBinding, PipelineError> {
-    let spec = kind.spec();
+fn resolve_table(p4info: &p4cfg::P4Info, spec: TableSpec) -> Result<TableBinding, PipelineError> {
     let table = p4info
         .tables
         .iter()
         .find(|t| preamble_is(t.preamble.as_ref(), spec.name))
         .ok_or_else(|| PipelineError::MissingTable(spec.name.to_string()))?;
-    if table.match_fields.len() != spec.key_widths.len() {
+    let extra = usize::from(spec.ternary_slot);
+    if table.match_fields.len() != spec.key_widths.len() + extra {
         return Err(PipelineError::BadKey {
             table: spec.name.to_string(),
             message: format!(
                 "{} key fields, the controller expects {}",
                 table.match_fields.len(),
-                spec.key_widths.len()
+                spec.key_widths.len() + extra
             ),
         });
     }
@@ -205,6 +314,20 @@ fn resolve_table(p4info: &p4cfg::P4Info, kind: TableKind) -> Result<TableBinding
         }
         match_ids.push(field.id);
     }
+    let slot_field = if spec.ternary_slot {
+        let field = &table.match_fields[spec.key_widths.len()];
+        let ternary =
+            p4cfg::match_field::Match::MatchType(p4cfg::match_field::MatchType::Ternary as i32);
+        if field.r#match != Some(ternary) || field.bitwidth != 16 {
+            return Err(PipelineError::BadKey {
+                table: spec.name.to_string(),
+                message: format!("key field `{}` is not a 16-bit ternary slot", field.name),
+            });
+        }
+        Some(field.id)
+    } else {
+        None
+    };
     let missing_action = || PipelineError::MissingAction {
         table: spec.name.to_string(),
         action: spec.action.to_string(),
@@ -238,7 +361,9 @@ fn resolve_table(p4info: &p4cfg::P4Info, kind: TableKind) -> Result<TableBinding
         param_ids.push(param.id);
     }
     Ok(TableBinding {
+        spec,
         table_id: table.preamble.as_ref().map_or(0, |p| p.id),
+        slot_field,
         match_ids,
         action_id,
         param_ids,
@@ -429,7 +554,11 @@ mod tests {
         let bindings = Bindings::resolve(&p4info).unwrap();
         assert_eq!(bindings.pool_slots, Some(4096));
         assert_eq!(bindings.counters.len(), 18);
-        assert_eq!(bindings.table(TableKind::JobPorts).match_ids.len(), 2);
+        assert_eq!(
+            bindings.table(TableKind::JobPorts).unwrap().match_ids.len(),
+            2
+        );
+        assert!(bindings.table(TableKind::JobIds).is_none());
 
         let mut no_table = p4info.clone();
         no_table
@@ -476,6 +605,81 @@ mod tests {
             .retain(|c| c.preamble.as_ref().unwrap().name != "EsaIngress.aggregation.completed");
         let e = Bindings::resolve(&no_counter).unwrap_err();
         assert!(e.to_string().contains("completed"), "{e}");
+    }
+
+    /// The Tofino program binds too: its own table names, the ternary slot
+    /// of `jobs`, `job_ids`, counters in `job_rows[job ++ row]` and
+    /// `job_drops[job ++ reason]`, and the stale bound in 65.536 us units.
+    #[test]
+    fn binds_the_tna_program() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/tna/esa.p4");
+        let pipeline = Pipeline::from_p4_source(&path, &[]).unwrap();
+        let b = &pipeline.bindings;
+        assert_eq!(b.arch, Arch::Tna);
+        assert_eq!(b.pool_slots, Some(4096));
+        let jobs = b.table(TableKind::Jobs).unwrap();
+        assert_eq!(jobs.spec.name, "EsaIngress.jobs");
+        assert_eq!(jobs.match_ids.len(), 1);
+        assert!(jobs.slot_field.is_some());
+        assert!(b.table(TableKind::JobIds).is_some());
+        // every model counter but `released`
+        assert_eq!(b.counters.len(), 17);
+        let completed = b.counters.iter().find(|c| c.name == "completed").unwrap();
+        assert_eq!((completed.stride, completed.offset), (16, 2));
+        assert_eq!(completed.index(5), 5 * 16 + 2);
+        let bad_slot = b
+            .counters
+            .iter()
+            .find(|c| c.name == "drop_bad_slot")
+            .unwrap();
+        assert_eq!(bad_slot.index(3), 3 * 4 + 2);
+        let stale = b.stale.as_ref().unwrap();
+        assert_eq!(stale.unit_ns, 65_536);
+        assert_eq!(stale.value(10_000), 153);
+        // a job's entities gain its job_ids entry
+        let job = crate::entries::Entity::Table(TableEntry::Job(
+            crate::entries::JobKey { job: 7 },
+            crate::entries::SetJob {
+                fan_in: 2,
+                mode: esa_core::pool::Mode::Esa,
+                max_priority: 7,
+                mcast_group: 7,
+                ps_port: 3,
+                slot_base: 0,
+                slot_mask: 255,
+            },
+        ));
+        let with = b.with_program_entities(vec![job.clone()]);
+        assert_eq!(with.len(), 2);
+        assert!(matches!(
+            with[1],
+            crate::entries::Entity::Table(TableEntry::JobId(crate::entries::JobKey { job: 7 }))
+        ));
+        // and `jobs` entries carry the slot range as a ternary match
+        let proto = job.to_proto(b);
+        let Some(p4v1::entity::Entity::TableEntry(t)) = proto.entity else {
+            panic!("{proto:?}")
+        };
+        assert_eq!(t.priority, 1);
+        assert_eq!(t.r#match.len(), 2);
+        let Some(p4v1::field_match::FieldMatchType::Ternary(tern)) = &t.r#match[1].field_match_type
+        else {
+            panic!("{t:?}")
+        };
+        assert_eq!(tern.mask, vec![0xff, 0x00]);
+        // read back, it is the same entity
+        let back = crate::entries::Entity::from_proto(
+            &p4v1::Entity {
+                entity: Some(p4v1::entity::Entity::TableEntry(t)),
+            },
+            b,
+        )
+        .unwrap();
+        assert_eq!(back, Some(job));
+        // the v1model program has no job_ids
+        let v1 = Bindings::resolve(&esa_p4info()).unwrap();
+        assert_eq!(v1.arch, Arch::V1model);
+        assert_eq!(v1.with_program_entities(vec![]).len(), 0);
     }
 
     #[test]

@@ -210,6 +210,7 @@ struct SwitchSection {
     lanes: usize,
     pool_slots: u32,
     program: Option<PathBuf>,
+    arch: Option<String>,
     #[serde(default)]
     loss: f64,
     #[serde(default = "default_loss_links")]
@@ -287,14 +288,29 @@ struct CompareSection {
     variants: Vec<String>,
 }
 
+/// Which ESA data plane the switch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Arch {
+    /// `p4/v1model/esa.p4` (esa-switch, BMv2).
+    #[default]
+    V1model,
+    /// `p4/tna/esa.p4`, the Tofino 1 program (esa-switch runs it in p4sim's
+    /// TNA architecture).
+    Tna,
+}
+
 /// The switch: what the P4 program is compiled with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchSpec {
+    /// `[switch] arch`: `v1model` (default) or `tna`; picks the program
+    /// when `program` is not given.
+    pub arch: Arch,
     /// Value lanes per packet (`ESA_LANES`): 4, 8, 16, 32 or 64.
     pub lanes: usize,
     /// Aggregator slots (`ESA_POOL_SLOTS`), a power of two.
     pub pool_slots: u32,
-    /// The P4 program; `None`: `p4/v1model/esa.p4` of this source tree.
+    /// The P4 program; `None`: `p4/v1model/esa.p4` (`arch = "tna"`:
+    /// `p4/tna/esa.p4`) of this source tree.
     pub program: Option<PathBuf>,
     /// Probability that a frame on a host's link is lost, each direction
     /// (seeded from the experiment's seed and the port).
@@ -847,7 +863,25 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
             )));
         }
     };
+    let arch = match s.arch.as_deref() {
+        None | Some("v1model") => Arch::V1model,
+        Some("tna") => Arch::Tna,
+        Some(other) => {
+            return Err(invalid(format!(
+                "{} = {other:?}: must be v1model or tna",
+                at("arch")
+            )));
+        }
+    };
+    if arch == Arch::Tna && !matches!(s.lanes, 4 | 8 | 16 | 32) {
+        return Err(invalid(format!(
+            "{} = {}: the Tofino program takes 4, 8, 16 or 32 lanes (one pass)",
+            at("lanes"),
+            s.lanes
+        )));
+    }
     Ok(SwitchSpec {
+        arch,
         lanes: s.lanes,
         pool_slots: s.pool_slots,
         program: s.program,
@@ -1378,6 +1412,28 @@ slots = 64
 [compare]
 variants = ["esa/srpt", "atp", "switchml"]
 "#;
+
+    #[test]
+    fn switch_arch_picks_the_program_and_checks_the_lanes() {
+        let e = Experiment::parse(GOOD, "good").unwrap();
+        assert_eq!(e.switch.arch, Arch::V1model);
+        let tna = GOOD.replace("pool_slots = 256", "pool_slots = 256\narch = \"tna\"");
+        let e = Experiment::parse(&tna, "tna").unwrap();
+        assert_eq!(e.switch.arch, Arch::Tna);
+        assert!(crate::run::program_path(&e).ends_with("p4/tna/esa.p4"));
+        let bad = GOOD.replace("pool_slots = 256", "pool_slots = 256\narch = \"psa\"");
+        let err = Experiment::parse(&bad, "bad").unwrap_err().to_string();
+        assert!(
+            err.contains("switch.arch") && err.contains("v1model or tna"),
+            "{err}"
+        );
+        let wide = tna.replace("lanes = 32", "lanes = 64");
+        let err = Experiment::parse(&wide, "wide").unwrap_err().to_string();
+        assert!(
+            err.contains("switch.lanes") && err.contains("4, 8, 16 or 32"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn a_good_file_parses() {

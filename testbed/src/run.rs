@@ -124,13 +124,17 @@ impl RunOptions {
 }
 
 /// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
-/// source tree.
+/// source tree (`p4/tna/esa.p4` for `arch = "tna"`).
 pub fn program_path(experiment: &Experiment) -> PathBuf {
     experiment.switch.program.clone().unwrap_or_else(|| {
+        let arch = match experiment.switch.arch {
+            crate::experiment::Arch::V1model => "v1model",
+            crate::experiment::Arch::Tna => "tna",
+        };
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join("p4")
-            .join("v1model")
+            .join(arch)
             .join("esa.p4")
     })
 }
@@ -141,6 +145,14 @@ pub fn program_path(experiment: &Experiment) -> PathBuf {
 /// hosts in the hosts file.
 pub fn preflight(experiment: &Experiment, options: &RunOptions) -> Result<(), TestbedError> {
     let loss = experiment.switch.loss > 0.0;
+    if experiment.switch.arch == crate::experiment::Arch::Tna
+        && matches!(options.switch, SwitchTarget::Bmv2(_))
+    {
+        return Err(setup(
+            "switch.arch = \"tna\": BMv2 runs v1model programs only; run the Tofino program \
+             on the embedded switch (p4sim's TNA) or an external Tofino",
+        ));
+    }
     match &options.switch {
         SwitchTarget::External(x) => {
             if loss {

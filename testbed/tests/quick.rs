@@ -120,3 +120,45 @@ fn contention_experiment_verifies_under_every_variant() {
     let switchml = &report.variants[2];
     assert!(switchml.jobs.iter().all(|j| j.preemptions == 0));
 }
+
+/// `quick.toml` on the Tofino program (`arch = "tna"`): esa-switch runs
+/// p4/tna/esa.p4 in p4sim's TNA architecture, the controller programs its
+/// tables (the ternary slot range, `job_ids`) and reads its counters
+/// (`job_rows[job ++ row]`) over P4Runtime, and every job verifies with
+/// its chunks aggregated in the switch.
+#[test]
+fn quick_experiment_verifies_on_the_tofino_program() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/quick.toml");
+    let mut experiment = Experiment::load(&path).unwrap();
+    experiment.switch.arch = esa_testbed::experiment::Arch::Tna;
+    assert!(
+        esa_testbed::run::program_path(&experiment).ends_with("p4/tna/esa.p4"),
+        "{}",
+        esa_testbed::run::program_path(&experiment).display()
+    );
+    let report = run_experiment(&experiment, &options()).unwrap();
+    print!("{}", report.table());
+    let jobs = &report.variants[0].jobs;
+    common::assert_every_job_finished(jobs, &experiment);
+}
+
+/// `contention.toml` on the Tofino program: preemption, stale reclaim,
+/// ATP's held slots and SwitchML's ranges through the second passes of
+/// p4/tna/esa.p4, every job exact.
+#[test]
+fn contention_experiment_verifies_on_the_tofino_program() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/contention.toml");
+    let mut experiment = Experiment::load(&path).unwrap();
+    experiment.switch.arch = esa_testbed::experiment::Arch::Tna;
+    let report = run_experiment(&experiment, &options()).unwrap();
+    print!("{}", report.table());
+    for job in report.jobs() {
+        assert!(
+            job.verified,
+            "{} / {}: {:?}",
+            job.variant, job.name, job.error
+        );
+    }
+    // ESA preempted: the D11 second pass ran
+    assert!(report.variants[0].jobs.iter().any(|j| j.preemptions > 0));
+}
