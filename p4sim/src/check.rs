@@ -274,6 +274,8 @@ struct Compiler<'p> {
     resubmit_headers: Vec<HeaderRef>,
     /// TNA registers' declarations, for the Tofino rules' messages.
     tna_register_spans: HashMap<u32, Span>,
+    /// TNA: the `main` declaration, for program-wide Tofino errors.
+    tna_main_span: Span,
     /// TNA registers' PHV inputs over their RegisterActions so far.
     tna_salu_inputs: HashMap<u32, Vec<String>>,
     /// Sub-parser instances: the parser, its constructor arguments and the
@@ -378,6 +380,7 @@ impl<'p> Compiler<'p> {
             tna_resubmit: None,
             resubmit_headers: Vec::new(),
             tna_register_spans: HashMap::new(),
+            tna_main_span: Span::default(),
             tna_salu_inputs: HashMap::new(),
             sub_parsers: Vec::new(),
         }

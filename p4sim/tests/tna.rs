@@ -264,3 +264,38 @@ fn tna_extern_misuse_and_unsupported_externs_are_errors() {
     let e = error(&program("", "        this.predicate(true);")).expect("accepted");
     assert!(e.contains("`this` outside a RegisterAction's apply"), "{e}");
 }
+
+#[test]
+fn a_dependency_chain_longer_than_the_stages_is_rejected() {
+    let chain = |n: usize| {
+        let mut decls = String::from("    action inc() { md.x = md.x + 1; }\n");
+        let mut body = String::new();
+        for k in 0..n {
+            decls.push_str(&format!(
+                "    table t{k} {{ key = {{ md.x: exact; }} actions = {{ inc; }} default_action = inc(); }}\n"
+            ));
+            body.push_str(&format!("        t{k}.apply();\n"));
+        }
+        program(&decls, &body)
+    };
+    // twelve tables, each matching on what the one before wrote: twelve
+    // stages, which Tofino 1 has (bf-p4c compiles the same program, and
+    // rejects the thirteen-table one: "tofino supports up to 12 stages,
+    // using 13")
+    assert_eq!(error(&chain(12)), None);
+    let e = error(&chain(13)).expect("accepted");
+    assert!(e.contains("t.p4:65:1"), "{e}");
+    assert!(e.contains("ingress needs at least 13 stages"), "{e}");
+    assert!(e.contains("I.t0 (stage 0) -> I.t1 (stage 1)"), "{e}");
+    assert!(e.contains("I.t12 (stage 12)"), "{e}");
+    // independent tables share stages
+    let mut decls = String::from("    action set() { md.x = 1; }\n");
+    let mut body = String::new();
+    for k in 0..20 {
+        decls.push_str(&format!(
+            "    table u{k} {{ key = {{ hdr.h.a: exact; }} actions = {{ set; }} default_action = set(); }}\n"
+        ));
+        body.push_str(&format!("        u{k}.apply();\n"));
+    }
+    assert_eq!(error(&program(&decls, &body)), None);
+}

@@ -65,6 +65,7 @@ impl<'p> Compiler<'p> {
     /// Compiles the program whose `main` is a TNA `Switch`.
     pub(super) fn run_tna(&mut self, main: &'p ast::Instantiation) -> Res<Compiled> {
         self.arch = "the TNA Pipeline";
+        self.tna_main_span = main.span;
         if main.args.len() != 1 {
             return unsupported(
                 main.span,
@@ -247,6 +248,7 @@ impl<'p> Compiler<'p> {
             );
         }
         self.check_single_access(&ingress, &egress)?;
+        self.check_stages(&ingress, &egress)?;
         let egress_n = egress_n0..self.n_slots;
         let egress_w = egress_w0..self.w_init.len() as u32;
 

@@ -11,12 +11,15 @@
 //!   its negation being one), and at most two PHV inputs (fields other than
 //!   the cell and constants) over all the RegisterActions of one register;
 //! - **register cells** of 1, 8, 16 or 32 bits, or a pair of equal 8, 16 or
-//!   32-bit fields.
+//!   32-bit fields;
+//! - **stages**: a lower bound on the stages each gress needs (its longest
+//!   chain of dependent tables, gateways and assignments) within Tofino 1's
+//!   12.
 //!
-//! Each error names the rule and points at the register or RegisterAction.
-//! What the rules leave to the real compiler (`bf-p4c`): stage allocation
-//! and the length of dependency chains, crossbar, PHV and memory limits,
-//! the kinds of ALU expressions a stateful ALU computes.
+//! Each error names the rule and points at the register, RegisterAction or
+//! `main`. What the rules leave to the real compiler (`bf-p4c`): where
+//! resources push tables into later stages, crossbar, PHV and memory
+//! limits, the kinds of ALU expressions a stateful ALU computes.
 
 use super::*;
 use std::collections::{HashMap as Map, HashSet};
@@ -426,5 +429,404 @@ impl Compiler<'_> {
             ExprKind::Slice { base, .. } => self.salu_expr(base, local, cond, conds, phv),
             _ => Ok(()),
         }
+    }
+}
+
+/// Tofino 1's match-action stages per gress.
+pub(super) const TOFINO1_STAGES: u32 = 12;
+
+/// A lower bound on the stages a control needs: each table, gateway and
+/// run of straight-line statements is placed at the first stage where
+/// everything it reads has been written (a value written in stage s is
+/// readable from s + 1); statements in one run or one action are one
+/// VLIW step, as the compiler synthesizes them. Resource limits (four
+/// stateful ALUs a stage, memories, crossbars) only push units later, so
+/// a control whose lower bound exceeds the stages cannot fit.
+struct Stages<'a> {
+    bodies: &'a [Vec<St>],
+    actions: &'a [ActionIr],
+    tables: &'a [TableIr],
+    /// Slot key (narrow n, wide 1 << 40 | w) -> (stage it is readable
+    /// from, unit that wrote it).
+    ready: HashMap<u64, (u32, usize)>,
+    /// Units: name, stage, the unit it waited for.
+    units: Vec<(String, u32, Option<usize>)>,
+    depth: u32,
+}
+
+const WIDE: u64 = 1 << 40;
+
+/// The earliest stage a unit may take, and the unit that set it.
+type Floor = (u32, Option<usize>);
+
+fn ex_reads(e: &Ex, out: &mut Vec<u64>) {
+    match e {
+        Ex::Load(s) => out.push(u64::from(*s)),
+        Ex::LoadW(w) => out.push(WIDE | u64::from(*w)),
+        Ex::LoadDyn(d, _) | Ex::LoadDynW(d, _, _) => {
+            ex_reads(&d.index, out);
+            for k in 0..d.count.min(64) {
+                for i in 0..d.stride_n {
+                    out.push(u64::from(d.base_n + k * d.stride_n + i));
+                }
+                for i in 0..d.stride_w {
+                    out.push(WIDE | u64::from(d.base_w + k * d.stride_w + i));
+                }
+            }
+        }
+        Ex::Bin(_, _, b) | Ex::Concat(_, b) | Ex::BinW(_, b) | Ex::CmpW(_, b) | Ex::ConcatW(b) => {
+            ex_reads(&b.0, out);
+            ex_reads(&b.1, out);
+        }
+        Ex::Cond(b) | Ex::CondW(b) => {
+            ex_reads(&b.0, out);
+            ex_reads(&b.1, out);
+            ex_reads(&b.2, out);
+        }
+        Ex::BitNot(_, x)
+        | Ex::Neg(_, x)
+        | Ex::Not(x)
+        | Ex::Mask(_, x)
+        | Ex::SExt(_, _, x)
+        | Ex::Slice(_, _, x)
+        | Ex::ToNarrow(x)
+        | Ex::ToWide(_, x)
+        | Ex::BitNotW(x)
+        | Ex::NegW(x)
+        | Ex::CastW(_, x)
+        | Ex::SliceW(_, _, x) => ex_reads(x, out),
+        Ex::Seq(b) | Ex::SeqW(b) => {
+            // the statements of a call are part of the same step
+            let (mut r, w) = (Vec::new(), Vec::new());
+            let mut w = w;
+            for s in &b.0 {
+                st_rw(s, &mut r, &mut w);
+            }
+            out.extend(r.into_iter().filter(|x| !w.contains(x)));
+            ex_reads(&b.1, out);
+        }
+        _ => {}
+    }
+}
+
+fn target_write(t: &Target, out: &mut Vec<u64>) {
+    match t {
+        Target::N(s, _) => out.push(u64::from(*s)),
+        Target::W(w, _) => out.push(WIDE | u64::from(*w)),
+        Target::DynN(d, _, _) | Target::DynW(d, _, _) => {
+            for k in 0..d.count.min(64) {
+                for i in 0..d.stride_n {
+                    out.push(u64::from(d.base_n + k * d.stride_n + i));
+                }
+            }
+        }
+    }
+}
+
+/// Reads and writes of one straight-line statement (tables excluded).
+fn st_rw(s: &St, r: &mut Vec<u64>, w: &mut Vec<u64>) {
+    match s {
+        St::Set(d, e) => {
+            ex_reads(e, r);
+            w.push(u64::from(*d));
+        }
+        St::SetW(d, e) => {
+            ex_reads(e, r);
+            w.push(WIDE | u64::from(*d));
+        }
+        St::SetDyn(d, off, e) | St::SetDynW(d, off, e) => {
+            ex_reads(e, r);
+            ex_reads(&d.index, r);
+            for k in 0..d.count.min(64) {
+                w.push(u64::from(d.base_n + k * d.stride_n + off));
+            }
+        }
+        St::Mov(d, s) => {
+            r.push(u64::from(*s));
+            w.push(u64::from(*d));
+        }
+        St::BinSlots(_, _, d, a, b) => {
+            r.push(u64::from(*a));
+            r.push(u64::from(*b));
+            w.push(u64::from(*d));
+        }
+        St::BinSlotConst(_, _, d, a, _) => {
+            r.push(u64::from(*a));
+            w.push(u64::from(*d));
+        }
+        St::Copy(c) => {
+            for i in 0..c.n_len {
+                r.push(u64::from(c.n_src + i));
+                w.push(u64::from(c.n_dst + i));
+            }
+        }
+        St::Block(b) => {
+            for s in b {
+                st_rw(s, r, w);
+            }
+        }
+        St::If(c, a, b) => {
+            ex_reads(c, r);
+            for s in a.iter().chain(b) {
+                st_rw(s, r, w);
+            }
+        }
+        St::Call(b) => {
+            for s in b.0.iter().chain(&b.1) {
+                st_rw(s, r, w);
+            }
+        }
+        St::Extern(c) => match &**c {
+            ExternCall::RegisterRead { dst, index, .. } => {
+                ex_reads(index, r);
+                target_write(dst, w);
+            }
+            ExternCall::RegisterWrite { index, value, .. } => {
+                ex_reads(index, r);
+                ex_reads(value, r);
+            }
+            ExternCall::Count { index, .. } => ex_reads(index, r),
+            ExternCall::Hash { dst, data, .. } => {
+                for l in data {
+                    ex_reads(&l.ex, r);
+                }
+                target_write(dst, w);
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+impl Stages<'_> {
+    /// Places a unit reading `reads` no earlier than `floor`; it writes
+    /// `writes`. Returns its stage.
+    fn place(&mut self, name: String, floor: Floor, reads: &[u64], writes: &[u64]) -> u32 {
+        let (mut stage, mut pred) = floor;
+        for r in reads {
+            if let Some(&(s, u)) = self.ready.get(r)
+                && s > stage
+            {
+                stage = s;
+                pred = Some(u);
+            }
+        }
+        let id = self.units.len();
+        self.units.push((name, stage, pred));
+        for w in writes {
+            let e = self.ready.entry(*w).or_insert((0, id));
+            if stage + 1 >= e.0 {
+                *e = (stage + 1, id);
+            }
+        }
+        stage
+    }
+
+    /// Reads and writes of an action body, its own writes not counted as
+    /// reads (one VLIW step).
+    fn body_rw(&self, sts: &[St]) -> (Vec<u64>, Vec<u64>) {
+        let (mut r, mut w) = (Vec::new(), Vec::new());
+        for s in sts {
+            self.st_rw_deep(s, &mut r, &mut w);
+        }
+        let r = r.into_iter().filter(|x| !w.contains(x)).collect();
+        (r, w)
+    }
+
+    fn st_rw_deep(&self, s: &St, r: &mut Vec<u64>, w: &mut Vec<u64>) {
+        match s {
+            St::RunBody(b) => {
+                if let Some(b) = self.bodies.get(*b as usize) {
+                    for s in b {
+                        self.st_rw_deep(s, r, w);
+                    }
+                }
+            }
+            St::RunAction(a) => {
+                if let Some(a) = self.actions.get(*a as usize) {
+                    for s in &a.body {
+                        self.st_rw_deep(s, r, w);
+                    }
+                }
+            }
+            other => st_rw(other, r, w),
+        }
+    }
+
+    /// Places table `t`; returns its stage and unit.
+    fn table(&mut self, t: u32, floor: Floor) -> (u32, usize) {
+        let Some(table) = self.tables.get(t as usize) else {
+            return (floor.0, floor.1.unwrap_or(0));
+        };
+        let mut reads = Vec::new();
+        for k in &table.keys {
+            ex_reads(&k.ex, &mut reads);
+        }
+        let mut writes = Vec::new();
+        for a in &table.actions {
+            if let Some(action) = self.actions.get(a.action as usize) {
+                let (r, w) = self.body_rw(&action.body);
+                let params: Vec<u64> = action.params.iter().map(|p| u64::from(p.slot)).collect();
+                reads.extend(r.into_iter().filter(|x| !params.contains(x)));
+                writes.extend(w);
+            }
+        }
+        let stage = self.place(table.name.clone(), floor, &reads, &writes);
+        (stage, self.units.len() - 1)
+    }
+
+    fn sts(&mut self, sts: &[St], floor: Floor, what: &str) {
+        let mut run: Vec<&St> = Vec::new();
+        for s in sts {
+            match s {
+                St::Apply(_)
+                | St::SwitchAction(..)
+                | St::If(..)
+                | St::Switch(..)
+                | St::Block(_)
+                | St::RunBody(_) => {
+                    self.flush(&mut run, floor, what);
+                    self.st(s, floor, what);
+                }
+                other => run.push(other),
+            }
+        }
+        self.flush(&mut run, floor, what);
+    }
+
+    fn flush(&mut self, run: &mut Vec<&St>, floor: Floor, what: &str) {
+        if run.is_empty() {
+            return;
+        }
+        let (mut r, mut w) = (Vec::new(), Vec::new());
+        for s in run.drain(..) {
+            // tables applied inside expressions (`t.apply().hit`) place
+            // themselves first
+            self.st_rw_deep(s, &mut r, &mut w);
+        }
+        let r: Vec<u64> = r.into_iter().filter(|x| !w.contains(x)).collect();
+        self.place(format!("assignments in {what}"), floor, &r, &w);
+    }
+
+    /// The floor of what a condition (a gateway) guards: it reads the
+    /// condition's fields in its own stage.
+    fn cond_floor(&mut self, c: &Ex, floor: Floor) -> Floor {
+        let mut hits = Vec::new();
+        table_hits(c, &mut hits);
+        let mut f = floor;
+        for t in hits {
+            let (s, u) = self.table(t, floor);
+            if s + 1 > f.0 {
+                f = (s + 1, Some(u));
+            }
+        }
+        let mut reads = Vec::new();
+        ex_reads(c, &mut reads);
+        for r in reads {
+            if let Some(&(s, u)) = self.ready.get(&r)
+                && s > f.0
+            {
+                f = (s, Some(u));
+            }
+        }
+        f
+    }
+
+    fn st(&mut self, s: &St, floor: Floor, what: &str) {
+        match s {
+            St::Apply(t) => {
+                self.table(*t, floor);
+            }
+            St::SwitchAction(t, cases, d) => {
+                let (stage, u) = self.table(*t, floor);
+                let at = (stage + 1, Some(u));
+                for c in cases.iter().flatten() {
+                    self.sts(c, at, what);
+                }
+                self.sts(d, at, what);
+            }
+            St::If(c, a, b) => {
+                let f = self.cond_floor(c, floor);
+                self.sts(a, f, what);
+                self.sts(b, f, what);
+            }
+            St::Switch(e, cases, d) => {
+                let f = self.cond_floor(e, floor);
+                for (_, c) in cases {
+                    self.sts(c, f, what);
+                }
+                self.sts(d, f, what);
+            }
+            St::Block(b) => self.sts(b, floor, what),
+            St::RunBody(b) => {
+                if self.depth > 32 {
+                    return;
+                }
+                self.depth += 1;
+                let bodies = self.bodies;
+                if let Some(b) = bodies.get(*b as usize) {
+                    self.sts(b, floor, what);
+                }
+                self.depth -= 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+fn table_hits(e: &Ex, out: &mut Vec<u32>) {
+    match e {
+        Ex::TableHit(t) | Ex::TableMiss(t) => out.push(*t),
+        Ex::Bin(_, _, b) | Ex::Concat(_, b) => {
+            table_hits(&b.0, out);
+            table_hits(&b.1, out);
+        }
+        Ex::Not(x) | Ex::Mask(_, x) => table_hits(x, out),
+        Ex::Cond(b) => {
+            table_hits(&b.0, out);
+            table_hits(&b.1, out);
+            table_hits(&b.2, out);
+        }
+        _ => {}
+    }
+}
+
+impl Compiler<'_> {
+    /// The dependency chain of each gress fits Tofino 1's stages.
+    pub(super) fn check_stages(&self, ingress: &[St], egress: &[St]) -> Res<()> {
+        for (body, gress) in [(ingress, "ingress"), (egress, "egress")] {
+            let mut s = Stages {
+                bodies: &self.bodies,
+                actions: &self.actions,
+                tables: &self.tables,
+                ready: HashMap::new(),
+                units: Vec::new(),
+                depth: 0,
+            };
+            s.sts(body, (0, None), gress);
+            let Some(last) = (0..s.units.len()).max_by_key(|&u| (s.units[u].1, u)) else {
+                continue;
+            };
+            let needed = s.units[last].1 + 1;
+            if needed <= TOFINO1_STAGES {
+                continue;
+            }
+            let mut chain = Vec::new();
+            let mut at = Some(last);
+            while let Some(u) = at {
+                chain.push(format!("{} (stage {})", s.units[u].0, s.units[u].1));
+                at = s.units[u].2;
+            }
+            chain.reverse();
+            return err(
+                self.tna_main_span,
+                format!(
+                    "Tofino: {gress} needs at least {needed} stages for its chain of dependent tables \
+                     and actions ({}); Tofino 1 has {TOFINO1_STAGES}",
+                    chain.join(" -> ")
+                ),
+            );
+        }
+        Ok(())
     }
 }
