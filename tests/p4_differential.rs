@@ -14,10 +14,10 @@ use esa_core::pool::{GlobalCounters, JobEntry, Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{Ipv4Addr, MacAddr};
 use p4sim::bits::Bits;
-use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
+use p4sim::v1switch::{MatchValue, V1Switch};
 use std::path::PathBuf;
 use std::sync::Arc;
-use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
+use support::{Job, bits, hex, random_jobs, random_packet};
 
 const LANES: usize = 4;
 const SLOTS: usize = 16;
@@ -25,10 +25,6 @@ const SLOTS: usize = 16;
 /// Every p4sim call of this test, in one place.
 struct P4Target {
     switch: V1Switch,
-}
-
-fn b(width: u32, value: u64) -> Bits {
-    Bits::from_u64(p4sim::bits::BitType::unsigned(width).unwrap(), value)
 }
 
 impl P4Target {
@@ -47,76 +43,7 @@ impl P4Target {
         action: &str,
         args: Vec<(&str, Bits)>,
     ) {
-        let entry = TableEntry {
-            matches,
-            priority: None,
-            action: action.to_string(),
-            args: args.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
-        };
-        if let Err(e) = self.switch.table_add(table, entry) {
-            panic!("{table}: {e}");
-        }
-    }
-
-    fn insert_job(&mut self, job: u16, e: &JobEntry) {
-        let key = vec![MatchValue::Exact(b(12, job.into()))];
-        let mode = u64::from(e.mode.code());
-        self.add(
-            "EsaIngress.admission.jobs",
-            key.clone(),
-            "EsaIngress.admission.set_job",
-            vec![
-                ("fan_in", b(8, e.fan_in.into())),
-                ("mode", b(2, mode)),
-                ("max_priority", b(4, e.max_priority.into())),
-                ("mcast_group", b(16, e.mcast_group.into())),
-                ("ps_port", b(9, e.ps_port.into())),
-                ("slot_base", b(16, e.slot_base.into())),
-                ("slot_mask", b(16, e.slot_mask.into())),
-            ],
-        );
-        self.add(
-            "EsaIngress.aggregation.job_route",
-            key,
-            "EsaIngress.aggregation.set_route",
-            vec![
-                ("ps_port", b(9, e.ps_port.into())),
-                ("fan_in", b(8, e.fan_in.into())),
-                ("slot_base", b(16, e.slot_base.into())),
-                ("slot_mask", b(16, e.slot_mask.into())),
-            ],
-        );
-    }
-
-    fn authorize(&mut self, job: u16, port: u16) {
-        self.add(
-            "EsaIngress.admission.job_ports",
-            vec![
-                MatchValue::Exact(b(12, job.into())),
-                MatchValue::Exact(b(9, port.into())),
-            ],
-            "EsaIngress.admission.allow",
-            vec![],
-        );
-    }
-
-    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
-        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-        let ip = u32::from_be_bytes(ip.0);
-        self.add(
-            "EsaEgress.egress_host",
-            vec![MatchValue::Exact(b(9, port.into()))],
-            "EsaEgress.set_host",
-            vec![("mac", b(48, mac)), ("ip", b(32, ip.into()))],
-        );
-    }
-
-    fn set_group(&mut self, group: u16, ports: &[u16]) {
-        let pre = self.switch.pre_mut();
-        pre.mc_mgrp_create(group.into()).unwrap();
-        let ports: Vec<u32> = ports.iter().map(|&p| p.into()).collect();
-        let node = pre.mc_node_create(0, &ports, &[]).unwrap();
-        pre.mc_node_associate(group.into(), node).unwrap();
+        support::table_add(&mut self.switch, table, matches, action, args);
     }
 
     fn set_stale_after(&mut self, us: u64) {
@@ -124,7 +51,7 @@ impl P4Target {
             .table_set_default(
                 "EsaIngress.aggregation.pool_config",
                 "EsaIngress.aggregation.set_stale_after",
-                &[("us".to_string(), b(48, us))],
+                &[("us".to_string(), bits(48, us))],
             )
             .unwrap();
     }
@@ -151,6 +78,65 @@ impl P4Target {
     }
 }
 
+impl support::JobTarget for P4Target {
+    fn insert_job(&mut self, job: u16, e: &JobEntry) {
+        let key = vec![MatchValue::Exact(bits(12, job.into()))];
+        let mode = u64::from(e.mode.code());
+        self.add(
+            "EsaIngress.admission.jobs",
+            key.clone(),
+            "EsaIngress.admission.set_job",
+            vec![
+                ("fan_in", bits(8, e.fan_in.into())),
+                ("mode", bits(2, mode)),
+                ("max_priority", bits(4, e.max_priority.into())),
+                ("mcast_group", bits(16, e.mcast_group.into())),
+                ("ps_port", bits(9, e.ps_port.into())),
+                ("slot_base", bits(16, e.slot_base.into())),
+                ("slot_mask", bits(16, e.slot_mask.into())),
+            ],
+        );
+        self.add(
+            "EsaIngress.aggregation.job_route",
+            key,
+            "EsaIngress.aggregation.set_route",
+            vec![
+                ("ps_port", bits(9, e.ps_port.into())),
+                ("fan_in", bits(8, e.fan_in.into())),
+                ("slot_base", bits(16, e.slot_base.into())),
+                ("slot_mask", bits(16, e.slot_mask.into())),
+            ],
+        );
+    }
+
+    fn authorize(&mut self, job: u16, port: u16) {
+        self.add(
+            "EsaIngress.admission.job_ports",
+            vec![
+                MatchValue::Exact(bits(12, job.into())),
+                MatchValue::Exact(bits(9, port.into())),
+            ],
+            "EsaIngress.admission.allow",
+            vec![],
+        );
+    }
+
+    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
+        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
+        let ip = u32::from_be_bytes(ip.0);
+        self.add(
+            "EsaEgress.egress_host",
+            vec![MatchValue::Exact(bits(9, port.into()))],
+            "EsaEgress.set_host",
+            vec![("mac", bits(48, mac)), ("ip", bits(32, ip.into()))],
+        );
+    }
+
+    fn set_group(&mut self, group: u16, ports: &[u16]) {
+        support::set_group(&mut self.switch, group, ports);
+    }
+}
+
 fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target, Vec<Job>) {
     let stale_after_us = rng.range(0, 60);
     let mut pool = Pool::new(PoolConfig {
@@ -162,22 +148,7 @@ fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target,
     let mut p4 = P4Target::new(compiled);
     p4.set_stale_after(stale_after_us);
     let jobs = random_jobs(rng, SLOTS);
-    for job in &jobs {
-        pool.insert_job(job.id, job.entry).unwrap();
-        p4.insert_job(job.id, &job.entry);
-        let members = job.members();
-        for &p in &members {
-            pool.authorize(job.id, p);
-            p4.authorize(job.id, p);
-            if has_host_entry(p) {
-                let (mac, ip) = host(p);
-                pool.set_host(p, mac, ip);
-                p4.set_host(p, mac, ip);
-            }
-        }
-        pool.set_group(job.entry.mcast_group, members.clone());
-        p4.set_group(job.entry.mcast_group, &members);
-    }
+    support::install_jobs(&mut pool, &mut p4, &jobs);
     (pool, p4, jobs)
 }
 

@@ -42,47 +42,13 @@ impl Arch {
     }
 }
 
-/// The TNA program's row counter index of a v1model per-job counter
-/// (`job_rows[job ++ row]`), or its own counter.
+/// The TNA program's counter cell for a v1model per-job counter (the
+/// controller's mapping), as `check_counter` names it; `None` for
+/// `released`, which it does not count.
 fn tna_counter(v1model: &str, job: u16) -> Option<String> {
     let leaf = v1model.rsplit('.').next().unwrap_or(v1model);
-    let rows = [
-        "claimed",
-        "aggregated",
-        "completed",
-        "duplicates",
-        "flushed",
-        "reemitted",
-        "fallbacks",
-        "preemptions",
-        "stale_reclaims",
-        "results_relayed",
-        "queries_relayed",
-    ];
-    let drops = [
-        "drop_bad_port",
-        "drop_bad_type",
-        "drop_bad_slot",
-        "drop_bad_worker",
-    ];
-    if let Some(row) = rows.iter().position(|r| *r == leaf) {
-        return Some(format!(
-            "EsaIngress.job_rows({})",
-            u32::from(job) * 16 + row as u32
-        ));
-    }
-    if let Some(reason) = drops.iter().position(|r| *r == leaf) {
-        return Some(format!(
-            "EsaIngress.job_drops({})",
-            u32::from(job) * 4 + reason as u32
-        ));
-    }
-    match leaf {
-        "data_rx" | "evictions_suffered" => Some(format!("EsaIngress.{leaf}({job})")),
-        // not counted on Tofino (docs/protocol.md, "On Tofino")
-        "released" => None,
-        _ => panic!("no TNA counter for {v1model}"),
-    }
+    let (name, stride, offset) = esa_controller::pipeline::tna_counter(leaf)?;
+    Some(format!("{name}({})", u32::from(job) * stride + offset))
 }
 
 /// Two jobs: job 1 with workers on ports 1-3 and its PS on 10, job 2 with
@@ -631,20 +597,12 @@ fn stf_files_match(arch: Arch) {
     );
 }
 
-/// Every STF file in `p4/tests/` (the generated ones and the hand-written
-/// L2 test) passes on the program in p4sim, as `esa stf` would run it.
-#[test]
-fn stf_files_pass_in_p4sim() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/tests");
+/// `arch`'s `esa_small.p4`, compiled, and the STF files of its directory.
+fn program_and_stfs(arch: Arch) -> (std::sync::Arc<p4sim::ir::Compiled>, Vec<PathBuf>) {
+    let dir = arch.dir();
     let program = dir.join("esa_small.p4");
     let compiled = std::sync::Arc::new(
         p4sim::check::compile_file(&program, &[]).unwrap_or_else(|d| panic!("{d}")),
-    );
-    // on the native engine, as `esa stf` runs it
-    esa_p4::register();
-    assert_eq!(
-        p4sim::v1switch::V1Switch::new(std::sync::Arc::clone(&compiled)).engine(),
-        p4sim::v1switch::Engine::Native
     );
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -652,15 +610,15 @@ fn stf_files_pass_in_p4sim() {
         .filter(|p| p.extension().is_some_and(|e| e == "stf"))
         .collect();
     files.sort();
-    assert!(
-        files.len() > scenarios(Arch::V1model).len(),
-        "STF files missing from {}",
-        dir.display()
-    );
+    (compiled, files)
+}
+
+/// Runs every file; panics listing the ones that fail or expect nothing.
+fn assert_all_pass(compiled: &std::sync::Arc<p4sim::ir::Compiled>, files: &[PathBuf]) {
     let mut failed = vec![];
-    for file in &files {
+    for file in files {
         let text = std::fs::read_to_string(file).unwrap();
-        let report = p4sim::stf_runner::run_stf_compiled(std::sync::Arc::clone(&compiled), &text)
+        let report = p4sim::stf_runner::run_stf_compiled(std::sync::Arc::clone(compiled), &text)
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         if !report.passed || report.expectations == 0 {
             failed.push(format!("{}: {:#?}", file.display(), report.failures));
@@ -669,36 +627,36 @@ fn stf_files_pass_in_p4sim() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// Every STF file in `p4/tests/` (the generated ones and the hand-written
+/// L2 test) passes on the program in p4sim, as `esa stf` would run it.
+#[test]
+fn stf_files_pass_in_p4sim() {
+    let (compiled, files) = program_and_stfs(Arch::V1model);
+    // on the native engine, as `esa stf` runs it
+    esa_p4::register();
+    assert_eq!(
+        p4sim::v1switch::V1Switch::new(std::sync::Arc::clone(&compiled)).engine(),
+        p4sim::v1switch::Engine::Native
+    );
+    assert!(
+        files.len() > scenarios(Arch::V1model).len(),
+        "STF files missing from {}",
+        Arch::V1model.dir().display()
+    );
+    assert_all_pass(&compiled, &files);
+}
+
 /// Every STF file in `p4/tna/tests/` passes on the Tofino program in
 /// p4sim (its TNA architecture).
 #[test]
 fn tna_stf_files_pass_in_p4sim() {
-    let dir = Arch::Tna.dir();
-    let program = dir.join("esa_small.p4");
-    let compiled = std::sync::Arc::new(
-        p4sim::check::compile_file(&program, &[]).unwrap_or_else(|d| panic!("{d}")),
-    );
+    let (compiled, files) = program_and_stfs(Arch::Tna);
     assert!(compiled.tna.is_some());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "stf"))
-        .collect();
-    files.sort();
     assert_eq!(
         files.len(),
         scenarios(Arch::Tna).len(),
         "STF files missing from {}",
-        dir.display()
+        Arch::Tna.dir().display()
     );
-    let mut failed = vec![];
-    for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
-        let report = p4sim::stf_runner::run_stf_compiled(std::sync::Arc::clone(&compiled), &text)
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        if !report.passed || report.expectations == 0 {
-            failed.push(format!("{}: {:#?}", file.display(), report.failures));
-        }
-    }
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert_all_pass(&compiled, &files);
 }

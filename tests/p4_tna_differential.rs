@@ -41,38 +41,14 @@ use esa_core::pool::{JobEntry, Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{Ipv4Addr, MacAddr};
 use p4sim::bits::Bits;
-use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
+use p4sim::v1switch::{MatchValue, V1Switch};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
-use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
+use support::{Job, bits, hex, random_jobs, random_packet};
 
 const LANES: usize = 4;
 const SLOTS: usize = 16;
-/// `job_rows` rows (the TNA program's ROW_*), in the model's counter names.
-const ROWS: [&str; 11] = [
-    "claimed",
-    "aggregated",
-    "completed",
-    "duplicates",
-    "flushed",
-    "reemitted",
-    "fallbacks",
-    "preemptions",
-    "stale_reclaims",
-    "results_relayed",
-    "queries_relayed",
-];
-const DROPS: [&str; 4] = [
-    "drop_bad_port",
-    "drop_bad_type",
-    "drop_bad_slot",
-    "drop_bad_worker",
-];
-
-fn b(width: u32, value: u64) -> Bits {
-    Bits::from_u64(p4sim::bits::BitType::unsigned(width).unwrap(), value)
-}
 
 /// Every p4sim call of this test.
 struct Tna {
@@ -87,86 +63,7 @@ impl Tna {
         action: &str,
         args: Vec<(&str, Bits)>,
     ) {
-        let entry = TableEntry {
-            matches,
-            priority: Some(1),
-            action: action.to_string(),
-            args: args.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
-        };
-        if let Err(e) = self.switch.table_add(table, entry) {
-            panic!("{table}: {e}");
-        }
-    }
-
-    fn insert_job(&mut self, job: u16, e: &JobEntry) {
-        let id = MatchValue::Exact(b(12, job.into()));
-        self.add(
-            "EsaIngress.job_ids",
-            vec![id.clone()],
-            "EsaIngress.known",
-            vec![],
-        );
-        self.add(
-            "EsaIngress.jobs",
-            vec![
-                id.clone(),
-                MatchValue::Ternary(b(16, 0), b(16, u64::from(!e.slot_mask))),
-            ],
-            "EsaIngress.set_job",
-            vec![
-                ("fan_in", b(8, e.fan_in.into())),
-                ("mode", b(2, e.mode.code().into())),
-                ("max_priority", b(4, e.max_priority.into())),
-                ("mcast_group", b(16, e.mcast_group.into())),
-                ("ps_port", b(9, e.ps_port.into())),
-                ("slot_base", b(16, e.slot_base.into())),
-                ("slot_mask", b(16, e.slot_mask.into())),
-            ],
-        );
-        self.add(
-            "EsaIngress.job_route",
-            vec![id],
-            "EsaIngress.set_route",
-            vec![
-                ("ps_port", b(9, e.ps_port.into())),
-                ("fan_in", b(8, e.fan_in.into())),
-                ("slot_base", b(16, e.slot_base.into())),
-                ("slot_mask", b(16, e.slot_mask.into())),
-            ],
-        );
-    }
-
-    fn authorize(&mut self, job: u16, port: u16) {
-        self.add(
-            "EsaIngress.job_ports",
-            vec![
-                MatchValue::Exact(b(12, job.into())),
-                MatchValue::Exact(b(9, port.into())),
-            ],
-            "EsaIngress.allow",
-            vec![],
-        );
-    }
-
-    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
-        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-        self.add(
-            "EsaEgress.egress_host",
-            vec![MatchValue::Exact(b(9, port.into()))],
-            "EsaEgress.set_host",
-            vec![
-                ("mac", b(48, mac)),
-                ("ip", b(32, u32::from_be_bytes(ip.0).into())),
-            ],
-        );
-    }
-
-    fn set_group(&mut self, group: u16, ports: &[u16]) {
-        let pre = self.switch.pre_mut();
-        pre.mc_mgrp_create(group.into()).unwrap();
-        let ports: Vec<u32> = ports.iter().map(|&p| p.into()).collect();
-        let node = pre.mc_node_create(0, &ports, &[]).unwrap();
-        pre.mc_node_associate(group.into(), node).unwrap();
+        support::table_add(&mut self.switch, table, matches, action, args);
     }
 
     /// `now` in 65.536 µs units.
@@ -184,23 +81,11 @@ impl Tna {
     }
 
     /// The model's per-job counter, read from the TNA program (`None`:
-    /// not counted there).
+    /// not counted there), through the controller's mapping.
     fn job_counter(&mut self, model_name: &str, job: u16) -> Option<u64> {
         let leaf = model_name.rsplit('.').next().unwrap_or(model_name);
-        let job = u32::from(job);
-        if let Some(row) = ROWS.iter().position(|r| *r == leaf) {
-            return Some(self.counter("EsaIngress.job_rows", job * 16 + row as u32));
-        }
-        if let Some(r) = DROPS.iter().position(|r| *r == leaf) {
-            return Some(self.counter("EsaIngress.job_drops", job * 4 + r as u32));
-        }
-        match leaf {
-            "data_rx" | "evictions_suffered" => {
-                Some(self.counter(&format!("EsaIngress.{leaf}"), job))
-            }
-            "released" => None,
-            _ => panic!("no TNA counter for {model_name}"),
-        }
+        let (name, stride, offset) = esa_controller::pipeline::tna_counter(leaf)?;
+        Some(self.counter(name, u32::from(job) * stride + offset))
     }
 
     fn register(&self, name: &str, index: usize) -> u64 {
@@ -209,6 +94,75 @@ impl Tna {
             .unwrap()
             .to_u64()
             .unwrap()
+    }
+}
+
+impl support::JobTarget for Tna {
+    fn insert_job(&mut self, job: u16, e: &JobEntry) {
+        let id = MatchValue::Exact(bits(12, job.into()));
+        self.add(
+            "EsaIngress.job_ids",
+            vec![id.clone()],
+            "EsaIngress.known",
+            vec![],
+        );
+        self.add(
+            "EsaIngress.jobs",
+            vec![
+                id.clone(),
+                MatchValue::Ternary(bits(16, 0), bits(16, u64::from(!e.slot_mask))),
+            ],
+            "EsaIngress.set_job",
+            vec![
+                ("fan_in", bits(8, e.fan_in.into())),
+                ("mode", bits(2, e.mode.code().into())),
+                ("max_priority", bits(4, e.max_priority.into())),
+                ("mcast_group", bits(16, e.mcast_group.into())),
+                ("ps_port", bits(9, e.ps_port.into())),
+                ("slot_base", bits(16, e.slot_base.into())),
+                ("slot_mask", bits(16, e.slot_mask.into())),
+            ],
+        );
+        self.add(
+            "EsaIngress.job_route",
+            vec![id],
+            "EsaIngress.set_route",
+            vec![
+                ("ps_port", bits(9, e.ps_port.into())),
+                ("fan_in", bits(8, e.fan_in.into())),
+                ("slot_base", bits(16, e.slot_base.into())),
+                ("slot_mask", bits(16, e.slot_mask.into())),
+            ],
+        );
+    }
+
+    fn authorize(&mut self, job: u16, port: u16) {
+        self.add(
+            "EsaIngress.job_ports",
+            vec![
+                MatchValue::Exact(bits(12, job.into())),
+                MatchValue::Exact(bits(9, port.into())),
+            ],
+            "EsaIngress.allow",
+            vec![],
+        );
+    }
+
+    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
+        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
+        self.add(
+            "EsaEgress.egress_host",
+            vec![MatchValue::Exact(bits(9, port.into()))],
+            "EsaEgress.set_host",
+            vec![
+                ("mac", bits(48, mac)),
+                ("ip", bits(32, u32::from_be_bytes(ip.0).into())),
+            ],
+        );
+    }
+
+    fn set_group(&mut self, group: u16, ports: &[u16]) {
+        support::set_group(&mut self.switch, group, ports);
     }
 }
 
@@ -260,26 +214,11 @@ fn run_trace(
         .table_set_default(
             "EsaIngress.pool_config",
             "EsaIngress.set_stale_after",
-            &[("units".to_string(), b(32, stale_after))],
+            &[("units".to_string(), bits(32, stale_after))],
         )
         .unwrap();
     let jobs: Vec<Job> = random_jobs(&mut rng, SLOTS);
-    for job in &jobs {
-        pool.insert_job(job.id, job.entry).unwrap();
-        p4.insert_job(job.id, &job.entry);
-        let members = job.members();
-        for &p in &members {
-            pool.authorize(job.id, p);
-            p4.authorize(job.id, p);
-            if has_host_entry(p) {
-                let (mac, ip) = host(p);
-                pool.set_host(p, mac, ip);
-                p4.set_host(p, mac, ip);
-            }
-        }
-        pool.set_group(job.entry.mcast_group, members.clone());
-        p4.set_group(job.entry.mcast_group, &members);
-    }
+    support::install_jobs(&mut pool, &mut p4, &jobs);
     // (absolute slot, worker) -> the last chunk that worker's DATA
     // brought there, as the model admitted it
     let mut worker_seen: HashMap<(u16, u8), u32> = HashMap::new();

@@ -166,7 +166,9 @@ impl Bindings {
                 Arch::V1model => (name, 1, 0),
                 Arch::Tna => match tna_counter(&short) {
                     Some(c) => c,
-                    None => continue,
+                    // not counted on Tofino (docs/protocol.md)
+                    None if short == "released" => continue,
+                    None => return Err(PipelineError::MissingCounter(short)),
                 },
             };
             let counter = p4info

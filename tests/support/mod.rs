@@ -155,3 +155,76 @@ pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// An unsigned `width`-bit value for p4sim's control-plane API.
+pub fn bits(width: u32, value: u64) -> p4sim::bits::Bits {
+    p4sim::bits::Bits::from_u64(
+        p4sim::bits::BitType::unsigned(width).expect("a width p4sim takes"),
+        value,
+    )
+}
+
+/// Adds an entry to `table` (priority 1 when a key is not exact),
+/// panicking with the table's name on failure.
+pub fn table_add(
+    sw: &mut p4sim::v1switch::V1Switch,
+    table: &str,
+    matches: Vec<p4sim::v1switch::MatchValue>,
+    action: &str,
+    args: Vec<(&str, p4sim::bits::Bits)>,
+) {
+    let ranked = matches
+        .iter()
+        .any(|m| !matches!(m, p4sim::v1switch::MatchValue::Exact(_)));
+    let entry = p4sim::v1switch::TableEntry {
+        matches,
+        priority: ranked.then_some(1),
+        action: action.to_string(),
+        args: args.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+    };
+    if let Err(e) = sw.table_add(table, entry) {
+        panic!("{table}: {e}");
+    }
+}
+
+/// Multicast group `group`: one node with `ports`.
+pub fn set_group(sw: &mut p4sim::v1switch::V1Switch, group: u16, ports: &[u16]) {
+    let pre = sw.pre_mut();
+    pre.mc_mgrp_create(group.into()).unwrap();
+    let ports: Vec<u32> = ports.iter().map(|&p| p.into()).collect();
+    let node = pre.mc_node_create(0, &ports, &[]).unwrap();
+    pre.mc_node_associate(group.into(), node).unwrap();
+}
+
+/// What a data plane under test is told about the jobs, as the model is.
+pub trait JobTarget {
+    /// The job's table entries.
+    fn insert_job(&mut self, job: u16, e: &JobEntry);
+    /// `port` may send for `job`.
+    fn authorize(&mut self, job: u16, port: u16);
+    /// The host behind `port`.
+    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr);
+    /// A multicast group.
+    fn set_group(&mut self, group: u16, ports: &[u16]);
+}
+
+/// Installs `jobs` in the model and the target alike: entries, authorized
+/// ports, hosts and each job's multicast group.
+pub fn install_jobs(pool: &mut esa_core::pool::Pool, target: &mut impl JobTarget, jobs: &[Job]) {
+    for job in jobs {
+        pool.insert_job(job.id, job.entry).unwrap();
+        target.insert_job(job.id, &job.entry);
+        let members = job.members();
+        for &p in &members {
+            pool.authorize(job.id, p);
+            target.authorize(job.id, p);
+            if has_host_entry(p) {
+                let (mac, ip) = host(p);
+                pool.set_host(p, mac, ip);
+                target.set_host(p, mac, ip);
+            }
+        }
+        pool.set_group(job.entry.mcast_group, members.clone());
+        target.set_group(job.entry.mcast_group, &members);
+    }
+}
