@@ -1825,34 +1825,7 @@ impl<'p> Compiler<'p> {
                 )))
             }
             "counter" | "direct_counter" => {
-                let direct = base.as_str() == "direct_counter";
-                nargs(if direct { 1 } else { 2 })?;
-                let size = if direct {
-                    0
-                } else {
-                    u64::from(self.const_u32(arg(0)?, "a counter size")?)
-                };
-                if size > MAX_CELLS {
-                    return unsupported(i.span, format!("counters of more than {MAX_CELLS} cells"));
-                }
-                let kind_e = arg(if direct { 0 } else { 1 })?;
-                let unit = match self.enum_member_name(kind_e)?.as_str() {
-                    "packets" => CounterUnit::Packets,
-                    "bytes" => CounterUnit::Bytes,
-                    _ => CounterUnit::PacketsAndBytes,
-                };
-                self.counters.push(CounterIr {
-                    name,
-                    size,
-                    unit,
-                    table: None,
-                });
-                let id = self.counters.len() as u32 - 1;
-                Ok(Val::Extern(if direct {
-                    ExternInst::DirectCounter(id)
-                } else {
-                    ExternInst::Counter(id)
-                }))
+                self.counter_instance(i, name, base.as_str() == "direct_counter")
             }
             "meter" | "direct_meter" => {
                 let direct = base.as_str() == "direct_meter";
@@ -1920,6 +1893,56 @@ impl<'p> Compiler<'p> {
                 }
             }
         }
+    }
+
+    /// An indexed counter `(size, type)` or a direct one `(type)`: v1model's
+    /// `counter`/`direct_counter` and TNA's `Counter`/`DirectCounter` (whose
+    /// unit names are upper case).
+    fn counter_instance(&mut self, i: &ast::Instantiation, name: String, direct: bool) -> Res<Val> {
+        let want = if direct { 1 } else { 2 };
+        if i.args.len() != want {
+            let ty = match &i.ty.kind {
+                ast::TypeKind::Name(p) => p.name.to_string(),
+                ast::TypeKind::Specialized { base, .. } => base.name.to_string(),
+                _ => "counter".to_string(),
+            };
+            return err(
+                i.span,
+                format!(
+                    "`{ty}` takes {want} constructor arguments, {} given",
+                    i.args.len()
+                ),
+            );
+        }
+        let size = if direct {
+            0
+        } else {
+            u64::from(self.const_u32(&i.args[0].value, "a counter size")?)
+        };
+        if size > MAX_CELLS {
+            return unsupported(i.span, format!("counters of more than {MAX_CELLS} cells"));
+        }
+        let unit = match self
+            .enum_member_name(&i.args[want - 1].value)?
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "packets" => CounterUnit::Packets,
+            "bytes" => CounterUnit::Bytes,
+            _ => CounterUnit::PacketsAndBytes,
+        };
+        self.counters.push(CounterIr {
+            name,
+            size,
+            unit,
+            table: None,
+        });
+        let id = self.counters.len() as u32 - 1;
+        Ok(Val::Extern(if direct {
+            ExternInst::DirectCounter(id)
+        } else {
+            ExternInst::Counter(id)
+        }))
     }
 
     fn enum_member_name(&mut self, e: &ast::Expr) -> Res<String> {

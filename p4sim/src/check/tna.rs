@@ -506,44 +506,7 @@ impl<'p> Compiler<'p> {
                 let k = self.lower_register_action(reg, t, index, ret, i)?;
                 Val::Extern(ExternInst::RegisterAction(k))
             }
-            "Counter" | "DirectCounter" => {
-                let direct = b == "DirectCounter";
-                let want = if direct { 1 } else { 2 };
-                if i.args.len() != want {
-                    return err(
-                        i.span,
-                        format!(
-                            "`{b}` takes {want} constructor arguments, {} given",
-                            i.args.len()
-                        ),
-                    );
-                }
-                let size = if direct {
-                    0
-                } else {
-                    u64::from(self.const_u32(&i.args[0].value, "a counter size")?)
-                };
-                if size > MAX_CELLS {
-                    return unsupported(i.span, format!("counters of more than {MAX_CELLS} cells"));
-                }
-                let unit = match self.enum_member_name(&i.args[want - 1].value)?.as_str() {
-                    "PACKETS" => CounterUnit::Packets,
-                    "BYTES" => CounterUnit::Bytes,
-                    _ => CounterUnit::PacketsAndBytes,
-                };
-                self.counters.push(CounterIr {
-                    name,
-                    size,
-                    unit,
-                    table: None,
-                });
-                let id = self.counters.len() as u32 - 1;
-                Val::Extern(if direct {
-                    ExternInst::DirectCounter(id)
-                } else {
-                    ExternInst::Counter(id)
-                })
-            }
+            "Counter" | "DirectCounter" => self.counter_instance(i, name, b == "DirectCounter")?,
             "Checksum" => {
                 if !i.args.is_empty() {
                     return unsupported(i.span, "Checksum with arguments");
