@@ -234,6 +234,8 @@ extern CRCPolynomial<T> {
     CRCPolynomial(T coeff, bool reversed, bool msb, bool extended, T init, T xor);
 }
 
+/* p4sim runs CRC16 and CRC32 (CRC-16/ARC and CRC-32, as bf-p4c configures
+ * them) over whole bytes, keeping the low W bits. */
 extern Hash<W> {
     Hash(HashAlgorithm_t algo);
     W get<D>(in D data);

@@ -154,6 +154,8 @@ enum ExternInst {
     Checksum(u32),
     /// A TNA `Resubmit`.
     Resubmit,
+    /// A TNA `Hash<W>`: its algorithm and W.
+    TnaHash(crate::hash::HashAlgorithm, u32),
 }
 
 /// What an expression or name denotes during lowering.

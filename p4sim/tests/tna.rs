@@ -248,9 +248,18 @@ fn register_cells_the_hardware_cannot_hold_are_rejected() {
 
 #[test]
 fn tna_extern_misuse_and_unsupported_externs_are_errors() {
-    let decls = "    Hash<bit<16>>(HashAlgorithm_t.CRC16) h;";
+    let decls = "    Mirror() m;";
     let e = error(&program(decls, "")).expect("accepted");
-    assert!(e.contains("the TNA `Hash` extern"), "{e}");
+    assert!(e.contains("the TNA `Mirror` extern"), "{e}");
+    let decls = "    Hash<bit<8>>(HashAlgorithm_t.CRC8) h;";
+    let e = error(&program(decls, "")).expect("accepted");
+    assert!(e.contains("HashAlgorithm_t.CRC8"), "{e}");
+    let decls = "    Hash<bit<32>>(HashAlgorithm_t.CRC16) h;";
+    let e = error(&program(decls, "")).expect("accepted");
+    assert!(e.contains("wider than its algorithm's 16 bits"), "{e}");
+    let decls = "    Hash<bit<16>>(HashAlgorithm_t.CRC16) h;";
+    let e = error(&program(decls, "        hdr.h.i = h.get({hdr.h.i[6:0]});")).expect("accepted");
+    assert!(e.contains("Hash.get of 7 bits"), "{e}");
     let decls = "    Register<bit<32>, bit<16>>(16, 5) r;";
     let e = error(&program(decls, "")).expect("accepted");
     assert!(e.contains("initial values other than zero"), "{e}");

@@ -37,7 +37,6 @@ const INTRINSICS: [&str; 8] = [
 
 /// TNA externs p4sim does not run.
 const UNSUPPORTED: &[&str] = &[
-    "Hash",
     "Random",
     "CRCPolynomial",
     "Meter",
@@ -514,6 +513,41 @@ impl<'p> Compiler<'p> {
                 let acc = self.alloc(&Ty::Bit(16)).n;
                 Val::Extern(ExternInst::Checksum(acc))
             }
+            "Hash" => {
+                // HashAlgorithm_t.CRC16 and CRC32 as bf-p4c configures
+                // them (context.json: poly 0x18005 / 0x104c11db7, reflected,
+                // init and final xor 0 / 0xffffffff): CRC-16/ARC and
+                // CRC-32, the same as v1model's crc16 and crc32.
+                let w = match targ(self, 0)? {
+                    Ty::Bit(w) => w,
+                    other => {
+                        return err(
+                            i.ty.span,
+                            format!("Hash<W> needs a bit<W>, found {}", ty_name(self, &other)),
+                        );
+                    }
+                };
+                let [a] = i.args.as_slice() else {
+                    return unsupported(i.span, "Hash with a CRCPolynomial (CUSTOM)");
+                };
+                let (algo, algo_width) = match self.enum_member_name(&a.value)?.as_str() {
+                    "CRC16" => (crate::hash::HashAlgorithm::Crc16, 16),
+                    "CRC32" => (crate::hash::HashAlgorithm::Crc32, 32),
+                    other => {
+                        return unsupported(
+                            a.value.span,
+                            format!("HashAlgorithm_t.{other} (p4sim runs CRC16 and CRC32)"),
+                        );
+                    }
+                };
+                if w > algo_width {
+                    return unsupported(
+                        i.ty.span,
+                        format!("a Hash<bit<{w}>> wider than its algorithm's {algo_width} bits"),
+                    );
+                }
+                Val::Extern(ExternInst::TnaHash(algo, w))
+            }
             "Resubmit" => {
                 if i.args.len() > 1 {
                     return err(i.span, "Resubmit takes at most one argument");
@@ -800,6 +834,32 @@ impl<'p> Compiler<'p> {
             }
             (ExternInst::Checksum(_), other) => {
                 return unsupported(m.span, format!("Checksum.{other}"));
+            }
+            (ExternInst::TnaHash(algo, w), "get") => {
+                self.nargs(args, 1, "Hash.get", span)?;
+                let mut leaves = Vec::new();
+                self.data_leaves(&args[0].value, &mut leaves)?;
+                let bits: u32 = leaves.iter().map(|l| l.ty.width()).sum();
+                if bits % 8 != 0 {
+                    return unsupported(
+                        args[0].value.span,
+                        format!("Hash.get of {bits} bits (p4sim hashes whole bytes)"),
+                    );
+                }
+                let tmp = self.alloc(&Ty::Bit(*w)).n;
+                let b32 = BitType::unsigned(32).unwrap_or(BitType::BIT1);
+                let b33 = BitType::unsigned(33).unwrap_or(BitType::BIT1);
+                let st = St::Extern(Box::new(ExternCall::Hash {
+                    algo: *algo,
+                    dst: Target::N(tmp, *w),
+                    base: Ex::Const(0),
+                    base_ty: b32,
+                    data: leaves,
+                    // the low W bits
+                    max: Ex::Const(1u64 << *w),
+                    max_ty: b33,
+                }));
+                Val::Scalar(Ex::Seq(Box::new((vec![st], Ex::Load(tmp)))), Ty::Bit(*w))
             }
             (ExternInst::Resubmit, "emit") => {
                 let Some(slot) = self.tna_resubmit else {
