@@ -840,7 +840,7 @@ impl<'p> Compiler<'p> {
                 let mut leaves = Vec::new();
                 self.data_leaves(&args[0].value, &mut leaves)?;
                 let bits: u32 = leaves.iter().map(|l| l.ty.width()).sum();
-                if bits % 8 != 0 {
+                if !bits.is_multiple_of(8) {
                     return unsupported(
                         args[0].value.span,
                         format!("Hash.get of {bits} bits (p4sim hashes whole bytes)"),
