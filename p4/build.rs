@@ -8,7 +8,7 @@ use std::path::Path;
 type Defines = &'static [(&'static str, &'static str)];
 
 /// (module, program, defines): `src/lib.rs` lists the same modules.
-const PROGRAMS: [(&str, &str, Defines); 6] = [
+const PROGRAMS: [(&str, &str, Defines); 9] = [
     (
         "esa_k32_s4096",
         "v1model/esa.p4",
@@ -36,11 +36,31 @@ const PROGRAMS: [(&str, &str, Defines); 6] = [
         &[("ESA_LANES", "32"), ("ESA_POOL_SLOTS", "32")],
     ),
     ("esa_small", "tests/esa_small.p4", &[]),
+    // the Tofino program, at the shipped experiments' pools and its tests'
+    (
+        "esa_tna_k32_s256",
+        "tna/esa.p4",
+        &[("ESA_LANES", "32"), ("ESA_POOL_SLOTS", "256")],
+    ),
+    (
+        "esa_tna_k32_s64",
+        "tna/esa.p4",
+        &[("ESA_LANES", "32"), ("ESA_POOL_SLOTS", "64")],
+    ),
+    ("esa_tna_small", "tna/tests/esa_small.p4", &[]),
 ];
 
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for watched in ["v1model", "include", "tests/esa_small.p4", "build.rs"] {
+    for watched in [
+        "v1model",
+        "include",
+        "tests/esa_small.p4",
+        "tna/esa.p4",
+        "tna/lane_list.p4",
+        "tna/tests/esa_small.p4",
+        "build.rs",
+    ] {
         println!("cargo:rerun-if-changed={watched}");
     }
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

@@ -652,6 +652,12 @@ fn stf_files_pass_in_p4sim() {
 fn tna_stf_files_pass_in_p4sim() {
     let (compiled, files) = program_and_stfs(Arch::Tna);
     assert!(compiled.tna.is_some());
+    // on the native engine too (esa-p4 generates the Tofino program)
+    esa_p4::register();
+    assert_eq!(
+        p4sim::v1switch::V1Switch::new(std::sync::Arc::clone(&compiled)).engine(),
+        p4sim::v1switch::Engine::Native
+    );
     assert_eq!(
         files.len(),
         scenarios(Arch::Tna).len(),

@@ -207,9 +207,12 @@ fn run_trace(
         stale_after_us: stale_after,
     })
     .unwrap();
+    // on the native engine (esa_small.p4 is one of esa_p4's programs)
+    esa_p4::register();
     let mut p4 = Tna {
         switch: V1Switch::new(Arc::clone(compiled)),
     };
+    assert_eq!(p4.switch.engine(), p4sim::v1switch::Engine::Native);
     p4.switch
         .table_set_default(
             "EsaIngress.pool_config",

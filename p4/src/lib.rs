@@ -39,14 +39,34 @@ pub mod esa_small {
     include!(concat!(env!("OUT_DIR"), "/esa_small.rs"));
 }
 
+/// `tna/esa.p4` (the Tofino program) with `ESA_LANES=32`,
+/// `ESA_POOL_SLOTS=256` (`esa run --arch tna quick.toml`).
+pub mod esa_tna_k32_s256 {
+    include!(concat!(env!("OUT_DIR"), "/esa_tna_k32_s256.rs"));
+}
+
+/// `tna/esa.p4` with `ESA_LANES=32`, `ESA_POOL_SLOTS=64` (`contention.toml`).
+pub mod esa_tna_k32_s64 {
+    include!(concat!(env!("OUT_DIR"), "/esa_tna_k32_s64.rs"));
+}
+
+/// `tna/tests/esa_small.p4`, the Tofino program of the STF and
+/// differential tests.
+pub mod esa_tna_small {
+    include!(concat!(env!("OUT_DIR"), "/esa_tna_small.rs"));
+}
+
 /// Every generated program.
-pub static PROGRAMS: [&p4sim::native::NativeProgram; 6] = [
+pub static PROGRAMS: [&p4sim::native::NativeProgram; 9] = [
     &esa_k32_s4096::PROGRAM,
     &esa_k64_s4096::PROGRAM,
     &esa_k32_s256::PROGRAM,
     &esa_k32_s64::PROGRAM,
     &esa_k32_s32::PROGRAM,
     &esa_small::PROGRAM,
+    &esa_tna_k32_s256::PROGRAM,
+    &esa_tna_k32_s64::PROGRAM,
+    &esa_tna_small::PROGRAM,
 ];
 
 /// Registers every generated program with p4sim (idempotent).

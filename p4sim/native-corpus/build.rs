@@ -14,7 +14,7 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
     let mut programs: Vec<Program> = Vec::new();
-    for sub in ["conformance", "frontend_programs"] {
+    for sub in ["conformance", "frontend_programs", "tna"] {
         println!("cargo:rerun-if-changed=../tests/{sub}");
         let Ok(rd) = std::fs::read_dir(tests.join(sub)) else {
             continue;

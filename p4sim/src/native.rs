@@ -112,9 +112,7 @@ impl Bound {
         prog: &Compiled,
         lower: impl FnOnce(&[St], &[Ex]) -> (Vec<StFn>, Vec<ExFn>),
     ) -> Option<Bound> {
-        // TNA programs run their parser and deparser once per half:
-        // the generator's locals assume once per packet.
-        if !any_registered() || prog.tna.is_some() {
+        if !any_registered() {
             return None;
         }
         let g = Generator::run(prog);
@@ -635,6 +633,33 @@ impl Generator<'_> {
         }
         for a in &prog.actions {
             ext.extend(a.params.iter().filter(|p| p.control_plane).map(|p| p.slot));
+        }
+        // TNA: what its packet flow reads and writes around the pipeline
+        // (the parser, which runs once per gress, is never given locals)
+        if let Some(t) = &prog.tna {
+            ext.extend([
+                t.gress,
+                t.resubmit,
+                t.ig_global_tstamp,
+                t.ig_parser_err,
+                t.ig_drop_ctl,
+                t.ucast_egress_port,
+                t.bypass_egress,
+                t.mcast_grp_a,
+                t.mcast_grp_b,
+                t.eg_global_tstamp,
+                t.eg_parser_err,
+                t.eg_drop_ctl,
+            ]);
+            for h in &t.resubmit_headers {
+                ext.push(h.valid);
+                ext.extend(
+                    h.fields
+                        .iter()
+                        .filter(|f| !f.wide)
+                        .map(|f| h.base_n + f.offset),
+                );
+            }
         }
         for s in ext {
             self.external_slot(s);
