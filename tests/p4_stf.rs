@@ -134,16 +134,15 @@ impl Bench {
         bench
     }
 
+    /// The job's entries in the program's tables, its ports and hosts, and
+    /// its multicast group. The TNA program matches the slot range in
+    /// `jobs` (ternary slot, mask `~slot_mask`) and knows the id in
+    /// `job_ids`.
     fn job(&mut self, job: u16, e: JobEntry, workers: Vec<u16>) {
-        if self.arch == Arch::Tna {
-            return self.tna_job(job, e, workers);
-        }
         self.pool.insert_job(job, e).unwrap();
         let s = &mut self.stf;
-        let _ = writeln!(
-            s,
-            "add EsaIngress.admission.jobs hdr.esa.job:{job} EsaIngress.admission.set_job(\
-             fan_in:{}, mode:{}, max_priority:{}, mcast_group:{}, ps_port:{}, slot_base:{}, slot_mask:{})",
+        let set_job = format!(
+            "fan_in:{}, mode:{}, max_priority:{}, mcast_group:{}, ps_port:{}, slot_base:{}, slot_mask:{}",
             e.fan_in,
             e.mode.code(),
             e.max_priority,
@@ -152,12 +151,49 @@ impl Bench {
             e.slot_base,
             e.slot_mask
         );
-        let _ = writeln!(
-            s,
-            "add EsaIngress.aggregation.job_route route_job:{job} EsaIngress.aggregation.set_route(\
-             ps_port:{}, fan_in:{}, slot_base:{}, slot_mask:{})",
+        let set_route = format!(
+            "ps_port:{}, fan_in:{}, slot_base:{}, slot_mask:{}",
             e.ps_port, e.fan_in, e.slot_base, e.slot_mask
         );
+        let (job_ports, allow, in_port, out_port) = match self.arch {
+            Arch::V1model => {
+                let _ = writeln!(
+                    s,
+                    "add EsaIngress.admission.jobs hdr.esa.job:{job} EsaIngress.admission.set_job({set_job})"
+                );
+                let _ = writeln!(
+                    s,
+                    "add EsaIngress.aggregation.job_route route_job:{job} EsaIngress.aggregation.set_route({set_route})"
+                );
+                (
+                    "EsaIngress.admission.job_ports",
+                    "EsaIngress.admission.allow",
+                    "sm.ingress_port",
+                    "sm.egress_port",
+                )
+            }
+            Arch::Tna => {
+                let _ = writeln!(
+                    s,
+                    "add EsaIngress.job_ids hdr.esa.job:{job} EsaIngress.known()"
+                );
+                let _ = writeln!(
+                    s,
+                    "add EsaIngress.jobs 1 hdr.esa.job:{job} hdr.esa.slot:0x0000&&&0x{:04x} EsaIngress.set_job({set_job})",
+                    !e.slot_mask
+                );
+                let _ = writeln!(
+                    s,
+                    "add EsaIngress.job_route victim_job:{job} EsaIngress.set_route({set_route})"
+                );
+                (
+                    "EsaIngress.job_ports",
+                    "EsaIngress.allow",
+                    "ig_intr_md.ingress_port",
+                    "eg_intr_md.egress_port",
+                )
+            }
+        };
         let mut members = workers;
         members.push(e.ps_port);
         for &p in &members {
@@ -165,69 +201,16 @@ impl Bench {
             self.pool.set_host(p, mac(p), ip(p));
             let _ = writeln!(
                 self.stf,
-                "add EsaIngress.admission.job_ports hdr.esa.job:{job} sm.ingress_port:{p} \
-                 EsaIngress.admission.allow()"
+                "add {job_ports} hdr.esa.job:{job} {in_port}:{p} {allow}()"
             );
             let mac_value = mac(p).0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
             let _ = writeln!(
                 self.stf,
-                "add EsaEgress.egress_host sm.egress_port:{p} EsaEgress.set_host(mac:0x{mac_value:012x}, ip:0x{:08x})",
+                "add EsaEgress.egress_host {out_port}:{p} EsaEgress.set_host(mac:0x{mac_value:012x}, ip:0x{:08x})",
                 u32::from_be_bytes(ip(p).0)
             );
         }
         // One node (handle job - 1) per group, ports in ascending order.
-        let ports: Vec<String> = members.iter().map(u16::to_string).collect();
-        let _ = writeln!(self.stf, "mc_mgrp_create {}", e.mcast_group);
-        let _ = writeln!(self.stf, "mc_node_create {} {}", 0, ports.join(" "));
-        let _ = writeln!(self.stf, "mc_node_associate {} {}", e.mcast_group, job - 1);
-        self.pool.set_group(e.mcast_group, members);
-    }
-
-    /// `job` for the TNA program: the slot range is part of the `jobs`
-    /// lookup (ternary slot, mask `~slot_mask`), `job_ids` knows the id.
-    fn tna_job(&mut self, job: u16, e: JobEntry, workers: Vec<u16>) {
-        self.pool.insert_job(job, e).unwrap();
-        let s = &mut self.stf;
-        let _ = writeln!(
-            s,
-            "add EsaIngress.job_ids hdr.esa.job:{job} EsaIngress.known()"
-        );
-        let _ = writeln!(
-            s,
-            "add EsaIngress.jobs 1 hdr.esa.job:{job} hdr.esa.slot:0x0000&&&0x{:04x} EsaIngress.set_job(\
-             fan_in:{}, mode:{}, max_priority:{}, mcast_group:{}, ps_port:{}, slot_base:{}, slot_mask:{})",
-            !e.slot_mask,
-            e.fan_in,
-            e.mode.code(),
-            e.max_priority,
-            e.mcast_group,
-            e.ps_port,
-            e.slot_base,
-            e.slot_mask
-        );
-        let _ = writeln!(
-            s,
-            "add EsaIngress.job_route victim_job:{job} EsaIngress.set_route(\
-             ps_port:{}, fan_in:{}, slot_base:{}, slot_mask:{})",
-            e.ps_port, e.fan_in, e.slot_base, e.slot_mask
-        );
-        let mut members = workers;
-        members.push(e.ps_port);
-        for &p in &members {
-            self.pool.authorize(job, p);
-            self.pool.set_host(p, mac(p), ip(p));
-            let _ = writeln!(
-                self.stf,
-                "add EsaIngress.job_ports hdr.esa.job:{job} ig_intr_md.ingress_port:{p} \
-                 EsaIngress.allow()"
-            );
-            let mac_value = mac(p).0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-            let _ = writeln!(
-                self.stf,
-                "add EsaEgress.egress_host eg_intr_md.egress_port:{p} EsaEgress.set_host(mac:0x{mac_value:012x}, ip:0x{:08x})",
-                u32::from_be_bytes(ip(p).0)
-            );
-        }
         let ports: Vec<String> = members.iter().map(u16::to_string).collect();
         let _ = writeln!(self.stf, "mc_mgrp_create {}", e.mcast_group);
         let _ = writeln!(self.stf, "mc_node_create {} {}", 0, ports.join(" "));
