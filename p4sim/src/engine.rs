@@ -1958,44 +1958,13 @@ impl Writes<'_> {
     /// tables they apply.
     fn ex(&mut self, e: &Ex) -> Option<()> {
         match e {
-            Ex::Const(_)
-            | Ex::Load(_)
-            | Ex::Lookahead(_)
-            | Ex::PacketLength
-            | Ex::ConstW(_)
-            | Ex::LoadW(_)
-            | Ex::LookaheadW(_) => Some(()),
             Ex::LoadDyn(d, _) | Ex::LoadDynW(d, _, _) => self.ex(&d.index),
-            Ex::Bin(_, _, ab)
-            | Ex::Concat(_, ab)
-            | Ex::BinW(_, ab)
-            | Ex::CmpW(_, ab)
-            | Ex::ConcatW(ab) => {
-                self.ex(&ab.0)?;
-                self.ex(&ab.1)
-            }
-            Ex::BitNot(_, a)
-            | Ex::Neg(_, a)
-            | Ex::Not(a)
-            | Ex::Mask(_, a)
-            | Ex::SExt(_, _, a)
-            | Ex::Slice(_, _, a)
-            | Ex::ToNarrow(a)
-            | Ex::ToWide(_, a)
-            | Ex::BitNotW(a)
-            | Ex::NegW(a)
-            | Ex::CastW(_, a)
-            | Ex::SliceW(_, _, a) => self.ex(a),
-            Ex::Cond(abc) | Ex::CondW(abc) => {
-                self.ex(&abc.0)?;
-                self.ex(&abc.1)?;
-                self.ex(&abc.2)
-            }
             Ex::Seq(se) | Ex::SeqW(se) => {
                 self.block(&se.0)?;
                 self.ex(&se.1)
             }
             Ex::TableHit(t) | Ex::TableMiss(t) => self.table(*t),
+            e => e.operands().try_for_each(|o| self.ex(o)),
         }
     }
 }

@@ -206,6 +206,50 @@ pub enum Ex {
     SeqW(Box<(Vec<St>, Ex)>),
 }
 
+impl Ex {
+    /// The operands of an operator node (binary, unary, cast, slice,
+    /// concatenation, `?:`), in order. Leaves have none, and so have the
+    /// nodes whose parts are not plain operands and which every walker
+    /// treats itself: `LoadDyn`/`LoadDynW` (a stack index), `Seq`/`SeqW`
+    /// (statements) and `TableHit`/`TableMiss` (a table).
+    pub fn operands(&self) -> impl Iterator<Item = &Ex> {
+        let (a, b, c) = match self {
+            Ex::Bin(_, _, ab)
+            | Ex::Concat(_, ab)
+            | Ex::BinW(_, ab)
+            | Ex::CmpW(_, ab)
+            | Ex::ConcatW(ab) => (Some(&ab.0), Some(&ab.1), None),
+            Ex::BitNot(_, a)
+            | Ex::Neg(_, a)
+            | Ex::Not(a)
+            | Ex::Mask(_, a)
+            | Ex::SExt(_, _, a)
+            | Ex::Slice(_, _, a)
+            | Ex::ToNarrow(a)
+            | Ex::ToWide(_, a)
+            | Ex::BitNotW(a)
+            | Ex::NegW(a)
+            | Ex::CastW(_, a)
+            | Ex::SliceW(_, _, a) => (Some(&**a), None, None),
+            Ex::Cond(abc) | Ex::CondW(abc) => (Some(&abc.0), Some(&abc.1), Some(&abc.2)),
+            Ex::Const(_)
+            | Ex::Load(_)
+            | Ex::LoadDyn(..)
+            | Ex::Seq(_)
+            | Ex::TableHit(_)
+            | Ex::TableMiss(_)
+            | Ex::Lookahead(_)
+            | Ex::PacketLength
+            | Ex::ConstW(_)
+            | Ex::LoadW(_)
+            | Ex::LoadDynW(..)
+            | Ex::LookaheadW(_)
+            | Ex::SeqW(_) => (None, None, None),
+        };
+        [a, b, c].into_iter().flatten()
+    }
+}
+
 /// One field of a header as extract and emit see it.
 #[derive(Debug, Clone, Copy)]
 pub struct FieldLayout {

@@ -180,32 +180,15 @@ impl Walk<'_> {
                 a.then(self.ex(&b.1, via))
             }
             Ex::TableHit(t) | Ex::TableMiss(t) => self.table(*t),
-            Ex::Bin(_, _, b)
-            | Ex::Concat(_, b)
-            | Ex::BinW(_, b)
-            | Ex::CmpW(_, b)
-            | Ex::ConcatW(b) => {
-                let a = self.ex(&b.0, via);
-                a.then(self.ex(&b.1, via))
-            }
+            // the branches of `?:` are alternatives
             Ex::Cond(b) | Ex::CondW(b) => {
                 let c = self.ex(&b.0, via);
                 let t = self.ex(&b.1, via);
                 c.then(t.or(self.ex(&b.2, via)))
             }
-            Ex::BitNot(_, x)
-            | Ex::Neg(_, x)
-            | Ex::Not(x)
-            | Ex::Mask(_, x)
-            | Ex::SExt(_, _, x)
-            | Ex::Slice(_, _, x)
-            | Ex::ToNarrow(x)
-            | Ex::ToWide(_, x)
-            | Ex::BitNotW(x)
-            | Ex::NegW(x)
-            | Ex::CastW(_, x)
-            | Ex::SliceW(_, _, x) => self.ex(x, via),
-            _ => Access::default(),
+            e => e
+                .operands()
+                .fold(Access::default(), |acc, o| acc.then(self.ex(o, via))),
         }
     }
 }
@@ -474,38 +457,16 @@ fn ex_reads(e: &Ex, out: &mut Vec<u64>) {
                 }
             }
         }
-        Ex::Bin(_, _, b) | Ex::Concat(_, b) | Ex::BinW(_, b) | Ex::CmpW(_, b) | Ex::ConcatW(b) => {
-            ex_reads(&b.0, out);
-            ex_reads(&b.1, out);
-        }
-        Ex::Cond(b) | Ex::CondW(b) => {
-            ex_reads(&b.0, out);
-            ex_reads(&b.1, out);
-            ex_reads(&b.2, out);
-        }
-        Ex::BitNot(_, x)
-        | Ex::Neg(_, x)
-        | Ex::Not(x)
-        | Ex::Mask(_, x)
-        | Ex::SExt(_, _, x)
-        | Ex::Slice(_, _, x)
-        | Ex::ToNarrow(x)
-        | Ex::ToWide(_, x)
-        | Ex::BitNotW(x)
-        | Ex::NegW(x)
-        | Ex::CastW(_, x)
-        | Ex::SliceW(_, _, x) => ex_reads(x, out),
         Ex::Seq(b) | Ex::SeqW(b) => {
             // the statements of a call are part of the same step
-            let (mut r, w) = (Vec::new(), Vec::new());
-            let mut w = w;
+            let (mut r, mut w) = (Vec::new(), Vec::new());
             for s in &b.0 {
                 st_rw(s, &mut r, &mut w);
             }
             out.extend(r.into_iter().filter(|x| !w.contains(x)));
             ex_reads(&b.1, out);
         }
-        _ => {}
+        e => e.operands().for_each(|o| ex_reads(o, out)),
     }
 }
 
