@@ -569,8 +569,8 @@ impl<'p> Compiler<'p> {
     /// scalars packed first field highest.
     fn cell_type(&self, t: &Ty, span: Span) -> Res<BitType> {
         let w = match t {
-            Ty::Bit(w) => return Ok(bt(*w, false)).and_then(|b| check_cell(b, span)),
-            Ty::Int(w) => return check_cell(bt(*w, true), span),
+            Ty::Bit(w) => return fits_u64(bt(*w, false), span),
+            Ty::Int(w) => return fits_u64(bt(*w, true), span),
             Ty::Bool => return Ok(BitType::BIT1),
             Ty::Struct(i) => {
                 let s = &self.structs[*i as usize];
@@ -590,7 +590,7 @@ impl<'p> Compiler<'p> {
                 return unsupported(span, format!("registers of type {}", ty_name(self, other)));
             }
         };
-        check_cell(bt(w, false), span)
+        fits_u64(bt(w, false), span)
     }
 
     fn is_zero_value(&self, v: &Val) -> bool {
@@ -965,7 +965,8 @@ impl<'p> Compiler<'p> {
     }
 }
 
-fn check_cell(b: BitType, span: Span) -> Res<BitType> {
+/// p4sim keeps a register cell in one `u64`.
+fn fits_u64(b: BitType, span: Span) -> Res<BitType> {
     if b.width() > 64 {
         return unsupported(span, "register cells wider than 64 bits");
     }

@@ -42,13 +42,16 @@ const UNASSIGNED: u64 = 1 << 9;
 
 impl V1Switch {
     pub(super) fn tna_process(&mut self, ingress_port: u16, packet: &[u8], out: &mut Sink<'_>) {
-        let Some(t) = self.prog.tna.clone() else {
+        // the program, not its TNA description, is cloned per packet (an
+        // Arc)
+        let prog = std::sync::Arc::clone(&self.prog);
+        let Some(t) = prog.tna.as_deref() else {
             return;
         };
         let port = u64::from(ingress_port) & 0x1ff;
         let mut resubmit: Option<Vec<u8>> = None;
         for _ in 0..MAX_PASSES {
-            match self.tna_ingress(&t, port, packet, resubmit.as_deref(), out) {
+            match self.tna_ingress(t, port, packet, resubmit.as_deref(), out) {
                 Some(data) => resubmit = Some(data),
                 None => return,
             }
