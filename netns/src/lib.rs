@@ -140,6 +140,13 @@ pub fn is_root() -> bool {
 /// process (tests) get their own names.
 static TOPOLOGIES: AtomicU32 = AtomicU32::new(0);
 
+/// Held while this process adds a namespace, and by
+/// [`remove_this_process`], which sets it: a removal from a signal
+/// handler's thread waits for an `ip netns add` under way instead of
+/// listing the namespaces before it lands, and no namespace is added after
+/// it.
+static CLOSED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+
 /// Namespace name of host `port` of topology `seq` of process `pid`.
 fn namespace_name(pid: u32, seq: u32, port: u16) -> String {
     format!("esar{pid}s{seq}h{port}")
@@ -195,8 +202,11 @@ pub fn sweep_stale() -> usize {
 }
 
 /// Removes every namespace this process made: for a signal handler, when
-/// the run is interrupted before its topologies drop. Returns how many.
+/// the run is interrupted before its topologies drop; this process adds
+/// none afterwards. Returns how many.
 pub fn remove_this_process() -> usize {
+    let mut closed = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
+    *closed = true;
     let me = std::process::id();
     remove_where(|pid| pid == me)
 }
@@ -251,7 +261,13 @@ impl Namespaces {
         let namespace = namespace_name(pid, self.seq, n);
         let interface = interface_name(pid, self.seq, n, 'p');
         let peer = interface_name(pid, self.seq, n, 'n');
-        run(&["ip", "netns", "add", &namespace])?;
+        {
+            let closed = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
+            if *closed {
+                return Err("this process is removing its namespaces (interrupted)".into());
+            }
+            run(&["ip", "netns", "add", &namespace])?;
+        }
         self.hosts.push(Created {
             port: n,
             namespace: namespace.clone(),
