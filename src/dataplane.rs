@@ -19,8 +19,8 @@ use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use esa_core::worker::{SlotMapping, slot_for};
-use p4sim::bits::{BitType, Bits};
-use p4sim::v1switch::{Engine, MatchValue, OutputArena, TableEntry, V1Switch};
+use esa_p4::{Arch, Defines, tables, text};
+use p4sim::v1switch::{Engine, OutputArena, V1Switch};
 
 /// Slots of the benchmark's pool (esa.p4's default).
 pub const SLOTS: usize = 4096;
@@ -73,29 +73,44 @@ pub fn jobs() -> Vec<Job> {
     out
 }
 
-fn b(width: u32, value: u64) -> Bits {
-    Bits::from_u64(BitType::unsigned(width).expect("width in range"), value)
+/// The host behind `port`.
+fn host(port: u16) -> (MacAddr, Ipv4Addr) {
+    (
+        MacAddr::local(port.into()),
+        Ipv4Addr::new(10, 0, 0, port as u8),
+    )
 }
 
-fn mac_value(mac: MacAddr) -> u64 {
-    mac.0.iter().fold(0, |a, x| a << 8 | u64::from(*x))
+impl Job {
+    /// The job's workers and its PS: the members of its multicast group.
+    pub fn members(&self) -> Vec<u16> {
+        let mut m = self.workers.clone();
+        m.push(self.entry.ps_port);
+        m
+    }
+
+    /// Every table entry of the job on the v1model program: its job, route
+    /// and port entries, and each member's host, reachable by L2 too.
+    pub fn table_entries(&self) -> Vec<tables::TableEntry> {
+        let members = self.members();
+        let mut out = tables::job_entries(Arch::V1model, self.id, &self.entry, members.clone());
+        for p in members {
+            let (mac, ip) = host(p);
+            out.push(tables::host_entry(p, mac, ip));
+            out.push(tables::l2_entry(mac, p));
+        }
+        out
+    }
 }
 
 /// The repository's `p4/v1model/esa.p4`.
 pub fn default_program() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/v1model/esa.p4")
+    Arch::V1model.program()
 }
 
 /// `program` compiled by p4sim for `lanes` lanes.
 pub fn compile(program: &Path, lanes: usize) -> Result<Arc<p4sim::ir::Compiled>, String> {
-    let options = p4sim::frontend::FrontendOptions {
-        include_dirs: vec![],
-        defines: vec![("ESA_LANES".into(), lanes.to_string())],
-    };
-    let ast = p4sim::frontend::parse_program_with(program, &options).map_err(|d| d.to_string())?;
-    Ok(Arc::new(
-        p4sim::check::compile(&ast).map_err(|d| d.to_string())?,
-    ))
+    esa_p4::program::compile(program, &Defines::lanes(lanes))
 }
 
 /// A switch on `engine` and the pool model, programmed alike, as the
@@ -113,105 +128,21 @@ pub fn program(
         stale_after_us: 1_000_000,
     })
     .map_err(|e| e.to_string())?;
-    let add = |sw: &mut V1Switch,
-               table: &str,
-               matches: Vec<MatchValue>,
-               action: &str,
-               args: &[(&str, Bits)]|
-     -> Result<(), String> {
-        let entry = TableEntry {
-            matches,
-            priority: None,
-            action: action.to_string(),
-            args: args
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.clone()))
-                .collect(),
-        };
-        sw.table_add(table, entry)
-            .map(|_| ())
-            .map_err(|e| format!("{table}: {e}"))
-    };
-    sw.table_set_default(
-        "EsaIngress.aggregation.pool_config",
-        "EsaIngress.aggregation.set_stale_after",
-        &[("us".to_string(), b(48, 1_000_000))],
-    )
-    .map_err(|e| e.to_string())?;
+    esa_p4::sim::set_stale_after(&mut sw, Arch::V1model, 1_000_000)?;
     for job in jobs {
-        let e = &job.entry;
-        let key = vec![MatchValue::Exact(b(12, job.id.into()))];
-        add(
-            &mut sw,
-            "EsaIngress.admission.jobs",
-            key.clone(),
-            "EsaIngress.admission.set_job",
-            &[
-                ("fan_in", b(8, e.fan_in.into())),
-                ("mode", b(2, e.mode.code().into())),
-                ("max_priority", b(4, e.max_priority.into())),
-                ("mcast_group", b(16, e.mcast_group.into())),
-                ("ps_port", b(9, e.ps_port.into())),
-                ("slot_base", b(16, e.slot_base.into())),
-                ("slot_mask", b(16, e.slot_mask.into())),
-            ],
-        )?;
-        add(
-            &mut sw,
-            "EsaIngress.aggregation.job_route",
-            key,
-            "EsaIngress.aggregation.set_route",
-            &[
-                ("ps_port", b(9, e.ps_port.into())),
-                ("fan_in", b(8, e.fan_in.into())),
-                ("slot_base", b(16, e.slot_base.into())),
-                ("slot_mask", b(16, e.slot_mask.into())),
-            ],
-        )?;
-        pool.insert_job(job.id, *e).map_err(|e| e.to_string())?;
-        let mut members = job.workers.clone();
-        members.push(e.ps_port);
+        for entry in job.table_entries() {
+            esa_p4::sim::install(&mut sw, Arch::V1model, &entry)?;
+        }
+        let members = job.members();
+        esa_p4::sim::set_group(&mut sw, job.entry.mcast_group, &members)?;
+        pool.insert_job(job.id, job.entry)
+            .map_err(|e| e.to_string())?;
         for &p in &members {
-            let (mac, ip) = (MacAddr::local(p.into()), Ipv4Addr::new(10, 0, 0, p as u8));
+            let (mac, ip) = host(p);
             pool.authorize(job.id, p);
             pool.set_host(p, mac, ip);
-            add(
-                &mut sw,
-                "EsaIngress.admission.job_ports",
-                vec![
-                    MatchValue::Exact(b(12, job.id.into())),
-                    MatchValue::Exact(b(9, p.into())),
-                ],
-                "EsaIngress.admission.allow",
-                &[],
-            )?;
-            add(
-                &mut sw,
-                "EsaEgress.egress_host",
-                vec![MatchValue::Exact(b(9, p.into()))],
-                "EsaEgress.set_host",
-                &[
-                    ("mac", b(48, mac_value(mac))),
-                    ("ip", b(32, u32::from_be_bytes(ip.0).into())),
-                ],
-            )?;
-            // Every host is reachable by L2 too.
-            add(
-                &mut sw,
-                "EsaIngress.l2.l2",
-                vec![MatchValue::Exact(b(48, mac_value(mac)))],
-                "EsaIngress.l2.forward",
-                &[("port", b(9, p.into()))],
-            )?;
         }
-        let pre = sw.pre_mut();
-        let ports: Vec<u32> = members.iter().map(|&p| p.into()).collect();
-        let fail = |e: p4sim::pre::PreError| e.to_string();
-        pre.mc_mgrp_create(e.mcast_group.into()).map_err(fail)?;
-        let node = pre.mc_node_create(0, &ports, &[]).map_err(fail)?;
-        pre.mc_node_associate(e.mcast_group.into(), node)
-            .map_err(fail)?;
-        pool.set_group(e.mcast_group, members);
+        pool.set_group(job.entry.mcast_group, members);
     }
     Ok((sw, pool))
 }
@@ -498,53 +429,22 @@ pub fn bench_bmv2(
     let trace = &trace[..options.packets.min(trace.len())];
     let want = check_same_work(trace, &jobs, &compiled, options.lanes, Engine::Compiled)?;
     let out = std::env::temp_dir().join(format!("esa-bench-bmv2-{}", std::process::id()));
-    let defines = vec![("ESA_LANES".to_string(), options.lanes.to_string())];
+    let defines = Defines::lanes(options.lanes).pairs();
     let p4c = esa_bmv2::compile(tools, &options.program, &[], &defines, &out)
         .map_err(|e| e.to_string())?;
     let mut sw = esa_bmv2::SimpleSwitch::start(tools, &p4c.json, &Default::default())
         .map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&out);
-    let mut commands = vec![
-        "table_set_default EsaIngress.aggregation.pool_config \
-         EsaIngress.aggregation.set_stale_after 100000000"
-            .to_string(),
-    ];
+    let mut commands = vec![text::cli_stale_param(Arch::V1model, 100_000_000)];
     for (k, job) in jobs.iter().enumerate() {
-        let (id, e) = (job.id, &job.entry);
-        commands.push(format!(
-            "table_add EsaIngress.admission.jobs EsaIngress.admission.set_job {id} => {} {} {} {} {} {} {}",
-            e.fan_in,
-            e.mode.code(),
-            e.max_priority,
-            e.mcast_group,
-            e.ps_port,
-            e.slot_base,
-            e.slot_mask
-        ));
-        commands.push(format!(
-            "table_add EsaIngress.aggregation.job_route EsaIngress.aggregation.set_route {id} => {} {} {} {}",
-            e.ps_port, e.fan_in, e.slot_base, e.slot_mask
-        ));
-        let mut members = job.workers.clone();
-        members.push(e.ps_port);
-        for &p in &members {
-            let (mac, ip) = (MacAddr::local(p.into()), Ipv4Addr::new(10, 0, 0, p as u8));
-            let mac = mac_value(mac);
-            commands.push(format!(
-                "table_add EsaIngress.admission.job_ports EsaIngress.admission.allow {id} {p} =>"
-            ));
-            commands.push(format!(
-                "table_add EsaEgress.egress_host EsaEgress.set_host {p} => 0x{mac:012x} 0x{:08x}",
-                u32::from_be_bytes(ip.0)
-            ));
-            commands.push(format!(
-                "table_add EsaIngress.l2.l2 EsaIngress.l2.forward 0x{mac:012x} => {p}"
-            ));
+        for entry in job.table_entries() {
+            commands.push(text::cli_add(Arch::V1model, &entry)?);
         }
-        let ports: Vec<String> = members.iter().map(u16::to_string).collect();
-        commands.push(format!("mc_mgrp_create {}", e.mcast_group));
-        commands.push(format!("mc_node_create 0 {}", ports.join(" ")));
-        commands.push(format!("mc_node_associate {} {k}", e.mcast_group));
+        commands.extend(text::group_commands(
+            job.entry.mcast_group,
+            &job.members(),
+            k as u32,
+        ));
     }
     sw.cli(tools)
         .and_then(|cli| cli.run(&commands))

@@ -411,10 +411,10 @@ fn run_bench(what: BenchCommand) -> Result<()> {
         repeats,
         bmv2,
     } = what;
-    if !esa_core::p4gen::P4_LANE_COUNTS.contains(&lanes) {
+    if !esa_p4::program::LANE_COUNTS.contains(&lanes) {
         bail!(
             "--lanes {lanes}: esa.p4 is built for {:?} lanes",
-            esa_core::p4gen::P4_LANE_COUNTS
+            esa_p4::program::LANE_COUNTS
         );
     }
     if packets == 0 || repeats == 0 {

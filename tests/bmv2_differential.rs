@@ -25,6 +25,7 @@ use esa_bmv2::Tools;
 use esa_core::pool::{GlobalCounters, JobCounters};
 use esa_core::rng::Rng;
 use esa_core::wire::PacketType;
+use esa_p4::{Arch, counters};
 use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
 
 const SLOTS: usize = 16;
@@ -35,53 +36,22 @@ const STALE_AFTER_US: u64 = 100_000_000_000;
 fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
     let jobs = random_jobs(rng, SLOTS);
     for (k, job) in jobs.iter().enumerate() {
-        let (id, e) = (job.id, &job.entry);
-        let _ = writeln!(
+        let host = |p| has_host_entry(p).then(|| host(p));
+        support::stf_job(
             stf,
-            "add EsaIngress.admission.jobs hdr.esa.job:{id} EsaIngress.admission.set_job(\
-             fan_in:{}, mode:{}, max_priority:{}, mcast_group:{}, ps_port:{}, slot_base:{}, \
-             slot_mask:{})",
-            e.fan_in,
-            e.mode.code(),
-            e.max_priority,
-            e.mcast_group,
-            e.ps_port,
-            e.slot_base,
-            e.slot_mask
+            Arch::V1model,
+            job.id,
+            &job.entry,
+            &job.members(),
+            host,
+            k as u32,
         );
-        let _ = writeln!(
-            stf,
-            "add EsaIngress.aggregation.job_route route_job:{id} EsaIngress.aggregation.set_route(\
-             ps_port:{}, fan_in:{}, slot_base:{}, slot_mask:{})",
-            e.ps_port, e.fan_in, e.slot_base, e.slot_mask
-        );
-        let members = job.members();
-        for &p in &members {
-            let _ = writeln!(
-                stf,
-                "add EsaIngress.admission.job_ports hdr.esa.job:{id} sm.ingress_port:{p} \
-                 EsaIngress.admission.allow()"
-            );
-            if has_host_entry(p) {
-                let (mac, ip) = host(p);
-                let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-                let _ = writeln!(
-                    stf,
-                    "add EsaEgress.egress_host sm.egress_port:{p} \
-                     EsaEgress.set_host(mac:0x{mac:012x}, ip:0x{:08x})",
-                    u32::from_be_bytes(ip.0)
-                );
-            }
-        }
-        let ports: Vec<String> = members.iter().map(u16::to_string).collect();
-        let _ = writeln!(stf, "mc_mgrp_create {}", e.mcast_group);
-        let _ = writeln!(stf, "mc_node_create 0 {}", ports.join(" "));
-        let _ = writeln!(stf, "mc_node_associate {} {k}", e.mcast_group);
     }
+    let value = esa_p4::tables::pool_config(Arch::V1model).value(STALE_AFTER_US);
     let _ = writeln!(
         stf,
-        "setdefault EsaIngress.aggregation.pool_config \
-         EsaIngress.aggregation.set_stale_after(us:{STALE_AFTER_US})"
+        "{}",
+        esa_p4::text::stf_stale_param(Arch::V1model, value)
     );
     jobs
 }
@@ -105,34 +75,33 @@ fn trace(seed: u64, lanes: usize, packets: usize) -> String {
         "slot_exponent",
     ]
     .iter()
-    .map(|r| format!("EsaIngress.aggregation.{r}"))
+    .map(|r| counters::slot_register(Arch::V1model, r))
     .collect();
-    registers.extend((0..lanes).map(|l| format!("EsaIngress.aggregation.lane{l}.lane")));
+    registers.extend((0..lanes).map(|l| counters::lane_register(Arch::V1model, l)));
     for slot in 0..SLOTS {
         for r in &registers {
             let _ = writeln!(stf, "register_read {r} {slot}");
         }
     }
     for job in &jobs {
-        for (name, _) in JobCounters::default().by_p4_name() {
-            let _ = writeln!(stf, "counter_read {name} {}", job.id);
+        for (name, _) in JobCounters::default().by_name() {
+            let cell = counters::job_counter(Arch::V1model, name).unwrap();
+            let _ = writeln!(stf, "counter_read {} {}", cell.name, cell.index(job.id));
         }
     }
-    for (index, _) in GlobalCounters::default().by_p4_index() {
-        let _ = writeln!(stf, "counter_read {} {index}", GlobalCounters::P4_NAME);
+    for (index, _) in GlobalCounters::default().by_index() {
+        let global = counters::global_counter(Arch::V1model);
+        let _ = writeln!(stf, "counter_read {global} {index}");
     }
     stf
 }
 
 fn program() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/v1model/esa.p4")
+    Arch::V1model.program()
 }
 
 fn defines(lanes: usize) -> Vec<(String, String)> {
-    vec![
-        ("ESA_LANES".into(), lanes.to_string()),
-        ("ESA_POOL_SLOTS".into(), SLOTS.to_string()),
-    ]
+    esa_p4::Defines::new(lanes, SLOTS as u32).pairs()
 }
 
 /// Runs `traces` seeded traces of `packets` packets at `lanes` lanes on

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use esa_bmv2::{Tools, Warning};
+use esa_p4::{Arch, Defines};
 use p4runtime_proto::p4::config::v1 as p4cfg;
 
 fn root() -> PathBuf {
@@ -18,21 +19,16 @@ fn root() -> PathBuf {
 /// (program, defines): esa.p4 at the default size, every lane count, and
 /// the pool sizes of testbed/experiments; the 4-lane STF program.
 fn programs() -> Vec<(PathBuf, Vec<(String, String)>)> {
-    let esa = root().join("p4/v1model/esa.p4");
-    let define = |lanes: usize, pool: usize| {
-        vec![
-            ("ESA_LANES".to_string(), lanes.to_string()),
-            ("ESA_POOL_SLOTS".to_string(), pool.to_string()),
-        ]
-    };
+    let esa = Arch::V1model.program();
+    let define = |lanes: usize, pool: usize| Defines::new(lanes, pool as u32).pairs();
     let mut out = vec![(esa.clone(), vec![])];
-    for lanes in esa_core::p4gen::P4_LANE_COUNTS {
+    for lanes in esa_p4::program::LANE_COUNTS {
         out.push((esa.clone(), define(lanes, 4096)));
     }
     for pool in experiment_pool_sizes() {
         out.push((esa.clone(), define(32, pool)));
     }
-    out.push((root().join("p4/tests/esa_small.p4"), vec![]));
+    out.push((Arch::V1model.test_program(), vec![]));
     out
 }
 

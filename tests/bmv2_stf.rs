@@ -13,7 +13,7 @@ use esa_bmv2::Tools;
 use p4sim::stf_runner::StfReport;
 
 fn tests_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/tests")
+    esa_p4::Arch::V1model.test_dir()
 }
 
 /// esa_small.p4 compiled by p4c, in a folder that lives as long as the value.
@@ -21,7 +21,7 @@ fn compiled(tools: &Tools) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     let c = esa_bmv2::compile(
         tools,
-        &tests_dir().join("esa_small.p4"),
+        &esa_p4::Arch::V1model.test_program(),
         &[],
         &[],
         out.path(),

@@ -10,14 +10,12 @@
 
 mod support;
 
-use esa_core::pool::{GlobalCounters, JobEntry, Pool, PoolConfig};
+use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;
-use esa_core::wire::{Ipv4Addr, MacAddr};
-use p4sim::bits::Bits;
-use p4sim::v1switch::{MatchValue, V1Switch};
-use std::path::PathBuf;
+use esa_p4::{Arch, Defines, counters};
+use p4sim::v1switch::V1Switch;
 use std::sync::Arc;
-use support::{Job, bits, hex, random_jobs, random_packet};
+use support::{Job, hex, random_jobs, random_packet};
 
 const LANES: usize = 4;
 const SLOTS: usize = 16;
@@ -36,24 +34,8 @@ impl P4Target {
         P4Target { switch }
     }
 
-    fn add(
-        &mut self,
-        table: &str,
-        matches: Vec<MatchValue>,
-        action: &str,
-        args: Vec<(&str, Bits)>,
-    ) {
-        support::table_add(&mut self.switch, table, matches, action, args);
-    }
-
     fn set_stale_after(&mut self, us: u64) {
-        self.switch
-            .table_set_default(
-                "EsaIngress.aggregation.pool_config",
-                "EsaIngress.aggregation.set_stale_after",
-                &[("us".to_string(), bits(48, us))],
-            )
-            .unwrap();
+        esa_p4::sim::set_stale_after(&mut self.switch, Arch::V1model, us).unwrap();
     }
 
     fn process(&mut self, port: u16, frame: &[u8], now_us: u64) -> Vec<(u16, Vec<u8>)> {
@@ -78,65 +60,6 @@ impl P4Target {
     }
 }
 
-impl support::JobTarget for P4Target {
-    fn insert_job(&mut self, job: u16, e: &JobEntry) {
-        let key = vec![MatchValue::Exact(bits(12, job.into()))];
-        let mode = u64::from(e.mode.code());
-        self.add(
-            "EsaIngress.admission.jobs",
-            key.clone(),
-            "EsaIngress.admission.set_job",
-            vec![
-                ("fan_in", bits(8, e.fan_in.into())),
-                ("mode", bits(2, mode)),
-                ("max_priority", bits(4, e.max_priority.into())),
-                ("mcast_group", bits(16, e.mcast_group.into())),
-                ("ps_port", bits(9, e.ps_port.into())),
-                ("slot_base", bits(16, e.slot_base.into())),
-                ("slot_mask", bits(16, e.slot_mask.into())),
-            ],
-        );
-        self.add(
-            "EsaIngress.aggregation.job_route",
-            key,
-            "EsaIngress.aggregation.set_route",
-            vec![
-                ("ps_port", bits(9, e.ps_port.into())),
-                ("fan_in", bits(8, e.fan_in.into())),
-                ("slot_base", bits(16, e.slot_base.into())),
-                ("slot_mask", bits(16, e.slot_mask.into())),
-            ],
-        );
-    }
-
-    fn authorize(&mut self, job: u16, port: u16) {
-        self.add(
-            "EsaIngress.admission.job_ports",
-            vec![
-                MatchValue::Exact(bits(12, job.into())),
-                MatchValue::Exact(bits(9, port.into())),
-            ],
-            "EsaIngress.admission.allow",
-            vec![],
-        );
-    }
-
-    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
-        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-        let ip = u32::from_be_bytes(ip.0);
-        self.add(
-            "EsaEgress.egress_host",
-            vec![MatchValue::Exact(bits(9, port.into()))],
-            "EsaEgress.set_host",
-            vec![("mac", bits(48, mac)), ("ip", bits(32, ip.into()))],
-        );
-    }
-
-    fn set_group(&mut self, group: u16, ports: &[u16]) {
-        support::set_group(&mut self.switch, group, ports);
-    }
-}
-
 fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target, Vec<Job>) {
     let stale_after_us = rng.range(0, 60);
     let mut pool = Pool::new(PoolConfig {
@@ -148,7 +71,7 @@ fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target,
     let mut p4 = P4Target::new(compiled);
     p4.set_stale_after(stale_after_us);
     let jobs = random_jobs(rng, SLOTS);
-    support::install_jobs(&mut pool, &mut p4, &jobs);
+    support::install_jobs(&mut pool, &mut p4.switch, Arch::V1model, &jobs);
     (pool, p4, jobs)
 }
 
@@ -217,8 +140,9 @@ fn run_trace(
         }
     }
     for job in &jobs {
-        for (name, want) in pool.counters(job.id).by_p4_name() {
-            let have = p4.counter(name, job.id);
+        for (name, want) in pool.counters(job.id).by_name() {
+            let cell = counters::job_counter(Arch::V1model, name).unwrap();
+            let have = p4.counter(cell.name, job.id);
             if have != want {
                 return Err(format!(
                     "seed {seed}: job {} counter {name}: model {want}, p4 {have}",
@@ -228,8 +152,8 @@ fn run_trace(
         }
     }
     let global = pool.global_counters();
-    for (index, want) in global.by_p4_index() {
-        let have = p4.counter(GlobalCounters::P4_NAME, index as u16);
+    for (index, want) in global.by_index() {
+        let have = p4.counter(counters::global_counter(Arch::V1model), index as u16);
         if have != want {
             return Err(format!(
                 "seed {seed}: global counter {index}: model {want}, p4 {have}"
@@ -248,7 +172,7 @@ fn run_trace(
             ("slot_exponent", u64::from(slot.exponent as u8)),
         ];
         for (name, want) in registers {
-            let have = p4.register(&format!("EsaIngress.aggregation.{name}"), i);
+            let have = p4.register(&counters::slot_register(Arch::V1model, name), i);
             if have != want {
                 return Err(format!(
                     "seed {seed}: slot {i} {name}: model {want:#x}, p4 {have:#x}"
@@ -256,7 +180,7 @@ fn run_trace(
             }
         }
         for (lane, want) in slot.values.iter().enumerate() {
-            let have = p4.register(&format!("EsaIngress.aggregation.lane{lane}.lane"), i);
+            let have = p4.register(&counters::lane_register(Arch::V1model, lane), i);
             if have != u64::from(*want as u32) {
                 return Err(format!(
                     "seed {seed}: slot {i} lane {lane}: model {want}, p4 {have}"
@@ -268,8 +192,8 @@ fn run_trace(
 }
 
 fn compiled() -> Arc<p4sim::ir::Compiled> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/tests/esa_small.p4");
-    Arc::new(p4sim::check::compile_file(&path, &[]).unwrap_or_else(|d| panic!("{d}")))
+    esa_p4::program::compile(&Arch::V1model.test_program(), &Defines::default())
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -37,15 +37,13 @@
 
 mod support;
 
-use esa_core::pool::{JobEntry, Pool, PoolConfig};
+use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;
-use esa_core::wire::{Ipv4Addr, MacAddr};
-use p4sim::bits::Bits;
-use p4sim::v1switch::{MatchValue, V1Switch};
+use esa_p4::{Arch, Defines, counters};
+use p4sim::v1switch::V1Switch;
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
 use std::sync::Arc;
-use support::{Job, bits, hex, random_jobs, random_packet};
+use support::{Job, hex, random_jobs, random_packet};
 
 const LANES: usize = 4;
 const SLOTS: usize = 16;
@@ -56,16 +54,6 @@ struct Tna {
 }
 
 impl Tna {
-    fn add(
-        &mut self,
-        table: &str,
-        matches: Vec<MatchValue>,
-        action: &str,
-        args: Vec<(&str, Bits)>,
-    ) {
-        support::table_add(&mut self.switch, table, matches, action, args);
-    }
-
     /// `now` in 65.536 µs units.
     fn process(&mut self, port: u16, frame: &[u8], now: u64) -> Vec<(u16, Vec<u8>)> {
         self.switch.set_time_ns(now << 16);
@@ -80,12 +68,11 @@ impl Tna {
         self.switch.counter_read(name, index.into()).unwrap().0
     }
 
-    /// The model's per-job counter, read from the TNA program (`None`:
-    /// not counted there), through the controller's mapping.
-    fn job_counter(&mut self, model_name: &str, job: u16) -> Option<u64> {
-        let leaf = model_name.rsplit('.').next().unwrap_or(model_name);
-        let (name, stride, offset) = esa_controller::pipeline::tna_counter(leaf)?;
-        Some(self.counter(name, u32::from(job) * stride + offset))
+    /// The model's per-job counter `name`, read from the TNA program
+    /// (`None`: not counted there).
+    fn job_counter(&mut self, name: &str, job: u16) -> Option<u64> {
+        let cell = counters::job_counter(Arch::Tna, name)?;
+        Some(self.counter(cell.name, cell.index(job)))
     }
 
     fn register(&self, name: &str, index: usize) -> u64 {
@@ -94,75 +81,6 @@ impl Tna {
             .unwrap()
             .to_u64()
             .unwrap()
-    }
-}
-
-impl support::JobTarget for Tna {
-    fn insert_job(&mut self, job: u16, e: &JobEntry) {
-        let id = MatchValue::Exact(bits(12, job.into()));
-        self.add(
-            "EsaIngress.job_ids",
-            vec![id.clone()],
-            "EsaIngress.known",
-            vec![],
-        );
-        self.add(
-            "EsaIngress.jobs",
-            vec![
-                id.clone(),
-                MatchValue::Ternary(bits(16, 0), bits(16, u64::from(!e.slot_mask))),
-            ],
-            "EsaIngress.set_job",
-            vec![
-                ("fan_in", bits(8, e.fan_in.into())),
-                ("mode", bits(2, e.mode.code().into())),
-                ("max_priority", bits(4, e.max_priority.into())),
-                ("mcast_group", bits(16, e.mcast_group.into())),
-                ("ps_port", bits(9, e.ps_port.into())),
-                ("slot_base", bits(16, e.slot_base.into())),
-                ("slot_mask", bits(16, e.slot_mask.into())),
-            ],
-        );
-        self.add(
-            "EsaIngress.job_route",
-            vec![id],
-            "EsaIngress.set_route",
-            vec![
-                ("ps_port", bits(9, e.ps_port.into())),
-                ("fan_in", bits(8, e.fan_in.into())),
-                ("slot_base", bits(16, e.slot_base.into())),
-                ("slot_mask", bits(16, e.slot_mask.into())),
-            ],
-        );
-    }
-
-    fn authorize(&mut self, job: u16, port: u16) {
-        self.add(
-            "EsaIngress.job_ports",
-            vec![
-                MatchValue::Exact(bits(12, job.into())),
-                MatchValue::Exact(bits(9, port.into())),
-            ],
-            "EsaIngress.allow",
-            vec![],
-        );
-    }
-
-    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr) {
-        let mac = mac.0.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-        self.add(
-            "EsaEgress.egress_host",
-            vec![MatchValue::Exact(bits(9, port.into()))],
-            "EsaEgress.set_host",
-            vec![
-                ("mac", bits(48, mac)),
-                ("ip", bits(32, u32::from_be_bytes(ip.0).into())),
-            ],
-        );
-    }
-
-    fn set_group(&mut self, group: u16, ports: &[u16]) {
-        support::set_group(&mut self.switch, group, ports);
     }
 }
 
@@ -213,15 +131,9 @@ fn run_trace(
         switch: V1Switch::new(Arc::clone(compiled)),
     };
     assert_eq!(p4.switch.engine(), p4sim::v1switch::Engine::Native);
-    p4.switch
-        .table_set_default(
-            "EsaIngress.pool_config",
-            "EsaIngress.set_stale_after",
-            &[("units".to_string(), bits(32, stale_after))],
-        )
-        .unwrap();
+    esa_p4::sim::set_stale_param(&mut p4.switch, Arch::Tna, stale_after).unwrap();
     let jobs: Vec<Job> = random_jobs(&mut rng, SLOTS);
-    support::install_jobs(&mut pool, &mut p4, &jobs);
+    support::install_jobs(&mut pool, &mut p4.switch, Arch::Tna, &jobs);
     // (absolute slot, worker) -> the last chunk that worker's DATA
     // brought there, as the model admitted it
     let mut worker_seen: HashMap<(u16, u8), u32> = HashMap::new();
@@ -385,8 +297,8 @@ fn run_trace(
         }
     }
     counters_match(&pool, &mut p4, &jobs, &credit).map_err(|e| format!("seed {seed}: {e}"))?;
-    for (index, want) in pool.global_counters().by_p4_index() {
-        let have = p4.counter("EsaIngress.esa_global", index);
+    for (index, want) in pool.global_counters().by_index() {
+        let have = p4.counter(counters::global_counter(Arch::Tna), index);
         if have != want {
             return Err(format!(
                 "seed {seed}: global counter {index}: model {want}, tna {have}"
@@ -402,7 +314,7 @@ fn run_trace(
 fn slots_match(pool: &Pool, p4: &Tna) -> Result<(), String> {
     for i in 0..SLOTS {
         let slot = pool.slot(i);
-        let tombstone = p4.register("EsaIngress.slot_tombstone", i);
+        let tombstone = p4.register(&counters::slot_register(Arch::Tna, "slot_tombstone"), i);
         if u64::from(slot.tombstone.0 & 0x0fff_ffff) != tombstone {
             return Err(format!(
                 "slot {i} tombstone: model {:#x}, tna {tombstone:#x}",
@@ -415,17 +327,17 @@ fn slots_match(pool: &Pool, p4: &Tna) -> Result<(), String> {
         if slot.key.0 == 0 {
             continue;
         }
-        let meta = p4.register("EsaIngress.slot_meta", i);
+        let meta = p4.register(&counters::slot_register(Arch::Tna, "slot_meta"), i);
         let checks = [
             (
                 "bitmap",
                 u64::from(slot.bitmap),
-                p4.register("EsaIngress.slot_bitmap", i),
+                p4.register(&counters::slot_register(Arch::Tna, "slot_bitmap"), i),
             ),
             (
                 "key",
                 u64::from(slot.key.0),
-                p4.register("EsaIngress.slot_key", i),
+                p4.register(&counters::slot_register(Arch::Tna, "slot_key"), i),
             ),
             ("exponent", u64::from(slot.exponent as u8), meta >> 8),
         ];
@@ -435,7 +347,7 @@ fn slots_match(pool: &Pool, p4: &Tna) -> Result<(), String> {
             }
         }
         for (lane, want) in slot.values.iter().enumerate() {
-            let have = p4.register(&format!("EsaIngress.lane_{lane}"), i);
+            let have = p4.register(&counters::lane_register(Arch::Tna, lane), i);
             if have != u64::from(*want as u32) {
                 return Err(format!("slot {i} lane {lane}: model {want}, tna {have}"));
             }
@@ -453,9 +365,8 @@ fn counters_match(
     credit: &HashMap<(u16, &'static str), u64>,
 ) -> Result<(), String> {
     for job in jobs {
-        for (name, model) in pool.counters(job.id).by_p4_name() {
-            let leaf = name.rsplit('.').next().unwrap_or(name);
-            let want = model + credit.get(&(job.id, leaf)).copied().unwrap_or(0);
+        for (name, model) in pool.counters(job.id).by_name() {
+            let want = model + credit.get(&(job.id, name)).copied().unwrap_or(0);
             if let Some(have) = p4.job_counter(name, job.id)
                 && have != want
             {
@@ -471,9 +382,8 @@ fn counters_match(
 
 #[test]
 fn tna_program_equals_the_reference_model_on_random_traces() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4/tna/tests/esa_small.p4");
-    let compiled =
-        Arc::new(p4sim::check::compile_file(&path, &[]).unwrap_or_else(|d| panic!("{d}")));
+    let compiled = esa_p4::program::compile(&Arch::Tna.test_program(), &Defines::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let traces: u64 = std::env::var("ESA_DIFF_TRACES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -380,19 +380,17 @@ struct GlobalCounters {
 impl GlobalCounters {
     fn connect(grpc: &str) -> GlobalCounters {
         // quick.toml's program: the ids depend only on the names.
-        let defines = [
-            ("ESA_LANES".to_string(), "32".to_string()),
-            ("ESA_POOL_SLOTS".to_string(), "256".to_string()),
-        ];
-        let pipeline =
-            esa_controller::Pipeline::from_p4_source(&root().join("p4/v1model/esa.p4"), &defines)
-                .unwrap();
+        let pipeline = esa_controller::Pipeline::from_p4_source(
+            &esa_p4::Arch::V1model.program(),
+            &esa_p4::Defines::new(32, 256).pairs(),
+        )
+        .unwrap();
         let id = pipeline
             .p4info
             .counters
             .iter()
             .filter_map(|c| c.preamble.as_ref())
-            .find(|p| p.name == esa_core::pool::GlobalCounters::P4_NAME)
+            .find(|p| p.name == esa_p4::counters::global_counter(esa_p4::Arch::V1model))
             .unwrap()
             .id;
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -664,9 +662,9 @@ fn quick_runs_on_real_bmv2_and_the_switch_stops_with_the_run() {
         serde_json::from_str(&std::fs::read_to_string(work.join("esa.json")).unwrap()).unwrap();
     let registers = json["register_arrays"].as_array().unwrap();
     assert!(
-        registers
-            .iter()
-            .any(|r| r["name"] == "EsaIngress.aggregation.slot_key" && r["size"] == 256),
+        registers.iter().any(|r| r["name"]
+            == esa_p4::counters::slot_register(esa_p4::Arch::V1model, "slot_key")
+            && r["size"] == 256),
         "quick.toml's 256-slot pool"
     );
     assert!(work.join("esa.p4info.txtpb").is_file());

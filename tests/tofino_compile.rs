@@ -12,6 +12,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use esa_p4::Arch;
+use esa_p4::counters::slot_register;
+use esa_p4::tables::TableKind;
+
 /// The environment variable naming a Tofino compiler install (its `bin/` is
 /// searched before `PATH`).
 const DIR_VAR: &str = "ESA_TOFINO_DIR";
@@ -74,7 +78,7 @@ fn compile(bf_p4c: &Path, defines: &[&str], out_dir: &Path) -> Compiled {
     for d in defines {
         cmd.arg(format!("-D{d}"));
     }
-    cmd.arg(root().join("p4/tna/esa.p4"));
+    cmd.arg(Arch::Tna.program());
     let started = std::time::Instant::now();
     let out = cmd
         .output()
@@ -151,16 +155,6 @@ const SLOT_REGISTERS: [&str; 7] = [
     "slot_meta",
 ];
 
-/// The tables the controller programs (README: "Control plane").
-const TABLES: [&str; 6] = [
-    "EsaIngress.jobs",
-    "EsaIngress.job_ids",
-    "EsaIngress.job_ports",
-    "EsaIngress.job_route",
-    "EsaIngress.l2",
-    "EsaEgress.egress_host",
-];
-
 #[test]
 fn bf_p4c_fits_the_tna_program_in_twelve_stages() {
     let Some(bf_p4c) = bf_p4c_for_test("bf_p4c_fits_the_tna_program_in_twelve_stages") else {
@@ -188,7 +182,11 @@ fn bf_p4c_fits_the_tna_program_in_twelve_stages() {
     let readme = std::fs::read_to_string(root().join("p4/tna/README.md")).unwrap();
     let lanes = (0..LANES).map(|i| format!("lane_{i}"));
     for short in SLOT_REGISTERS.iter().map(|s| s.to_string()).chain(lanes) {
-        let name = format!("EsaIngress.{short}");
+        let name = if short.starts_with("lane_") {
+            format!("EsaIngress.{short}")
+        } else {
+            slot_register(Arch::Tna, &short)
+        };
         let stages = res
             .register_stages
             .get(&name)
@@ -214,7 +212,9 @@ fn bf_p4c_fits_the_tna_program_in_twelve_stages() {
     // counters are Tofino externs there).
     let p4info = std::fs::read_to_string(compiled.out_dir.join("p4info.txtpb")).unwrap();
     let named = |name: &str| p4info.contains(&format!("name: \"pipe.{name}\""));
-    for table in TABLES {
+    // the tables the controller programs (README: "Control plane")
+    for kind in TableKind::ALL {
+        let table = kind.spec_for(Arch::Tna).unwrap().name;
         assert!(named(table), "P4Info has no table {table}");
         assert!(
             readme.contains(table),
@@ -223,7 +223,7 @@ fn bf_p4c_fits_the_tna_program_in_twelve_stages() {
     }
     for register in SLOT_REGISTERS {
         assert!(
-            named(&format!("EsaIngress.{register}")),
+            named(&slot_register(Arch::Tna, register)),
             "P4Info has no register {register}"
         );
     }
@@ -322,7 +322,7 @@ fn p4sim_p4info_of_tna_programs_equals_bf_p4c_s() {
         return;
     };
     for program in [
-        root().join("p4/tna/tests/esa_small.p4"),
+        Arch::Tna.test_program(),
         root().join("p4sim/tests/tna/tna_basics.p4"),
     ] {
         let out_dir = std::env::temp_dir().join(format!(

@@ -83,7 +83,7 @@ struct State {
 pub struct JobStats {
     /// Job id.
     pub job: u16,
-    /// `(name, packets)` in `JobCounters::by_p4_name` order.
+    /// `(name, packets)` in `JobCounters::by_name` order.
     pub counters: Vec<(String, u64)>,
 }
 
@@ -123,10 +123,10 @@ impl<S: SwitchBackend> Controller<S> {
         }
         if let Some(us) = config.stale_after_us {
             let Some(stale) = &pipeline.bindings.stale else {
+                let spec = esa_p4::tables::pool_config(pipeline.bindings.arch);
                 return Err(PipelineError::StaleBound(format!(
-                    "the program has no table {} with action {}(us) to set the stale bound in",
-                    crate::pipeline::POOL_CONFIG_TABLE,
-                    crate::pipeline::SET_STALE_AFTER
+                    "the program has no table {} with action {}({}) to set the stale bound in",
+                    spec.table, spec.action, spec.param
                 ))
                 .into());
             };

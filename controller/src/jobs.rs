@@ -5,9 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
-use esa_core::pool::Mode;
+use esa_core::pool::{JobEntry, Mode};
+use esa_p4::Arch;
+use esa_p4::tables::job_entries;
 
-use crate::entries::{Entity, JobKey, JobPortKey, MulticastGroup, SetJob, SetRoute, TableEntry};
+use crate::entries::{Entity, MulticastGroup, TableEntry};
 use crate::error::AdmitError;
 use crate::topology::Topology;
 
@@ -82,40 +84,34 @@ impl Job {
         u32::from(self.slot_base) + self.slot_count()
     }
 
-    /// Everything the job puts on the switch: job-table and route entries,
-    /// one authorization per worker and PS port, the multicast group.
-    pub fn entities(&self) -> Vec<Entity> {
-        let key = JobKey { job: self.id };
-        let mut out = vec![
-            Entity::Table(TableEntry::Job(
-                key,
-                SetJob {
-                    fan_in: self.fan_in(),
-                    mode: self.mode,
-                    max_priority: self.max_priority,
-                    mcast_group: self.mcast_group,
-                    ps_port: self.ps_port,
-                    slot_base: self.slot_base,
-                    slot_mask: self.slot_mask,
-                },
-            )),
-            Entity::Table(TableEntry::JobRoute(
-                key,
-                SetRoute {
-                    ps_port: self.ps_port,
-                    fan_in: self.fan_in(),
-                    slot_base: self.slot_base,
-                    slot_mask: self.slot_mask,
-                },
-            )),
-        ];
-        let members: BTreeSet<u16> = self.workers.iter().copied().chain([self.ps_port]).collect();
-        for &port in &members {
-            out.push(Entity::Table(TableEntry::JobPort(JobPortKey {
-                job: self.id,
-                port,
-            })));
+    /// The job's entry in the job table, as the model holds it.
+    pub fn entry(&self) -> JobEntry {
+        JobEntry {
+            fan_in: self.fan_in(),
+            mode: self.mode,
+            max_priority: self.max_priority,
+            mcast_group: self.mcast_group,
+            ps_port: self.ps_port,
+            slot_base: self.slot_base,
+            slot_mask: self.slot_mask,
         }
+    }
+
+    /// Everything the job puts on the switch: job-table and route entries,
+    /// one authorization per worker and PS port, the multicast group. (The
+    /// entries only the TNA program has are added for it by
+    /// [`crate::pipeline::Bindings::with_program_entities`].)
+    pub fn entities(&self) -> Vec<Entity> {
+        let members: BTreeSet<u16> = self.workers.iter().copied().chain([self.ps_port]).collect();
+        let mut out: Vec<Entity> = job_entries(
+            Arch::V1model,
+            self.id,
+            &self.entry(),
+            members.iter().copied(),
+        )
+        .into_iter()
+        .map(Entity::Table)
+        .collect();
         out.push(Entity::Group(MulticastGroup {
             group: self.mcast_group,
             ports: members,

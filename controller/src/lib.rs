@@ -3,8 +3,9 @@
 //!
 //! # Layout
 //!
-//! - [`entries`]: typed table entries and multicast groups, bound to the P4
-//!   names of `p4/include/*.p4` in one place.
+//! - [`entries`]: the typed table entries of `esa_p4::tables` (bound there
+//!   to both programs' P4 names) and multicast groups, as P4Runtime
+//!   entities.
 //! - [`pipeline`]: P4Info loading (text or binary), device config, and the
 //!   [`pipeline::Bindings`] of names to ids, resolved once.
 //! - [`topology`]: the topology file (switch ports, hosts).

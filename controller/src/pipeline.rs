@@ -38,20 +38,19 @@ pub struct TableBinding {
     pub param_ids: Vec<u32>,
 }
 
-/// The pool's settings table (`pool_config`), whose default action
-/// `set_stale_after(us)` (TNA: `set_stale_after(units)`, 65.536 µs units)
-/// sets the age after which an untouched slot is stale.
+/// The pool's settings table ([`esa_p4::tables::pool_config`]), whose
+/// default action sets the age after which an untouched slot is stale.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleBinding {
-    /// Nanoseconds per unit of the parameter (1000: microseconds).
-    pub unit_ns: u64,
-    /// Table id of `EsaIngress.aggregation.pool_config`.
+    /// The names, and the unit of the parameter.
+    pub spec: esa_p4::tables::PoolConfigSpec,
+    /// Table id of `pool_config`.
     pub table_id: u32,
-    /// Action id of `EsaIngress.aggregation.set_stale_after`.
+    /// Action id of `set_stale_after`.
     pub action_id: u32,
-    /// Id of its `us` parameter.
+    /// Id of its one parameter.
     pub param_id: u32,
-    /// Width of `us` in bits.
+    /// Width of the parameter in bits, as the P4Info says.
     pub width: u32,
 }
 
@@ -59,14 +58,9 @@ impl StaleBinding {
     /// The parameter for a bound of `us` microseconds, rounded up to whole
     /// units.
     pub fn value(&self, us: u64) -> u64 {
-        us.saturating_mul(1000).div_ceil(self.unit_ns.max(1))
+        self.spec.value(us)
     }
 }
-
-/// The pool settings table and its action.
-pub const POOL_CONFIG_TABLE: &str = "EsaIngress.aggregation.pool_config";
-/// The action that sets the stale bound.
-pub const SET_STALE_AFTER: &str = "EsaIngress.aggregation.set_stale_after";
 
 /// A per-job counter array.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,42 +83,6 @@ impl CounterBinding {
     }
 }
 
-/// The TNA program's counter for one of the model's per-job counters
-/// (`JobCounters::by_p4_name`'s last name component): name, stride,
-/// offset; `None` for `released`, which it does not count.
-pub fn tna_counter(leaf: &str) -> Option<(&'static str, u32, u32)> {
-    const ROWS: [&str; 11] = [
-        "claimed",
-        "aggregated",
-        "completed",
-        "duplicates",
-        "flushed",
-        "reemitted",
-        "fallbacks",
-        "preemptions",
-        "stale_reclaims",
-        "results_relayed",
-        "queries_relayed",
-    ];
-    const DROPS: [&str; 4] = [
-        "drop_bad_port",
-        "drop_bad_type",
-        "drop_bad_slot",
-        "drop_bad_worker",
-    ];
-    if let Some(row) = ROWS.iter().position(|r| *r == leaf) {
-        return Some(("EsaIngress.job_rows", 16, row as u32));
-    }
-    if let Some(reason) = DROPS.iter().position(|r| *r == leaf) {
-        return Some(("EsaIngress.job_drops", 4, reason as u32));
-    }
-    match leaf {
-        "data_rx" => Some(("EsaIngress.data_rx", 1, 0)),
-        "evictions_suffered" => Some(("EsaIngress.evictions_suffered", 1, 0)),
-        _ => None,
-    }
-}
-
 /// The controller's P4 names resolved to P4Info ids.
 #[derive(Debug, Clone)]
 pub struct Bindings {
@@ -132,7 +90,7 @@ pub struct Bindings {
     pub arch: Arch,
     tables: Vec<Option<TableBinding>>,
     by_id: HashMap<u32, TableKind>,
-    /// Per-job counters (indexed by job id), in `JobCounters::by_p4_name`
+    /// Per-job counters (indexed by job id), in `JobCounters::by_name`
     /// order.
     pub counters: Vec<CounterBinding>,
     /// Aggregator slots, from the size of the `slot_key` register array;
@@ -146,7 +104,7 @@ impl Bindings {
     /// Resolves every table, action, parameter and counter the controller
     /// needs, checking widths; a clear error names the first one missing.
     pub fn resolve(p4info: &p4cfg::P4Info) -> Result<Bindings, PipelineError> {
-        let arch = Arch::of(p4info);
+        let arch = Arch::from_pkg_arch(p4info.pkg_info.as_ref().map_or("", |p| p.arch.as_str()));
         let mut tables = vec![];
         let mut by_id = HashMap::new();
         for (i, kind) in TableKind::ALL.into_iter().enumerate() {
@@ -160,17 +118,12 @@ impl Bindings {
             tables.push(Some(binding));
         }
         let mut counters = vec![];
-        for (name, _) in JobCounters::default().by_p4_name() {
-            let short = name.rsplit('.').next().unwrap_or(name).to_string();
-            let (p4_name, stride, offset) = match arch {
-                Arch::V1model => (name, 1, 0),
-                Arch::Tna => match tna_counter(&short) {
-                    Some(c) => c,
-                    // not counted on Tofino (docs/protocol.md)
-                    None if short == "released" => continue,
-                    None => return Err(PipelineError::MissingCounter(short)),
-                },
+        for (short, _) in JobCounters::default().by_name() {
+            let Some(cell) = esa_p4::counters::job_counter(arch, short) else {
+                // not counted on Tofino (docs/protocol.md)
+                continue;
             };
+            let (p4_name, stride, offset) = (cell.name, cell.stride, cell.offset);
             let counter = p4info
                 .counters
                 .iter()
@@ -185,7 +138,7 @@ impl Bindings {
                 });
             }
             counters.push(CounterBinding {
-                name: short,
+                name: short.to_string(),
                 id: counter.preamble.as_ref().map_or(0, |p| p.id),
                 stride,
                 offset,
@@ -244,14 +197,8 @@ impl Bindings {
 /// The stale-bound table, when the program has it with the expected
 /// action and a single `us` parameter.
 fn resolve_stale(p4info: &p4cfg::P4Info, arch: Arch) -> Option<StaleBinding> {
-    let (table_name, action_name, unit_ns) = match arch {
-        Arch::V1model => (POOL_CONFIG_TABLE, SET_STALE_AFTER, 1000),
-        Arch::Tna => (
-            "EsaIngress.pool_config",
-            "EsaIngress.set_stale_after",
-            65_536,
-        ),
-    };
+    let spec = esa_p4::tables::pool_config(arch);
+    let (table_name, action_name) = (spec.table, spec.action);
     let table = p4info
         .tables
         .iter()
@@ -268,7 +215,7 @@ fn resolve_stale(p4info: &p4cfg::P4Info, arch: Arch) -> Option<StaleBinding> {
         return None;
     };
     Some(StaleBinding {
-        unit_ns,
+        spec,
         table_id: table.preamble.as_ref()?.id,
         action_id,
         param_id: param.id,
@@ -287,18 +234,18 @@ fn resolve_table(p4info: &p4cfg::P4Info, spec: TableSpec) -> Result<TableBinding
         .find(|t| preamble_is(t.preamble.as_ref(), spec.name))
         .ok_or_else(|| PipelineError::MissingTable(spec.name.to_string()))?;
     let extra = usize::from(spec.ternary_slot);
-    if table.match_fields.len() != spec.key_widths.len() + extra {
+    if table.match_fields.len() != spec.key.len() + extra {
         return Err(PipelineError::BadKey {
             table: spec.name.to_string(),
             message: format!(
                 "{} key fields, the controller expects {}",
                 table.match_fields.len(),
-                spec.key_widths.len() + extra
+                spec.key.len() + extra
             ),
         });
     }
     let mut match_ids = vec![];
-    for (field, &width) in table.match_fields.iter().zip(spec.key_widths) {
+    for (field, &(_, width)) in table.match_fields.iter().zip(spec.key) {
         let exact =
             p4cfg::match_field::Match::MatchType(p4cfg::match_field::MatchType::Exact as i32);
         if field.r#match != Some(exact) {
@@ -317,7 +264,7 @@ fn resolve_table(p4info: &p4cfg::P4Info, spec: TableSpec) -> Result<TableBinding
         match_ids.push(field.id);
     }
     let slot_field = if spec.ternary_slot {
-        let field = &table.match_fields[spec.key_widths.len()];
+        let field = &table.match_fields[spec.key.len()];
         let ternary =
             p4cfg::match_field::Match::MatchType(p4cfg::match_field::MatchType::Ternary as i32);
         if field.r#match != Some(ternary) || field.bitwidth != 16 {
@@ -546,7 +493,7 @@ mod tests {
     use super::*;
 
     fn esa_p4info() -> p4cfg::P4Info {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
+        let path = Arch::V1model.program();
         Pipeline::from_p4_source(&path, &[]).unwrap().p4info
     }
 
@@ -565,7 +512,7 @@ mod tests {
         let mut no_table = p4info.clone();
         no_table
             .tables
-            .retain(|t| t.preamble.as_ref().unwrap().name != "EsaIngress.admission.jobs");
+            .retain(|t| t.preamble.as_ref().unwrap().name != TableKind::Jobs.spec().name);
         let e = Bindings::resolve(&no_table).unwrap_err();
         assert!(
             e.to_string()
@@ -575,7 +522,7 @@ mod tests {
 
         let mut width = p4info.clone();
         for a in &mut width.actions {
-            if a.preamble.as_ref().unwrap().name == "EsaEgress.set_host" {
+            if a.preamble.as_ref().unwrap().name == TableKind::EgressHost.spec().action {
                 a.params[0].bitwidth = 47;
             }
         }
@@ -594,7 +541,7 @@ mod tests {
 
         let mut no_param = p4info.clone();
         for a in &mut no_param.actions {
-            if a.preamble.as_ref().unwrap().name == "EsaIngress.aggregation.set_route" {
+            if a.preamble.as_ref().unwrap().name == TableKind::JobRoute.spec().action {
                 a.params.retain(|p| p.name != "fan_in");
             }
         }
@@ -602,9 +549,12 @@ mod tests {
         assert!(e.to_string().contains("no parameter `fan_in`"), "{e}");
 
         let mut no_counter = p4info;
-        no_counter
-            .counters
-            .retain(|c| c.preamble.as_ref().unwrap().name != "EsaIngress.aggregation.completed");
+        no_counter.counters.retain(|c| {
+            c.preamble.as_ref().unwrap().name
+                != esa_p4::counters::job_counter(Arch::V1model, "completed")
+                    .unwrap()
+                    .name
+        });
         let e = Bindings::resolve(&no_counter).unwrap_err();
         assert!(e.to_string().contains("completed"), "{e}");
     }
@@ -614,7 +564,7 @@ mod tests {
     /// `job_drops[job ++ reason]`, and the stale bound in 65.536 us units.
     #[test]
     fn binds_the_tna_program() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/tna/esa.p4");
+        let path = Arch::Tna.program();
         let pipeline = Pipeline::from_p4_source(&path, &[]).unwrap();
         let b = &pipeline.bindings;
         assert_eq!(b.arch, Arch::Tna);
@@ -636,12 +586,12 @@ mod tests {
             .unwrap();
         assert_eq!(bad_slot.index(3), 3 * 4 + 2);
         let stale = b.stale.as_ref().unwrap();
-        assert_eq!(stale.unit_ns, 65_536);
+        assert_eq!(stale.spec.unit_ns, 65_536);
         assert_eq!(stale.value(10_000), 153);
         // a job's entities gain its job_ids entry
         let job = crate::entries::Entity::Table(TableEntry::Job(
             crate::entries::JobKey { job: 7 },
-            crate::entries::SetJob {
+            esa_core::pool::JobEntry {
                 fan_in: 2,
                 mode: esa_core::pool::Mode::Esa,
                 max_priority: 7,
@@ -693,7 +643,7 @@ mod tests {
         let bin = dir.join("esa.p4info.binpb");
         std::fs::write(&bin, p4info.encode_to_vec()).unwrap();
         assert_eq!(load_p4info(&bin).unwrap(), p4info);
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
+        let path = Arch::V1model.program();
         let program = p4sim::frontend::parse_program(&path, &[]).unwrap();
         let txt = dir.join("esa.p4info.txtpb");
         std::fs::write(&txt, p4sim::p4info::p4info_text(&program).unwrap()).unwrap();

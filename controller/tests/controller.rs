@@ -98,7 +98,12 @@ async fn admit_release_readmit_leave_exactly_the_expected_entities() {
     let completed = p4info
         .counters
         .iter()
-        .find(|c| c.preamble.as_ref().unwrap().name == "EsaIngress.aggregation.completed")
+        .find(|c| {
+            c.preamble.as_ref().unwrap().name
+                == esa_p4::counters::job_counter(esa_p4::Arch::V1model, "completed")
+                    .unwrap()
+                    .name
+        })
         .unwrap()
         .preamble
         .as_ref()
@@ -319,7 +324,12 @@ async fn prometheus_endpoint_serves_per_job_counters() {
         .p4info
         .counters
         .iter()
-        .find(|c| c.preamble.as_ref().unwrap().name == "EsaIngress.aggregation.fallbacks")
+        .find(|c| {
+            c.preamble.as_ref().unwrap().name
+                == esa_p4::counters::job_counter(esa_p4::Arch::V1model, "fallbacks")
+                    .unwrap()
+                    .name
+        })
         .unwrap()
         .preamble
         .as_ref()

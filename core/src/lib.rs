@@ -20,7 +20,6 @@
 
 mod cache;
 pub mod constants;
-pub mod p4gen;
 pub mod policy;
 pub mod pool;
 pub mod ps;

@@ -69,7 +69,7 @@ impl std::str::FromStr for Mode {
 }
 
 /// One entry of the job table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JobEntry {
     /// Number of workers, 2..=32.
     pub fan_in: u8,
@@ -308,38 +308,29 @@ impl JobCounters {
             + self.stale_reclaims
     }
 
-    /// Every counter with the name of the P4 counter array that holds it
-    /// (indexed by job id in `p4/include/{admission,aggregation}.p4`), for
-    /// comparing the model with the program.
-    pub const fn by_p4_name(&self) -> [(&'static str, u64); 18] {
+    /// Every counter with its name (`data_rx`, ..., `drop_bad_worker`): the
+    /// program's counter arrays carry the same names (`esa_p4::counters`
+    /// says where each is kept), so the model and a program compare by name.
+    pub const fn by_name(&self) -> [(&'static str, u64); 18] {
         [
-            ("EsaIngress.aggregation.data_rx", self.data_rx),
-            ("EsaIngress.aggregation.claimed", self.claimed),
-            ("EsaIngress.aggregation.aggregated", self.aggregated),
-            ("EsaIngress.aggregation.completed", self.completed),
-            ("EsaIngress.aggregation.duplicates", self.duplicates),
-            ("EsaIngress.aggregation.flushed", self.flushed),
-            ("EsaIngress.aggregation.reemitted", self.reemitted),
-            ("EsaIngress.aggregation.fallbacks", self.fallbacks),
-            ("EsaIngress.aggregation.preemptions", self.preemptions),
-            ("EsaIngress.aggregation.stale_reclaims", self.stale_reclaims),
-            (
-                "EsaIngress.aggregation.evictions_suffered",
-                self.evictions_suffered,
-            ),
-            (
-                "EsaIngress.aggregation.results_relayed",
-                self.results_relayed,
-            ),
-            (
-                "EsaIngress.aggregation.queries_relayed",
-                self.queries_relayed,
-            ),
-            ("EsaIngress.aggregation.released", self.released),
-            ("EsaIngress.admission.drop_bad_port", self.drop_bad_port),
-            ("EsaIngress.admission.drop_bad_type", self.drop_bad_type),
-            ("EsaIngress.admission.drop_bad_slot", self.drop_bad_slot),
-            ("EsaIngress.admission.drop_bad_worker", self.drop_bad_worker),
+            ("data_rx", self.data_rx),
+            ("claimed", self.claimed),
+            ("aggregated", self.aggregated),
+            ("completed", self.completed),
+            ("duplicates", self.duplicates),
+            ("flushed", self.flushed),
+            ("reemitted", self.reemitted),
+            ("fallbacks", self.fallbacks),
+            ("preemptions", self.preemptions),
+            ("stale_reclaims", self.stale_reclaims),
+            ("evictions_suffered", self.evictions_suffered),
+            ("results_relayed", self.results_relayed),
+            ("queries_relayed", self.queries_relayed),
+            ("released", self.released),
+            ("drop_bad_port", self.drop_bad_port),
+            ("drop_bad_type", self.drop_bad_type),
+            ("drop_bad_slot", self.drop_bad_slot),
+            ("drop_bad_worker", self.drop_bad_worker),
         ]
     }
 }
@@ -358,14 +349,10 @@ pub struct GlobalCounters {
 }
 
 impl GlobalCounters {
-    /// The P4 counter array of the global counters (`esa_global` in
-    /// `p4/include/admission.p4`).
-    pub const P4_NAME: &'static str = "EsaIngress.admission.esa_global";
-
-    /// The counters the P4 program keeps, by their index in
-    /// [`Self::P4_NAME`]. `empty_group` has no P4 twin: the replication
+    /// The counters the P4 program keeps in its `esa_global` array, by
+    /// their index there. `empty_group` has no P4 twin: the replication
     /// engine drops such copies without a counter.
-    pub const fn by_p4_index(&self) -> [(u32, u64); 3] {
+    pub const fn by_index(&self) -> [(u32, u64); 3] {
         [
             (0, self.not_esa),
             (1, self.malformed),

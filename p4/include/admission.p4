@@ -7,14 +7,7 @@
 
 #include "headers.p4"
 
-const bit<2> VERDICT_L2 = 0;
-const bit<2> VERDICT_DROP = 1;
-const bit<2> VERDICT_AGGREGATE = 2;
-
-// Indices of esa_global (esa_core::pool::GlobalCounters).
-const bit<32> GLOBAL_NOT_ESA = 0;
-const bit<32> GLOBAL_MALFORMED = 1;
-const bit<32> GLOBAL_UNKNOWN_JOB = 2;
+// VERDICT_* and the esa_global indices GLOBAL_* are in constants.p4.
 
 control Admission(inout headers_t hdr,
                   inout metadata_t meta,

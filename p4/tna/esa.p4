@@ -15,6 +15,7 @@
 #include <tna.p4>
 
 #include "../include/constants.p4"
+#include "rows.p4"
 #include "../include/headers.p4"
 
 // ---------------------------------------------------------------------------
@@ -52,11 +53,6 @@ header resubmit_t {
     bit<32> victim;    // the slot key seen in pass 1 (EVICT) or the own key (FLUSH)
 }
 
-// Admission verdicts.
-const bit<2> V_DROP = 0;
-const bit<2> V_L2 = 1;
-const bit<2> V_AGGREGATE = 2;
-
 // What a well-formed DATA does to the tombstone and worker_seen registers.
 const bit<2> DM_NONE = 0;    // not a well-formed DATA
 const bit<2> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
@@ -78,29 +74,8 @@ const bit<8> P_LO = 2;
 const bit<8> P_HI = 4;
 const bit<8> P_BOTH = 8;
 
-// Rows, the index of the per-job row counter (job ++ row).
-const bit<4> ROW_CLAIMED = 0;
-const bit<4> ROW_AGGREGATED = 1;
-const bit<4> ROW_COMPLETED = 2;
-const bit<4> ROW_DUPLICATES = 3;
-const bit<4> ROW_FLUSHED = 4;
-const bit<4> ROW_REEMITTED = 5;
-const bit<4> ROW_FALLBACKS = 6;
-const bit<4> ROW_PREEMPTIONS = 7;
-const bit<4> ROW_STALE_RECLAIMS = 8;
-const bit<4> ROW_RESULTS_RELAYED = 9;
-const bit<4> ROW_QUERIES_RELAYED = 10;
-const bit<4> ROW_RELEASED = 11;
-const bit<4> ROW_NONE = 15;
-
-// Admission drops (job ++ reason) and global counters.
-const bit<2> DROP_BAD_PORT = 0;
-const bit<2> DROP_BAD_TYPE = 1;
-const bit<2> DROP_BAD_SLOT = 2;
-const bit<2> DROP_BAD_WORKER = 3;
-const bit<2> GLOBAL_NOT_ESA = 0;
-const bit<2> GLOBAL_MALFORMED = 1;
-const bit<2> GLOBAL_UNKNOWN_JOB = 2;
+// Counter rows (ROW_*, DROP_*) are generated into rows.p4, the global
+// counter indices (GLOBAL_*) into constants.p4.
 
 // An atp slot that completed is held (not free) until its RESULT passes
 // back: its pending count carries this bias, so it reaches HELD_BIAS, not 0.
@@ -120,7 +95,7 @@ struct ig_meta_t {
     bit<1>       checksum_ok;  // Checksum.verify(): 1 when the IPv4 checksum is right
     bit<1>       job_drop;    // count drop_reason for the job
     bit<2>       drop_reason;
-    bit<2>       verdict;     // V_*: the admission table's answer
+    bit<2>       verdict;     // VERDICT_*: the admission table's answer
     bit<1>       count_global;
     bit<2>       global_idx;
     bit<1>       route_ok;    // job_route found the victim's job
@@ -210,7 +185,7 @@ parser EsaIngressParser(packet_in pkt,
         meta.bridge.recount = 0;
         meta.lane_op = LOP_NONE;
         meta.row = ROW_NONE;
-        meta.verdict = V_DROP;
+        meta.verdict = VERDICT_DROP;
         meta.evict_route = 0;
         meta.route_ok = 0;
         meta.worker_diff = 0x80;
@@ -822,14 +797,14 @@ control EsaIngress(inout headers_t hdr,
         const entries = {
             // verdict, in range, type, intent, data_mode, t_hit, seen_diff
             // (0: the worker is not new)
-            (V_AGGREGATE, 1, TYPE_DATA, INTENT_RESTORE_FALLBACK &&& 0xfc, _, _, _): NoAction();
-            (V_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): o_release();
-            (V_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): o_release();
-            (V_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): o_take();
-            (V_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _, _): o_peek();
-            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): o_peek();
-            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, 0): o_peek();
-            (V_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): o_data();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_RESTORE_FALLBACK &&& 0xfc, _, _, _): NoAction();
+            (VERDICT_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): o_release();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): o_release();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): o_take();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _, _): o_peek();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): o_peek();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, 0): o_peek();
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): o_data();
         }
     }
 
@@ -1008,30 +983,30 @@ control EsaIngress(inout headers_t hdr,
     // job, bad port, switch-only type, bad slot, bad worker. (A chain of
     // if/else gateways cost a stage per link.)
     action a_not_esa() {
-        meta.verdict = V_L2;
+        meta.verdict = VERDICT_L2;
         meta.count_global = 1;
-        meta.global_idx = GLOBAL_NOT_ESA;
+        meta.global_idx = (bit<2>)GLOBAL_NOT_ESA;
     }
     action a_malformed() {
-        meta.verdict = V_DROP;
+        meta.verdict = VERDICT_DROP;
         meta.count_global = 1;
-        meta.global_idx = GLOBAL_MALFORMED;
+        meta.global_idx = (bit<2>)GLOBAL_MALFORMED;
         ig_dprsr_md.drop_ctl = 1;
     }
     action a_unknown_job() {
-        meta.verdict = V_DROP;
+        meta.verdict = VERDICT_DROP;
         meta.count_global = 1;
-        meta.global_idx = GLOBAL_UNKNOWN_JOB;
+        meta.global_idx = (bit<2>)GLOBAL_UNKNOWN_JOB;
         ig_dprsr_md.drop_ctl = 1;
     }
     action a_job_drop(bit<2> reason) {
-        meta.verdict = V_DROP;
+        meta.verdict = VERDICT_DROP;
         meta.job_drop = 1;
         meta.drop_reason = reason;
         ig_dprsr_md.drop_ctl = 1;
     }
     action a_admit(bit<1> count_rx) {
-        meta.verdict = V_AGGREGATE;
+        meta.verdict = VERDICT_AGGREGATE;
         meta.count_rx = count_rx;
     }
 #define WELL_FORMED true, 0, 1, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
@@ -1132,7 +1107,7 @@ control EsaIngress(inout headers_t hdr,
         // worker >= fan_in: dropped; the tombstone was only read and
         // worker_seen's entry for this worker id is one no packet of the
         // job can use.
-        meta.verdict = V_DROP;
+        meta.verdict = VERDICT_DROP;
         meta.job_drop = 1;
         meta.drop_reason = DROP_BAD_WORKER;
         ig_dprsr_md.drop_ctl = 1;
@@ -1410,7 +1385,7 @@ control EsaIngress(inout headers_t hdr,
         } else {
             meta.bcmp = meta.full ^ meta.wbit;  // does this worker complete it?
         }
-        if (meta.verdict == V_L2) {
+        if (meta.verdict == VERDICT_L2) {
             l2.apply();
         }
         w_new_calc.apply();
@@ -1418,7 +1393,7 @@ control EsaIngress(inout headers_t hdr,
         owner_step.apply();
 
         // ---- stage 3: bitmap, key, timestamp, meta; the lane op ---------
-        if (meta.verdict == V_AGGREGATE && meta.worker_diff[7:7] == 1) {
+        if (meta.verdict == VERDICT_AGGREGATE && meta.worker_diff[7:7] == 1) {
             bitmap_step.apply();
             key_step.apply();
             timestamp_step.apply();
@@ -1432,7 +1407,7 @@ control EsaIngress(inout headers_t hdr,
 
         // ---- beside the lanes: what the row needs, one operation per
         // field per step (Tofino actions are single-stage) ----------------
-        if (meta.verdict == V_AGGREGATE) {
+        if (meta.verdict == VERDICT_AGGREGATE) {
             meta.b_or = meta.b_old | meta.wbit;
             meta.victim_chunk = meta.k_old & 0x0fffffff;
             meta.f_d1 = meta.m_old | meta.m_ovf;
@@ -1441,7 +1416,7 @@ control EsaIngress(inout headers_t hdr,
             meta.seen_old = meta.seen_diff ^ meta.chunk;
             priority_order.apply();
         }
-        if (meta.verdict == V_AGGREGATE) {
+        if (meta.verdict == VERDICT_AGGREGATE) {
             decide.apply();
         }
         // Where a RESULT built from the slot goes.

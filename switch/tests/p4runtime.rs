@@ -282,10 +282,10 @@ async fn pipeline_config_round_trip_and_errors() {
 // server tasks run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn esa_program_over_p4runtime_with_include_dirs() {
-    let include = common::root().join("p4/tests");
+    let include = esa_p4::Arch::V1model.test_dir();
     let mut h = Harness::start(&[1], None, vec![include]).await;
     let (_stream, _) = arbitrate(&mut h.client, 1).await;
-    let text = std::fs::read_to_string(common::root().join("p4/tests/esa_small.p4")).unwrap();
+    let text = std::fs::read_to_string(esa_p4::Arch::V1model.test_program()).unwrap();
     set_pipeline(&mut h.client, 1, &text, None).await.unwrap();
     let config = h
         .client

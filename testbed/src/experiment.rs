@@ -288,16 +288,7 @@ struct CompareSection {
     variants: Vec<String>,
 }
 
-/// Which ESA data plane the switch runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Arch {
-    /// `p4/v1model/esa.p4` (esa-switch, BMv2).
-    #[default]
-    V1model,
-    /// `p4/tna/esa.p4`, the Tofino 1 program (esa-switch runs it in p4sim's
-    /// TNA architecture).
-    Tna,
-}
+pub use esa_p4::Arch;
 
 /// The switch: what the P4 program is compiled with.
 #[derive(Debug, Clone, PartialEq)]
@@ -864,14 +855,10 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
         }
     };
     let arch = match s.arch.as_deref() {
-        None | Some("v1model") => Arch::V1model,
-        Some("tna") => Arch::Tna,
-        Some(other) => {
-            return Err(invalid(format!(
-                "{} = {other:?}: must be v1model or tna",
-                at("arch")
-            )));
-        }
+        None => Arch::V1model,
+        Some(name) => name
+            .parse::<Arch>()
+            .map_err(|_| invalid(format!("{} = {name:?}: must be v1model or tna", at("arch"))))?,
     };
     if arch == Arch::Tna && !matches!(s.lanes, 4 | 8 | 16 | 32) {
         return Err(invalid(format!(

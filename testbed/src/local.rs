@@ -128,13 +128,11 @@ impl LocalStack {
     /// the controller has programmed the switch.
     pub fn start(config: LocalConfig) -> Result<LocalStack, TestbedError> {
         config.check()?;
-        let program_path = config.program.clone().unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4")
-        });
-        let defines = vec![
-            ("ESA_LANES".to_string(), config.lanes.to_string()),
-            ("ESA_POOL_SLOTS".to_string(), config.pool_slots.to_string()),
-        ];
+        let program_path = config
+            .program
+            .clone()
+            .unwrap_or_else(|| esa_p4::Arch::V1model.program());
+        let defines = esa_p4::Defines::new(config.lanes, config.pool_slots).pairs();
         let pipeline = Pipeline::from_p4_source(&program_path, &defines)
             .map_err(|e| TestbedError::Setup(format!("loading {}: {e}", program_path.display())))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()

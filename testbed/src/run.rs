@@ -126,17 +126,11 @@ impl RunOptions {
 /// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
 /// source tree (`p4/tna/esa.p4` for `arch = "tna"`).
 pub fn program_path(experiment: &Experiment) -> PathBuf {
-    experiment.switch.program.clone().unwrap_or_else(|| {
-        let arch = match experiment.switch.arch {
-            crate::experiment::Arch::V1model => "v1model",
-            crate::experiment::Arch::Tna => "tna",
-        };
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("p4")
-            .join(arch)
-            .join("esa.p4")
-    })
+    experiment
+        .switch
+        .program
+        .clone()
+        .unwrap_or_else(|| experiment.switch.arch.program())
 }
 
 /// Checks, before anything starts, that the experiment can run on the

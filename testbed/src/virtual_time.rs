@@ -352,7 +352,7 @@ fn variant_report(
         j.verified = r.verified;
         j.switch_counters = r
             .switch
-            .by_p4_name()
+            .by_name()
             .into_iter()
             .map(|(name, v)| (name.to_string(), v * bundle))
             .collect();

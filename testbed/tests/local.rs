@@ -126,17 +126,18 @@ mod misuse {
             .build()
             .unwrap();
         let job = admit(&rt, &stack, &[1, 2, 3], 4);
-        let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
-        let defines = vec![
-            ("ESA_LANES".to_string(), "32".to_string()),
-            ("ESA_POOL_SLOTS".to_string(), "4096".to_string()),
-        ];
-        let pipeline = Pipeline::from_p4_source(&program, &defines).unwrap();
+        let pipeline = Pipeline::from_p4_source(
+            &esa_p4::Arch::V1model.program(),
+            &esa_p4::Defines::new(32, 4096).pairs(),
+        )
+        .unwrap();
         let jobs_table = pipeline
             .p4info
             .tables
             .iter()
-            .find(|t| t.preamble.as_ref().unwrap().name == "EsaIngress.admission.jobs")
+            .find(|t| {
+                t.preamble.as_ref().unwrap().name == esa_p4::tables::TableKind::Jobs.spec().name
+            })
             .unwrap()
             .preamble
             .as_ref()

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use esa_controller::Pipeline;
 use esa_core::constants::esa_frame_len;
-use esa_core::pool::GlobalCounters;
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, PacketType};
 use esa_host::addressing::{SWITCH_IP, port_host};
+use esa_p4::{Arch, counters};
 use esa_testbed::local::LocalStack;
 use local_support::{admit, allreduce_exactly, start_stack};
 use p4runtime_proto::P4RuntimeClient;
@@ -44,12 +44,11 @@ struct Counters {
 
 impl Counters {
     fn new(stack: &LocalStack) -> Counters {
-        let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
-        let defines = vec![
-            ("ESA_LANES".to_string(), LANES.to_string()),
-            ("ESA_POOL_SLOTS".to_string(), "4096".to_string()),
-        ];
-        let pipeline = Pipeline::from_p4_source(&program, &defines).unwrap();
+        let pipeline = Pipeline::from_p4_source(
+            &Arch::V1model.program(),
+            &esa_p4::Defines::new(LANES, 4096).pairs(),
+        )
+        .unwrap();
         let ids = pipeline
             .p4info
             .counters
@@ -104,21 +103,22 @@ impl Counters {
     }
 
     fn global(&mut self, index: i64) -> u64 {
-        self.read(GlobalCounters::P4_NAME, Some(index))
+        self.read(counters::global_counter(Arch::V1model), Some(index))
     }
 
     /// Frames the admission stage dropped and counted: the global
     /// counters, and job `job`'s drops (the only job admitted; frames for
     /// any other job count as unknown).
     fn dropped(&mut self, job: u16) -> u64 {
-        let mut total = self.read(GlobalCounters::P4_NAME, None);
+        let mut total = self.read(counters::global_counter(Arch::V1model), None);
         for name in [
-            "EsaIngress.admission.drop_bad_port",
-            "EsaIngress.admission.drop_bad_type",
-            "EsaIngress.admission.drop_bad_slot",
-            "EsaIngress.admission.drop_bad_worker",
+            "drop_bad_port",
+            "drop_bad_type",
+            "drop_bad_slot",
+            "drop_bad_worker",
         ] {
-            total += self.read(name, Some(i64::from(job)));
+            let cell = counters::job_counter(Arch::V1model, name).unwrap();
+            total += self.read(cell.name, Some(cell.index(job).into()));
         }
         total
     }
@@ -233,7 +233,12 @@ fn malformed_frames_are_counted_and_the_switch_keeps_aggregating() {
     let sent = attacker.sent;
     wait_until("every frame counted", || counters.dropped(job_id) == sent);
     // Nothing from port 4 was taken as the job's data.
-    let job_rx = counters.read("EsaIngress.aggregation.data_rx", None);
+    let job_rx = counters.read(
+        esa_p4::counters::job_counter(Arch::V1model, "data_rx")
+            .unwrap()
+            .name,
+        None,
+    );
     assert_eq!(job_rx, 0, "no frame from outside the job was aggregated");
     let grown = rss_kib().saturating_sub(rss_before);
     assert!(grown < 64 * 1024, "resident memory grew by {grown} KiB");

@@ -156,75 +156,62 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// An unsigned `width`-bit value for p4sim's control-plane API.
-pub fn bits(width: u32, value: u64) -> p4sim::bits::Bits {
-    p4sim::bits::Bits::from_u64(
-        p4sim::bits::BitType::unsigned(width).expect("a width p4sim takes"),
-        value,
-    )
-}
-
-/// Adds an entry to `table` (priority 1 when a key is not exact),
-/// panicking with the table's name on failure.
-pub fn table_add(
+/// Installs `jobs` in the model and in p4sim running `arch`'s program
+/// alike: entries, authorized ports, hosts and each job's multicast group.
+pub fn install_jobs(
+    pool: &mut esa_core::pool::Pool,
     sw: &mut p4sim::v1switch::V1Switch,
-    table: &str,
-    matches: Vec<p4sim::v1switch::MatchValue>,
-    action: &str,
-    args: Vec<(&str, p4sim::bits::Bits)>,
+    arch: esa_p4::Arch,
+    jobs: &[Job],
 ) {
-    let ranked = matches
-        .iter()
-        .any(|m| !matches!(m, p4sim::v1switch::MatchValue::Exact(_)));
-    let entry = p4sim::v1switch::TableEntry {
-        matches,
-        priority: ranked.then_some(1),
-        action: action.to_string(),
-        args: args.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
-    };
-    if let Err(e) = sw.table_add(table, entry) {
-        panic!("{table}: {e}");
-    }
-}
-
-/// Multicast group `group`: one node with `ports`.
-pub fn set_group(sw: &mut p4sim::v1switch::V1Switch, group: u16, ports: &[u16]) {
-    let pre = sw.pre_mut();
-    pre.mc_mgrp_create(group.into()).unwrap();
-    let ports: Vec<u32> = ports.iter().map(|&p| p.into()).collect();
-    let node = pre.mc_node_create(0, &ports, &[]).unwrap();
-    pre.mc_node_associate(group.into(), node).unwrap();
-}
-
-/// What a data plane under test is told about the jobs, as the model is.
-pub trait JobTarget {
-    /// The job's table entries.
-    fn insert_job(&mut self, job: u16, e: &JobEntry);
-    /// `port` may send for `job`.
-    fn authorize(&mut self, job: u16, port: u16);
-    /// The host behind `port`.
-    fn set_host(&mut self, port: u16, mac: MacAddr, ip: Ipv4Addr);
-    /// A multicast group.
-    fn set_group(&mut self, group: u16, ports: &[u16]);
-}
-
-/// Installs `jobs` in the model and the target alike: entries, authorized
-/// ports, hosts and each job's multicast group.
-pub fn install_jobs(pool: &mut esa_core::pool::Pool, target: &mut impl JobTarget, jobs: &[Job]) {
     for job in jobs {
-        pool.insert_job(job.id, job.entry).unwrap();
-        target.insert_job(job.id, &job.entry);
         let members = job.members();
+        pool.insert_job(job.id, job.entry).unwrap();
+        esa_p4::sim::install_job(sw, arch, job.id, &job.entry, &members).unwrap();
         for &p in &members {
             pool.authorize(job.id, p);
-            target.authorize(job.id, p);
             if has_host_entry(p) {
                 let (mac, ip) = host(p);
                 pool.set_host(p, mac, ip);
-                target.set_host(p, mac, ip);
+                esa_p4::sim::install(sw, arch, &esa_p4::tables::host_entry(p, mac, ip)).unwrap();
             }
         }
-        pool.set_group(job.entry.mcast_group, members.clone());
-        target.set_group(job.entry.mcast_group, &members);
+        pool.set_group(job.entry.mcast_group, members);
+    }
+}
+
+/// The STF lines that install job `id`: its table entries, each member
+/// port's authorization followed by its host entry (when `host` names
+/// one), and its multicast group, whose node is the `handle`-th created.
+pub fn stf_job(
+    stf: &mut String,
+    arch: esa_p4::Arch,
+    id: u16,
+    entry: &JobEntry,
+    members: &[u16],
+    host: impl Fn(u16) -> Option<(MacAddr, Ipv4Addr)>,
+    handle: u32,
+) {
+    use esa_p4::tables::TableEntry;
+    use esa_p4::text;
+    use std::fmt::Write as _;
+    let mut line = |e: &TableEntry| {
+        let _ = writeln!(stf, "{}", text::stf_add(arch, e).unwrap());
+    };
+    let entries = esa_p4::tables::job_entries(arch, id, entry, members.iter().copied());
+    let (ports, tables): (Vec<_>, Vec<_>) = entries
+        .iter()
+        .partition(|e| matches!(e, TableEntry::JobPort(_)));
+    for e in tables {
+        line(e);
+    }
+    for (&p, allow) in members.iter().zip(ports) {
+        line(allow);
+        if let Some((mac, ip)) = host(p) {
+            line(&esa_p4::tables::host_entry(p, mac, ip));
+        }
+    }
+    for command in esa_p4::text::group_commands(entry.mcast_group, members, handle) {
+        let _ = writeln!(stf, "{command}");
     }
 }

@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use esa_controller::api::{JobsClient, proto};
+use esa_controller::entries::TableKind;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::p4::config::v1 as p4cfg;
@@ -27,9 +28,7 @@ pub fn pipeline() -> Pipeline {
     static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
     PIPELINE
         .get_or_init(|| {
-            let path =
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
-            Pipeline::from_p4_source(&path, &[]).expect("esa.p4 loads")
+            Pipeline::from_p4_source(&esa_p4::Arch::V1model.program(), &[]).expect("esa.p4 loads")
         })
         .clone()
 }
@@ -345,16 +344,16 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
         let mac = h.mac.0.iter().fold(0u64, |a, b| a << 8 | u64::from(*b));
         out.push(table_entry(
             &p4info,
-            "EsaIngress.l2.l2",
+            TableKind::L2.spec().name,
             &[mac],
-            "EsaIngress.l2.forward",
+            TableKind::L2.spec().action,
             &[("port", h.port.into())],
         ));
         out.push(table_entry(
             &p4info,
-            "EsaEgress.egress_host",
+            TableKind::EgressHost.spec().name,
             &[h.port.into()],
-            "EsaEgress.set_host",
+            TableKind::EgressHost.spec().action,
             &[("mac", mac), ("ip", u32::from_be_bytes(h.ip.0).into())],
         ));
     }
@@ -362,9 +361,9 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
         let fan_in = j.workers.len() as u64;
         out.push(table_entry(
             &p4info,
-            "EsaIngress.admission.jobs",
+            TableKind::Jobs.spec().name,
             &[j.id],
-            "EsaIngress.admission.set_job",
+            TableKind::Jobs.spec().action,
             &[
                 ("fan_in", fan_in),
                 ("mode", j.mode),
@@ -377,9 +376,9 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
         ));
         out.push(table_entry(
             &p4info,
-            "EsaIngress.aggregation.job_route",
+            TableKind::JobRoute.spec().name,
             &[j.id],
-            "EsaIngress.aggregation.set_route",
+            TableKind::JobRoute.spec().action,
             &[
                 ("ps_port", j.ps),
                 ("fan_in", fan_in),
@@ -392,9 +391,9 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
         for &p in &members {
             out.push(table_entry(
                 &p4info,
-                "EsaIngress.admission.job_ports",
+                TableKind::JobPorts.spec().name,
                 &[j.id, p],
-                "EsaIngress.admission.allow",
+                TableKind::JobPorts.spec().action,
                 &[],
             ));
         }
@@ -654,16 +653,16 @@ pub async fn restarted_controller_drops_half_installed_jobs(switch: SocketAddr) 
     let forward = |mac: u64, port: u64| {
         table_entry(
             &p4info,
-            "EsaIngress.l2.l2",
+            TableKind::L2.spec().name,
             &[mac],
-            "EsaIngress.l2.forward",
+            TableKind::L2.spec().action,
             &[("port", port)],
         )
     };
     let flood = |mac: u64| {
         table_entry(
             &p4info,
-            "EsaIngress.l2.l2",
+            TableKind::L2.spec().name,
             &[mac],
             "EsaIngress.l2.flood",
             &[("group", 9)],
@@ -671,7 +670,7 @@ pub async fn restarted_controller_drops_half_installed_jobs(switch: SocketAddr) 
     };
     let foreign = table_entry(
         &p4info,
-        "EsaIngress.l2.l2",
+        TableKind::L2.spec().name,
         &[0x0200_0000_0099],
         "EsaIngress.l2.drop",
         &[],
@@ -682,9 +681,9 @@ pub async fn restarted_controller_drops_half_installed_jobs(switch: SocketAddr) 
                 p4v1::update::Type::Delete,
                 table_entry(
                     &p4info,
-                    "EsaIngress.admission.job_ports",
+                    TableKind::JobPorts.spec().name,
                     &[1, 2],
-                    "EsaIngress.admission.allow",
+                    TableKind::JobPorts.spec().action,
                     &[],
                 ),
             ),

@@ -87,21 +87,14 @@ async fn stopped(mut rx: watch::Receiver<bool>) {
 
 /// `p4/v1model/esa.p4` of this source tree.
 pub fn program_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("p4")
-        .join("v1model")
-        .join("esa.p4")
+    esa_p4::Arch::V1model.program()
 }
 
 impl SwitchHarness {
     /// Builds the switch on `ports`, serves P4Runtime on 127.0.0.1, and
     /// waits until the controller has pushed the pipeline and synced.
     pub fn start(ports: Ports, lanes: usize, pool_slots: u32) -> SwitchHarness {
-        let defines = vec![
-            ("ESA_LANES".to_string(), lanes.to_string()),
-            ("ESA_POOL_SLOTS".to_string(), pool_slots.to_string()),
-        ];
+        let defines = esa_p4::Defines::new(lanes, pool_slots).pairs();
         let pipeline = Pipeline::from_p4_source(&program_path(), &defines)
             .unwrap_or_else(|e| panic!("loading esa.p4: {e}"));
         let count = match &ports {

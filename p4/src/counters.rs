@@ -1,0 +1,184 @@
+//! Where the programs keep what the model (`esa_core::pool`) counts and
+//! holds: the per-job counters ([`JobCounters::by_name`]), the global
+//! counters ([`GlobalCounters::by_index`]) and the slot registers, by
+//! architecture, so the controller, the tests and the tools that compare a
+//! program with the model read the same cells.
+//!
+//! [`JobCounters::by_name`]: esa_core::pool::JobCounters::by_name
+//! [`GlobalCounters::by_index`]: esa_core::pool::GlobalCounters::by_index
+
+use crate::program::Arch;
+
+/// The cell of one per-job counter: job `j` counts in cell
+/// `j * stride + offset` of counter array `name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CounterCell {
+    /// Fully qualified counter array.
+    pub name: &'static str,
+    /// Cells per job.
+    pub stride: u32,
+    /// The counter's cell among its job's.
+    pub offset: u32,
+}
+
+impl CounterCell {
+    /// The cell of `job`.
+    pub const fn index(&self, job: u16) -> u32 {
+        job as u32 * self.stride + self.offset
+    }
+}
+
+/// The v1model program's per-job counter arrays, one per counter, indexed
+/// by job id.
+const V1MODEL_JOB_COUNTERS: [&str; 18] = [
+    "EsaIngress.aggregation.data_rx",
+    "EsaIngress.aggregation.claimed",
+    "EsaIngress.aggregation.aggregated",
+    "EsaIngress.aggregation.completed",
+    "EsaIngress.aggregation.duplicates",
+    "EsaIngress.aggregation.flushed",
+    "EsaIngress.aggregation.reemitted",
+    "EsaIngress.aggregation.fallbacks",
+    "EsaIngress.aggregation.preemptions",
+    "EsaIngress.aggregation.stale_reclaims",
+    "EsaIngress.aggregation.evictions_suffered",
+    "EsaIngress.aggregation.results_relayed",
+    "EsaIngress.aggregation.queries_relayed",
+    "EsaIngress.aggregation.released",
+    "EsaIngress.admission.drop_bad_port",
+    "EsaIngress.admission.drop_bad_type",
+    "EsaIngress.admission.drop_bad_slot",
+    "EsaIngress.admission.drop_bad_worker",
+];
+
+/// The TNA program's rows of `job_rows` (16 per job), in row order.
+pub(crate) const TNA_ROWS: [&str; 11] = [
+    "claimed",
+    "aggregated",
+    "completed",
+    "duplicates",
+    "flushed",
+    "reemitted",
+    "fallbacks",
+    "preemptions",
+    "stale_reclaims",
+    "results_relayed",
+    "queries_relayed",
+];
+
+/// The TNA program's rows of `job_drops` (4 per job), by drop reason.
+pub(crate) const TNA_DROPS: [&str; 4] = [
+    "drop_bad_port",
+    "drop_bad_type",
+    "drop_bad_slot",
+    "drop_bad_worker",
+];
+
+/// Where `arch`'s program counts the model's per-job counter `name` (as
+/// [`JobCounters::by_name`] calls it); `None` for a counter the program
+/// does not keep (TNA does not count `released`) or an unknown name.
+///
+/// [`JobCounters::by_name`]: esa_core::pool::JobCounters::by_name
+pub fn job_counter(arch: Arch, name: &str) -> Option<CounterCell> {
+    match arch {
+        Arch::V1model => V1MODEL_JOB_COUNTERS
+            .iter()
+            .find(|full| full.rsplit('.').next() == Some(name))
+            .map(|full| CounterCell {
+                name: full,
+                stride: 1,
+                offset: 0,
+            }),
+        Arch::Tna => {
+            if let Some(row) = TNA_ROWS.iter().position(|r| *r == name) {
+                return Some(CounterCell {
+                    name: "EsaIngress.job_rows",
+                    stride: 16,
+                    offset: row as u32,
+                });
+            }
+            if let Some(reason) = TNA_DROPS.iter().position(|r| *r == name) {
+                return Some(CounterCell {
+                    name: "EsaIngress.job_drops",
+                    stride: 4,
+                    offset: reason as u32,
+                });
+            }
+            let name = match name {
+                "data_rx" => "EsaIngress.data_rx",
+                "evictions_suffered" => "EsaIngress.evictions_suffered",
+                _ => return None,
+            };
+            Some(CounterCell {
+                name,
+                stride: 1,
+                offset: 0,
+            })
+        }
+    }
+}
+
+/// The counter array of the global counters (`esa_global`), indexed as
+/// [`GlobalCounters::by_index`] says.
+///
+/// [`GlobalCounters::by_index`]: esa_core::pool::GlobalCounters::by_index
+pub const fn global_counter(arch: Arch) -> &'static str {
+    match arch {
+        Arch::V1model => "EsaIngress.admission.esa_global",
+        Arch::Tna => "EsaIngress.esa_global",
+    }
+}
+
+/// The fully qualified name of slot register `name` (`slot_key`,
+/// `slot_bitmap`, ...; TNA's registers are named as that program keeps
+/// them, `slot_meta` and `slot_tombstone` among them).
+pub fn slot_register(arch: Arch, name: &str) -> String {
+    match arch {
+        Arch::V1model => format!("EsaIngress.aggregation.{name}"),
+        Arch::Tna => format!("EsaIngress.{name}"),
+    }
+}
+
+/// The register holding value lane `lane` of every slot.
+pub fn lane_register(arch: Arch, lane: usize) -> String {
+    match arch {
+        Arch::V1model => format!("EsaIngress.aggregation.lane{lane}.lane"),
+        Arch::Tna => format!("EsaIngress.lane_{lane}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use esa_core::pool::JobCounters;
+
+    #[test]
+    fn every_model_counter_has_a_v1model_cell() {
+        for (name, _) in JobCounters::default().by_name() {
+            let cell = job_counter(Arch::V1model, name).unwrap();
+            assert!(cell.name.ends_with(&format!(".{name}")));
+            assert_eq!(cell.index(4095), 4095);
+        }
+        assert_eq!(job_counter(Arch::V1model, "nope"), None);
+    }
+
+    #[test]
+    fn tna_cells_do_not_overlap() {
+        let mut seen = std::collections::HashSet::new();
+        for job in [0u16, 1, 2, 4095] {
+            for (name, _) in JobCounters::default().by_name() {
+                match job_counter(Arch::Tna, name) {
+                    Some(cell) => {
+                        assert!(cell.offset < cell.stride, "{name}");
+                        assert!(seen.insert((cell.name, cell.index(job))), "{name}");
+                    }
+                    None => assert_eq!(name, "released"),
+                }
+            }
+        }
+        assert_eq!(
+            job_counter(Arch::Tna, "completed").unwrap().index(3),
+            3 * 16 + 2
+        );
+    }
+}
