@@ -420,8 +420,8 @@ fn run_bench(what: BenchCommand) -> Result<()> {
     if packets == 0 || repeats == 0 {
         bail!("--packets and --repeats must be at least 1");
     }
-    let options = esa::dataplane::BenchOptions {
-        program: p4.unwrap_or_else(esa::dataplane::default_program),
+    let options = esa_p4::bench::BenchOptions {
+        program: p4.unwrap_or_else(esa_p4::bench::default_program),
         lanes,
         packets,
         repeats,
@@ -430,9 +430,9 @@ fn run_bench(what: BenchCommand) -> Result<()> {
         "{} (K={lanes}, {} slots), four-job mix, {packets} packets per run, median of {repeats} \
          runs, one core",
         options.program.display(),
-        esa::dataplane::SLOTS
+        esa_p4::bench::SLOTS
     );
-    let (_, rates) = esa::dataplane::bench(&options, |line| eprintln!("{line}"))
+    let (_, rates) = esa_p4::bench::bench(&options, |line| eprintln!("{line}"))
         .map_err(|e| anyhow::anyhow!(e))?;
     for r in &rates {
         println!("{:<10} pps={:.0}", r.name, r.pps);
@@ -440,11 +440,11 @@ fn run_bench(what: BenchCommand) -> Result<()> {
     let mut bmv2_pps = None;
     if let Some(n) = bmv2 {
         let tools = esa_bmv2::Tools::find_with_cli()?;
-        let bmv2_options = esa::dataplane::BenchOptions {
+        let bmv2_options = esa_p4::bench::BenchOptions {
             packets: n.max(1),
             ..options.clone()
         };
-        let pps = esa::dataplane::bench_bmv2(&tools, &bmv2_options, |l| eprintln!("{l}"))
+        let pps = esa_p4::bench::bench_bmv2(&tools, &bmv2_options, |l| eprintln!("{l}"))
             .map_err(|e| anyhow::anyhow!(e))?;
         println!("{:<10} pps={pps:.0}", "bmv2");
         bmv2_pps = Some(pps);

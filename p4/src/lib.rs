@@ -12,6 +12,8 @@
 //!   modes, admission verdicts, counter rows) from the Rust definitions.
 //! - [`sim`]: programs p4sim directly with typed entries; [`text`] writes
 //!   them as STF lines or BMv2 CLI commands.
+//! - [`bench`](mod@bench): the data-plane benchmark behind `esa bench dataplane`
+//!   (feature `bench`).
 //! - [`native`]: the programs compiled ahead of time into Rust for p4sim's
 //!   native engine; [`register`] makes every switch built afterwards for
 //!   one of those configurations run the generated code instead of the
@@ -22,6 +24,8 @@
 //! (`esa_controller::entries`), so a change to an action's parameters
 //! touches [`tables`] and the P4 source, and nothing else.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod constants;
 pub mod counters;
 pub mod program;

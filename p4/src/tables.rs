@@ -5,7 +5,7 @@
 //!
 //! [`TableKind::spec_for`] lists every table, key width, action and
 //! parameter; the controller turns entries into P4Runtime messages,
-//! [`crate::sim`] into p4sim calls and [`crate::stf`] into STF lines, all
+//! [`crate::sim`] into p4sim calls and [`crate::text`] into STF lines, all
 //! from the same [`TableEntry`]. The job table's action takes the model's
 //! own [`JobEntry`].
 

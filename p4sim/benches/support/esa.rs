@@ -1,8 +1,8 @@
 //! ESA's data plane (`p4/v1model/esa.p4`) at a chosen lane count, with its
-//! tables programmed as the controller does for four jobs (the mix of the
-//! repository's `benches/esa_p4.rs`), and packet generators: a stream of
+//! tables programmed as the controller does for four jobs (the mix of
+//! `p4/benches/dataplane.rs`), and packet generators: a stream of
 //! well-formed DATA/RESULT/L2 packets and random or mutated ones. Shared by
-//! `tests/engines.rs`, `examples/esa_pps.rs` and esa-p4's `tests/native.rs`
+//! `tests/engines.rs`, `examples/esa_pps.rs` and esa-p4's `tests/all/native.rs`
 //! through `#[path]`; `step` runs one packet through two engines.
 #![allow(dead_code)]
 

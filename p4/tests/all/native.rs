@@ -4,12 +4,12 @@
 //! (port and bytes, in order) and run-time state (registers, counters,
 //! direct counters) must be identical after every packet.
 
-use std::path::Path;
 use std::sync::Arc;
 
+use esa_p4::Arch;
 use p4sim::v1switch::{Engine, V1Switch};
 
-#[path = "../../p4sim/benches/support/esa.rs"]
+#[path = "../../../p4sim/benches/support/esa.rs"]
 mod esa;
 
 fn agrees(lanes: usize, slots: usize) {
@@ -69,7 +69,7 @@ fn another_configuration_runs_on_the_closures() {
 #[test]
 fn native_matches_reference_on_every_stf_scenario() {
     esa_p4::register();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let dir = Arch::V1model.test_dir();
     let c = Arc::new(
         p4sim::check::compile_file(&dir.join("esa_small.p4"), &[])
             .unwrap_or_else(|d| panic!("esa_small.p4: {d}")),

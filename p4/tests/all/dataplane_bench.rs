@@ -3,7 +3,7 @@
 //! (the figures themselves are for the benchmark, not for a test); the
 //! native engine is there exactly when `esa_p4` generated the program.
 
-use esa::dataplane::{BenchOptions, bench, default_program};
+use esa_p4::bench::{BenchOptions, bench, default_program};
 
 #[test]
 fn the_dataplane_bench_checks_agreement_and_rates_every_engine() {
@@ -71,6 +71,6 @@ fn the_bmv2_leg_emits_what_p4sim_emits() {
         packets: 800,
         repeats: 1,
     };
-    let pps = esa::dataplane::bench_bmv2(&tools, &options, |_| {}).unwrap();
+    let pps = esa_p4::bench::bench_bmv2(&tools, &options, |_| {}).unwrap();
     assert!(pps.is_finite() && pps > 0.0);
 }

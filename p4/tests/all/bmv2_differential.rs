@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-mod support;
+use crate::support;
 
 use esa_bmv2::Tools;
 use esa_core::pool::{GlobalCounters, JobCounters};

@@ -13,7 +13,7 @@ use esa_p4::{Arch, Defines};
 use p4runtime_proto::p4::config::v1 as p4cfg;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    esa_p4::program::source_dir().join("..")
 }
 
 /// (program, defines): esa.p4 at the default size, every lane count, and

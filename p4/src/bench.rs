@@ -1,8 +1,9 @@
-//! The data-plane benchmark: `esa.p4` on p4sim's native engine (the code
-//! `esa_p4` generated), its compiled engine (closures) and its reference
-//! interpreter, beside esa-core's pool model, on the same
+//! The data-plane benchmark (feature `bench`): `esa.p4` on p4sim's native
+//! engine (the code this crate generated), its compiled engine (closures)
+//! and its reference interpreter, beside esa-core's pool model, on the same
 //! generated multi-job traffic (`esa bench dataplane`, and
-//! `cargo bench --bench esa_p4` with criterion).
+//! `cargo bench -p esa-p4 --bench dataplane` with criterion); and the
+//! same mix on BMv2.
 //!
 //! The mix: four jobs sharing a 4096-slot pool — two `esa` jobs of four
 //! workers at priorities 7 and 3, an `atp` job of two workers whose PS
@@ -15,11 +16,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::{Arch, Defines, tables, text};
 use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use esa_core::worker::{SlotMapping, slot_for};
-use esa_p4::{Arch, Defines, tables, text};
 use p4sim::v1switch::{Engine, OutputArena, V1Switch};
 
 /// Slots of the benchmark's pool (esa.p4's default).
@@ -110,7 +111,7 @@ pub fn default_program() -> PathBuf {
 
 /// `program` compiled by p4sim for `lanes` lanes.
 pub fn compile(program: &Path, lanes: usize) -> Result<Arc<p4sim::ir::Compiled>, String> {
-    esa_p4::program::compile(program, &Defines::lanes(lanes))
+    crate::program::compile(program, &Defines::lanes(lanes))
 }
 
 /// A switch on `engine` and the pool model, programmed alike, as the
@@ -128,13 +129,13 @@ pub fn program(
         stale_after_us: 1_000_000,
     })
     .map_err(|e| e.to_string())?;
-    esa_p4::sim::set_stale_after(&mut sw, Arch::V1model, 1_000_000)?;
+    crate::sim::set_stale_after(&mut sw, Arch::V1model, 1_000_000)?;
     for job in jobs {
         for entry in job.table_entries() {
-            esa_p4::sim::install(&mut sw, Arch::V1model, &entry)?;
+            crate::sim::install(&mut sw, Arch::V1model, &entry)?;
         }
         let members = job.members();
-        esa_p4::sim::set_group(&mut sw, job.entry.mcast_group, &members)?;
+        crate::sim::set_group(&mut sw, job.entry.mcast_group, &members)?;
         pool.insert_job(job.id, job.entry)
             .map_err(|e| e.to_string())?;
         for &p in &members {
@@ -317,7 +318,7 @@ pub fn bench(
     options: &BenchOptions,
     mut progress: impl FnMut(&str),
 ) -> Result<(Work, Vec<EngineRate>), String> {
-    esa_p4::register();
+    crate::register();
     let jobs = jobs();
     let compiled = compile(&options.program, options.lanes)?;
     let native =

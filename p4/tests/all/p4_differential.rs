@@ -8,7 +8,7 @@
 //! register must be identical. A failure prints the seed, the step and the
 //! packets in hex.
 
-mod support;
+use crate::support;
 
 use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;

@@ -9,7 +9,7 @@
 //! RESULT through the switch (the release), and a `switchml` job of two
 //! workers in its own 1024-slot range — each streaming a window of chunks
 //! with workers interleaved, 2 % of DATA packets resent, and one packet in
-//! fifty that is not ESA (L2). Run with `cargo bench --bench esa_p4`; the
+//! fifty that is not ESA (L2). Run with `cargo bench -p esa-p4 --bench dataplane`; the
 //! medians and the ratios are printed at the end. p4sim's generic benchmark
 //! (`cargo bench -p p4sim`) measures the interpreter on a synthetic program.
 
@@ -18,7 +18,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
-use esa::dataplane::{check_same_work, compile, default_program, jobs, program, trace};
+use esa_p4::bench::{check_same_work, compile, default_program, jobs, program, trace};
 use p4sim::v1switch::{Engine, OutputArena};
 
 /// Packets in one pass of the trace.

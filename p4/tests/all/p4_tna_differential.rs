@@ -35,7 +35,7 @@
 //! `ESA_DIFF_TRACE=<seed>` prints that trace's DATA packets and rows;
 //! `ESA_DIFF_TRACES=<n>` runs n traces (500 by default).
 
-mod support;
+use crate::support;
 
 use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;

@@ -25,7 +25,7 @@ const REQUIRED_VAR: &str = "ESA_TOFINO_REQUIRED";
 const TOFINO1_STAGES: u64 = 12;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    esa_p4::program::source_dir().join("..")
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -155,7 +155,7 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
     let Some(tools) = Tools::for_test("p4sim_conformance_programs_...", true) else {
         return;
     };
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("p4sim/tests/conformance");
+    let dir = esa_p4::program::source_dir().join("../p4sim/tests/conformance");
     for name in [
         "lookahead_header",
         "function_struct_return",
