@@ -1,5 +1,8 @@
-//! Bounded caches of complete results, shared by the worker (to answer
-//! `QUERY`s) and the parameter server (to answer late resends).
+//! Bounded caches of complete results: the parameter server's
+//! [`FifoCache`] of [`CachedResult`]s, keyed by job and key (to answer late
+//! resends of any job), and the worker's [`ResultLog`] of its own job's
+//! last results as they arrived (to answer `QUERY`s; it reuses its storage,
+//! since the worker's receive path allocates nothing in steady state).
 
 use crate::pool::full_bitmap;
 use crate::wire::{EsaRepr, Flags, Key, PacketType};
@@ -83,5 +86,58 @@ impl CachedResult {
             worker,
         }
         .to_payload(&self.values, lanes)
+    }
+}
+
+/// A result as accepted: its header and its lanes as they arrived.
+#[derive(Debug, Clone)]
+pub(crate) struct LoggedResult {
+    pub(crate) header: EsaRepr,
+    /// Big-endian lanes.
+    pub(crate) lanes: Vec<u8>,
+}
+
+/// The last `capacity` results accepted, oldest first. Appending reuses
+/// the storage of the entry it pushes out; a lookup scans from the newest,
+/// which is cheap next to the `QUERY` that asks.
+#[derive(Debug, Clone)]
+pub(crate) struct ResultLog {
+    capacity: usize,
+    entries: VecDeque<LoggedResult>,
+}
+
+impl ResultLog {
+    pub(crate) fn new(capacity: usize) -> ResultLog {
+        ResultLog {
+            capacity,
+            entries: VecDeque::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, header: EsaRepr, lanes: &[u8]) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut entry = if self.entries.len() >= self.capacity {
+            self.entries.pop_front()
+        } else {
+            None
+        }
+        .unwrap_or(LoggedResult {
+            header,
+            lanes: Vec::new(),
+        });
+        entry.header = header;
+        entry.lanes.clear();
+        entry.lanes.extend_from_slice(lanes);
+        self.entries.push_back(entry);
+    }
+
+    /// The newest result accepted for `seq`.
+    pub(crate) fn get(&self, seq: u16) -> Option<&LoggedResult> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| e.header.key.seq() == seq)
     }
 }

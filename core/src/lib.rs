@@ -6,12 +6,18 @@
 //!
 //! ## Layout
 //! - [`constants`]: the numbers every part agrees on.
+//! - [`job`]: a job as every part sees it: its mode, its job-table entry,
+//!   the worker bitmap, how a chunk's seq maps to a slot.
 //! - [`wire`]: byte views and parsed forms of Ethernet, IPv4, UDP and ESA.
 //! - [`pool`]: the reference model of the switch's aggregator pool — what the
 //!   P4 program does, packet for packet.
 //! - [`quant`]: float32 to int32 fixed point with exact integer sums.
 //! - [`policy`]: priority policies (fcfs, static, srpt, las) with aging.
-//! - [`worker`] and [`ps`]: the host protocol state machines.
+//! - [`worker`] and [`ps`]: the host protocol state machines, each a folder
+//!   (the machine; its config and errors; the ring of chunks in flight, or
+//!   the exact cover that completes a chunk from parts; its tests), and the
+//!   result caches they answer from (`cache`). Protocol checks live here,
+//!   not in the I/O shells (`Worker::check_behind`).
 //! - [`rtt`]: the worker's retransmission timeout from measured round trips.
 //! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs.
 //! - [`rng`]: the small seeded generator simulations use.
@@ -20,6 +26,7 @@
 
 mod cache;
 pub mod constants;
+pub mod job;
 pub mod policy;
 pub mod pool;
 pub mod ps;

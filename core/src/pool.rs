@@ -14,6 +14,8 @@ use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFr
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+pub use crate::job::{JobEntry, Mode, full_bitmap};
+
 /// Switch timestamps are 48 bits wide (v1model's `ingress_global_timestamp`).
 const TIMESTAMP_MASK: u64 = (1 << 48) - 1;
 
@@ -23,85 +25,6 @@ pub const SLOT_COMPLETE: u8 = 0x01;
 pub const SLOT_HELD: u8 = 0x02;
 /// Slot flag: a contribution saturated.
 pub const SLOT_OVERFLOW: u8 = 0x04;
-
-/// How a job shares the pool (`docs/protocol.md` §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Mode {
-    /// Preemptive, priority-based sharing; release on completion.
-    Esa,
-    /// No preemption; a slot is held until the result passes back from the PS.
-    Atp,
-    /// No preemption; a static slot range per job.
-    SwitchMl,
-}
-
-impl Mode {
-    /// The mode's code in the P4 job table.
-    pub const fn code(self) -> u8 {
-        match self {
-            Mode::Esa => 0,
-            Mode::Atp => 1,
-            Mode::SwitchMl => 2,
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Mode::Esa => "esa",
-            Mode::Atp => "atp",
-            Mode::SwitchMl => "switchml",
-        })
-    }
-}
-
-impl std::str::FromStr for Mode {
-    type Err = PoolError;
-    fn from_str(s: &str) -> Result<Mode, PoolError> {
-        match s {
-            "esa" => Ok(Mode::Esa),
-            "atp" => Ok(Mode::Atp),
-            "switchml" => Ok(Mode::SwitchMl),
-            _ => Err(PoolError::UnknownMode(s.to_string())),
-        }
-    }
-}
-
-/// One entry of the job table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JobEntry {
-    /// Number of workers, 2..=32.
-    pub fan_in: u8,
-    /// Sharing mode.
-    pub mode: Mode,
-    /// Highest priority the job's packets may carry; higher ones are clamped.
-    pub max_priority: u8,
-    /// Multicast group of the job's workers and PS.
-    pub mcast_group: u16,
-    /// Port of the job's parameter server.
-    pub ps_port: u16,
-    /// First slot of the job's range.
-    pub slot_base: u16,
-    /// The job's range is `slot_base ..= slot_base + slot_mask`.
-    pub slot_mask: u16,
-}
-
-impl JobEntry {
-    /// Bitmap with one bit per worker.
-    pub const fn full_bitmap(&self) -> u32 {
-        full_bitmap(self.fan_in)
-    }
-}
-
-/// Bitmap with the low `fan_in` bits set.
-pub const fn full_bitmap(fan_in: u8) -> u32 {
-    if fan_in >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << fan_in) - 1
-    }
-}
 
 /// Pool geometry and timing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,9 +87,6 @@ pub enum PoolError {
         /// Pool size.
         slots: usize,
     },
-    /// A mode name is not `esa`, `atp` or `switchml`.
-    #[error("unknown mode {0:?}: expected esa, atp or switchml")]
-    UnknownMode(String),
 }
 
 /// Where an emitted packet goes.

@@ -16,10 +16,7 @@
 use crate::clock::Clock;
 use crate::error::HostError;
 use crate::transport::{Datagram, Transport, TransportStats};
-use esa_core::wire::{EsaPacket, PacketType};
-use esa_core::worker::{
-    Worker as CoreWorker, WorkerConfig, WorkerError, WorkerEvent, WorkerStats, full_bitmap,
-};
+use esa_core::worker::{Worker as CoreWorker, WorkerConfig, WorkerError, WorkerEvent, WorkerStats};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,7 +101,6 @@ impl AllreduceStats {
 #[derive(Debug)]
 struct Run {
     elements: usize,
-    chunks: usize,
     started: Instant,
     before: WorkerStats,
     transport_before: TransportStats,
@@ -126,8 +122,6 @@ pub struct Worker<T: Transport> {
     run: Option<Run>,
     /// An interrupted or abandoned all-reduce left the state machine busy.
     poisoned: bool,
-    /// The furthest seq seen ahead of this worker in a `QUERY`.
-    query_ahead: Option<u16>,
 }
 
 impl<T: Transport> Worker<T> {
@@ -146,7 +140,6 @@ impl<T: Transport> Worker<T> {
             tx,
             run: None,
             poisoned: false,
-            query_ahead: None,
         })
     }
 
@@ -210,12 +203,10 @@ impl<T: Transport> Worker<T> {
         })?;
         self.run = Some(Run {
             elements: data.len(),
-            chunks: data.len().div_ceil(self.core.config().lanes),
             started: Instant::now(),
             before: self.core.stats().clone(),
             transport_before: self.transport.stats(),
         });
-        self.query_ahead = None;
         let now = self.clock.now_us();
         self.flush(now)?;
         Ok(())
@@ -353,56 +344,18 @@ impl<T: Transport> Worker<T> {
         outcome
     }
 
-    /// A `RESULT` for a seq this worker has not sent proves that an earlier
-    /// incarnation of this worker contributed to it: this one is behind. A
-    /// `QUERY` further ahead than an overflow re-run could reach says the
-    /// same.
+    /// The state machine's verdict on a packet ([`CoreWorker::check_behind`])
+    /// as the error that ends the all-reduce.
     fn check_behind(&mut self, payload: &[u8]) -> Result<(), HostError> {
-        let lanes = self.core.config().lanes;
-        let Ok(packet) = EsaPacket::new_checked(payload, lanes) else {
-            return Ok(());
-        };
-        let key = packet.key();
-        let cfg = self.core.config();
-        if key.job() != cfg.job || packet.version() != esa_core::constants::ESA_VERSION {
-            return Ok(());
+        match self.core.check_behind(payload) {
+            Some(b) => Err(HostError::BehindJob {
+                job: self.core.config().job,
+                worker_id: self.core.config().worker_id,
+                job_seq: b.job_seq,
+                own_seq: b.own_seq,
+            }),
+            None => Ok(()),
         }
-        // A complete RESULT is compared with the position this worker has
-        // reached (it cannot have contributed to a chunk it has not sent);
-        // a QUERY with the end of the running all-reduce. With the end in
-        // both, a tensor of 2^15 chunks or more put the first RESULTs
-        // "ahead" of the worker.
-        let kind = PacketType::from_code(packet.type_code());
-        let query = matches!(kind, Ok(PacketType::Query));
-        let own = if query {
-            self.core.next_seq()
-        } else {
-            self.core.send_seq()
-        };
-        let ahead = key.seq().wrapping_sub(own);
-        if ahead >= 1 << 15 {
-            return Ok(());
-        }
-        let chunks = self.run.as_ref().map_or(0, |r| r.chunks);
-        let behind = match kind {
-            Ok(PacketType::Result) => {
-                packet.bitmap() == full_bitmap(cfg.fan_in) && packet.count() == cfg.fan_in
-            }
-            Ok(PacketType::Query) => {
-                self.query_ahead = Some(key.seq());
-                usize::from(ahead) >= chunks
-            }
-            _ => false,
-        };
-        if behind {
-            return Err(HostError::BehindJob {
-                job: cfg.job,
-                worker_id: cfg.worker_id,
-                job_seq: key.seq(),
-                own_seq: own,
-            });
-        }
-        Ok(())
     }
 
     /// Handles the state machine's events; the completed result is copied
@@ -460,7 +413,7 @@ impl<T: Transport> Worker<T> {
             }
             WorkerEvent::Failed(WorkerError::ResultTimeout { job, seq, resends }) => {
                 let mut hint = String::new();
-                if let Some(ahead) = self.query_ahead {
+                if let Some(ahead) = self.core.query_ahead() {
                     hint = format!(
                         " (the job's parameter server asked about seq {ahead}, this worker is \
                          at seq {}: was it restarted without start_seq \

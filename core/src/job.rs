@@ -1,0 +1,143 @@
+//! A job as every part sees it: its sharing [`Mode`], its entry in the
+//! switch's job table ([`JobEntry`], also the P4 action's parameters), the
+//! worker bitmap, and how a chunk's seq becomes a slot of the job's range
+//! ([`slot_for`]), which workers, the PS, the model and the switch must
+//! agree on.
+
+use std::fmt;
+
+/// How a job shares the pool (`docs/protocol.md` §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// Preemptive, priority-based sharing; release on completion.
+    Esa,
+    /// No preemption; a slot is held until the result passes back from the PS.
+    Atp,
+    /// No preemption; a static slot range per job.
+    SwitchMl,
+}
+
+impl Mode {
+    /// The mode's code in the P4 job table.
+    pub const fn code(self) -> u8 {
+        match self {
+            Mode::Esa => 0,
+            Mode::Atp => 1,
+            Mode::SwitchMl => 2,
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Esa => "esa",
+            Mode::Atp => "atp",
+            Mode::SwitchMl => "switchml",
+        })
+    }
+}
+
+/// A mode name that is none of `esa`, `atp`, `switchml`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode {0:?} (esa, atp or switchml)")]
+pub struct UnknownMode(pub String);
+
+impl std::str::FromStr for Mode {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
+        match s {
+            "esa" => Ok(Mode::Esa),
+            "atp" => Ok(Mode::Atp),
+            "switchml" => Ok(Mode::SwitchMl),
+            _ => Err(UnknownMode(s.to_string())),
+        }
+    }
+}
+
+/// One entry of the job table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobEntry {
+    /// Number of workers, 2..=32.
+    pub fan_in: u8,
+    /// Sharing mode.
+    pub mode: Mode,
+    /// Highest priority the job's packets may carry; higher ones are clamped.
+    pub max_priority: u8,
+    /// Multicast group of the job's workers and PS.
+    pub mcast_group: u16,
+    /// Port of the job's parameter server.
+    pub ps_port: u16,
+    /// First slot of the job's range.
+    pub slot_base: u16,
+    /// The job's range is `slot_base ..= slot_base + slot_mask`.
+    pub slot_mask: u16,
+}
+
+impl JobEntry {
+    /// Bitmap with one bit per worker.
+    pub const fn full_bitmap(&self) -> u32 {
+        full_bitmap(self.fan_in)
+    }
+}
+
+/// Bitmap with the low `fan_in` bits set.
+pub const fn full_bitmap(fan_in: u8) -> u32 {
+    if fan_in >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << fan_in) - 1
+    }
+}
+
+/// The largest window: half the 16-bit seq space, so a seq never has a
+/// namesake among the chunks in flight or just completed.
+pub const MAX_WINDOW: usize = 1 << 15;
+
+/// How a chunk's seq becomes a slot index (`docs/protocol.md` §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlotMapping {
+    /// `esa` and `atp` modes: a job-dependent hashed offset plus `seq mod
+    /// window`, masked to the job's slot range (see [`slot_for`]).
+    #[default]
+    Hashed,
+    /// `switchml` mode: `seq mod (slot_mask + 1)` in the job's own range.
+    Direct,
+}
+
+/// The slot of chunk `seq` of `job`, relative to the job's slot range.
+///
+/// - [`SlotMapping::Hashed`]: `(mix32(job) + seq mod window) & slot_mask`,
+///   where `mix32` is the integer hash "lowbias32" (C. Wellons):
+///   `x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16`
+///   on the job id as a `u32` (wrapping multiplication). The chunks of one
+///   window of one job therefore use `window` consecutive (modulo the range)
+///   and distinct slots whenever `window <= slot_mask + 1`, and two jobs
+///   overlap as far as their hashed offsets say. When `window` does not divide
+///   2¹⁶ the chunks around the seq wrap may share a slot; that is a
+///   performance matter only (the switch falls back to the PS).
+/// - [`SlotMapping::Direct`]: `seq & slot_mask`, which is `seq mod (slot_mask
+///   + 1)` for the power-of-two ranges the switch uses (SwitchML).
+///
+/// A `window` of 0 is treated as 1. The result is the same on every host.
+pub fn slot_for(mapping: SlotMapping, job: u16, seq: u16, window: usize, slot_mask: u16) -> u16 {
+    match mapping {
+        SlotMapping::Direct => seq & slot_mask,
+        SlotMapping::Hashed => {
+            let window = window.clamp(1, 1 << 16) as u32;
+            let index = u32::from(seq) % window;
+            let slot = mix32(u32::from(job)).wrapping_add(index) & u32::from(slot_mask);
+            slot as u16
+        }
+    }
+}
+
+/// lowbias32: a 32-bit integer finalizer with good avalanche.
+const fn mix32(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    x
+}

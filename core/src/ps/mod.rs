@@ -1,0 +1,468 @@
+//! The parameter server's protocol state machine (`docs/protocol.md` §6.2).
+//!
+//! A [`ParameterServer`] serves any number of jobs. It receives the *parts*
+//! the switch hands over (`FALLBACK`, `EVICTED`, `FLUSH`) and the `RESULT`s
+//! that pass by, completes chunks the switch could not, and answers late
+//! resends from a bounded result cache. What it sends — `RESULT`s and
+//! `QUERY`s, to the job's group through the switch — comes out of
+//! [`ParameterServer::poll_transmit`].
+//!
+//! Parts are merged by *exact cover*: a partial sum cannot be split, so the
+//! PS waits for a set of stored parts whose bitmaps are pairwise disjoint and
+//! together name every worker. After each new part it searches for such a
+//! set Algorithm-X style (branch on the lowest uncovered worker, try every
+//! part holding it). A cover found earlier would have completed the chunk,
+//! so only covers containing the new part are searched.
+//!
+//! **Exponents.** Every part carries its chunk's exponent: `FALLBACK` the
+//! worker's own, and `FLUSH` and `EVICTED` the slot's (`slot_exponent`,
+//! `docs/protocol.md` §3.2), even when another job's packet carries an
+//! `EVICTED` partial out. The first part of a chunk fixes its exponent; a
+//! part with another one is refused.
+//!
+//! No sockets, no clocks: payloads are ESA headers plus lanes and time is the
+//! `now_us` argument.
+
+use crate::cache::{CachedResult, FifoCache};
+use crate::constants::{DEFAULT_LANES, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, PS_WORKER_ID};
+use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
+use crate::worker::{MAX_WINDOW, full_bitmap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// The largest `max_parts_per_chunk`, which bounds the cover search.
+pub const MAX_PARTS_PER_CHUNK: usize = 256;
+
+/// Nodes one cover search may visit before it gives up (and counts it).
+const COVER_SEARCH_BUDGET: u32 = 100_000;
+
+mod config;
+mod cover;
+#[cfg(test)]
+mod tests;
+
+pub use config::{JobOptions, PsConfig, PsError};
+use cover::{Part, exact_cover, sum_cover};
+
+/// Counters of one job at the PS.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PsJobStats {
+    /// `FALLBACK` parts received (valid or not).
+    pub fallback_parts: u64,
+    /// `EVICTED` parts received (valid or not).
+    pub evicted_parts: u64,
+    /// `FLUSH` parts received (valid or not).
+    pub flush_parts: u64,
+    /// Parts whose bitmap was already stored for the chunk.
+    pub duplicate_parts: u64,
+    /// Parts without `RESEND` for a chunk whose result is cached.
+    pub late_parts_ignored: u64,
+    /// Stored parts dropped because a chunk reached `max_parts_per_chunk`.
+    pub parts_dropped: u64,
+    /// Incomplete chunks dropped because `max_pending_chunks` was reached.
+    pub pending_chunks_dropped: u64,
+    /// Chunks completed here by an exact cover.
+    pub results_completed: u64,
+    /// Sums that did not fit int32 and were saturated (`OVERFLOW` set).
+    pub results_saturated: u64,
+    /// Cached results sent again for a resend.
+    pub results_resent: u64,
+    /// Results learned from `RESULT` packets (not yet cached).
+    pub results_learned: u64,
+    /// `RESULT` packets for chunks already cached (echoes included).
+    pub duplicate_results: u64,
+    /// `RESULT`s forwarded to the group ([`JobOptions::forward_results`]).
+    pub results_forwarded: u64,
+    /// `QUERY`s sent.
+    pub queries_sent: u64,
+    /// `QUERY`s received (the PS's own, relayed back); ignored.
+    pub queries_received: u64,
+    /// Cover searches that hit the node budget (should stay 0).
+    pub cover_searches_abandoned: u64,
+    /// Packets of this job rejected with an error.
+    pub invalid_packets: u64,
+}
+
+/// Counters of packets that belong to no served job.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PsStats {
+    /// Payloads that are not ESA with the configured lanes.
+    pub malformed: u64,
+    /// Packets for jobs not served.
+    pub unknown_job: u64,
+    /// Packets of a type a PS never receives (`DATA`).
+    pub unexpected_type: u64,
+}
+
+/// The parts of a chunk not yet complete.
+#[derive(Debug, Clone)]
+struct PendingChunk {
+    parts: Vec<Part>,
+    /// From the first part.
+    exponent: i8,
+    /// Position in the job's creation order.
+    order: u64,
+    last_query_us: Option<u64>,
+}
+
+/// What the PS knows of one job.
+#[derive(Debug, Clone)]
+struct JobState {
+    job: u16,
+    fan_in: u8,
+    full: u32,
+    options: JobOptions,
+    pending: HashMap<u32, PendingChunk>,
+    /// Creation order of `pending`, oldest first.
+    pending_order: BTreeMap<u64, u32>,
+    next_order: u64,
+    results: FifoCache<u32, CachedResult>,
+    stats: PsJobStats,
+}
+
+/// A parameter server for any number of jobs: the sans-IO state machine of
+/// `docs/protocol.md` §6.2.
+#[derive(Debug, Clone)]
+pub struct ParameterServer {
+    cfg: PsConfig,
+    jobs: BTreeMap<u16, JobState>,
+    outbox: VecDeque<Vec<u8>>,
+    stats: PsStats,
+}
+
+impl ParameterServer {
+    /// A PS with a validated configuration and no jobs.
+    pub fn new(cfg: PsConfig) -> Result<ParameterServer, PsError> {
+        cfg.validate()?;
+        Ok(ParameterServer {
+            cfg,
+            jobs: BTreeMap::new(),
+            outbox: VecDeque::new(),
+            stats: PsStats::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PsConfig {
+        &self.cfg
+    }
+
+    /// Starts serving `job` with `fan_in` workers and default options.
+    pub fn add_job(&mut self, job: u16, fan_in: u8) -> Result<(), PsError> {
+        self.add_job_with(job, fan_in, JobOptions::default())
+    }
+
+    /// Starts serving `job` with `fan_in` workers and `options`.
+    pub fn add_job_with(
+        &mut self,
+        job: u16,
+        fan_in: u8,
+        options: JobOptions,
+    ) -> Result<(), PsError> {
+        if job == 0 || job > MAX_JOB_ID {
+            return Err(PsError::Job(job));
+        }
+        if fan_in == 0 || fan_in > MAX_FAN_IN {
+            return Err(PsError::FanIn(fan_in));
+        }
+        if usize::from(fan_in) > self.cfg.max_parts_per_chunk {
+            return Err(PsError::FanInExceedsMaxParts {
+                fan_in,
+                max_parts: self.cfg.max_parts_per_chunk,
+            });
+        }
+        if self.jobs.contains_key(&job) {
+            return Err(PsError::JobExists(job));
+        }
+        self.jobs.insert(
+            job,
+            JobState {
+                job,
+                fan_in,
+                full: full_bitmap(fan_in),
+                options,
+                pending: HashMap::new(),
+                pending_order: BTreeMap::new(),
+                next_order: 0,
+                results: FifoCache::new(self.cfg.result_cache),
+                stats: PsJobStats::default(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Stops serving `job` and forgets its state; returns whether it was
+    /// served. Payloads already queued for it stay queued.
+    pub fn remove_job(&mut self, job: u16) -> bool {
+        self.jobs.remove(&job).is_some()
+    }
+
+    /// Takes one payload the switch sent to the PS. Errors change no state
+    /// and are counted: malformed payloads, unknown jobs and `DATA` in
+    /// [`PsStats`], everything else in the job's `invalid_packets`.
+    pub fn handle_payload(&mut self, payload: &[u8], now_us: u64) -> Result<(), PsError> {
+        let (repr, values) = match EsaRepr::from_payload(payload, self.cfg.lanes) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                self.stats.malformed += 1;
+                return Err(error.into());
+            }
+        };
+        let job_id = repr.key.job();
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            self.stats.unknown_job += 1;
+            return Err(PsError::UnknownJob(job_id));
+        };
+        let outcome = match repr.packet_type {
+            PacketType::Data => {
+                self.stats.unexpected_type += 1;
+                return Err(PsError::UnexpectedType(PacketType::Data));
+            }
+            PacketType::Query => {
+                job.stats.queries_received += 1;
+                Ok(())
+            }
+            PacketType::Result => job.on_result(&repr, values, self.cfg.lanes, &mut self.outbox),
+            PacketType::Fallback | PacketType::Evicted | PacketType::Flush => {
+                job.on_part(&repr, values, now_us, &self.cfg, &mut self.outbox)
+            }
+        };
+        if outcome.is_err() {
+            job.stats.invalid_packets += 1;
+        }
+        outcome
+    }
+
+    /// The next payload to send to the switch: a `RESULT` or a `QUERY`.
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.outbox.pop_front()
+    }
+
+    /// Counters of `job`, if served.
+    pub fn job_stats(&self, job: u16) -> Option<&PsJobStats> {
+        self.jobs.get(&job).map(|j| &j.stats)
+    }
+
+    /// Counters of packets that belong to no served job.
+    pub fn stats(&self) -> &PsStats {
+        &self.stats
+    }
+
+    /// Incomplete chunks of `job`, if served.
+    pub fn pending_chunks(&self, job: u16) -> Option<usize> {
+        self.jobs.get(&job).map(|j| j.pending.len())
+    }
+
+    /// The cached result lanes of chunk `seq` of `job`, if any.
+    pub fn cached_result(&self, job: u16, seq: u16) -> Option<&[i32]> {
+        let chunk = Key::new(0, job, seq).chunk();
+        self.jobs
+            .get(&job)?
+            .results
+            .get(&chunk)
+            .map(|r| &r.values[..])
+    }
+}
+
+impl JobState {
+    fn check_fan_in(&self, repr: &EsaRepr) -> Result<(), PsError> {
+        if repr.fan_in != self.fan_in {
+            return Err(PsError::FanInMismatch {
+                job: self.job,
+                expected: self.fan_in,
+                found: repr.fan_in,
+            });
+        }
+        Ok(())
+    }
+
+    fn on_result(
+        &mut self,
+        repr: &EsaRepr,
+        values: Vec<i32>,
+        lanes: usize,
+        outbox: &mut VecDeque<Vec<u8>>,
+    ) -> Result<(), PsError> {
+        self.check_fan_in(repr)?;
+        if repr.bitmap != self.full || repr.count != self.fan_in {
+            return Err(PsError::IncompleteResult {
+                job: self.job,
+                seq: repr.key.seq(),
+                bitmap: repr.bitmap,
+                count: repr.count,
+            });
+        }
+        let chunk = repr.key.chunk();
+        let result = CachedResult {
+            key: repr.key,
+            slot: repr.slot,
+            flags: repr.flags.without(Flags::RESEND),
+            exponent: repr.exponent,
+            values,
+        };
+        if self.options.forward_results && repr.worker != PS_WORKER_ID {
+            outbox.push_back(self.result_payload(&result, lanes));
+            self.stats.results_forwarded += 1;
+        }
+        if self.results.contains(&chunk) {
+            self.stats.duplicate_results += 1;
+        } else {
+            self.stats.results_learned += 1;
+            self.remove_pending(chunk);
+            self.results.insert(chunk, result);
+        }
+        Ok(())
+    }
+
+    fn on_part(
+        &mut self,
+        repr: &EsaRepr,
+        values: Vec<i32>,
+        now_us: u64,
+        cfg: &PsConfig,
+        outbox: &mut VecDeque<Vec<u8>>,
+    ) -> Result<(), PsError> {
+        match repr.packet_type {
+            PacketType::Fallback => self.stats.fallback_parts += 1,
+            PacketType::Evicted => self.stats.evicted_parts += 1,
+            _ => self.stats.flush_parts += 1,
+        }
+        self.check_fan_in(repr)?;
+        let seq = repr.key.seq();
+        if repr.bitmap == 0 || repr.bitmap & !self.full != 0 {
+            return Err(PsError::BadBitmap {
+                job: self.job,
+                seq,
+                bitmap: repr.bitmap,
+                full: self.full,
+            });
+        }
+        if u32::from(repr.count) != repr.bitmap.count_ones() {
+            return Err(PsError::CountMismatch {
+                job: self.job,
+                seq,
+                bitmap: repr.bitmap,
+                count: repr.count,
+            });
+        }
+        let chunk = repr.key.chunk();
+        let resend = repr.flags.contains(Flags::RESEND);
+        if let Some(result) = self.results.get(&chunk) {
+            if resend {
+                outbox.push_back(self.result_payload(result, cfg.lanes));
+                self.stats.results_resent += 1;
+            } else {
+                self.stats.late_parts_ignored += 1;
+            }
+            return Ok(());
+        }
+        if let Some(expected) = self.pending.get(&chunk).map(|p| p.exponent)
+            && expected != repr.exponent
+        {
+            return Err(PsError::ExponentMismatch {
+                job: self.job,
+                seq,
+                expected,
+                found: repr.exponent,
+            });
+        }
+
+        if !self.pending.contains_key(&chunk) {
+            if self.pending.len() >= cfg.max_pending_chunks
+                && let Some((_, oldest)) = self.pending_order.pop_first()
+            {
+                self.pending.remove(&oldest);
+                self.stats.pending_chunks_dropped += 1;
+            }
+            let order = self.next_order;
+            self.next_order += 1;
+            self.pending_order.insert(order, chunk);
+            self.pending.insert(
+                chunk,
+                PendingChunk {
+                    parts: Vec::new(),
+                    exponent: repr.exponent,
+                    order,
+                    last_query_us: None,
+                },
+            );
+        }
+        let Some(pending) = self.pending.get_mut(&chunk) else {
+            return Ok(());
+        };
+
+        let mut budget = COVER_SEARCH_BUDGET;
+        let cover = if pending.parts.iter().any(|p| p.bitmap == repr.bitmap) {
+            self.stats.duplicate_parts += 1;
+            None
+        } else {
+            if pending.parts.len() >= cfg.max_parts_per_chunk {
+                // Drop the oldest multi-worker part: single-worker parts are
+                // what resends produce, and with `fan_in <= max_parts` they
+                // alone always reach a cover.
+                let victim = pending.parts.iter().position(|p| p.bitmap.count_ones() > 1);
+                pending.parts.remove(victim.unwrap_or(0));
+                self.stats.parts_dropped += 1;
+            }
+            pending.parts.push(Part {
+                bitmap: repr.bitmap,
+                flags: repr.flags,
+                values,
+            });
+            exact_cover(
+                &pending.parts,
+                pending.parts.len() - 1,
+                self.full,
+                &mut budget,
+            )
+        };
+        if cover.is_none() && budget == 0 {
+            self.stats.cover_searches_abandoned += 1;
+        }
+
+        if let Some(cover) = cover {
+            let result = sum_cover(&pending.parts, &cover, repr, pending.exponent, cfg.lanes);
+            if result.saturated {
+                self.stats.results_saturated += 1;
+            }
+            outbox.push_back(self.result_payload(&result.result, cfg.lanes));
+            self.remove_pending(chunk);
+            self.results.insert(chunk, result.result);
+            self.stats.results_completed += 1;
+            return Ok(());
+        }
+
+        if resend {
+            let due = pending
+                .last_query_us
+                .is_none_or(|t| now_us.saturating_sub(t) >= cfg.query_interval_us);
+            if due {
+                pending.last_query_us = Some(now_us);
+                let query = EsaRepr {
+                    packet_type: PacketType::Query,
+                    flags: Flags::NONE,
+                    slot: repr.slot,
+                    key: repr.key,
+                    bitmap: 0,
+                    fan_in: self.fan_in,
+                    count: 0,
+                    exponent: repr.exponent,
+                    worker: PS_WORKER_ID,
+                };
+                outbox.push_back(query.to_payload(&[], cfg.lanes));
+                self.stats.queries_sent += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_pending(&mut self, chunk: u32) {
+        if let Some(pending) = self.pending.remove(&chunk) {
+            self.pending_order.remove(&pending.order);
+        }
+    }
+
+    /// A `RESULT` payload for `result`, from the PS.
+    fn result_payload(&self, result: &CachedResult, lanes: usize) -> Vec<u8> {
+        result.result_payload(self.fan_in, PS_WORKER_ID, lanes)
+    }
+}

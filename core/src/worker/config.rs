@@ -1,0 +1,287 @@
+//! A worker's settings and its errors.
+
+use super::*;
+
+/// Settings of one worker of one job.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// Job id, 1..=4095.
+    pub job: u16,
+    /// This worker's id, `0..fan_in`; its bit in the bitmap.
+    pub worker_id: u8,
+    /// Number of workers of the job, 1..=32.
+    pub fan_in: u8,
+    /// int32 lanes per packet (K); must be what the switch was built for.
+    pub lanes: usize,
+    /// Chunks outstanding at most, 1..=[`MAX_WINDOW`].
+    pub window: usize,
+    /// How seqs map to slots.
+    pub slot_mapping: SlotMapping,
+    /// The job's slot range is `0..=slot_mask`; `slot_mask + 1` is a power
+    /// of two.
+    pub slot_mask: u16,
+    /// Quantization exponent of the first try (`value = lane × 2^−exponent`).
+    pub exponent: i8,
+    /// The retransmission timeout before the first round trip is measured.
+    pub rto_initial_us: u64,
+    /// The floor of the measured timeout; `None`: `rto_initial_us`, so the
+    /// timeout only adapts upward (set it lower for a hardware switch whose
+    /// round trips are microseconds).
+    pub rto_min_us: Option<u64>,
+    /// The ceiling of the measured timeout; a chunk's timeout doubles per
+    /// resend up to this.
+    pub rto_max_us: u64,
+    /// Resends of one chunk before the all-reduce fails.
+    pub max_retries: u32,
+    /// Accepted results kept to answer `QUERY` packets.
+    pub result_cache: usize,
+    /// Priority policy.
+    pub policy: Policy,
+    /// Chunks the job will send in all, when known (for `srpt`).
+    pub chunks_total: Option<u64>,
+    /// The seq counter's start: 0 for a fresh job; for a worker that
+    /// (re)joins a running job, the `seq_base` of the all-reduce it joins
+    /// (the job's seqs used so far, modulo 2¹⁶). Every worker of the job
+    /// must be at the same seq for the same all-reduce
+    /// (`docs/protocol.md` §6.1).
+    pub first_seq: u16,
+}
+
+impl WorkerConfig {
+    /// Defaults for worker `worker_id` of a job of `fan_in` workers:
+    /// [`DEFAULT_LANES`] lanes, a window of 64, hashed slots over the whole
+    /// default pool, exponent 16, RTO 1 ms at first, then measured (never
+    /// below 1 ms) and doubling per resend up to 64 ms, 50 retries,
+    /// a result cache of four windows, the `fcfs` policy and seqs from 0.
+    pub fn new(job: u16, worker_id: u8, fan_in: u8) -> WorkerConfig {
+        let window = 64;
+        WorkerConfig {
+            job,
+            worker_id,
+            fan_in,
+            lanes: DEFAULT_LANES,
+            window,
+            slot_mapping: SlotMapping::Hashed,
+            slot_mask: (DEFAULT_POOL_SLOTS - 1) as u16,
+            exponent: quant::DEFAULT_EXPONENT,
+            rto_initial_us: 1_000,
+            rto_min_us: None,
+            rto_max_us: 64_000,
+            max_retries: 50,
+            result_cache: 4 * window,
+            policy: Policy::Fcfs,
+            chunks_total: None,
+            first_seq: 0,
+        }
+    }
+
+    /// The most seqs the chunks in flight may span, from the oldest one
+    /// still waiting to the newest sent (finished ones in between
+    /// included): `(result_cache + 1) / 2`, at least `window`, at most
+    /// [`MAX_WINDOW`].
+    ///
+    /// While this worker waits for chunk *X*, no chunk at or beyond *X* +
+    /// span can complete (it needs this worker's contribution), and every
+    /// peer's chunks in flight span at most as much, so a peer accepts at
+    /// most `2 × span − 2` other results after *X*'s. With every worker's
+    /// `result_cache ≥ 2 × span − 1` (the default, four windows, gives
+    /// `span = 2 × window`), a peer that accepted *X* still holds it when
+    /// the PS's `QUERY` for *X* arrives: the only copy left when the
+    /// `RESULT` was lost both toward this worker and toward the PS
+    /// (`docs/protocol.md` §6.1). Without the bound, the rest of the job
+    /// could complete so many chunks before this worker's resend that
+    /// every cache had dropped *X*, and the chunk could never finish.
+    pub fn max_span(&self) -> usize {
+        self.result_cache
+            .div_ceil(2)
+            .max(self.window)
+            .min(MAX_WINDOW)
+    }
+
+    /// Checks every field; the first bad one is the error.
+    pub fn validate(&self) -> Result<(), WorkerError> {
+        if self.fan_in == 0 || self.fan_in > MAX_FAN_IN {
+            return Err(WorkerError::FanIn(self.fan_in));
+        }
+        if self.worker_id >= self.fan_in {
+            return Err(WorkerError::WorkerId {
+                worker_id: self.worker_id,
+                fan_in: self.fan_in,
+            });
+        }
+        if self.job == 0 || self.job > MAX_JOB_ID {
+            return Err(WorkerError::Job(self.job));
+        }
+        if self.lanes == 0 || self.lanes > MAX_LANES {
+            return Err(WorkerError::Lanes(self.lanes));
+        }
+        if self.window == 0 || self.window > MAX_WINDOW {
+            return Err(WorkerError::Window(self.window));
+        }
+        let slots = u32::from(self.slot_mask) + 1;
+        if !slots.is_power_of_two() {
+            return Err(WorkerError::SlotMask(self.slot_mask));
+        }
+        if self.slot_mapping == SlotMapping::Direct && self.window as u32 > slots {
+            return Err(WorkerError::WindowExceedsSlots {
+                window: self.window,
+                slots,
+            });
+        }
+        if !(MIN_EXPONENT..=MAX_EXPONENT).contains(&self.exponent) {
+            return Err(WorkerError::Exponent(self.exponent));
+        }
+        if self.rto_initial_us == 0 || self.rto_max_us < self.rto_initial_us {
+            return Err(WorkerError::Rto {
+                initial_us: self.rto_initial_us,
+                max_us: self.rto_max_us,
+            });
+        }
+        if let Some(min_us) = self.rto_min_us
+            && (min_us == 0 || min_us > self.rto_max_us)
+        {
+            return Err(WorkerError::RtoMin {
+                min_us,
+                max_us: self.rto_max_us,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Errors of the worker: bad configuration, bad input packets and failed
+/// all-reduces.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorkerError {
+    /// `fan_in` is 0 or above [`MAX_FAN_IN`].
+    #[error("fan-in {0} is not in 1..=32")]
+    FanIn(u8),
+    /// `worker_id` is not below `fan_in`.
+    #[error("worker id {worker_id} is not below the fan-in {fan_in}")]
+    WorkerId {
+        /// The configured worker id.
+        worker_id: u8,
+        /// The configured fan-in.
+        fan_in: u8,
+    },
+    /// The job id is 0 (reserved) or above [`MAX_JOB_ID`].
+    #[error("job id {0} is not in 1..=4095")]
+    Job(u16),
+    /// `lanes` is 0 or above [`MAX_LANES`].
+    #[error("{0} lanes is not in 1..=64")]
+    Lanes(usize),
+    /// `window` is 0 or above [`MAX_WINDOW`].
+    #[error("window {0} is not in 1..=32768")]
+    Window(usize),
+    /// `slot_mask + 1` is not a power of two.
+    #[error("slot mask {0:#x} is not one less than a power of two")]
+    SlotMask(u16),
+    /// In [`SlotMapping::Direct`] mode the window is larger than the job's
+    /// slot range, so chunks in flight would share slots.
+    #[error("window {window} is larger than the job's {slots} slots")]
+    WindowExceedsSlots {
+        /// The configured window.
+        window: usize,
+        /// Slots in the job's range.
+        slots: u32,
+    },
+    /// The exponent is outside `MIN_EXPONENT..=MAX_EXPONENT`.
+    #[error("exponent {0} is outside the supported range")]
+    Exponent(i8),
+    /// The initial RTO is 0 or the maximum is below it.
+    #[error("retransmission timeout {initial_us} µs initial / {max_us} µs max is invalid")]
+    Rto {
+        /// Configured initial timeout.
+        initial_us: u64,
+        /// Configured maximum timeout.
+        max_us: u64,
+    },
+    /// The buffer given to [`Worker::poll_transmit_into`] cannot hold a
+    /// payload.
+    #[error("transmit buffer of {have} bytes is shorter than a payload ({need} bytes)")]
+    BufferTooSmall {
+        /// Bytes of a payload ([`Worker::payload_len`]).
+        need: usize,
+        /// Bytes of the buffer.
+        have: usize,
+    },
+    /// The RTO floor is 0 or above the maximum.
+    #[error("retransmission timeout floor {min_us} µs is 0 or above the maximum {max_us} µs")]
+    RtoMin {
+        /// Configured floor.
+        min_us: u64,
+        /// Configured maximum timeout.
+        max_us: u64,
+    },
+    /// `start_allreduce` while another all-reduce runs.
+    #[error("an all-reduce is already running")]
+    Busy,
+    /// The payload is not an ESA header with the configured lanes.
+    #[error("malformed payload: {0}")]
+    Malformed(#[from] WireError),
+    /// The packet is for another job.
+    #[error("packet for job {found}, this worker belongs to job {expected}")]
+    WrongJob {
+        /// This worker's job.
+        expected: u16,
+        /// The packet's job.
+        found: u16,
+    },
+    /// A packet type a worker never receives (`DATA`, `FALLBACK`, `EVICTED`,
+    /// `FLUSH`).
+    #[error("a worker does not accept {0:?} packets")]
+    UnexpectedType(PacketType),
+    /// A `RESULT` whose `fan_in` differs from the job's.
+    #[error("RESULT for seq {seq} says fan-in {found}, the job has {expected}")]
+    ResultFanIn {
+        /// Seq of the result.
+        seq: u16,
+        /// The job's fan-in.
+        expected: u8,
+        /// The packet's fan-in.
+        found: u8,
+    },
+    /// A `RESULT` that does not hold every worker's contribution.
+    #[error("RESULT for seq {seq} has bitmap {bitmap:#x} and count {count}, not all workers")]
+    IncompleteResult {
+        /// Seq of the result.
+        seq: u16,
+        /// The packet's bitmap.
+        bitmap: u32,
+        /// The packet's count.
+        count: u8,
+    },
+    /// A `RESULT` with another exponent than the chunk was sent with.
+    #[error("RESULT for seq {seq} has exponent {found}, the chunk was sent with {expected}")]
+    ResultExponent {
+        /// Seq of the result.
+        seq: u16,
+        /// The chunk's exponent.
+        expected: i8,
+        /// The packet's exponent.
+        found: i8,
+    },
+    /// A chunk was resent `max_retries` times and its `RESULT` never came.
+    #[error("job {job}: chunk seq {seq} got no RESULT after {resends} resends")]
+    ResultTimeout {
+        /// The job.
+        job: u16,
+        /// The chunk that waited.
+        seq: u16,
+        /// Resends made.
+        resends: u32,
+    },
+    /// Chunks still overflow and the exponent cannot drop further.
+    #[error(
+        "job {job}: {chunks} chunks overflow at exponent {exponent}, \
+         and the next step would go below the minimum exponent"
+    )]
+    ExponentFloor {
+        /// The job.
+        job: u16,
+        /// The exponent of the last try.
+        exponent: i8,
+        /// Chunks that still overflowed.
+        chunks: usize,
+    },
+}

@@ -1,0 +1,760 @@
+//! The worker's protocol state machine (`docs/protocol.md` §6.1).
+//!
+//! A [`Worker`] sums one tensor at a time with the other workers of its job:
+//! [`Worker::start_allreduce`] cuts the tensor into chunks of `lanes` values,
+//! [`Worker::poll_transmit_into`] writes `DATA` payloads into the caller's
+//! buffer while fewer than `window` chunks are outstanding,
+//! [`Worker::handle_payload`] takes `RESULT` and `QUERY` payloads, and
+//! [`Worker::handle_timeout`] schedules resends. When every chunk has its
+//! result, [`Worker::poll_event`] reports [`WorkerEvent::Completed`] and
+//! [`Worker::result`] (in place) or [`Worker::take_result`] gives the sum.
+//!
+//! Nothing here opens a socket or reads a clock: payloads are ESA headers plus
+//! lanes (the embedding program adds Ethernet, IPv4 and UDP) and time is the
+//! `now_us` argument.
+//!
+//! The send path allocates nothing in steady state: a payload is quantized
+//! straight into the caller's buffer, chunks in flight live in a ring that
+//! keeps its storage, a resend quantizes its chunk again instead of keeping
+//! the lanes, and the tensor buffer is reused by the next all-reduce unless
+//! the result is taken.
+//!
+//! Sequence numbers are the job's shared clock: every all-reduce (overflow
+//! re-runs included) advances the seq counter by the chunks it used, the same
+//! on every worker, so chunk `c` of the *n*-th all-reduce has the same `seq`
+//! everywhere. A worker that (re)joins a running job starts its counter at
+//! [`WorkerConfig::first_seq`].
+
+use crate::constants::PS_WORKER_ID;
+use crate::constants::{
+    DEFAULT_LANES, DEFAULT_POOL_SLOTS, HEADER_LEN, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES,
+    esa_payload_len,
+};
+use crate::policy::{Policy, PolicyInput};
+use crate::quant::{self, MAX_EXPONENT, MIN_EXPONENT, OVERFLOW_EXPONENT_STEP};
+use crate::rtt::RttEstimator;
+use crate::wire::{EsaPacket, EsaRepr, Flags, Key, PacketType, WireError};
+use std::collections::VecDeque;
+
+pub use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, slot_for};
+
+mod config;
+mod ring;
+#[cfg(test)]
+mod tests;
+
+use crate::cache::ResultLog;
+pub use config::{WorkerConfig, WorkerError};
+use ring::{Outstanding, Ring};
+
+/// Proof that a worker's job is ahead of it ([`Worker::check_behind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Behind {
+    /// The seq the job's packet carried.
+    pub job_seq: u16,
+    /// Where this worker is: the seq it sends next, or (against a `QUERY`)
+    /// the end of its all-reduce.
+    pub own_seq: u16,
+}
+
+/// What happened to an all-reduce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkerEvent {
+    /// Every chunk has its result; [`Worker::take_result`] gives the sum.
+    Completed {
+        /// Seq of the first chunk.
+        seq_base: u16,
+        /// Seqs used, overflow re-runs included (the seq counter advanced by
+        /// this much, modulo 2¹⁶).
+        chunks: u64,
+    },
+    /// The all-reduce was abandoned.
+    Failed(WorkerError),
+}
+
+/// Counters of a worker, over its lifetime.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// Payloads handed out by [`Worker::poll_transmit`], of every kind.
+    pub packets_sent: u64,
+    /// First transmissions of `DATA`.
+    pub data_sent: u64,
+    /// Retransmissions of `DATA` (with `RESEND`).
+    pub resends: u64,
+    /// `RESULT`s accepted.
+    pub results_accepted: u64,
+    /// Accepted results a PS originated (`worker == PS_WORKER_ID`).
+    pub results_from_ps: u64,
+    /// Accepted results completed in the switch (or relayed by a worker).
+    pub results_from_switch: u64,
+    /// Valid `RESULT`s for chunks not outstanding.
+    pub duplicate_results: u64,
+    /// Payloads rejected with an error.
+    pub invalid_packets: u64,
+    /// `QUERY`s answered from the result cache.
+    pub queries_answered: u64,
+    /// `QUERY`s for results not in the cache.
+    pub queries_unanswered: u64,
+    /// Chunks re-run with a smaller exponent after an overflow.
+    pub overflow_retries: u64,
+}
+
+/// The all-reduce in progress.
+#[derive(Debug, Clone)]
+struct AllReduce {
+    /// The input; a chunk's values are replaced by its sum when its result
+    /// is accepted (an `OVERFLOW` result keeps the input for the re-run), so
+    /// at the end this is the result.
+    data: Vec<f32>,
+    seq_base: u16,
+    seqs_used: u64,
+    /// Exponent of the current round.
+    exponent: i8,
+    /// Chunks in the current round.
+    round_len: usize,
+    /// Chunk indices of a re-run round, in sending order; empty for the
+    /// first round, whose position `i` is chunk `i`.
+    rerun: Vec<usize>,
+    /// Seq of the round's first chunk; position `i` gets `round_seq_base + i`.
+    round_seq_base: u16,
+    /// Next position in the round to send.
+    next: usize,
+    /// Chunks of this round whose result carried `OVERFLOW`.
+    overflowed: Vec<usize>,
+}
+
+impl AllReduce {
+    /// The chunk index at position `at` of the current round.
+    fn chunk_at(&self, at: usize) -> usize {
+        self.rerun.get(at).copied().unwrap_or(at)
+    }
+}
+
+/// One worker of one job: the sans-IO state machine of `docs/protocol.md` §6.1.
+///
+/// The policy sees: `start_us` = the `now_us` of this worker's first
+/// all-reduce, `chunks_done` = results accepted so far (re-runs included)
+/// plus [`WorkerConfig::first_seq`], `last_switch_completion_us` = when the
+/// last accepted result not made by a PS arrived.
+#[derive(Debug, Clone)]
+pub struct Worker {
+    cfg: WorkerConfig,
+    full_bitmap: u32,
+    next_seq: u16,
+    run: Option<AllReduce>,
+    /// Kept across all-reduces, so its storage is reused.
+    ring: Ring,
+    /// The buffer of an aborted all-reduce, reused by the next.
+    spare_input: Vec<f32>,
+    resend_queue: VecDeque<u16>,
+    answers: VecDeque<Vec<u8>>,
+    events: VecDeque<WorkerEvent>,
+    result: Option<Vec<f32>>,
+    /// The last `result_cache` results accepted, to answer `QUERY`s.
+    accepted: ResultLog,
+    stats: WorkerStats,
+    rtt: RttEstimator,
+    job_start_us: Option<u64>,
+    chunks_done: u64,
+    last_switch_completion_us: Option<u64>,
+    /// Chunks of the last all-reduce started.
+    tensor_chunks: usize,
+    /// The furthest seq seen ahead of this worker in a `QUERY` since then.
+    query_ahead: Option<u16>,
+}
+
+impl Worker {
+    /// A worker with a validated configuration, its seq counter at
+    /// [`WorkerConfig::first_seq`].
+    pub fn new(cfg: WorkerConfig) -> Result<Worker, WorkerError> {
+        cfg.validate()?;
+        Ok(Worker {
+            full_bitmap: full_bitmap(cfg.fan_in),
+            next_seq: cfg.first_seq,
+            run: None,
+            ring: Ring::default(),
+            spare_input: Vec::new(),
+            resend_queue: VecDeque::new(),
+            answers: VecDeque::new(),
+            events: VecDeque::new(),
+            result: None,
+            accepted: ResultLog::new(cfg.result_cache),
+            stats: WorkerStats::default(),
+            rtt: RttEstimator::new(
+                cfg.rto_initial_us,
+                cfg.rto_min_us.unwrap_or(cfg.rto_initial_us),
+                cfg.rto_max_us,
+            ),
+            job_start_us: None,
+            tensor_chunks: 0,
+            query_ahead: None,
+            chunks_done: u64::from(cfg.first_seq),
+            last_switch_completion_us: None,
+            cfg,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &WorkerConfig {
+        &self.cfg
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &WorkerStats {
+        &self.stats
+    }
+
+    /// The round-trip estimator whose RTO new chunks get.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// Seq the next chunk (of this or the next all-reduce) will get.
+    pub fn next_seq(&self) -> u16 {
+        self.next_seq
+    }
+
+    /// Seq of the next chunk this worker sends for the first time: inside
+    /// a running all-reduce, the position it has reached (the seqs after
+    /// it are not sent yet, even though [`Worker::next_seq`] is already
+    /// past the whole tensor); otherwise [`Worker::next_seq`].
+    pub fn send_seq(&self) -> u16 {
+        match &self.run {
+            Some(run) => run.round_seq_base.wrapping_add(run.next as u16),
+            None => self.next_seq,
+        }
+    }
+
+    /// Whether `payload`, a packet of this worker's job, proves that the
+    /// job is ahead of this worker, as after a restart without
+    /// [`WorkerConfig::first_seq`]: a complete `RESULT` for a seq this
+    /// worker has not sent (an earlier incarnation contributed to it), or a
+    /// `QUERY` further ahead than the running all-reduce (an overflow
+    /// re-run included) could reach. A `QUERY` ahead is remembered
+    /// ([`Worker::query_ahead`]) either way. Other packets, other jobs'
+    /// and unreadable ones prove nothing.
+    pub fn check_behind(&mut self, payload: &[u8]) -> Option<Behind> {
+        let packet = EsaPacket::new_checked(payload, self.cfg.lanes).ok()?;
+        let key = packet.key();
+        if key.job() != self.cfg.job || packet.version() != crate::constants::ESA_VERSION {
+            return None;
+        }
+        // A complete RESULT is compared with the position this worker has
+        // reached (it cannot have contributed to a chunk it has not sent);
+        // a QUERY with the end of the running all-reduce. With the end in
+        // both, a tensor of 2^15 chunks or more put the first RESULTs
+        // "ahead" of the worker.
+        let kind = PacketType::from_code(packet.type_code());
+        let query = matches!(kind, Ok(PacketType::Query));
+        let own = if query {
+            self.next_seq()
+        } else {
+            self.send_seq()
+        };
+        let ahead = key.seq().wrapping_sub(own);
+        if ahead >= 1 << 15 {
+            return None;
+        }
+        let behind = match kind {
+            Ok(PacketType::Result) => {
+                packet.bitmap() == self.full_bitmap && packet.count() == self.cfg.fan_in
+            }
+            Ok(PacketType::Query) => {
+                self.query_ahead = Some(key.seq());
+                usize::from(ahead) >= self.tensor_chunks
+            }
+            _ => false,
+        };
+        behind.then_some(Behind {
+            job_seq: key.seq(),
+            own_seq: own,
+        })
+    }
+
+    /// The furthest seq a `QUERY` of the job was seen at ahead of this
+    /// worker since the last all-reduce started ([`Worker::check_behind`]).
+    pub fn query_ahead(&self) -> Option<u16> {
+        self.query_ahead
+    }
+
+    /// Whether an all-reduce is running.
+    pub fn is_busy(&self) -> bool {
+        self.run.is_some()
+    }
+
+    /// Chunks sent and waiting for their result.
+    pub fn outstanding(&self) -> usize {
+        self.ring.waiting
+    }
+
+    /// Bytes of every payload this worker sends: the header and `lanes`
+    /// lanes. [`Worker::poll_transmit_into`] needs a buffer this long.
+    pub fn payload_len(&self) -> usize {
+        esa_payload_len(self.cfg.lanes)
+    }
+
+    /// Starts summing `data` with the other workers of the job. A result not
+    /// yet taken with [`Worker::take_result`] is dropped (its buffer holds
+    /// the new input: reading results with [`Worker::result`] instead of
+    /// taking them keeps all-reduces free of allocation). An empty tensor
+    /// completes at once.
+    pub fn start_allreduce(&mut self, data: &[f32], now_us: u64) -> Result<(), WorkerError> {
+        if self.run.is_some() {
+            return Err(WorkerError::Busy);
+        }
+        self.job_start_us.get_or_insert(now_us);
+        let chunks = data.len().div_ceil(self.cfg.lanes);
+        self.tensor_chunks = chunks;
+        self.query_ahead = None;
+        let seq_base = self.next_seq;
+        if chunks == 0 {
+            self.events.push_back(WorkerEvent::Completed {
+                seq_base,
+                chunks: 0,
+            });
+            self.result = Some(Vec::new());
+            return Ok(());
+        }
+        self.next_seq = seq_base.wrapping_add(chunks as u16);
+        self.ring.clear();
+        self.ring
+            .entries
+            .reserve(chunks.min(self.cfg.window).min(MAX_WINDOW));
+        // An untaken result's buffer (or an aborted run's) is reused.
+        let mut input = match self.result.take() {
+            Some(r) if r.capacity() >= self.spare_input.capacity() => r,
+            _ => std::mem::take(&mut self.spare_input),
+        };
+        input.clear();
+        input.extend_from_slice(data);
+        self.run = Some(AllReduce {
+            data: input,
+            seq_base,
+            seqs_used: chunks as u64,
+            exponent: self.cfg.exponent,
+            round_len: chunks,
+            rerun: Vec::new(),
+            round_seq_base: seq_base,
+            next: 0,
+            overflowed: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// The next payload to send, if any, in a new buffer; see
+    /// [`Worker::poll_transmit_into`], which writes into the caller's.
+    pub fn poll_transmit(&mut self, now_us: u64) -> Option<Vec<u8>> {
+        let mut payload = vec![0; self.payload_len()];
+        match self.poll_transmit_into(now_us, &mut payload) {
+            Ok(Some(len)) => {
+                payload.truncate(len);
+                Some(payload)
+            }
+            Ok(None) | Err(_) => None,
+        }
+    }
+
+    /// Writes the next payload to send, if any, into the front of `buf` and
+    /// returns its length ([`Worker::payload_len`]): `RESULT` answers to
+    /// `QUERY`s first, then resends due, then `DATA` for new chunks while
+    /// fewer than `window` are outstanding.
+    ///
+    /// A `DATA` payload is built in place — the header, then the chunk's
+    /// values quantized straight into big-endian lanes — so sending
+    /// allocates nothing once the worker has run a window. A `buf` shorter
+    /// than [`Worker::payload_len`] is an error and changes nothing.
+    pub fn poll_transmit_into(
+        &mut self,
+        now_us: u64,
+        buf: &mut [u8],
+    ) -> Result<Option<usize>, WorkerError> {
+        let len = self.payload_len();
+        let Some(buf) = buf.get_mut(..len) else {
+            return Err(WorkerError::BufferTooSmall {
+                need: len,
+                have: buf.len(),
+            });
+        };
+        if let Some(answer) = self.answers.pop_front() {
+            // Answers are built with the same lanes, so the lengths agree.
+            let n = answer.len().min(len);
+            buf[..n].copy_from_slice(&answer[..n]);
+            self.stats.packets_sent += 1;
+            return Ok(Some(n));
+        }
+        let Some(run) = self.run.as_mut() else {
+            return Ok(None);
+        };
+        while let Some(seq) = self.resend_queue.pop_front() {
+            if let Some(chunk) = self.ring.waiting_mut(seq) {
+                chunk.resend_queued = false;
+                self.stats.resends += 1;
+                self.stats.packets_sent += 1;
+                write_data(&self.cfg, &run.data, chunk, true, buf);
+                return Ok(Some(len));
+            }
+        }
+        if self.ring.waiting >= self.cfg.window || run.next >= run.round_len {
+            return Ok(None);
+        }
+        // The span bound keeps the job from running further ahead of this
+        // worker's oldest waiting chunk than its peers' result caches reach
+        // (and every seq in flight distinct in 16 bits).
+        if self.ring.span() >= self.cfg.max_span() {
+            // Only the span holds the next chunk back: more than `max_span −
+            // window` later chunks completed while the oldest waits, so its
+            // RESULT (or a DATA) was lost. Resend it now, once, rather than
+            // idle until its timeout.
+            let max_retries = self.cfg.max_retries;
+            if let Some(chunk) = self.ring.entries.front_mut().filter(|c| {
+                !c.done && !c.resent_at_span && !c.resend_queued && c.resends < max_retries
+            }) {
+                chunk.resent_at_span = true;
+                chunk.resends += 1;
+                chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
+                self.stats.resends += 1;
+                self.stats.packets_sent += 1;
+                write_data(&self.cfg, &run.data, chunk, true, buf);
+                return Ok(Some(len));
+            }
+            return Ok(None);
+        }
+        let index = run.chunk_at(run.next);
+        let seq = run.round_seq_base.wrapping_add(run.next as u16);
+        run.next += 1;
+
+        let priority = self.cfg.policy.priority(&PolicyInput {
+            now_us,
+            start_us: self.job_start_us.unwrap_or(now_us),
+            chunks_done: self.chunks_done,
+            chunks_total: self.cfg.chunks_total,
+            last_switch_completion_us: self.last_switch_completion_us,
+        });
+        let mut chunk = Outstanding {
+            index,
+            key: Key::new(priority, self.cfg.job, seq),
+            slot: slot_for(
+                self.cfg.slot_mapping,
+                self.cfg.job,
+                seq,
+                self.cfg.window,
+                self.cfg.slot_mask,
+            ),
+            exponent: run.exponent,
+            flags: Flags::NONE,
+            resends: 0,
+            sent_us: now_us,
+            rto_us: self.rtt.rto_us(),
+            deadline_us: now_us.saturating_add(self.rtt.rto_us()),
+            resend_queued: false,
+            resent_at_span: false,
+            done: false,
+        };
+        if write_data(&self.cfg, &run.data, &chunk, false, buf) {
+            chunk.flags = Flags::OVERFLOW;
+        }
+        self.ring.push(seq, chunk);
+        self.stats.data_sent += 1;
+        self.stats.packets_sent += 1;
+        Ok(Some(len))
+    }
+
+    /// The earliest retransmission deadline, if any chunk is outstanding.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.run.as_ref()?;
+        self.ring
+            .entries
+            .iter()
+            .filter(|c| !c.done)
+            .map(|c| c.deadline_us)
+            .min()
+    }
+
+    /// Handles every deadline at or before `now_us`: queues a resend (the
+    /// chunk's timeout doubles, up to `rto_max_us`), or fails the all-reduce
+    /// when the chunk was already resent `max_retries` times.
+    pub fn handle_timeout(&mut self, now_us: u64) {
+        if self.run.is_none() {
+            return;
+        }
+        let mut failure = None;
+        let front_seq = self.ring.front_seq;
+        for (at, chunk) in self.ring.entries.iter_mut().enumerate() {
+            if chunk.done || chunk.deadline_us > now_us {
+                continue;
+            }
+            let seq = front_seq.wrapping_add(at as u16);
+            if chunk.resends >= self.cfg.max_retries {
+                failure = Some(WorkerError::ResultTimeout {
+                    job: self.cfg.job,
+                    seq,
+                    resends: chunk.resends,
+                });
+                break;
+            }
+            chunk.resends += 1;
+            chunk.rto_us = chunk.rto_us.saturating_mul(2).min(self.cfg.rto_max_us);
+            chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
+            if !chunk.resend_queued {
+                chunk.resend_queued = true;
+                self.resend_queue.push_back(seq);
+            }
+        }
+        if let Some(error) = failure {
+            self.fail(error);
+        }
+    }
+
+    /// Takes one `RESULT` or `QUERY` payload. Anything else, or a result that
+    /// fails the checks of §6.1, is an error and counted in
+    /// `invalid_packets`; it changes no other state.
+    pub fn handle_payload(&mut self, payload: &[u8], now_us: u64) -> Result<(), WorkerError> {
+        let outcome = self.dispatch(payload, now_us);
+        if outcome.is_err() {
+            self.stats.invalid_packets += 1;
+        }
+        outcome
+    }
+
+    /// The next event, if any.
+    pub fn poll_event(&mut self) -> Option<WorkerEvent> {
+        self.events.pop_front()
+    }
+
+    /// The sum of the last completed all-reduce, as long as the input.
+    pub fn take_result(&mut self) -> Option<Vec<f32>> {
+        self.result.take()
+    }
+
+    /// The sum of the last completed all-reduce, left in place until it is
+    /// taken or the next all-reduce starts.
+    pub fn result(&self) -> Option<&[f32]> {
+        self.result.as_deref()
+    }
+
+    fn dispatch(&mut self, payload: &[u8], now_us: u64) -> Result<(), WorkerError> {
+        let packet = EsaPacket::new_checked(payload, self.cfg.lanes)?;
+        let repr = EsaRepr::parse(&packet)?;
+        if repr.key.job() != self.cfg.job {
+            return Err(WorkerError::WrongJob {
+                expected: self.cfg.job,
+                found: repr.key.job(),
+            });
+        }
+        match repr.packet_type {
+            PacketType::Result => self.on_result(&repr, &packet, now_us),
+            PacketType::Query => {
+                self.on_query(&repr);
+                Ok(())
+            }
+            other => Err(WorkerError::UnexpectedType(other)),
+        }
+    }
+
+    fn on_result(
+        &mut self,
+        repr: &EsaRepr,
+        packet: &EsaPacket<&[u8]>,
+        now_us: u64,
+    ) -> Result<(), WorkerError> {
+        let seq = repr.key.seq();
+        if repr.fan_in != self.cfg.fan_in {
+            return Err(WorkerError::ResultFanIn {
+                seq,
+                expected: self.cfg.fan_in,
+                found: repr.fan_in,
+            });
+        }
+        if repr.bitmap != self.full_bitmap || repr.count != self.cfg.fan_in {
+            return Err(WorkerError::IncompleteResult {
+                seq,
+                bitmap: repr.bitmap,
+                count: repr.count,
+            });
+        }
+        let Some(run) = self.run.as_mut() else {
+            self.stats.duplicate_results += 1;
+            return Ok(());
+        };
+        let Some(chunk) = self.ring.waiting_mut(seq) else {
+            self.stats.duplicate_results += 1;
+            return Ok(());
+        };
+        if repr.exponent != chunk.exponent {
+            return Err(WorkerError::ResultExponent {
+                seq,
+                expected: chunk.exponent,
+                found: repr.exponent,
+            });
+        }
+        let Some(chunk) = self.ring.finish(seq) else {
+            return Ok(());
+        };
+        let index = chunk.index;
+        if chunk.resends == 0 {
+            // Karn's rule: a resent chunk's result may answer either copy.
+            self.rtt.sample(now_us.saturating_sub(chunk.sent_us));
+        }
+
+        let lanes = packet.lanes_bytes();
+        if repr.flags.contains(Flags::OVERFLOW) {
+            // The sum is not exact: the chunk is re-run from its input.
+            run.overflowed.push(index);
+        } else {
+            let start = index.saturating_mul(self.cfg.lanes).min(run.data.len());
+            let end = start.saturating_add(self.cfg.lanes).min(run.data.len());
+            quant::dequantize_be_into(lanes, repr.exponent, &mut run.data[start..end]);
+        }
+
+        self.stats.results_accepted += 1;
+        if repr.worker == PS_WORKER_ID {
+            self.stats.results_from_ps += 1;
+        } else {
+            self.stats.results_from_switch += 1;
+            self.last_switch_completion_us = Some(now_us);
+        }
+        self.chunks_done += 1;
+        self.accepted.push(
+            EsaRepr {
+                flags: repr.flags.without(Flags::RESEND),
+                ..*repr
+            },
+            lanes,
+        );
+        self.finish_round_if_done();
+        Ok(())
+    }
+
+    fn on_query(&mut self, repr: &EsaRepr) {
+        let Some(logged) = self.accepted.get(repr.key.seq()) else {
+            self.stats.queries_unanswered += 1;
+            return;
+        };
+        let mut answer = vec![0; esa_payload_len(self.cfg.lanes)];
+        if let Ok(mut packet) = EsaPacket::new_checked(&mut answer[..], self.cfg.lanes) {
+            EsaRepr {
+                packet_type: PacketType::Result,
+                bitmap: self.full_bitmap,
+                fan_in: self.cfg.fan_in,
+                count: self.cfg.fan_in,
+                worker: self.cfg.worker_id,
+                ..logged.header
+            }
+            .emit(&mut packet);
+        }
+        answer[HEADER_LEN..].copy_from_slice(&logged.lanes);
+        self.answers.push_back(answer);
+        self.stats.queries_answered += 1;
+    }
+
+    /// After the last result of a round: complete, re-run the overflowed
+    /// chunks with a smaller exponent, or fail at the exponent floor.
+    fn finish_round_if_done(&mut self) {
+        let Some(run) = self.run.as_mut() else {
+            return;
+        };
+        if run.next < run.round_len || self.ring.waiting > 0 {
+            return;
+        }
+        self.ring.clear();
+        if run.overflowed.is_empty() {
+            if let Some(run) = self.run.take() {
+                self.resend_queue.clear();
+                self.events.push_back(WorkerEvent::Completed {
+                    seq_base: run.seq_base,
+                    chunks: run.seqs_used,
+                });
+                self.result = Some(run.data);
+            }
+            return;
+        }
+        let next_exponent = run.exponent.checked_sub(OVERFLOW_EXPONENT_STEP);
+        let Some(next_exponent) = next_exponent.filter(|e| *e >= MIN_EXPONENT) else {
+            let error = WorkerError::ExponentFloor {
+                job: self.cfg.job,
+                exponent: run.exponent,
+                chunks: run.overflowed.len(),
+            };
+            self.fail(error);
+            return;
+        };
+        let mut round = std::mem::take(&mut run.overflowed);
+        round.sort_unstable();
+        round.dedup();
+        self.stats.overflow_retries += round.len() as u64;
+        run.round_seq_base = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(round.len() as u16);
+        run.seqs_used += round.len() as u64;
+        run.exponent = next_exponent;
+        run.round_len = round.len();
+        run.rerun = round;
+        run.next = 0;
+    }
+
+    /// Abandons the all-reduce. The seq counter stays past every seq handed
+    /// out, so a retry starts on fresh seqs.
+    fn fail(&mut self, error: WorkerError) {
+        self.abort_allreduce();
+        self.events.push_back(WorkerEvent::Failed(error));
+    }
+
+    /// Drops the running all-reduce, if any, without an event; returns
+    /// whether one was running. Its seqs stay used: the next all-reduce
+    /// starts past every seq handed out, so the job's other workers must
+    /// abandon theirs too (or this worker rejoins them as a restarted one
+    /// would, with [`WorkerConfig::first_seq`]).
+    pub fn abort_allreduce(&mut self) -> bool {
+        self.ring.clear();
+        self.resend_queue.clear();
+        match self.run.take() {
+            Some(run) => {
+                self.spare_input = run.data;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Writes the `DATA` payload of `chunk` into `buf` (exactly
+/// [`esa_payload_len`] bytes): the chunk's values of `input` quantized into
+/// big-endian lanes (the last chunk zero-padded), then the header in place,
+/// with `OVERFLOW` if quantization saturated. Returns whether it did.
+fn write_data(
+    cfg: &WorkerConfig,
+    input: &[f32],
+    chunk: &Outstanding,
+    resend: bool,
+    buf: &mut [u8],
+) -> bool {
+    let start = chunk.index.saturating_mul(cfg.lanes).min(input.len());
+    let end = start.saturating_add(cfg.lanes).min(input.len());
+    let Some(lanes) = buf.get_mut(HEADER_LEN..) else {
+        return false;
+    };
+    let saturated = quant::quantize_be_into(&input[start..end], chunk.exponent, cfg.fan_in, lanes);
+    let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
+        // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
+        return saturated;
+    };
+    let mut flags = chunk.flags;
+    if saturated {
+        flags = flags | Flags::OVERFLOW;
+    }
+    if resend {
+        flags = flags | Flags::RESEND;
+    }
+    EsaRepr {
+        packet_type: PacketType::Data,
+        flags,
+        slot: chunk.slot,
+        key: chunk.key,
+        bitmap: 1u32 << cfg.worker_id,
+        fan_in: cfg.fan_in,
+        count: 1,
+        exponent: chunk.exponent,
+        worker: cfg.worker_id,
+    }
+    .emit(&mut packet);
+    saturated
+}

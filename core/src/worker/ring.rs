@@ -1,0 +1,82 @@
+//! The chunks a worker has in flight.
+
+use crate::wire::{Flags, Key};
+use std::collections::VecDeque;
+
+/// A chunk sent and waiting for its result, or a finished chunk still in
+/// the ring behind an older one that waits.
+///
+/// The lanes are not kept: a resend quantizes the chunk again from the
+/// input, which gives the same bytes (same values, same exponent).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Outstanding {
+    /// Chunk index in the tensor.
+    pub(super) index: usize,
+    pub(super) key: Key,
+    pub(super) slot: u16,
+    pub(super) exponent: i8,
+    /// `OVERFLOW` if quantization saturated, else empty.
+    pub(super) flags: Flags,
+    pub(super) resends: u32,
+    /// When it was first sent, for the round-trip sample.
+    pub(super) sent_us: u64,
+    pub(super) rto_us: u64,
+    pub(super) deadline_us: u64,
+    /// A resend is queued and not yet handed out.
+    pub(super) resend_queued: bool,
+    /// Resent early because it alone held the span bound (once per chunk).
+    pub(super) resent_at_span: bool,
+    /// Its result was accepted.
+    pub(super) done: bool,
+}
+
+/// The chunks in flight, in sending order: entry `i` has seq `front_seq +
+/// i`. Finished entries stay until every older one has finished, so a seq
+/// is found by subtraction and nothing is allocated per chunk once the
+/// ring has grown to the window.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Ring {
+    pub(super) entries: VecDeque<Outstanding>,
+    pub(super) front_seq: u16,
+    /// Entries not `done`.
+    pub(super) waiting: usize,
+}
+
+impl Ring {
+    /// The entry of `seq`, if it is in the ring and still waits.
+    pub(super) fn waiting_mut(&mut self, seq: u16) -> Option<&mut Outstanding> {
+        let at = usize::from(seq.wrapping_sub(self.front_seq));
+        self.entries.get_mut(at).filter(|c| !c.done)
+    }
+
+    /// Seqs the ring spans, finished ones included.
+    pub(super) fn span(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub(super) fn push(&mut self, seq: u16, chunk: Outstanding) {
+        if self.entries.is_empty() {
+            self.front_seq = seq;
+        }
+        self.entries.push_back(chunk);
+        self.waiting += 1;
+    }
+
+    /// Marks `seq` done; returns its entry if it was waiting.
+    pub(super) fn finish(&mut self, seq: u16) -> Option<Outstanding> {
+        let chunk = self.waiting_mut(seq)?;
+        chunk.done = true;
+        let chunk = *chunk;
+        self.waiting -= 1;
+        while self.entries.front().is_some_and(|c| c.done) {
+            self.entries.pop_front();
+            self.front_seq = self.front_seq.wrapping_add(1);
+        }
+        Some(chunk)
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.entries.clear();
+        self.waiting = 0;
+    }
+}
