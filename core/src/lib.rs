@@ -5,7 +5,8 @@
 //! starts a thread, so tests drive it in virtual time.
 //!
 //! ## Layout
-//! - [`constants`]: the numbers every part agrees on.
+//! - [`constants`]: the numbers every part agrees on; [`addressing`]: host
+//!   *n* behind port *n*, and the switch's address.
 //! - [`job`]: a job as every part sees it: its mode, its job-table entry,
 //!   the worker bitmap, how a chunk's seq maps to a slot.
 //! - [`wire`]: byte views and parsed forms of Ethernet, IPv4, UDP and ESA.
@@ -24,6 +25,7 @@
 //!
 //! `docs/protocol.md` is the specification all of them follow.
 
+pub mod addressing;
 mod cache;
 pub mod constants;
 pub mod job;

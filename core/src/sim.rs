@@ -16,7 +16,7 @@ use crate::pool::{
 use crate::ps::{JobOptions, ParameterServer, PsConfig};
 use crate::rng::Rng;
 use crate::wire::frame::ESA_OFFSET;
-use crate::wire::{EsaRepr, FrameRepr, Ipv4Addr, MacAddr, ParsedFrame};
+use crate::wire::{EsaRepr, FrameRepr, ParsedFrame};
 use crate::worker::{SlotMapping, Worker, WorkerConfig, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -662,16 +662,7 @@ struct Sim {
     timeline: Vec<f64>,
 }
 
-fn mac(port: u16) -> MacAddr {
-    MacAddr::local(u32::from(port))
-}
-
-fn ip(port: u16) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, (port >> 8) as u8, port as u8)
-}
-
-const SWITCH_MAC: MacAddr = MacAddr([0x02, 0xff, 0, 0, 0, 1]);
-const SWITCH_IP: Ipv4Addr = Ipv4Addr::new(10, 255, 255, 254);
+use crate::addressing::{SWITCH_IP, SWITCH_MAC, host_ip as ip, host_mac as mac};
 
 /// Ethernet frame check sequence, bytes.
 pub const FCS_LEN: usize = 4;

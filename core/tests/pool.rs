@@ -40,13 +40,7 @@ fn pool(mode: Mode) -> Pool {
     pool
 }
 
-fn host_mac(port: u16) -> MacAddr {
-    MacAddr::local(u32::from(port))
-}
-
-fn host_ip(port: u16) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, 0, port as u8)
-}
+use esa_core::addressing::{host_ip, host_mac};
 
 fn frame_from(port: u16, esa: EsaRepr, values: &[i32]) -> Vec<u8> {
     FrameRepr {

@@ -1,22 +1,22 @@
-//! Addresses of a generated topology: host *n* behind switch port *n*.
-//!
-//! `esa run` (its in-process fabric) and `esa local` both place hosts this
-//! way, and a host that knows only its port number (an `esa_torch` rank)
-//! derives its MAC and IPv4 address from it. The switch routes ESA packets
-//! by job, not by destination, so every host sends to one switch address.
+//! Addresses of a generated topology ([`esa_core::addressing`]) as a
+//! host's transport takes them: host *n* behind switch port *n*, and the
+//! socket address every host sends ESA packets to.
 
 use std::net::{SocketAddr, SocketAddrV4};
 
+use esa_core::addressing::{host_ip, host_mac};
 use esa_core::constants::ESA_UDP_PORT;
-use esa_core::wire::{Ipv4Addr, MacAddr};
 
 use crate::transport::HostAddress;
 
-/// The MAC hosts send to (the switch ignores it for ESA packets).
-pub const SWITCH_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]);
+pub use esa_core::addressing::SWITCH_MAC;
 
-/// The IPv4 address hosts send ESA packets to.
-pub const SWITCH_IP: std::net::Ipv4Addr = std::net::Ipv4Addr::new(10, 255, 255, 254);
+/// The IPv4 address hosts send ESA packets to
+/// ([`esa_core::addressing::SWITCH_IP`]), as a socket address takes it.
+pub const SWITCH_IP: std::net::Ipv4Addr = {
+    let [a, b, c, d] = esa_core::addressing::SWITCH_IP.0;
+    std::net::Ipv4Addr::new(a, b, c, d)
+};
 
 /// Where hosts send ESA packets: [`SWITCH_IP`] at the ESA UDP port.
 pub fn switch_addr() -> SocketAddr {
@@ -26,10 +26,9 @@ pub fn switch_addr() -> SocketAddr {
 /// Host `n` (1-based, also its switch port): MAC `02:00:00:00:hi:lo`,
 /// IPv4 `10.0.hi.lo`, where `hi.lo` are the two bytes of `n`.
 pub fn port_host(n: u16) -> HostAddress {
-    let [hi, lo] = n.to_be_bytes();
     HostAddress {
-        mac: MacAddr([0x02, 0, 0, 0, hi, lo]),
-        ip: Ipv4Addr([10, 0, hi, lo]),
+        mac: host_mac(n),
+        ip: host_ip(n),
         gateway_mac: SWITCH_MAC,
     }
 }
@@ -38,6 +37,8 @@ pub fn port_host(n: u16) -> HostAddress {
 mod tests {
     use super::*;
 
+    use esa_core::wire::{Ipv4Addr, MacAddr};
+
     #[test]
     fn hosts_are_numbered_by_port() {
         let h = port_host(0x0102);
@@ -45,5 +46,6 @@ mod tests {
         assert_eq!(h.ip, Ipv4Addr([10, 0, 1, 2]));
         assert_eq!(port_host(7).ip, Ipv4Addr([10, 0, 0, 7]));
         assert_ne!(port_host(1).mac, SWITCH_MAC);
+        assert_eq!(SWITCH_IP.octets(), esa_core::addressing::SWITCH_IP.0);
     }
 }

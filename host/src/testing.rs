@@ -27,8 +27,7 @@ use std::time::Duration;
 const RECV_BATCH: usize = 256;
 
 /// The switch's own addresses in the frames it builds.
-const SWITCH_MAC: MacAddr = MacAddr([0x02, 0xff, 0, 0, 0, 1]);
-const SWITCH_IP: Ipv4Addr = Ipv4Addr::new(10, 255, 255, 254);
+use esa_core::addressing::{SWITCH_IP, SWITCH_MAC, host_ip, host_mac};
 
 /// One job as the controller would admit it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,10 +179,9 @@ impl<T: Transport> ModelSwitch<T> {
         self.ports.insert(addr, port);
         let ip = match addr {
             SocketAddr::V4(a) => Ipv4Addr(a.ip().octets()),
-            SocketAddr::V6(_) => Ipv4Addr::new(10, 0, (port >> 8) as u8, port as u8),
+            SocketAddr::V6(_) => host_ip(port),
         };
-        self.pool
-            .set_host(port, MacAddr::local(u32::from(port)), ip);
+        self.pool.set_host(port, host_mac(port), ip);
         port
     }
 

@@ -21,9 +21,10 @@ use std::time::Instant;
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
 use esa_core::pool::Mode;
+use esa_host::addressing::SWITCH_MAC;
 use esa_host::transport::UdpTransport;
 use esa_netns::{NamespaceHost, Namespaces, SwitchAddress};
-use switch::{JobSpec, MakeTransport, Ports, SWITCH_MAC, SwitchHarness, host_address};
+use switch::{JobSpec, MakeTransport, Ports, SwitchHarness, host_address};
 
 const LANES: usize = 16;
 const POOL_SLOTS: u32 = 64;

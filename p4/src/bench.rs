@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::{Arch, Defines, tables, text};
+use esa_core::addressing::{host_ip, host_mac};
 use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
@@ -76,10 +77,7 @@ pub fn jobs() -> Vec<Job> {
 
 /// The host behind `port`.
 fn host(port: u16) -> (MacAddr, Ipv4Addr) {
-    (
-        MacAddr::local(port.into()),
-        Ipv4Addr::new(10, 0, 0, port as u8),
-    )
+    (host_mac(port), host_ip(port))
 }
 
 impl Job {

@@ -8,7 +8,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::net::{SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -17,42 +16,19 @@ use std::time::{Duration, Instant};
 use esa_controller::jobs::{Endpoint, Job, JobRequest};
 use esa_controller::topology::Host;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Role, Topology};
-use esa_core::constants::ESA_UDP_PORT;
 use esa_core::policy::Policy;
 use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rng::Rng;
 use esa_core::sim::gradient_value;
-use esa_core::wire::{Ipv4Addr, MacAddr};
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::ParameterServer;
-use esa_host::transport::{FaultConfig, FrameLink, HostAddress, LinkClosed, Transport};
+use esa_host::transport::{FaultConfig, FrameLink, LinkClosed, Transport};
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_switch::{MemoryPort, Switch, SwitchConfig};
 use tokio::sync::watch;
 
-/// The MAC hosts send to (the switch ignores it for ESA packets).
-pub const SWITCH_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]);
-
-/// The address workers and PSes send to; the switch routes ESA packets by
-/// job, not by destination.
-pub fn switch_addr() -> SocketAddr {
-    SocketAddr::V4(SocketAddrV4::new(
-        std::net::Ipv4Addr::new(10, 255, 255, 254),
-        ESA_UDP_PORT,
-    ))
-}
-
-/// Host `n` (1-based, also its switch port): MAC 02:00:00:00:hi:lo, IPv4
-/// 10.0.hi.lo.
-pub fn host_address(n: u16) -> HostAddress {
-    let [hi, lo] = n.to_be_bytes();
-    HostAddress {
-        mac: MacAddr([0x02, 0, 0, 0, hi, lo]),
-        ip: Ipv4Addr([10, 0, hi, lo]),
-        gateway_mac: SWITCH_MAC,
-    }
-}
+pub use esa_host::addressing::{port_host as host_address, switch_addr};
 
 /// The name of host `n` in the controller's topology.
 pub fn host_name(n: u16) -> String {

@@ -34,13 +34,7 @@ struct Bench {
     arch: Arch,
 }
 
-fn mac(port: u16) -> MacAddr {
-    MacAddr::local(port.into())
-}
-
-fn ip(port: u16) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, 0, port as u8)
-}
+use esa_core::addressing::{host_ip as ip, host_mac as mac};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use esa_core::addressing::{host_ip, host_mac};
 use esa_core::pool::{JobEntry, Mode};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
@@ -66,10 +67,7 @@ pub fn has_host_entry(port: u16) -> bool {
 
 /// The host addresses of `port`.
 pub fn host(port: u16) -> (MacAddr, Ipv4Addr) {
-    (
-        MacAddr::local(port.into()),
-        Ipv4Addr::new(10, 0, 0, port as u8),
-    )
+    (host_mac(port), host_ip(port))
 }
 
 /// One packet of `lanes` lanes: mostly DATA at random priorities, slots and
