@@ -174,7 +174,7 @@ fn host(n: u16) -> HostAddress {
     HostAddress {
         mac: MacAddr([0x02, 0, 0, 0, 0x77, n as u8]),
         ip: Ipv4Addr([10, 7, 0, n as u8]),
-        gateway_mac: MacAddr([0x02, 0, 0, 0, 0xff, 0xfe]),
+        gateway_mac: esa_host::addressing::SWITCH_MAC,
     }
 }
 

@@ -16,8 +16,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-const RECV_BATCH: usize = 256;
-const MAX_WAIT: Duration = Duration::from_millis(50);
+use crate::transport::{MAX_WAIT, RECV_BATCH};
 
 /// How much of a job's traffic the parameter server had to aggregate.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-const RECV_BATCH: usize = 256;
+use crate::transport::RECV_BATCH;
 
 /// The switch's own addresses in the frames it builds.
 use esa_core::addressing::{SWITCH_IP, SWITCH_MAC, host_ip, host_mac};

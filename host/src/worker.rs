@@ -15,18 +15,12 @@
 
 use crate::clock::Clock;
 use crate::error::HostError;
-use crate::transport::{Datagram, Transport, TransportStats};
+use crate::transport::{Datagram, MAX_WAIT, RECV_BATCH, Transport, TransportStats};
 use esa_core::worker::{Worker as CoreWorker, WorkerConfig, WorkerError, WorkerEvent, WorkerStats};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Datagrams taken from the transport per receive call.
-const RECV_BATCH: usize = 256;
-
-/// The longest single wait, so the shutdown flag is seen promptly.
-const MAX_WAIT: Duration = Duration::from_millis(50);
 
 /// Payloads written per send call (one `sendmmsg` on Linux).
 const TX_BATCH: usize = 64;

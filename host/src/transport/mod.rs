@@ -9,6 +9,13 @@
 //! call is non-blocking except [`Transport::wait`], which blocks until
 //! something may be readable or the timeout passes.
 
+/// Datagrams a host loop takes from its transport per receive call.
+pub const RECV_BATCH: usize = 256;
+
+/// The longest single wait of a host loop, so a shutdown flag is seen
+/// promptly.
+pub const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 mod mem;
 #[cfg(target_os = "linux")]
 mod mmsg;

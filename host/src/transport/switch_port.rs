@@ -13,14 +13,13 @@
 
 use super::{Datagram, Transport, TransportStats};
 use crate::error::TransportError;
-use esa_core::constants::{ESA_UDP_PORT, ETHERNET_LEN, IPV4_LEN, UDP_LEN, esa_payload_len};
+use esa_core::constants::{ESA_UDP_PORT, esa_payload_len};
 use esa_core::wire::{EsaPacket, EsaRepr, FrameRepr, Ipv4Addr, MacAddr, ParsedFrame};
 use std::collections::VecDeque;
 use std::net::{IpAddr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
-/// Byte offset of the ESA header in a frame.
-const ESA_OFFSET: usize = ETHERNET_LEN + IPV4_LEN + UDP_LEN;
+use esa_core::wire::frame::ESA_OFFSET;
 
 /// One end of a link that carries Ethernet frames.
 pub trait FrameLink: Send + std::fmt::Debug {
