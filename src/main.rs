@@ -1,5 +1,7 @@
 //! `esa`: the one user-facing command of ESA.
 
+mod cli;
+
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use esa_core::pool::Mode;
@@ -45,13 +47,13 @@ enum Command {
     Ps(esa_host::cli::PsArgs),
     /// Run the software switch: a P4 program in p4sim behind a P4Runtime
     /// server, on Linux interfaces (flags as BMv2's simple_switch_grpc).
-    Switch(esa_switch::cli::SwitchArgs),
+    Switch(cli::switch::SwitchArgs),
     /// Run the controller: program one P4Runtime switch (esa-switch or
     /// BMv2) from a topology file and serve the job API (gRPC).
-    Controller(esa_controller::cli::ControllerArgs),
+    Controller(cli::controller::ControllerArgs),
     /// List the controller's jobs and their counters, or admit / release a
     /// job.
-    Jobs(esa_controller::cli::JobsArgs),
+    Jobs(cli::controller::JobsArgs),
     /// Run a switch and its controller for hosts you start yourself
     /// (PyTorch ranks with esa_torch, `esa worker`, `esa ps`): esa.p4 in
     /// esa-switch with ports carried over UDP (port n at BIND:BASE+n), the
@@ -177,16 +179,11 @@ fn main() -> Result<()> {
         Command::Sim { mode, seed, loss } => run_sim(mode, seed, loss),
         Command::Bench { what } => run_bench(what),
         Command::Worker(args) => run_worker(&args),
-        Command::Ps(args) => Ok(esa_host::cli::run_ps(&args)?),
-        Command::Switch(args) => Ok(esa_switch::cli::run(&args)?),
-        Command::Controller(args) => {
-            esa_controller::cli::run_controller(&args).map_err(anyhow::Error::msg)
-        }
+        Command::Ps(args) => Ok(esa_host::cli::run_ps(&args, cli::shutdown::flag())?),
+        Command::Switch(args) => cli::switch::run(&args),
+        Command::Controller(args) => cli::controller::run_controller(&args),
         Command::Jobs(args) => {
-            print!(
-                "{}",
-                esa_controller::cli::run_jobs(&args).map_err(anyhow::Error::msg)?
-            );
+            print!("{}", cli::controller::run_jobs(&args)?);
             Ok(())
         }
         Command::Run(args) => run_experiment(&args),
@@ -353,7 +350,7 @@ fn run_local(args: &LocalArgs) -> Result<()> {
         program: args.program.clone(),
         ..esa_testbed::local::LocalConfig::default()
     };
-    Ok(esa_testbed::local::run(config)?)
+    Ok(esa_testbed::local::run(config, &cli::shutdown::flag())?)
 }
 
 /// Prints the P4Info; compile errors go to stderr as `file:line:col:
@@ -585,7 +582,7 @@ fn run_sim(mode: SimMode, seed: u64, loss: f64) -> Result<()> {
 /// Runs `esa worker`; a wrong result (which the runtime never returns
 /// knowingly) makes the exit status non-zero.
 fn run_worker(args: &esa_host::cli::WorkerArgs) -> Result<()> {
-    let summary = esa_host::cli::run_worker(args)?;
+    let summary = esa_host::cli::run_worker(args, cli::shutdown::flag())?;
     if summary.wrong > 0 {
         bail!(
             "{} iterations returned a result that is not the exact sum",
@@ -705,9 +702,23 @@ fn run_experiment(args: &RunArgs) -> Result<()> {
         switch,
         fabric,
         work_dir: args.work_dir.clone(),
-        cleanup_on_signal: true,
         ..esa_testbed::RunOptions::default()
     };
+    if esa_testbed::run::makes_namespaces(&options) {
+        // Interrupted, the run's topologies never drop: remove them here.
+        // (A switch process the run started gets the terminal's SIGINT
+        // too; one that does not dies with its veth ends.) Without
+        // namespaces, SIGINT keeps its default action.
+        let stop = cli::shutdown::flag();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let removed = esa_netns::remove_this_process();
+            eprintln!("interrupted: removed {removed} network namespaces");
+            std::process::exit(130);
+        });
+    }
     if !args.quiet {
         eprintln!("{}: {}", experiment.name, options.setup_description());
     }

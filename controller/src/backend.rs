@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 
-use crate::error::SwitchError;
+use crate::error::P4RuntimeError;
 
 /// The controller's standing with the switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub enum Role {
 pub trait SwitchBackend: Send + Sync + 'static {
     /// (Re)connects and starts arbitration; afterwards [`Self::role`]
     /// follows the switch's arbitration updates until the stream drops.
-    fn connect(&self) -> impl Future<Output = Result<Role, SwitchError>> + Send;
+    fn connect(&self) -> impl Future<Output = Result<Role, P4RuntimeError>> + Send;
     /// Closes the arbitration stream (and so gives up being primary).
     fn disconnect(&self);
     /// This controller's election id.
@@ -47,22 +47,22 @@ pub trait SwitchBackend: Send + Sync + 'static {
     /// The current role, updated by the arbitration stream.
     fn role(&self) -> watch::Receiver<Role>;
     /// Cookie of the switch's pipeline, `None` if it has none.
-    fn pipeline_cookie(&self) -> impl Future<Output = Result<Option<u64>, SwitchError>> + Send;
+    fn pipeline_cookie(&self) -> impl Future<Output = Result<Option<u64>, P4RuntimeError>> + Send;
     /// Pushes a pipeline (VERIFY_AND_COMMIT).
     fn set_pipeline(
         &self,
         config: p4v1::ForwardingPipelineConfig,
-    ) -> impl Future<Output = Result<(), SwitchError>> + Send;
+    ) -> impl Future<Output = Result<(), P4RuntimeError>> + Send;
     /// One Write of `updates` (CONTINUE_ON_ERROR, as BMv2 does).
     fn write(
         &self,
         updates: Vec<p4v1::Update>,
-    ) -> impl Future<Output = Result<(), SwitchError>> + Send;
+    ) -> impl Future<Output = Result<(), P4RuntimeError>> + Send;
     /// One Read; every entity of every response.
     fn read(
         &self,
         entities: Vec<p4v1::Entity>,
-    ) -> impl Future<Output = Result<Vec<p4v1::Entity>, SwitchError>> + Send;
+    ) -> impl Future<Output = Result<Vec<p4v1::Entity>, P4RuntimeError>> + Send;
 }
 
 /// The canonical code of each update of a failed Write, from the
@@ -131,10 +131,10 @@ impl GrpcSwitch {
         }
     }
 
-    fn client(&self) -> Result<P4RuntimeClient<Channel>, SwitchError> {
+    fn client(&self) -> Result<P4RuntimeClient<Channel>, P4RuntimeError> {
         lock(&self.client)
             .clone()
-            .ok_or_else(|| SwitchError::StreamClosed("not connected".into()))
+            .ok_or_else(|| P4RuntimeError::StreamClosed("not connected".into()))
     }
 
     fn close(&self) {
@@ -145,8 +145,8 @@ impl GrpcSwitch {
         self.role.send_replace(Role::Disconnected);
     }
 
-    fn connect_error(&self, message: impl ToString) -> SwitchError {
-        SwitchError::Connect {
+    fn connect_error(&self, message: impl ToString) -> P4RuntimeError {
+        P4RuntimeError::Connect {
             addr: self.addr.clone(),
             message: message.to_string(),
         }
@@ -177,7 +177,7 @@ impl Drop for GrpcSwitch {
 }
 
 impl SwitchBackend for GrpcSwitch {
-    async fn connect(&self) -> Result<Role, SwitchError> {
+    async fn connect(&self) -> Result<Role, P4RuntimeError> {
         self.close();
         if self.election_id == 0 {
             return Err(self.connect_error("election id 0 is not allowed"));
@@ -210,19 +210,19 @@ impl SwitchBackend for GrpcSwitch {
         )
         .await
         .map_err(|_| self.connect_error("StreamChannel timed out"))?
-        .map_err(|s| SwitchError::rpc("StreamChannel", &s))?
+        .map_err(|s| P4RuntimeError::rpc("StreamChannel", &s))?
         .into_inner();
         // The first arbitration answer says who we are.
         let first = loop {
             let message = tokio::time::timeout(CONNECT_TIMEOUT, stream.message())
                 .await
                 .map_err(|_| self.connect_error("no arbitration answer"))?
-                .map_err(|s| SwitchError::rpc("StreamChannel", &s))?;
+                .map_err(|s| P4RuntimeError::rpc("StreamChannel", &s))?;
             match message.and_then(|m| m.update) {
                 Some(p4v1::stream_message_response::Update::Arbitration(a)) => break role_of(&a),
                 Some(_) => continue,
                 None => {
-                    return Err(SwitchError::StreamClosed(
+                    return Err(P4RuntimeError::StreamClosed(
                         "closed before the arbitration answer".into(),
                     ));
                 }
@@ -257,7 +257,7 @@ impl SwitchBackend for GrpcSwitch {
         self.role.subscribe()
     }
 
-    async fn pipeline_cookie(&self) -> Result<Option<u64>, SwitchError> {
+    async fn pipeline_cookie(&self) -> Result<Option<u64>, P4RuntimeError> {
         use p4v1::get_forwarding_pipeline_config_request::ResponseType;
         let mut client = self.client()?;
         let request = p4v1::GetForwardingPipelineConfigRequest {
@@ -270,7 +270,7 @@ impl SwitchBackend for GrpcSwitch {
                 .config
                 .map(|c| c.cookie.map_or(0, |c| c.cookie))),
             Err(s) if matches!(s.code(), tonic::Code::Unavailable | tonic::Code::Cancelled) => {
-                Err(SwitchError::rpc("GetForwardingPipelineConfig", &s))
+                Err(P4RuntimeError::rpc("GetForwardingPipelineConfig", &s))
             }
             // BMv2 and esa-switch answer FAILED_PRECONDITION (or similar)
             // when no pipeline is set.
@@ -281,7 +281,7 @@ impl SwitchBackend for GrpcSwitch {
     async fn set_pipeline(
         &self,
         config: p4v1::ForwardingPipelineConfig,
-    ) -> Result<(), SwitchError> {
+    ) -> Result<(), P4RuntimeError> {
         use p4v1::set_forwarding_pipeline_config_request::Action;
         let mut client = self.client()?;
         let request = p4v1::SetForwardingPipelineConfigRequest {
@@ -294,11 +294,11 @@ impl SwitchBackend for GrpcSwitch {
         client
             .set_forwarding_pipeline_config(request)
             .await
-            .map_err(|s| SwitchError::rpc("SetForwardingPipelineConfig", &s))?;
+            .map_err(|s| P4RuntimeError::rpc("SetForwardingPipelineConfig", &s))?;
         Ok(())
     }
 
-    async fn write(&self, updates: Vec<p4v1::Update>) -> Result<(), SwitchError> {
+    async fn write(&self, updates: Vec<p4v1::Update>) -> Result<(), P4RuntimeError> {
         if updates.is_empty() {
             return Ok(());
         }
@@ -312,11 +312,11 @@ impl SwitchBackend for GrpcSwitch {
         client
             .write(request)
             .await
-            .map_err(|s| SwitchError::rpc("Write", &s))?;
+            .map_err(|s| P4RuntimeError::rpc("Write", &s))?;
         Ok(())
     }
 
-    async fn read(&self, entities: Vec<p4v1::Entity>) -> Result<Vec<p4v1::Entity>, SwitchError> {
+    async fn read(&self, entities: Vec<p4v1::Entity>) -> Result<Vec<p4v1::Entity>, P4RuntimeError> {
         let mut client = self.client()?;
         let request = p4v1::ReadRequest {
             device_id: self.device_id,
@@ -326,13 +326,13 @@ impl SwitchBackend for GrpcSwitch {
         let mut stream = client
             .read(request)
             .await
-            .map_err(|s| SwitchError::rpc("Read", &s))?
+            .map_err(|s| P4RuntimeError::rpc("Read", &s))?
             .into_inner();
         let mut out = vec![];
         while let Some(response) = stream
             .message()
             .await
-            .map_err(|s| SwitchError::rpc("Read", &s))?
+            .map_err(|s| P4RuntimeError::rpc("Read", &s))?
         {
             out.extend(response.entities);
         }

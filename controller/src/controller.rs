@@ -18,7 +18,7 @@ use crate::backend::{Role, SwitchBackend};
 use crate::entries::{
     Entity, EntityKey, TableKind, key_from_proto, wildcard_groups, wildcard_table,
 };
-use crate::error::{AdmitError, Error, PipelineError, SwitchError};
+use crate::error::{AdmitError, Error, P4RuntimeError, PipelineError};
 use crate::jobs::{Job, JobRequest, JobTable};
 use crate::pipeline::Pipeline;
 use crate::topology::Topology;
@@ -408,7 +408,7 @@ impl<S: SwitchBackend> Controller<S> {
         let role = *self.switch.role().borrow();
         match role {
             Role::Primary => Ok(()),
-            Role::Backup { primary } => Err(SwitchError::NotPrimary {
+            Role::Backup { primary } => Err(P4RuntimeError::NotPrimary {
                 ours: self.switch.election_id(),
                 primary,
             }

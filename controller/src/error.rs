@@ -133,9 +133,10 @@ impl AdmitError {
     }
 }
 
-/// Talking to the switch failed.
+/// Talking to the switch over P4Runtime failed (the switch's own errors are
+/// `esa_switch::SwitchError`).
 #[derive(Debug, thiserror::Error)]
-pub enum SwitchError {
+pub enum P4RuntimeError {
     /// No connection could be made.
     #[error("cannot connect to the switch at {addr}: {message}")]
     Connect {
@@ -173,10 +174,10 @@ pub enum SwitchError {
     Protocol(String),
 }
 
-impl SwitchError {
-    /// Builds [`SwitchError::Rpc`] from a tonic status.
-    pub fn rpc(rpc: &'static str, status: &tonic::Status) -> SwitchError {
-        SwitchError::Rpc {
+impl P4RuntimeError {
+    /// Builds [`P4RuntimeError::Rpc`] from a tonic status.
+    pub fn rpc(rpc: &'static str, status: &tonic::Status) -> P4RuntimeError {
+        P4RuntimeError::Rpc {
             rpc,
             code: status.code(),
             message: status.message().to_string(),
@@ -187,7 +188,7 @@ impl SwitchError {
     /// Whether a one-update Write failed because the entity was not there.
     pub fn is_not_found(&self) -> bool {
         match self {
-            SwitchError::Rpc {
+            P4RuntimeError::Rpc {
                 code, update_codes, ..
             } => {
                 let not_found = tonic::Code::NotFound as i32;
@@ -203,11 +204,11 @@ impl SwitchError {
     /// opposed to a refused request.
     pub fn is_connection_loss(&self) -> bool {
         match self {
-            SwitchError::Connect { .. } | SwitchError::StreamClosed(_) => true,
-            SwitchError::Rpc { code, .. } => {
+            P4RuntimeError::Connect { .. } | P4RuntimeError::StreamClosed(_) => true,
+            P4RuntimeError::Rpc { code, .. } => {
                 matches!(code, tonic::Code::Unavailable | tonic::Code::Cancelled)
             }
-            SwitchError::NotPrimary { .. } | SwitchError::Protocol(_) => false,
+            P4RuntimeError::NotPrimary { .. } | P4RuntimeError::Protocol(_) => false,
         }
     }
 }
@@ -224,23 +225,23 @@ pub enum Error {
     /// See [`AdmitError`].
     #[error(transparent)]
     Admit(#[from] AdmitError),
-    /// See [`SwitchError`].
+    /// See [`P4RuntimeError`].
     #[error(transparent)]
-    Switch(#[from] SwitchError),
+    Switch(#[from] P4RuntimeError),
     /// A write failed part-way; what had been written was removed again.
     #[error("{source} (rolled back: nothing of the request stays installed)")]
     RolledBack {
         /// The failure.
-        source: SwitchError,
+        source: P4RuntimeError,
     },
     /// A write failed part-way and removing the written part failed too; the
     /// controller repairs the switch at its next resynchronisation.
     #[error("{source}; rolling back failed too ({rollback}); the next resync repairs the switch")]
     RollbackFailed {
         /// The failure.
-        source: SwitchError,
+        source: P4RuntimeError,
         /// Why the rollback failed.
-        rollback: Box<SwitchError>,
+        rollback: Box<P4RuntimeError>,
     },
     /// The controller is (re)synchronising with the switch or has no
     /// connection; try again shortly.
@@ -255,7 +256,7 @@ impl From<Error> for tonic::Status {
     fn from(e: Error) -> tonic::Status {
         let code = match &e {
             Error::Admit(a) => a.code(),
-            Error::Switch(SwitchError::NotPrimary { .. }) => tonic::Code::FailedPrecondition,
+            Error::Switch(P4RuntimeError::NotPrimary { .. }) => tonic::Code::FailedPrecondition,
             Error::Switch(_)
             | Error::RolledBack { .. }
             | Error::RollbackFailed { .. }

@@ -19,24 +19,26 @@
 //!   converged across switch and controller restarts.
 //! - [`api`]: the `esa.controller.v1.Jobs` gRPC service.
 //! - [`metrics`]: per-job counters in Prometheus text format over HTTP.
-//! - [`cli`]: the `esa controller` and `esa jobs` subcommands.
+//! - [`run`]: the controller as a process (`esa controller`) and its
+//!   client (`esa jobs`), from typed requests (the flags are the `esa`
+//!   binary's).
 //!
 //! Registers are never read or written over P4Runtime (BMv2 cannot):
 //! slot state is managed in-band by the data plane.
 
 pub mod api;
 pub mod backend;
-pub mod cli;
 pub mod controller;
 pub mod entries;
 pub mod error;
 pub mod jobs;
 pub mod metrics;
 pub mod pipeline;
+pub mod run;
 pub mod topology;
 
 pub use backend::{GrpcSwitch, Role, SwitchBackend, grpc_url};
 pub use controller::{Controller, ControllerConfig, Health, JobStats};
-pub use error::{AdmitError, Error, PipelineError, SwitchError, TopologyError};
+pub use error::{AdmitError, Error, P4RuntimeError, PipelineError, TopologyError};
 pub use pipeline::Pipeline;
 pub use topology::Topology;

@@ -122,7 +122,7 @@ async fn admit_release_readmit_leave_exactly_the_expected_entities() {
         .unwrap();
     assert_eq!(c.packets, 42);
     assert_eq!(stats.jobs[0].counters.len(), 18);
-    let text = esa_controller::cli::jobs_table(&list, &stats.jobs);
+    let text = esa_controller::run::jobs_table(&list, &stats.jobs);
     assert!(text.contains("switchml"), "{text}");
     let err = client
         .job_stats(proto::JobStatsRequest { job_ids: vec![99] })

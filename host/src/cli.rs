@@ -9,8 +9,8 @@ use crate::transport::{SwitchPortTransport, Transport, UdpFrameLink, UdpTranspor
 use crate::worker::Worker;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Flags of `esa worker`.
@@ -83,21 +83,6 @@ pub struct PsArgs {
     pub port: UdpPortArg,
 }
 
-/// A flag raised by SIGINT or SIGTERM (installed once per process; if
-/// another handler is already installed, the flag is never raised and the
-/// commands stop on their iteration or duration limit).
-pub fn shutdown_flag() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    Arc::clone(FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let raised = Arc::clone(&flag);
-        if let Err(e) = ctrlc::set_handler(move || raised.store(true, Ordering::Relaxed)) {
-            eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
-        }
-        flag
-    }))
-}
-
 /// A synthetic gradient value: a nonzero integer, so sums are exact in
 /// float32 and a lost or doubled contribution changes the sum.
 pub use esa_core::sim::gradient_value;
@@ -114,8 +99,8 @@ pub struct TrainSummary {
     pub interrupted: bool,
 }
 
-/// Runs `esa worker`.
-pub fn run_worker(args: &WorkerArgs) -> Result<TrainSummary, HostError> {
+/// Runs `esa worker`; it stops early when `stop` is raised.
+pub fn run_worker(args: &WorkerArgs, stop: Arc<AtomicBool>) -> Result<TrainSummary, HostError> {
     let file = match &args.config {
         Some(path) => ConfigFile::load(path)?,
         None => ConfigFile::default(),
@@ -134,11 +119,11 @@ pub fn run_worker(args: &WorkerArgs) -> Result<TrainSummary, HostError> {
         Some((n, addr)) => {
             settings.options.switch = switch_addr();
             let transport = port_link(n, addr, settings.options.core.lanes)?;
-            run_training(settings, train, transport)
+            run_training(settings, train, transport, Arc::clone(&stop))
         }
         None => {
             let transport = UdpTransport::bind(settings.bind)?;
-            run_training(settings, train, transport)
+            run_training(settings, train, transport, Arc::clone(&stop))
         }
     }
 }
@@ -147,8 +132,8 @@ fn run_training<T: Transport>(
     settings: crate::config::WorkerSettings,
     train: crate::config::TrainSettings,
     transport: T,
+    stop: Arc<AtomicBool>,
 ) -> Result<TrainSummary, HostError> {
-    let stop = shutdown_flag();
     let core = settings.options.core.clone();
     let average = settings.options.average;
     let switch = settings.options.switch;
@@ -245,8 +230,8 @@ fn run_training<T: Transport>(
     Ok(summary)
 }
 
-/// Runs `esa ps` until SIGINT/SIGTERM or its duration limit.
-pub fn run_ps(args: &PsArgs) -> Result<(), HostError> {
+/// Runs `esa ps` until `stop` is raised or its duration limit.
+pub fn run_ps(args: &PsArgs, stop: Arc<AtomicBool>) -> Result<(), HostError> {
     let file = match &args.config {
         Some(path) => ConfigFile::load(path)?,
         None => ConfigFile::default(),
@@ -262,17 +247,20 @@ pub fn run_ps(args: &PsArgs) -> Result<(), HostError> {
         Some((n, addr)) => {
             settings.switch = switch_addr();
             let transport = port_link(n, addr, settings.config.lanes)?;
-            serve(settings, transport)
+            serve(settings, transport, Arc::clone(&stop))
         }
         None => {
             let transport = UdpTransport::bind(settings.bind)?;
-            serve(settings, transport)
+            serve(settings, transport, Arc::clone(&stop))
         }
     }
 }
 
-fn serve<T: Transport>(settings: crate::config::PsSettings, transport: T) -> Result<(), HostError> {
-    let stop = shutdown_flag();
+fn serve<T: Transport>(
+    settings: crate::config::PsSettings,
+    transport: T,
+    stop: Arc<AtomicBool>,
+) -> Result<(), HostError> {
     let mut ps = ParameterServer::new(settings.config.clone(), settings.switch, transport)?;
     for j in &settings.jobs {
         ps.add_job(j.job, j.fan_in, j.options)?;

@@ -11,6 +11,8 @@ use esa_host::config::ConfigError;
 use esa_host::testing::{ModelJob, ModelSwitch};
 use esa_host::transport::UdpTransport;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Parser)]
 enum Cmd {
@@ -69,9 +71,10 @@ fn worker_and_ps_commands_complete_a_job_over_udp() {
     )
     .unwrap();
     let f = file.to_str().unwrap().to_string();
+    let stop = Arc::new(AtomicBool::new(false));
     let ps_thread = {
-        let f = f.clone();
-        std::thread::spawn(move || run_ps(&ps_args(&["--config", &f])))
+        let (f, stop) = (f.clone(), Arc::clone(&stop));
+        std::thread::spawn(move || run_ps(&ps_args(&["--config", &f]), stop))
     };
     let threads: Vec<_> = workers
         .iter()
@@ -85,7 +88,8 @@ fn worker_and_ps_commands_complete_a_job_over_udp() {
                 "--bind",
                 &addr.to_string(),
             ]);
-            std::thread::spawn(move || run_worker(&args))
+            let stop = Arc::new(AtomicBool::new(false));
+            std::thread::spawn(move || run_worker(&args, stop))
         })
         .collect();
     for t in threads {
@@ -93,9 +97,8 @@ fn worker_and_ps_commands_complete_a_job_over_udp() {
         assert_eq!((summary.iterations, summary.wrong), (3, 0));
         assert!(!summary.interrupted);
     }
-    // What SIGINT does; the flag is process-wide, and no other test of
-    // this binary reaches a command's main loop.
-    esa_host::cli::shutdown_flag().store(true, std::sync::atomic::Ordering::Relaxed);
+    // What SIGINT does (the esa binary raises the flag it passed)
+    stop.store(true, Ordering::Relaxed);
     ps_thread.join().unwrap().unwrap();
     let switch = switch.stop().unwrap();
     assert!(switch.counters(2).data_rx >= 2 * 3 * 5000_u64.div_ceil(32));
@@ -113,21 +116,21 @@ fn commands_report_bad_configuration_by_key() {
     )
     .unwrap();
     let f = file.to_str().unwrap();
-    let e = run_worker(&worker_args(&["--config", f, "--worker-id", "0"])).unwrap_err();
+    let e = run_worker(
+        &worker_args(&["--config", f, "--worker-id", "0"]),
+        Arc::default(),
+    )
+    .unwrap_err();
     let text = e.to_string();
     assert!(
         text.contains("window") && text.contains("bad.toml"),
         "{text}"
     );
 
-    let e = run_worker(&worker_args(&[
-        "--switch",
-        "127.0.0.1:9",
-        "--job",
-        "2",
-        "--fan-in",
-        "2",
-    ]))
+    let e = run_worker(
+        &worker_args(&["--switch", "127.0.0.1:9", "--job", "2", "--fan-in", "2"]),
+        Arc::default(),
+    )
     .unwrap_err();
     assert!(matches!(
         e,
@@ -136,9 +139,17 @@ fn commands_report_bad_configuration_by_key() {
             ..
         })
     ));
-    let e = run_ps(&ps_args(&["--switch", "127.0.0.1:9", "--job", "2:40"])).unwrap_err();
+    let e = run_ps(
+        &ps_args(&["--switch", "127.0.0.1:9", "--job", "2:40"]),
+        Arc::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().starts_with("`ps.job[0].fan_in` = 40"), "{e}");
-    let e = run_worker(&worker_args(&["--config", "/nonexistent/esa.toml"])).unwrap_err();
+    let e = run_worker(
+        &worker_args(&["--config", "/nonexistent/esa.toml"]),
+        Arc::default(),
+    )
+    .unwrap_err();
     assert!(
         e.to_string()
             .starts_with("cannot read config file /nonexistent/esa.toml")

@@ -17,7 +17,8 @@
 //!   counters; [`afpacket`]: Linux interfaces (receive rings, batched
 //!   sends, the per-frame fallback); [`udp`]: ports carried over UDP
 //!   (frames in datagrams; no root); [`pcap`]: capture files.
-//! - [`cli`]: the `esa switch` command.
+//! - [`run`]: the switch as a process (`esa switch`, whose flags are the
+//!   `esa` binary's): ports, program and P4Runtime server until shutdown.
 //!
 //! ## Threads, and why registers behave as in P4
 //!
@@ -68,7 +69,6 @@
 
 #[cfg(target_os = "linux")]
 pub mod afpacket;
-pub mod cli;
 pub mod codec;
 mod dataplane;
 pub mod device;
@@ -77,6 +77,7 @@ pub mod p4info;
 pub mod pcap;
 pub mod ports;
 pub mod program;
+pub mod run;
 pub mod server;
 pub mod udp;
 

@@ -186,6 +186,26 @@ impl Default for InterfaceIo {
     }
 }
 
+impl std::str::FromStr for InterfaceIo {
+    type Err = String;
+
+    /// `ring` (the default), `ring-blocks` (a [`RingKind::Blocks`] ring) or
+    /// `per-frame`.
+    fn from_str(s: &str) -> Result<InterfaceIo, String> {
+        match s {
+            "ring" => Ok(InterfaceIo::default()),
+            "ring-blocks" => Ok(InterfaceIo::Ring(RingConfig {
+                kind: RingKind::Blocks,
+                ..RingConfig::default()
+            })),
+            "per-frame" => Ok(InterfaceIo::PerFrame),
+            _ => Err(format!(
+                "`{s}` is not one of `ring`, `ring-blocks`, `per-frame`"
+            )),
+        }
+    }
+}
+
 /// How a receive ring hands frames to its reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RingKind {

@@ -266,17 +266,14 @@ impl Drop for LocalStack {
     }
 }
 
-/// Runs a stack until SIGINT / SIGTERM.
-pub fn run(config: LocalConfig) -> Result<(), TestbedError> {
+/// Runs a stack until `stop` is raised (`esa local`: SIGINT / SIGTERM).
+pub fn run(config: LocalConfig, stop: &std::sync::atomic::AtomicBool) -> Result<(), TestbedError> {
     let stack = LocalStack::start(config)?;
     println!("{}", stack.describe());
     println!("ready");
-    let (tx, rx) = std::sync::mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })
-    .map_err(|e| TestbedError::Setup(format!("signal handler: {e}")))?;
-    let _ = rx.recv();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     eprintln!("esa local: stopping");
     stack.stop();
     Ok(())

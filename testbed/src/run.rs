@@ -65,10 +65,6 @@ pub struct RunOptions {
     /// Where BMv2's build products and log go (default: a folder under
     /// the system's temporary folder).
     pub work_dir: Option<PathBuf>,
-    /// On SIGINT / SIGTERM, remove the run's namespaces and exit the
-    /// process (status 130). For a command; a library caller that handles
-    /// signals itself leaves it off.
-    pub cleanup_on_signal: bool,
     /// How long the controller may go without a programmed switch (the
     /// connection lost, not primary, or out of sync) while jobs run before
     /// the run stops with [`TestbedError::SwitchLost`]. A switch that
@@ -85,7 +81,6 @@ impl Default for RunOptions {
             switch: SwitchTarget::Embedded,
             fabric: Fabric::InProcess,
             work_dir: None,
-            cleanup_on_signal: false,
             switch_lost_after: Duration::from_secs(10),
         }
     }
@@ -188,17 +183,6 @@ pub fn run_experiment(
             v.label
         )));
     }
-    if options.cleanup_on_signal && makes_namespaces(options) {
-        // Interrupted, the run's topologies never drop: remove them here.
-        // (A switch process the run started gets the terminal's SIGINT
-        // too; one that does not dies with its veth ends.) Only one
-        // handler per process can be set; a second run keeps the first.
-        let _ = ctrlc::set_handler(|| {
-            let removed = netns::remove_this_process();
-            eprintln!("interrupted: removed {removed} network namespaces");
-            std::process::exit(130);
-        });
-    }
     let program = program_path(experiment);
     if experiment.switch.program.is_none() && !program.is_file() {
         return Err(TestbedError::Setup(format!(
@@ -207,13 +191,8 @@ pub fn run_experiment(
             program.display()
         )));
     }
-    let defines = vec![
-        ("ESA_LANES".to_string(), experiment.switch.lanes.to_string()),
-        (
-            "ESA_POOL_SLOTS".to_string(),
-            experiment.switch.pool_slots.to_string(),
-        ),
-    ];
+    let defines =
+        esa_p4::Defines::new(experiment.switch.lanes, experiment.switch.pool_slots).pairs();
     let pipeline = match &options.switch {
         SwitchTarget::Bmv2(bmv2) => {
             let dir = options.work_dir(&experiment.name);
@@ -256,7 +235,9 @@ pub fn run_experiment(
 }
 
 /// Whether the run creates network namespaces.
-fn makes_namespaces(options: &RunOptions) -> bool {
+/// Whether the run makes network namespaces (which an interrupted
+/// process must remove itself: `esa_netns::remove_this_process`).
+pub fn makes_namespaces(options: &RunOptions) -> bool {
     match options.switch {
         SwitchTarget::Embedded => options.fabric == Fabric::Netns,
         SwitchTarget::Bmv2(_) => true,

@@ -1,0 +1,205 @@
+//! `esa controller` and `esa jobs`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use esa_controller::api::proto;
+use esa_controller::run::{JobsRequest, Listen};
+use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Topology};
+
+/// `esa controller`.
+#[derive(Debug, Args)]
+pub struct ControllerArgs {
+    /// P4Runtime address of the switch.
+    #[arg(long, default_value = "127.0.0.1:9559")]
+    pub switch: String,
+    /// P4Runtime device id.
+    #[arg(long, default_value_t = 0)]
+    pub device_id: u64,
+    /// Election id (higher wins; a lower one makes this controller a
+    /// backup).
+    #[arg(long, default_value_t = 1)]
+    pub election_id: u64,
+    /// The topology file (TOML: switch ports, hosts).
+    #[arg(long)]
+    pub topology: PathBuf,
+    /// The P4 program (esa-switch): its source is the device config and
+    /// p4sim derives the P4Info.
+    #[arg(
+        long,
+        default_value = "p4/v1model/esa.p4",
+        conflicts_with = "bmv2_json"
+    )]
+    pub p4: PathBuf,
+    /// `NAME=VALUE` macro for the P4 program (esa-switch only), e.g.
+    /// `ESA_LANES=64`.
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
+    /// BMv2: p4c's JSON output, pushed as the device config.
+    #[arg(long, requires = "p4info")]
+    pub bmv2_json: Option<PathBuf>,
+    /// BMv2: p4c's P4Info (text format, or binary for .bin/.binpb/.pb).
+    #[arg(long, requires = "bmv2_json")]
+    pub p4info: Option<PathBuf>,
+    /// Aggregator slots (default: the size of the `slot_key` register).
+    #[arg(long)]
+    pub pool_slots: Option<u32>,
+    /// The switch's stale bound in microseconds: an untouched slot older than
+    /// this may be reclaimed [default: the program's, 10000]. Raise it for a
+    /// slow software switch such as BMv2.
+    #[arg(long, value_name = "US")]
+    pub stale_after_us: Option<u64>,
+    /// Address of the job API (gRPC).
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+    /// Address of the Prometheus endpoint (`/metrics`); none by default.
+    #[arg(long)]
+    pub metrics_addr: Option<SocketAddr>,
+}
+
+/// `esa jobs`.
+#[derive(Debug, Args)]
+pub struct JobsArgs {
+    /// Address of the controller's job API.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub controller: String,
+    /// What to do; without one, list the jobs and their counters.
+    #[command(subcommand)]
+    pub command: Option<JobsCommand>,
+}
+
+/// Sharing mode on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliMode {
+    /// Preemptive, priority-based.
+    Esa,
+    /// ATP: no preemption, release when the result passes back.
+    Atp,
+    /// SwitchML: a static slot range.
+    Switchml,
+}
+
+/// Subcommands of `esa jobs`.
+#[derive(Debug, Subcommand)]
+pub enum JobsCommand {
+    /// Admit a job.
+    Admit {
+        /// Job id (0: the controller picks).
+        #[arg(long, default_value_t = 0)]
+        job: u32,
+        /// Workers: host names of the topology, or port numbers.
+        #[arg(long, value_delimiter = ',', required = true)]
+        workers: Vec<String>,
+        /// The PS: a host name or a port number.
+        #[arg(long)]
+        ps: String,
+        /// Sharing mode.
+        #[arg(long, value_enum, default_value_t = CliMode::Esa)]
+        mode: CliMode,
+        /// Highest priority (0..=15).
+        #[arg(long, default_value_t = 0)]
+        priority: u32,
+        /// switchml: number of slots (a power of two).
+        #[arg(long)]
+        slots: Option<u32>,
+        /// switchml: first slot (default: the first free aligned range).
+        #[arg(long, requires = "slots")]
+        slot_base: Option<u32>,
+    },
+    /// Release a job.
+    Release {
+        /// Job id.
+        job: u32,
+    },
+}
+
+/// Runs `esa controller` until SIGINT or SIGTERM.
+pub fn run_controller(args: &ControllerArgs) -> Result<()> {
+    super::init_logging("info");
+    let topology = Topology::load(&args.topology)?;
+    let pipeline = match (&args.bmv2_json, &args.p4info) {
+        (Some(json), Some(p4info)) => Pipeline::from_files(json, p4info)?,
+        _ => {
+            let defines: Vec<(String, String)> = args
+                .define
+                .iter()
+                .map(|d| {
+                    let (name, value) = d.split_once('=').unwrap_or((d.as_str(), "1"));
+                    (name.to_string(), value.to_string())
+                })
+                .collect();
+            Pipeline::from_p4_source(&args.p4, &defines)?
+        }
+    };
+    let switch = GrpcSwitch::new(&args.switch, args.device_id, args.election_id.into());
+    let config = ControllerConfig {
+        pool_slots: args.pool_slots,
+        stale_after_us: args.stale_after_us,
+        ..ControllerConfig::default()
+    };
+    let controller = Controller::new(switch, pipeline, topology, config)?;
+    eprintln!(
+        "esa controller: job API on {}, switch {}",
+        args.listen, args.switch
+    );
+    if let Some(addr) = args.metrics_addr {
+        eprintln!("esa controller: metrics on http://{addr}/metrics");
+    }
+    let listen = Listen {
+        api: args.listen,
+        metrics: args.metrics_addr,
+    };
+    esa_controller::run::run_controller(controller, listen, super::shutdown::signalled())
+        .context("esa controller")
+}
+
+/// A worker or PS on the command line: a port number or a host name.
+fn endpoint(text: &str) -> proto::Endpoint {
+    match text.parse::<u32>() {
+        Ok(port) => proto::Endpoint {
+            host: String::new(),
+            port,
+        },
+        Err(_) => proto::Endpoint {
+            host: text.to_string(),
+            port: 0,
+        },
+    }
+}
+
+/// Runs `esa jobs`; returns what to print.
+pub fn run_jobs(args: &JobsArgs) -> Result<String> {
+    let request = match &args.command {
+        None => JobsRequest::List,
+        Some(JobsCommand::Admit {
+            job,
+            workers,
+            ps,
+            mode,
+            priority,
+            slots,
+            slot_base,
+        }) => {
+            let mode = match mode {
+                CliMode::Esa => proto::Mode::Esa,
+                CliMode::Atp => proto::Mode::Atp,
+                CliMode::Switchml => proto::Mode::Switchml,
+            };
+            JobsRequest::Admit(proto::AdmitJobRequest {
+                job_id: *job,
+                workers: workers.iter().map(|w| endpoint(w)).collect(),
+                ps: Some(endpoint(ps)),
+                max_priority: *priority,
+                mode: mode as i32,
+                slots: slots.map(|count| proto::SlotRange {
+                    base: *slot_base,
+                    count,
+                }),
+            })
+        }
+        Some(JobsCommand::Release { job }) => JobsRequest::Release(*job),
+    };
+    Ok(esa_controller::run::run_jobs(&args.controller, request)?)
+}
