@@ -20,7 +20,9 @@
 //!   result caches they answer from (`cache`). Protocol checks live here,
 //!   not in the I/O shells (`Worker::check_behind`).
 //! - [`rtt`]: the worker's retransmission timeout from measured round trips.
-//! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs.
+//! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs;
+//!   [`synthetic`]: the exactly summable gradients it, the hosts' training
+//!   loop and the testbeds use.
 //! - [`rng`]: the small seeded generator simulations use.
 //!
 //! `docs/protocol.md` is the specification all of them follow.
@@ -36,5 +38,6 @@ pub mod quant;
 pub mod rng;
 pub mod rtt;
 pub mod sim;
+pub mod synthetic;
 pub mod wire;
 pub mod worker;

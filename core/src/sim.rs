@@ -15,6 +15,7 @@ use crate::pool::{
 };
 use crate::ps::{JobOptions, ParameterServer, PsConfig};
 use crate::rng::Rng;
+use crate::synthetic::gradient_value;
 use crate::wire::frame::ESA_OFFSET;
 use crate::wire::{EsaRepr, FrameRepr, ParsedFrame};
 use crate::worker::{SlotMapping, Worker, WorkerConfig, WorkerEvent};
@@ -491,23 +492,6 @@ pub struct Progress {
     pub jobs_done: usize,
     /// Jobs in the run.
     pub jobs: usize,
-}
-
-/// A value of the gradient of `worker` in `iteration` at `element`: a
-/// nonzero integer in `-500..=500`, so sums are exact in f32 and a missing or
-/// doubled contribution always changes the sum. The hosts' synthetic
-/// training loops (`esa worker`) use it too.
-pub fn gradient_value(seed: u64, job: u16, worker: u8, iteration: u32, element: usize) -> f32 {
-    let mut x = seed
-        ^ (u64::from(job) << 48)
-        ^ (u64::from(worker) << 40)
-        ^ (u64::from(iteration) << 32)
-        ^ element as u64;
-    x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^= x >> 33;
-    let v = (x % 1000) as i32 - 500;
-    (if v == 0 { 1 } else { v }) as f32
 }
 
 #[derive(Debug)]

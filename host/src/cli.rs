@@ -83,9 +83,7 @@ pub struct PsArgs {
     pub port: UdpPortArg,
 }
 
-/// A synthetic gradient value: a nonzero integer, so sums are exact in
-/// float32 and a lost or doubled contribution changes the sum.
-pub use esa_core::sim::gradient_value;
+use esa_core::synthetic::gradient_value;
 
 /// What `esa worker` did.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -24,7 +24,7 @@ use esa_core::constants::ESA_UDP_PORT;
 use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rng::Rng;
-use esa_core::sim::gradient_value;
+use esa_core::synthetic::gradient_value;
 use esa_core::wire::Ipv4Addr;
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::ParameterServer;

@@ -6,9 +6,9 @@
 use esa_core::policy::Policy;
 use esa_core::pool::{JobCounters, Mode, PoolConfig};
 use esa_core::ps::{JobOptions, PsConfig};
+use esa_core::synthetic::gradient_value;
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::HostError;
-use esa_host::cli::gradient_value;
 use esa_host::ps::{FallbackVolume, ParameterServer};
 use esa_host::testing::{ModelJob, ModelSwitch};
 use esa_host::transport::Transport;

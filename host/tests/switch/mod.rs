@@ -20,7 +20,7 @@ use esa_core::policy::Policy;
 use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rng::Rng;
-use esa_core::sim::gradient_value;
+use esa_core::synthetic::gradient_value;
 use esa_core::worker::{SlotMapping, WorkerConfig};
 use esa_host::ParameterServer;
 use esa_host::transport::{FaultConfig, FrameLink, LinkClosed, Transport};
