@@ -26,9 +26,20 @@ pub enum TestbedError {
     /// A value in the experiment is out of range or inconsistent.
     #[error("invalid experiment: {0}")]
     Invalid(String),
-    /// The switch, the controller or the runtime could not be started.
+    /// The testbed cannot start as asked (a missing tool, a target that
+    /// cannot run the experiment, ...).
     #[error("cannot start the testbed: {0}")]
     Setup(String),
+    /// Starting a part of the testbed (the switch, the controller, a
+    /// runtime, a socket) failed, for the reason in `source`.
+    #[error("cannot start the testbed: {what}")]
+    Start {
+        /// What was being started.
+        what: String,
+        /// Why it failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// The switch went out of reach while jobs ran and did not come back:
     /// the run was stopped and reports no job.
     #[error(
@@ -43,4 +54,17 @@ pub enum TestbedError {
         /// The controller's last error.
         last_error: String,
     },
+}
+
+impl TestbedError {
+    /// [`TestbedError::Start`]: starting `what` failed because of `source`.
+    pub fn start(
+        what: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> TestbedError {
+        TestbedError::Start {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
 }

@@ -134,13 +134,13 @@ impl LocalStack {
             .unwrap_or_else(|| esa_p4::Arch::V1model.program());
         let defines = esa_p4::Defines::new(config.lanes, config.pool_slots).pairs();
         let pipeline = Pipeline::from_p4_source(&program_path, &defines)
-            .map_err(|e| TestbedError::Setup(format!("loading {}: {e}", program_path.display())))?;
+            .map_err(|e| TestbedError::start(format!("loading {}", program_path.display()), e))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("esa-local-rt")
             .enable_all()
             .build()
-            .map_err(|e| TestbedError::Setup(format!("tokio runtime: {e}")))?;
+            .map_err(|e| TestbedError::start("tokio runtime", e))?;
         // The switch starts empty; the controller pushes the pipeline.
         let mut builder = Switch::builder(SwitchConfig::default());
         for n in 1..=config.ports {
@@ -148,19 +148,19 @@ impl LocalStack {
         }
         let (switch, _) = builder
             .build()
-            .map_err(|e| TestbedError::Setup(format!("switch: {e}")))?;
+            .map_err(|e| TestbedError::start("switch", e))?;
         let p4rt_listener = runtime
             .block_on(tokio::net::TcpListener::bind(config.p4runtime))
-            .map_err(|e| TestbedError::Setup(format!("P4Runtime on {}: {e}", config.p4runtime)))?;
+            .map_err(|e| TestbedError::start(format!("P4Runtime on {}", config.p4runtime), e))?;
         let p4runtime = p4rt_listener
             .local_addr()
-            .map_err(|e| TestbedError::Setup(format!("P4Runtime listener: {e}")))?;
+            .map_err(|e| TestbedError::start("P4Runtime listener", e))?;
         let api_listener = runtime
             .block_on(tokio::net::TcpListener::bind(config.controller))
-            .map_err(|e| TestbedError::Setup(format!("job API on {}: {e}", config.controller)))?;
+            .map_err(|e| TestbedError::start(format!("job API on {}", config.controller), e))?;
         let controller_addr = api_listener
             .local_addr()
-            .map_err(|e| TestbedError::Setup(format!("job API listener: {e}")))?;
+            .map_err(|e| TestbedError::start("job API listener", e))?;
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
         let rx = stop_rx.clone();
@@ -179,7 +179,7 @@ impl LocalStack {
                 stale_after_us: None,
             },
         )
-        .map_err(|e| TestbedError::Setup(format!("controller: {e}")))?;
+        .map_err(|e| TestbedError::start("controller", e))?;
         tasks.push(runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone()))));
         let api = esa_controller::api::serve(
             Arc::clone(&controller),

@@ -208,10 +208,10 @@ pub fn run_experiment(
         SwitchTarget::External(x) if x.pipeline_files.is_some() => {
             let (config, p4info) = x.pipeline_files.clone().unwrap_or_default();
             Pipeline::from_files(&config, &p4info)
-                .map_err(|e| TestbedError::Setup(format!("loading the pipeline: {e}")))?
+                .map_err(|e| TestbedError::start("loading the pipeline", e))?
         }
         _ => Pipeline::from_p4_source(&program, &defines)
-            .map_err(|e| TestbedError::Setup(format!("loading the P4 program: {e}")))?,
+            .map_err(|e| TestbedError::start("loading the P4 program", e))?,
     };
     let mut variants = Vec::new();
     for variant in &experiment.variants {
@@ -454,8 +454,9 @@ fn bind_hosts(
     let mut links = BTreeMap::new();
     for (h, _) in hosts {
         let ip = std::net::Ipv4Addr::from(h.address.ip.0);
-        let transport = netns::bind_udp(namespace_of(h).as_deref(), ip)
-            .map_err(|e| setup(format!("host {} cannot bind its socket: {e}", h.name)))?;
+        let transport = netns::bind_udp(namespace_of(h).as_deref(), ip).map_err(|e| {
+            TestbedError::start(format!("host {} cannot bind its socket", h.name), e)
+        })?;
         links.insert(h.port, transport);
     }
     Ok(links)
@@ -481,7 +482,7 @@ fn make_namespaces(
     };
     Namespaces::create(&wanted, Some(switch))
         .map(Arc::new)
-        .map_err(|e| TestbedError::Setup(e.to_string()))
+        .map_err(|e| TestbedError::start("network namespaces", e))
 }
 
 /// Serves an embedded switch's P4Runtime on a free loopback port.
@@ -492,10 +493,10 @@ fn serve_embedded(
 ) -> Result<(String, tokio::task::JoinHandle<()>), TestbedError> {
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
+        .map_err(|e| TestbedError::start("P4Runtime listener", e))?;
     let addr = listener
         .local_addr()
-        .map_err(|e| setup(format!("P4Runtime listener: {e}")))?;
+        .map_err(|e| TestbedError::start("P4Runtime listener", e))?;
     let stop = stop.clone();
     let serve = runtime.spawn(async move {
         let _ = switch.serve(listener, stopped(stop)).await;
@@ -794,7 +795,7 @@ fn run_variant(
         .thread_name("esa-testbed-rt")
         .enable_all()
         .build()
-        .map_err(|e| setup(format!("tokio runtime: {e}")))?;
+        .map_err(|e| TestbedError::start("tokio runtime", e))?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut stage = build_stage(experiment, options, &plans, &runtime, &stop_rx)?;
     let backend = GrpcSwitch::new(&stage.p4runtime, stage.device_id, 1);
@@ -1001,7 +1002,7 @@ fn spawn_job<T: Transport + 'static>(
     std::thread::Builder::new()
         .name(name)
         .spawn(move || run_job(ctx, links, ps))
-        .map_err(|e| setup(format!("cannot start a job thread: {e}")))
+        .map_err(|e| TestbedError::start("cannot start a job thread", e))
 }
 
 /// Milliseconds as a float.

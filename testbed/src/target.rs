@@ -177,7 +177,7 @@ impl Bmv2 {
         let out = command
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| TestbedError::Setup(format!("running {shown}: {e}")))?;
+            .map_err(|e| TestbedError::start(format!("running {shown}"), e))?;
         if !out.status.success() {
             return Err(TestbedError::Setup(format!(
                 "compiling {} for BMv2 failed ({shown}):\n{}",
@@ -186,7 +186,7 @@ impl Bmv2 {
             )));
         }
         Pipeline::from_files(&json, &p4info)
-            .map_err(|e| TestbedError::Setup(format!("loading what p4c wrote: {e}")))
+            .map_err(|e| TestbedError::start("loading what p4c wrote", e))
     }
 
     /// Starts `simple_switch_grpc` with `ports` (`n@interface`), P4Runtime
@@ -232,7 +232,7 @@ impl Bmv2 {
             .stdout(log_file)
             .stderr(err_file)
             .spawn()
-            .map_err(|e| TestbedError::Setup(format!("starting {shown}: {e}")))?;
+            .map_err(|e| TestbedError::start(format!("starting {shown}"), e))?;
         let mut process = SwitchProcess {
             child,
             addr,
@@ -246,10 +246,10 @@ impl Bmv2 {
 /// A loopback address with a port nobody listens on now.
 fn free_loopback_port() -> Result<SocketAddr, TestbedError> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| TestbedError::Setup(format!("finding a free port for P4Runtime: {e}")))?;
+        .map_err(|e| TestbedError::start("finding a free port for P4Runtime", e))?;
     listener
         .local_addr()
-        .map_err(|e| TestbedError::Setup(format!("finding a free port for P4Runtime: {e}")))
+        .map_err(|e| TestbedError::start("finding a free port for P4Runtime", e))
 }
 
 /// A switch process the testbed started; killed on drop.
