@@ -52,6 +52,28 @@ pub struct TableSpec {
     pub ternary_slot: bool,
 }
 
+/// `set_job`'s parameters and widths (both programs).
+const SET_JOB: &[(&str, u32)] = &[
+    ("fan_in", 8),
+    ("mode", 2),
+    ("max_priority", 4),
+    ("mcast_group", 16),
+    ("ps_port", 9),
+    ("slot_base", 16),
+    ("slot_mask", 16),
+];
+
+/// `set_route`'s parameters and widths (both programs).
+const SET_ROUTE: &[(&str, u32)] = &[
+    ("ps_port", 9),
+    ("fan_in", 8),
+    ("slot_base", 16),
+    ("slot_mask", 16),
+];
+
+/// `set_host`'s parameters and widths (both programs).
+const SET_HOST: &[(&str, u32)] = &[("mac", 48), ("ip", 32)];
+
 impl TableKind {
     /// Every table, in the order entries are written (jobs before the
     /// entries that refer to them).
@@ -77,15 +99,7 @@ impl TableKind {
                     name: "EsaIngress.jobs",
                     key: &[("hdr.esa.job", 12)],
                     action: "EsaIngress.set_job",
-                    params: &[
-                        ("fan_in", 8),
-                        ("mode", 2),
-                        ("max_priority", 4),
-                        ("mcast_group", 16),
-                        ("ps_port", 9),
-                        ("slot_base", 16),
-                        ("slot_mask", 16),
-                    ],
+                    params: SET_JOB,
                     ternary_slot: true,
                 },
                 TableKind::JobPorts => TableSpec {
@@ -99,19 +113,14 @@ impl TableKind {
                     name: "EsaIngress.job_route",
                     key: &[("victim_job", 12)],
                     action: "EsaIngress.set_route",
-                    params: &[
-                        ("ps_port", 9),
-                        ("fan_in", 8),
-                        ("slot_base", 16),
-                        ("slot_mask", 16),
-                    ],
+                    params: SET_ROUTE,
                     ternary_slot: false,
                 },
                 TableKind::EgressHost => TableSpec {
                     name: "EsaEgress.egress_host",
                     key: &[("eg_intr_md.egress_port", 9)],
                     action: "EsaEgress.set_host",
-                    params: &[("mac", 48), ("ip", 32)],
+                    params: SET_HOST,
                     ternary_slot: false,
                 },
                 TableKind::L2 => TableSpec {
@@ -140,15 +149,7 @@ impl TableKind {
                 name: "EsaIngress.admission.jobs",
                 key: &[("hdr.esa.job", 12)],
                 action: "EsaIngress.admission.set_job",
-                params: &[
-                    ("fan_in", 8),
-                    ("mode", 2),
-                    ("max_priority", 4),
-                    ("mcast_group", 16),
-                    ("ps_port", 9),
-                    ("slot_base", 16),
-                    ("slot_mask", 16),
-                ],
+                params: SET_JOB,
                 ternary_slot: false,
             },
             TableKind::JobPorts => TableSpec {
@@ -162,19 +163,14 @@ impl TableKind {
                 name: "EsaIngress.aggregation.job_route",
                 key: &[("route_job", 12)],
                 action: "EsaIngress.aggregation.set_route",
-                params: &[
-                    ("ps_port", 9),
-                    ("fan_in", 8),
-                    ("slot_base", 16),
-                    ("slot_mask", 16),
-                ],
+                params: SET_ROUTE,
                 ternary_slot: false,
             },
             TableKind::EgressHost => TableSpec {
                 name: "EsaEgress.egress_host",
                 key: &[("sm.egress_port", 9)],
                 action: "EsaEgress.set_host",
-                params: &[("mac", 48), ("ip", 32)],
+                params: SET_HOST,
                 ternary_slot: false,
             },
             TableKind::L2 => TableSpec {

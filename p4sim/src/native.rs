@@ -24,7 +24,7 @@
 //!
 //! Semantics follow the closure engine exactly, including the order of
 //! evaluation and the control-flow flags (`exit`, `return`, parser
-//! `reject`); `tests/native.rs` in the `esa-p4` crate runs random traffic
+//! `reject`); `tests/all/native.rs` in the `esa-p4` crate runs random traffic
 //! through the native, closure and reference engines and compares every
 //! output frame and every register.
 

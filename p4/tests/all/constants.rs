@@ -12,7 +12,7 @@ fn check(path: PathBuf, want: String) {
     assert!(
         have == want,
         "{} has drifted from esa_p4::constants; regenerate it with \
-         `ESA_BLESS=1 cargo test -p esa-p4 --test constants`",
+         `ESA_BLESS=1 cargo test -p esa-p4 --test all constants::`",
         path.display()
     );
 }

@@ -405,26 +405,11 @@ fn tna_program_equals_the_reference_model_on_random_traces() {
             .join("\n\n")
     );
     if traces >= 200 {
-        let rows = [
-            "admission",
-            "not-esa",
-            "Q1",
-            "D1",
-            "D2",
-            "D3",
-            "D4",
-            "D5",
-            "D6",
-            "D7",
-            "D8",
-            "D9",
-            "D10",
-            "D11",
-            "D12",
-            "R1",
-            "R2",
-        ];
-        let missed: Vec<&str> = rows.iter().copied().filter(|r| !seen.contains(r)).collect();
+        let missed: Vec<&str> = support::ROWS
+            .iter()
+            .copied()
+            .filter(|r| !seen.contains(r))
+            .collect();
         assert!(missed.is_empty(), "the traces never reached {missed:?}");
     }
     eprintln!("rows reached: {seen:?}; {ended_early} of {traces} traces ended early");

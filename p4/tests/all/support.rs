@@ -9,6 +9,28 @@ use esa_core::pool::{JobEntry, Mode};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 
+/// The model's decision rows (`Decision::rule`) a long run of random
+/// traces must reach, so a generator that stopped reaching one fails.
+pub const ROWS: [&str; 17] = [
+    "admission",
+    "not-esa",
+    "Q1",
+    "D1",
+    "D2",
+    "D3",
+    "D4",
+    "D5",
+    "D6",
+    "D7",
+    "D8",
+    "D9",
+    "D10",
+    "D11",
+    "D12",
+    "R1",
+    "R2",
+];
+
 /// A job of a random trace: id, table entry, its workers' ports (its PS is
 /// on `entry.ps_port`).
 pub struct Job {
