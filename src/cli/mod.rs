@@ -1,12 +1,21 @@
-//! The `esa` command's subcommands that start long-running services, and
-//! what they share: logging set-up and the one shutdown signal.
+//! The `esa` command's subcommands, one module each, and what they share:
+//! logging set-up and the one shutdown signal.
 //!
-//! Every clap definition of the command lives in this binary; the library
-//! crates take typed configurations (`esa_switch::run::RunConfig`,
-//! `esa_controller::run::ControllerRun`, ...).
+//! The clap definitions of the command live in this binary (except the
+//! worker's and PS's, whose flag groups are esa-host's config structs);
+//! the library crates take typed configurations
+//! (`esa_switch::run::RunConfig`, `esa_controller::run::run_controller`,
+//! `esa_testbed::RunOptions`, ...).
 
+pub mod bench;
 pub mod controller;
+pub mod host;
+pub mod local;
+pub mod p4;
+pub mod run;
+pub mod sim;
 pub mod switch;
+pub mod workload;
 
 /// Logs to stderr at `level` (a tracing env-filter directive; `RUST_LOG`
 /// overrides it). A second call does nothing.
