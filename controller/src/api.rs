@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use esa_core::pool::Mode;
+use esa_core::job::Mode;
 use tokio::net::TcpListener;
 use tonic::{Request, Response, Status};
 

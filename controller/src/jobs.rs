@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
-use esa_core::pool::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode};
 use esa_p4::Arch;
 use esa_p4::tables::job_entries;
 

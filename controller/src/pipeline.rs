@@ -591,9 +591,9 @@ mod tests {
         // a job's entities gain its job_ids entry
         let job = crate::entries::Entity::Table(TableEntry::Job(
             crate::entries::JobKey { job: 7 },
-            esa_core::pool::JobEntry {
+            esa_core::job::JobEntry {
                 fan_in: 2,
-                mode: esa_core::pool::Mode::Esa,
+                mode: esa_core::job::Mode::Esa,
                 max_priority: 7,
                 mcast_group: 7,
                 ps_port: 3,

@@ -3,7 +3,8 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use esa_core::constants::DEFAULT_LANES;
-use esa_core::pool::{Mode, Pool, PoolConfig};
+use esa_core::job::Mode;
+use esa_core::pool::{Pool, PoolConfig};
 use esa_core::quant;
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType, ParsedFrame};

@@ -4,7 +4,7 @@
 //! last results as they arrived (to answer `QUERY`s; it reuses its storage,
 //! since the worker's receive path allocates nothing in steady state).
 
-use crate::pool::full_bitmap;
+use crate::job::full_bitmap;
 use crate::wire::{EsaRepr, Flags, Key, PacketType};
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;

@@ -14,7 +14,7 @@ use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFr
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-pub use crate::job::{JobEntry, Mode, full_bitmap};
+use crate::job::{JobEntry, Mode};
 
 /// Switch timestamps are 48 bits wide (v1model's `ingress_global_timestamp`).
 const TIMESTAMP_MASK: u64 = (1 << 48) - 1;

@@ -9,16 +9,16 @@
 //! a failure names its seed.
 
 use crate::constants::{MAX_PRIORITY, esa_frame_len, esa_payload_len};
+use crate::job::SlotMapping;
+use crate::job::{JobEntry, Mode};
 use crate::policy::Policy;
-use crate::pool::{
-    HostOnlyRoute, JobCounters, JobEntry, Mode, Pool, PoolConfig, SlotPhase, host_only_route,
-};
+use crate::pool::{HostOnlyRoute, JobCounters, Pool, PoolConfig, SlotPhase, host_only_route};
 use crate::ps::{JobOptions, ParameterServer, PsConfig};
 use crate::rng::Rng;
 use crate::synthetic::gradient_value;
 use crate::wire::frame::ESA_OFFSET;
 use crate::wire::{EsaRepr, FrameRepr, ParsedFrame};
-use crate::worker::{SlotMapping, Worker, WorkerConfig, WorkerEvent};
+use crate::worker::{Worker, WorkerConfig, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;

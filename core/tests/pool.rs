@@ -1,9 +1,9 @@
 //! The pool reference model, row by row of `docs/protocol.md` §4, with
 //! byte-exact expected packets.
 
+use esa_core::job::{JobEntry, Mode};
 use esa_core::pool::{
-    Destination, DropReason, JobEntry, Mode, Outcome, Pool, PoolConfig, SLOT_COMPLETE, SLOT_HELD,
-    SLOT_OVERFLOW,
+    Destination, DropReason, Outcome, Pool, PoolConfig, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW,
 };
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType, ParsedFrame};
 use proptest::prelude::*;

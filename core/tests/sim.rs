@@ -2,8 +2,9 @@
 //! once, every chunk completes, every result is the exact sum, under loss,
 //! duplication, reordering, preemption and fallback.
 
+use esa_core::job::Mode;
 use esa_core::policy::Policy;
-use esa_core::pool::{Mode, PoolConfig};
+use esa_core::pool::PoolConfig;
 use esa_core::sim::{self, LinkConfig, SimConfig, SimJob};
 
 /// Runs seeds `range` with loss up to `max_loss` and returns the reports,

@@ -20,13 +20,14 @@
 mod switch;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use esa_core::job::MAX_WINDOW;
+use esa_core::job::SlotMapping;
 use esa_core::pool::PoolConfig;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::quant;
 use esa_core::synthetic::gradient_value;
 use esa_core::wire::{EsaRepr, Flags, Key, PacketType};
-use esa_core::worker::SlotMapping;
-use esa_core::worker::{MAX_WINDOW, Worker as CoreWorker, WorkerConfig};
+use esa_core::worker::{Worker as CoreWorker, WorkerConfig};
 use esa_host::ps::ParameterServer;
 use esa_host::testing::{ModelJob, ModelSwitch, ModelSwitchHandle};
 use esa_host::transport::{FaultConfig, MemNetwork, MemTransport, SwitchPortTransport, Transport};
@@ -276,7 +277,7 @@ impl Cluster {
         let ports = u16::from(FAN_IN) + 1;
         let mut harness = switch::SwitchHarness::start(switch::Ports::Memory(ports), LANES, 256);
         let workers: Vec<u16> = (1..=u16::from(FAN_IN)).collect();
-        let job = harness.admit(1, esa_core::pool::Mode::Esa, 15, &workers, ports);
+        let job = harness.admit(1, esa_core::job::Mode::Esa, 15, &workers, ports);
         let mut host =
             |n: u16| SwitchPortTransport::new(harness.take_port(n), switch::host_address(n), LANES);
         let worker_t: Vec<_> = workers.iter().map(|n| host(*n)).collect();

@@ -7,7 +7,8 @@
 //! ```
 
 use clap::Parser;
-use esa_core::pool::{Mode, PoolConfig};
+use esa_core::job::Mode;
+use esa_core::pool::PoolConfig;
 use esa_host::testing::{ModelJob, ModelSwitch};
 use esa_host::transport::UdpTransport;
 use std::net::SocketAddr;

@@ -52,11 +52,12 @@
 
 use crate::worker::WorkerOptions;
 use esa_core::constants::{DEFAULT_LANES, DEFAULT_POOL_SLOTS, ESA_UDP_PORT};
+use esa_core::job::Mode;
+use esa_core::job::SlotMapping;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
-use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig, PsError};
 use esa_core::quant::DEFAULT_EXPONENT;
-use esa_core::worker::{SlotMapping, WorkerConfig, WorkerError};
+use esa_core::worker::{WorkerConfig, WorkerError};
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};

@@ -12,9 +12,8 @@ use crate::clock::Clock;
 use crate::error::HostError;
 use crate::transport::{Datagram, Transport};
 use esa_core::constants::{ESA_VERSION, MAX_PRIORITY, esa_payload_len};
-use esa_core::pool::{
-    HostOnlyRoute, JobCounters, JobEntry, Mode, Pool, PoolConfig, host_only_route,
-};
+use esa_core::job::{JobEntry, Mode};
+use esa_core::pool::{HostOnlyRoute, JobCounters, Pool, PoolConfig, host_only_route};
 use esa_core::wire::frame::ESA_OFFSET;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use std::collections::HashMap;

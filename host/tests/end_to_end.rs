@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
+use esa_core::job::Mode;
 use esa_core::policy::Policy;
-use esa_core::pool::Mode;
 use esa_host::transport::{FaultConfig, MemNetwork, UdpTransport};
 use std::time::Duration;
 

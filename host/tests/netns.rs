@@ -19,8 +19,8 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Instant;
 
 use esa_core::constants::ESA_UDP_PORT;
+use esa_core::job::Mode;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
-use esa_core::pool::Mode;
 use esa_host::addressing::SWITCH_MAC;
 use esa_host::transport::UdpTransport;
 use esa_netns::{NamespaceHost, Namespaces, SwitchAddress};

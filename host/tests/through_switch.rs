@@ -14,8 +14,8 @@ mod switch;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use esa_core::job::Mode;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
-use esa_core::pool::Mode;
 use esa_host::transport::{FaultConfig, SwitchPortTransport};
 use switch::{
     FaultCounters, FaultyLink, JobSpec, MakeTransport, PortLink, Ports, SwitchHarness, host_address,

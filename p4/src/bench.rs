@@ -18,10 +18,11 @@ use std::time::{Duration, Instant};
 
 use crate::{Arch, Defines, tables, text};
 use esa_core::addressing::{host_ip, host_mac};
-use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
+use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{SlotMapping, slot_for};
+use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
-use esa_core::worker::{SlotMapping, slot_for};
 use p4sim::v1switch::{Engine, OutputArena, V1Switch};
 
 /// Slots of the benchmark's pool (esa.p4's default).

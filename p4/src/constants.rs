@@ -12,7 +12,8 @@ use esa_core::constants::{
     DEFAULT_LANES, DEFAULT_POOL_SLOTS, DEFAULT_STALE_AFTER_US, ESA_UDP_PORT, ESA_VERSION,
     HEADER_LEN, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, MAX_PRIORITY, PS_WORKER_ID,
 };
-use esa_core::pool::{GlobalCounters, Mode, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW};
+use esa_core::job::Mode;
+use esa_core::pool::{GlobalCounters, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW};
 use esa_core::wire::{Flags, PacketType};
 use std::fmt::Write as _;
 

@@ -5,7 +5,7 @@
 //!   p4sim's compile of one.
 //! - [`tables`]: the tables the controller writes, one Rust type per key
 //!   and action, bound to both programs' P4 names and widths; the job
-//!   table's action is the model's own `esa_core::pool::JobEntry`.
+//!   table's action is the model's own `esa_core::job::JobEntry`.
 //! - [`counters`]: where each program keeps the model's counters and slot
 //!   registers.
 //! - [`constants`]: generates `p4/include/constants.p4` (protocol numbers,

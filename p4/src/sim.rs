@@ -6,7 +6,7 @@
 use p4sim::bits::{BitType, Bits};
 use p4sim::v1switch::{MatchValue, V1Switch};
 
-use esa_core::pool::JobEntry;
+use esa_core::job::JobEntry;
 
 use crate::program::Arch;
 use crate::tables::{TableEntry, job_entries, pool_config};

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use esa_core::pool::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode};
 use esa_core::wire::{Ipv4Addr, MacAddr};
 
 use crate::program::Arch;

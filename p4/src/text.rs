@@ -108,7 +108,7 @@ pub fn group_commands(group: u16, ports: &[u16], handle: u32) -> [String; 3] {
 mod tests {
     use super::*;
     use crate::tables::{host_entry, job_entries};
-    use esa_core::pool::{JobEntry, Mode};
+    use esa_core::job::{JobEntry, Mode};
     use esa_core::wire::{Ipv4Addr, MacAddr};
 
     const ENTRY: JobEntry = JobEntry {

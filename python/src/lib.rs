@@ -18,10 +18,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use esa_controller::api::{JobsClient, proto};
+use esa_core::job::Mode;
+use esa_core::job::SlotMapping;
 use esa_core::policy::Policy;
-use esa_core::pool::Mode;
 use esa_core::ps::{JobOptions, PsConfig};
-use esa_core::worker::{SlotMapping, WorkerConfig};
+use esa_core::worker::WorkerConfig;
 use esa_host::addressing::{port_host, switch_addr};
 use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker as HostWorker, WorkerOptions};

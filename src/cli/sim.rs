@@ -2,7 +2,7 @@
 
 use anyhow::{Result, bail};
 use clap::ValueEnum;
-use esa_core::pool::Mode;
+use esa_core::job::Mode;
 use esa_core::sim::{self, SimConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

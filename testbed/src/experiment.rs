@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
+use esa_core::job::Mode;
 use esa_core::policy::Policy;
-use esa_core::pool::Mode;
 use serde::Deserialize;
 
 use crate::error::TestbedError;

@@ -21,12 +21,13 @@ use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
 use esa_controller::topology::Host;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use esa_core::constants::ESA_UDP_PORT;
-use esa_core::pool::Mode;
+use esa_core::job::Mode;
+use esa_core::job::SlotMapping;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rng::Rng;
 use esa_core::synthetic::gradient_value;
 use esa_core::wire::Ipv4Addr;
-use esa_core::worker::{SlotMapping, WorkerConfig};
+use esa_core::worker::WorkerConfig;
 use esa_host::ParameterServer;
 use esa_host::transport::{
     FrameLink, HostAddress, LinkClosed, SwitchPortTransport, Transport, UdpTransport,

@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use esa_core::pool::{Mode, PoolConfig};
+use esa_core::job::Mode;
+use esa_core::pool::PoolConfig;
 use esa_core::sim::{self, LinkConfig, SimConfig, SimJob, SimReport};
 use serde::Serialize;
 

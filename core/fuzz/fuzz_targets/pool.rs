@@ -2,7 +2,8 @@
 //! counters add up.
 #![no_main]
 
-use esa_core::pool::{Mode, Pool, PoolConfig};
+use esa_core::pool::{Pool, PoolConfig};
+use esa_core::job::Mode;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -25,8 +25,8 @@
 
 use crate::cache::{CachedResult, FifoCache};
 use crate::constants::{DEFAULT_LANES, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, PS_WORKER_ID};
+use crate::job::{MAX_WINDOW, full_bitmap};
 use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
-use crate::worker::{MAX_WINDOW, full_bitmap};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// The largest `max_parts_per_chunk`, which bounds the cover search.

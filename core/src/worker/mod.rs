@@ -36,7 +36,7 @@ use crate::rtt::RttEstimator;
 use crate::wire::{EsaPacket, EsaRepr, Flags, Key, PacketType, WireError};
 use std::collections::VecDeque;
 
-pub use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, slot_for};
+use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, slot_for};
 
 mod config;
 mod ring;

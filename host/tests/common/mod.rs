@@ -3,11 +3,13 @@
 
 #![allow(dead_code)]
 
+use esa_core::job::Mode;
+use esa_core::job::SlotMapping;
 use esa_core::policy::Policy;
-use esa_core::pool::{JobCounters, Mode, PoolConfig};
+use esa_core::pool::{JobCounters, PoolConfig};
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::synthetic::gradient_value;
-use esa_core::worker::{SlotMapping, WorkerConfig};
+use esa_core::worker::WorkerConfig;
 use esa_host::HostError;
 use esa_host::ps::{FallbackVolume, ParameterServer};
 use esa_host::testing::{ModelJob, ModelSwitch};

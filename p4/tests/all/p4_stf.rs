@@ -11,7 +11,8 @@
 //! they drift from the scenarios. Regenerate with
 //! `ESA_BLESS=1 cargo test -p esa-p4 --test all p4_stf::`.
 
-use esa_core::pool::{JobEntry, Mode, Pool, PoolConfig};
+use esa_core::job::{JobEntry, Mode};
+use esa_core::pool::{Pool, PoolConfig};
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use esa_p4::{Arch, Defines, counters, text};
 use std::fmt::Write as _;

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use esa_core::addressing::{host_ip, host_mac};
-use esa_core::pool::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 
