@@ -207,32 +207,50 @@ def _rank_loop(port_addr, port, job, rank, world, slot_mask, out):
 def test_a_rank_killed_with_sigkill_leaves_the_others_a_clear_error(stack):
     import multiprocessing as mp
     import os
+    import queue
     import signal
 
     world = 3
     adm = admit(stack.controller, world)
     ps = ParameterServer(port_address(stack.switch, adm.ps_port), adm.ps_port, adm.job_id, world)
     ctx = mp.get_context("spawn")
-    out = ctx.Queue()
+    # One queue per rank: a process killed while it writes to a queue can
+    # leave that queue's lock held, which would block the survivors' puts
+    # on a shared one.
+    outs = [ctx.Queue() for _ in range(world)]
     procs = [
         ctx.Process(
             target=_rank_loop,
-            args=(port_address(stack.switch, p), p, adm.job_id, r, world, adm.slot_mask, out),
+            args=(port_address(stack.switch, p), p, adm.job_id, r, world, adm.slot_mask, outs[r]),
         )
         for r, p in enumerate(adm.worker_ports)
     ]
     for p in procs:
         p.start()
+
+    def next_message(ranks, timeout=60):
+        # round robin, so a busy rank cannot starve the others
+        ranks = list(ranks)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for r in ranks:
+                try:
+                    return outs[r].get_nowait()
+                except queue.Empty:
+                    pass
+            time.sleep(0.005)
+        raise AssertionError(f"no message from ranks {ranks} in {timeout} s")
+
     done = {r: 0 for r in range(world)}
     while min(done.values()) < 3:
-        rank, kind, i, msg, _ = out.get(timeout=60)
+        rank, kind, i, msg, _ = next_message(range(world))
         assert kind == "done", msg
         done[rank] += 1
     os.kill(procs[2].pid, signal.SIGKILL)
     killed_at = time.time()
     errors = {}
     while len(errors) < 2:
-        rank, kind, name, msg, at = out.get(timeout=60)
+        rank, kind, name, msg, at = next_message([r for r in (0, 1) if r not in errors])
         if kind == "error":
             errors[rank] = (name, msg, at - killed_at)
     for p in procs:
