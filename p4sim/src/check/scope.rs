@@ -1,0 +1,206 @@
+//! Names: constants, lookup and binding, qualified names, constructor and parameter checks.
+
+use super::*;
+
+impl<'p> Compiler<'p> {
+    pub(super) fn global_const(&mut self, c: &ast::ConstantDecl) -> Res<Val> {
+        if let Some(v) = self.global_consts.get(c.name.as_str()) {
+            return Ok(v.clone());
+        }
+        if self.depth > 64 {
+            return err(
+                c.span,
+                "constant definitions refer to each other in a cycle",
+            );
+        }
+        self.depth += 1;
+        let r = self.local_const(c);
+        self.depth -= 1;
+        let v = r?;
+        self.global_consts.insert(c.name.name.clone(), v.clone());
+        Ok(v)
+    }
+
+    pub(super) fn local_const(&mut self, c: &ast::ConstantDecl) -> Res<Val> {
+        let t = self.resolve_type(&c.ty)?;
+        let v = self.expr(&c.value)?;
+        if t == Ty::InfInt {
+            return match v {
+                Val::Int(i) => Ok(Val::Int(i)),
+                _ => err(c.value.span, "expected an integer constant"),
+            };
+        }
+        if self.scalar_bt(&t).is_some() {
+            let ex = self.coerce(v, &t, c.value.span)?;
+            if !matches!(ex, Ex::Const(_) | Ex::ConstW(_)) {
+                return err(
+                    c.value.span,
+                    "the value of a constant must be a compile-time constant",
+                );
+            }
+            return Ok(Val::Scalar(ex, t));
+        }
+        // compound constant: store it in slots initialised once per use
+        unsupported(
+            c.ty.span,
+            format!("constants of type {}", ty_name(self, &t)),
+        )
+    }
+
+    // ---- name lookup ---------------------------------------------------
+
+    pub(super) fn lookup(&mut self, path: &ast::Path) -> Res<Val> {
+        let name = path.name.as_str();
+        if !path.absolute {
+            for s in self.scopes.iter().rev() {
+                if let Some(v) = s.get(name) {
+                    return Ok(v.clone());
+                }
+            }
+        }
+        if name == "error" {
+            return Ok(Val::ErrorNs);
+        }
+        if let Some(v) = self.global_consts.get(name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = self.global_instances.get(name) {
+            return Ok(v.clone());
+        }
+        let decls = self.globals.get(name).cloned().unwrap_or_default();
+        let Some(d) = decls.first() else {
+            return err(path.name.span, format!("`{name}` is not declared"));
+        };
+        match d {
+            Declaration::Constant(c) => self.global_const(c),
+            Declaration::Action(a) => {
+                if let Some(&id) = self.global_actions.get(name) {
+                    return Ok(Val::Action(id));
+                }
+                let saved = (
+                    std::mem::take(&mut self.scopes),
+                    std::mem::take(&mut self.prefix),
+                );
+                let r = self.lower_action(a);
+                self.scopes = saved.0;
+                self.prefix = saved.1;
+                let id = r?;
+                self.global_actions.insert(a.name.name.clone(), id);
+                Ok(Val::Action(id))
+            }
+            Declaration::Function(_) => Ok(Val::Function(path.name.name.clone())),
+            Declaration::ExternFunction(_) => Ok(Val::ExternFn(path.name.name.clone())),
+            Declaration::Instantiation(i) => {
+                let saved = (
+                    std::mem::take(&mut self.scopes),
+                    std::mem::take(&mut self.prefix),
+                );
+                let r = self.instantiate(i);
+                self.scopes = saved.0;
+                self.prefix = saved.1;
+                let v = r?;
+                self.global_instances.insert(i.name.name.clone(), v.clone());
+                Ok(v)
+            }
+            _ => Ok(Val::Type(self.named_type(&path.name)?)),
+        }
+    }
+
+    pub(super) fn fq_name(&self, local: &ast::Ident, annotations: &[ast::Annotation]) -> String {
+        if let Some(n) = ast::find_annotation(annotations, "name").and_then(|a| a.string_argument())
+        {
+            if let Some(abs) = n.strip_prefix('.') {
+                return abs.to_string();
+            }
+            return self.join(n);
+        }
+        self.join(local.as_str())
+    }
+
+    pub(super) fn join(&self, n: &str) -> String {
+        if self.prefix.is_empty() {
+            n.to_string()
+        } else {
+            format!("{}.{n}", self.prefix)
+        }
+    }
+
+    pub(super) fn bind(&mut self, name: &ast::Ident, v: Val) -> Res<()> {
+        let Some(scope) = self.scopes.last_mut() else {
+            return err(name.span, "internal: no scope");
+        };
+        if scope.contains_key(name.as_str()) {
+            return err(
+                name.span,
+                format!("`{name}` is already declared in this scope"),
+            );
+        }
+        scope.insert(name.name.clone(), v);
+        Ok(())
+    }
+
+    // ---- blocks --------------------------------------------------------
+
+    pub(super) fn bind_ctor_params(
+        &mut self,
+        params: &[ast::Param],
+        args: &[ast::Argument],
+        span: Span,
+    ) -> Res<()> {
+        if params.len() != args.len() {
+            return err(
+                span,
+                format!(
+                    "expected {} constructor arguments, got {}",
+                    params.len(),
+                    args.len()
+                ),
+            );
+        }
+        for (p, a) in params.iter().zip(args) {
+            let t = self.resolve_type(&p.ty)?;
+            let v = self.expr(&a.value)?;
+            let v = if self.scalar_bt(&t).is_some() {
+                Val::Scalar(self.coerce(v, &t, a.value.span)?, t)
+            } else {
+                v
+            };
+            self.bind(&p.name, v)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_param_types(
+        &mut self,
+        params: &[ast::Param],
+        tys: &[Ty],
+        span: Span,
+    ) -> Res<()> {
+        if params.len() != tys.len() {
+            return err(
+                span,
+                format!(
+                    "this block must take {} parameters, it takes {}",
+                    tys.len(),
+                    params.len()
+                ),
+            );
+        }
+        for (p, want) in params.iter().zip(tys) {
+            let t = self.resolve_type(&p.ty)?;
+            if &t != want {
+                return err(
+                    p.ty.span,
+                    format!(
+                        "parameter `{}` has type {}, but {} passes {}",
+                        p.name,
+                        ty_name(self, &t),
+                        self.arch,
+                        ty_name(self, want)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
