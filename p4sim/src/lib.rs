@@ -12,8 +12,10 @@
 //!   [`hash`] (BMv2's hash and checksum algorithms), [`pre`] (the packet
 //!   replication engine and clone sessions).
 //! - Compilation and execution: [`check`] (name resolution, type checking,
-//!   constant folding; `compile`, `compile_file`, `compile_source`) lowers
-//!   the AST to the [`ir`] (flat slots, pre-resolved tables and externs);
+//!   constant folding; `compile`, `compile_file`, `compile_source`; one
+//!   pass whose methods are split by phase in `check/`: types, scope,
+//!   parser, control, tables, stmt, expr, externs, and the TNA layer)
+//!   lowers the AST to the [`ir`] (flat slots, pre-resolved tables and externs);
 //!   [`engine`] lowers it once more into closures (the default engine;
 //!   [`exec`] is the reference interpreter, and runs what the engine does
 //!   not lower), [`table`] holds table entries and lookup
