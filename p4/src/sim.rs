@@ -26,10 +26,7 @@ pub fn p4sim_entry(
     arch: Arch,
     entry: &TableEntry,
 ) -> Result<(&'static str, p4sim::v1switch::TableEntry), String> {
-    let spec = entry
-        .table()
-        .spec_for(arch)
-        .ok_or_else(|| format!("the {arch} program has no {:?} table", entry.table()))?;
+    let spec = entry.spec_in(arch)?;
     let mut matches: Vec<MatchValue> = spec
         .key
         .iter()
@@ -37,13 +34,8 @@ pub fn p4sim_entry(
         .map(|((_, w), v)| MatchValue::Exact(bits(*w, v)))
         .collect();
     if spec.ternary_slot {
-        let TableEntry::Job(_, job) = entry else {
-            return Err(format!("{}: not a job entry", spec.name));
-        };
-        matches.push(MatchValue::Ternary(
-            bits(16, 0),
-            bits(16, u64::from(!job.slot_mask)),
-        ));
+        let mask = entry.slot_match_mask()?;
+        matches.push(MatchValue::Ternary(bits(16, 0), bits(16, mask.into())));
     }
     let args = spec
         .params

@@ -324,6 +324,26 @@ impl TableEntry {
         }
     }
 
+    /// The entry's table in `arch`'s program; an error when that program
+    /// has no such table.
+    pub fn spec_in(&self, arch: Arch) -> Result<TableSpec, String> {
+        self.table()
+            .spec_for(arch)
+            .ok_or_else(|| format!("the {arch} program has no {:?} table", self.table()))
+    }
+
+    /// The mask of the ternary slot field of TNA's `jobs` (value 0):
+    /// `~slot_mask`, so every slot of the job's range matches.
+    pub fn slot_match_mask(&self) -> Result<u16, String> {
+        match self {
+            TableEntry::Job(_, job) => Ok(!job.slot_mask),
+            _ => Err(format!(
+                "{:?}: a ternary slot on a table other than jobs",
+                self.table()
+            )),
+        }
+    }
+
     /// Action parameter values, in [`TableSpec::params`] order.
     pub fn param_values(&self) -> Vec<u64> {
         match *self {

@@ -17,24 +17,10 @@ fn hex_or_dec(width: u32, value: u64) -> String {
     }
 }
 
-fn spec(arch: Arch, entry: &TableEntry) -> Result<crate::tables::TableSpec, String> {
-    entry
-        .table()
-        .spec_for(arch)
-        .ok_or_else(|| format!("the {arch} program has no {:?} table", entry.table()))
-}
-
-fn slot_mask(entry: &TableEntry) -> Result<u16, String> {
-    match entry {
-        TableEntry::Job(_, job) => Ok(!job.slot_mask),
-        _ => Err("a ternary slot on a table other than jobs".to_string()),
-    }
-}
-
 /// `entry` as an STF `add` line: `add TABLE [PRIO] field:value ...
 /// ACTION(param:value, ...)`.
 pub fn stf_add(arch: Arch, entry: &TableEntry) -> Result<String, String> {
-    let spec = spec(arch, entry)?;
+    let spec = entry.spec_in(arch)?;
     let mut line = format!("add {}", spec.name);
     if spec.ternary_slot {
         line.push_str(" 1");
@@ -43,7 +29,11 @@ pub fn stf_add(arch: Arch, entry: &TableEntry) -> Result<String, String> {
         let _ = write!(line, " {field}:{}", hex_or_dec(*w, v));
     }
     if spec.ternary_slot {
-        let _ = write!(line, " hdr.esa.slot:0x0000&&&0x{:04x}", slot_mask(entry)?);
+        let _ = write!(
+            line,
+            " hdr.esa.slot:0x0000&&&0x{:04x}",
+            entry.slot_match_mask()?
+        );
     }
     let params: Vec<String> = spec
         .params
@@ -58,13 +48,13 @@ pub fn stf_add(arch: Arch, entry: &TableEntry) -> Result<String, String> {
 /// `entry` as a BMv2 runtime CLI command: `table_add TABLE ACTION KEY ...
 /// => PARAM ... [PRIO]`.
 pub fn cli_add(arch: Arch, entry: &TableEntry) -> Result<String, String> {
-    let spec = spec(arch, entry)?;
+    let spec = entry.spec_in(arch)?;
     let mut line = format!("table_add {} {}", spec.name, spec.action);
     for ((_, w), v) in spec.key.iter().zip(entry.key_values()) {
         let _ = write!(line, " {}", hex_or_dec(*w, v));
     }
     if spec.ternary_slot {
-        let _ = write!(line, " 0x0000&&&0x{:04x}", slot_mask(entry)?);
+        let _ = write!(line, " 0x0000&&&0x{:04x}", entry.slot_match_mask()?);
     }
     line.push_str(" =>");
     for ((_, w), v) in spec.params.iter().zip(entry.param_values()) {

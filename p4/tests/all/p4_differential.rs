@@ -40,23 +40,15 @@ impl P4Target {
 
     fn process(&mut self, port: u16, frame: &[u8], now_us: u64) -> Vec<(u16, Vec<u8>)> {
         self.switch.set_time_us(now_us);
-        self.switch
-            .process(port, frame)
-            .into_iter()
-            .map(|p| (p.port, p.data))
-            .collect()
+        support::outputs(&mut self.switch, port, frame)
     }
 
     fn counter(&mut self, name: &str, index: u16) -> u64 {
-        self.switch.counter_read(name, index.into()).unwrap().0
+        support::counter(&mut self.switch, name, index.into())
     }
 
     fn register(&self, name: &str, index: usize) -> u64 {
-        self.switch
-            .register_read(name, index as u64)
-            .unwrap()
-            .to_u64()
-            .unwrap()
+        support::register(&self.switch, name, index)
     }
 }
 

@@ -57,15 +57,11 @@ impl Tna {
     /// `now` in 65.536 µs units.
     fn process(&mut self, port: u16, frame: &[u8], now: u64) -> Vec<(u16, Vec<u8>)> {
         self.switch.set_time_ns(now << 16);
-        self.switch
-            .process(port, frame)
-            .into_iter()
-            .map(|p| (p.port, p.data))
-            .collect()
+        support::outputs(&mut self.switch, port, frame)
     }
 
     fn counter(&mut self, name: &str, index: u32) -> u64 {
-        self.switch.counter_read(name, index.into()).unwrap().0
+        support::counter(&mut self.switch, name, index)
     }
 
     /// The model's per-job counter `name`, read from the TNA program
@@ -76,11 +72,7 @@ impl Tna {
     }
 
     fn register(&self, name: &str, index: usize) -> u64 {
-        self.switch
-            .register_read(name, index as u64)
-            .unwrap()
-            .to_u64()
-            .unwrap()
+        support::register(&self.switch, name, index)
     }
 }
 

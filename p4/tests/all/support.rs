@@ -176,6 +176,27 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Sends `frame` in on `port`; the frames that leave, as (port, bytes).
+pub fn outputs(sw: &mut p4sim::v1switch::V1Switch, port: u16, frame: &[u8]) -> Vec<(u16, Vec<u8>)> {
+    sw.process(port, frame)
+        .into_iter()
+        .map(|p| (p.port, p.data))
+        .collect()
+}
+
+/// Packets counted in cell `index` of counter array `name`.
+pub fn counter(sw: &mut p4sim::v1switch::V1Switch, name: &str, index: u32) -> u64 {
+    sw.counter_read(name, index.into()).unwrap().0
+}
+
+/// Cell `index` of register array `name`.
+pub fn register(sw: &p4sim::v1switch::V1Switch, name: &str, index: usize) -> u64 {
+    sw.register_read(name, index as u64)
+        .unwrap()
+        .to_u64()
+        .unwrap()
+}
+
 /// Installs `jobs` in the model and in p4sim running `arch`'s program
 /// alike: entries, authorized ports, hosts and each job's multicast group.
 pub fn install_jobs(
