@@ -297,8 +297,7 @@ impl<S: SwitchBackend> Controller<S> {
             state.jobs = jobs;
         }
         let mut desired = self.topology.entities();
-        desired.extend(state.jobs.entities());
-        let desired = self.pipeline.bindings.with_program_entities(desired);
+        desired.extend(state.jobs.entities(self.pipeline.bindings.arch));
         self.reconcile(current, &foreign, desired).await?;
         if let (Some(us), Some(stale)) = (self.config.stale_after_us, &self.pipeline.bindings.stale)
         {
@@ -433,7 +432,7 @@ impl<S: SwitchBackend> Controller<S> {
         let mut state = self.state.lock().await;
         self.check_ready(&state)?;
         let job = state.jobs.plan(request, &self.topology)?;
-        let entities = self.pipeline.bindings.with_program_entities(job.entities());
+        let entities = job.entities(self.pipeline.bindings.arch);
         let updates = entities
             .iter()
             .map(|e| self.update(p4v1::update::Type::Insert, e))
@@ -479,10 +478,8 @@ impl<S: SwitchBackend> Controller<S> {
             .and_then(|id| state.jobs.get(id))
             .cloned()
             .ok_or_else(|| AdmitError::NotFound(format!("job {job_id} is not admitted")))?;
-        let updates = self
-            .pipeline
-            .bindings
-            .with_program_entities(job.entities())
+        let updates = job
+            .entities(self.pipeline.bindings.arch)
             .iter()
             .rev()
             .map(|e| self.update(p4v1::update::Type::Delete, e))

@@ -97,21 +97,16 @@ impl Job {
         }
     }
 
-    /// Everything the job puts on the switch: job-table and route entries,
-    /// one authorization per worker and PS port, the multicast group. (The
-    /// entries only the TNA program has are added for it by
-    /// [`crate::pipeline::Bindings::with_program_entities`].)
-    pub fn entities(&self) -> Vec<Entity> {
+    /// Everything the job puts on a switch running `arch`'s program: its
+    /// table entries ([`job_entries`]: job, route, one authorization per
+    /// worker and PS port, and TNA's `job_ids`), and the multicast group.
+    pub fn entities(&self, arch: Arch) -> Vec<Entity> {
         let members: BTreeSet<u16> = self.workers.iter().copied().chain([self.ps_port]).collect();
-        let mut out: Vec<Entity> = job_entries(
-            Arch::V1model,
-            self.id,
-            &self.entry(),
-            members.iter().copied(),
-        )
-        .into_iter()
-        .map(Entity::Table)
-        .collect();
+        let mut out: Vec<Entity> =
+            job_entries(arch, self.id, &self.entry(), members.iter().copied())
+                .into_iter()
+                .map(Entity::Table)
+                .collect();
         out.push(Entity::Group(MulticastGroup {
             group: self.mcast_group,
             ports: members,
@@ -167,8 +162,8 @@ impl JobTable {
     }
 
     /// Every entity of every job.
-    pub fn entities(&self) -> Vec<Entity> {
-        self.jobs.values().flat_map(Job::entities).collect()
+    pub fn entities(&self, arch: Arch) -> Vec<Entity> {
+        self.jobs.values().flat_map(|j| j.entities(arch)).collect()
     }
 
     /// Checks a request and decides the job it becomes; changes nothing.
@@ -489,11 +484,11 @@ mod tests {
         let mut table = JobTable::new(16);
         let job = table.plan(&request(Mode::Atp, &[1, 2], 3), &topo).unwrap();
         table.insert(job.clone());
-        let (back, problems) = JobTable::rebuild(16, &table.entities());
+        let (back, problems) = JobTable::rebuild(16, &table.entities(Arch::V1model));
         assert_eq!(back, table);
         assert!(problems.is_empty());
         let partial: Vec<Entity> = table
-            .entities()
+            .entities(Arch::V1model)
             .into_iter()
             .filter(|e| !matches!(e, Entity::Table(TableEntry::JobPort(k)) if k.port == 2))
             .collect();

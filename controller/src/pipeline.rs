@@ -18,7 +18,7 @@ use p4runtime_proto::p4::config::v1 as p4cfg;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
 
-use crate::entries::{Arch, Entity, TableEntry, TableKind, TableSpec};
+use crate::entries::{Arch, TableKind, TableSpec};
 use crate::error::PipelineError;
 
 /// Ids of one table, its key fields and the controller's action for it.
@@ -166,26 +166,6 @@ impl Bindings {
     /// The ids of `table`; `None` when the program has no such table.
     pub fn table(&self, table: TableKind) -> Option<&TableBinding> {
         self.tables.get(table.index()).and_then(Option::as_ref)
-    }
-
-    /// `entities` for this program: with a `job_ids` entry beside each
-    /// job's `jobs` entry when the program has that table.
-    pub fn with_program_entities(&self, entities: Vec<Entity>) -> Vec<Entity> {
-        if self.table(TableKind::JobIds).is_none() {
-            return entities;
-        }
-        let mut out = Vec::with_capacity(entities.len() + 1);
-        for e in entities {
-            let id = match &e {
-                Entity::Table(TableEntry::Job(k, _)) => Some(*k),
-                _ => None,
-            };
-            out.push(e);
-            if let Some(k) = id {
-                out.push(Entity::Table(TableEntry::JobId(k)));
-            }
-        }
-        out
     }
 
     /// Which of the controller's tables has this id.
@@ -491,6 +471,7 @@ impl Fnv64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entries::TableEntry;
 
     fn esa_p4info() -> p4cfg::P4Info {
         let path = Arch::V1model.program();
@@ -601,12 +582,6 @@ mod tests {
                 slot_mask: 255,
             },
         ));
-        let with = b.with_program_entities(vec![job.clone()]);
-        assert_eq!(with.len(), 2);
-        assert!(matches!(
-            with[1],
-            crate::entries::Entity::Table(TableEntry::JobId(crate::entries::JobKey { job: 7 }))
-        ));
         // and `jobs` entries carry the slot range as a ternary match
         let proto = job.to_proto(b);
         let Some(p4v1::entity::Entity::TableEntry(t)) = proto.entity else {
@@ -631,7 +606,7 @@ mod tests {
         // the v1model program has no job_ids
         let v1 = Bindings::resolve(&esa_p4info()).unwrap();
         assert_eq!(v1.arch, Arch::V1model);
-        assert_eq!(v1.with_program_entities(vec![]).len(), 0);
+        assert!(v1.table(TableKind::JobIds).is_none());
     }
 
     #[test]

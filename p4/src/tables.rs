@@ -601,6 +601,15 @@ mod tests {
         }
         assert_eq!(job_entries(Arch::V1model, 1, &entry, [1, 2]).len(), 4);
         assert_eq!(job_entries(Arch::Tna, 1, &entry, [1, 2]).len(), 5);
+        assert!(matches!(
+            job_entries(Arch::Tna, 7, &entry, [])[0],
+            TableEntry::JobId(JobKey { job: 7 })
+        ));
+        assert!(
+            !job_entries(Arch::V1model, 7, &entry, [])
+                .iter()
+                .any(|e| matches!(e, TableEntry::JobId(_)))
+        );
     }
 
     #[test]
