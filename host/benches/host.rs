@@ -16,9 +16,6 @@
 //!   ports, programmed by esa-controller (as `esa run` wires them), with
 //!   its goodput ratio to `host_only` printed too.
 
-#[path = "../tests/switch/mod.rs"]
-mod switch;
-
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use esa_core::job::MAX_WINDOW;
 use esa_core::job::SlotMapping;
@@ -238,7 +235,7 @@ struct Cluster {
     ps: Option<JoinHandle<()>>,
     switch: Option<ModelSwitchHandle<MemTransport>>,
     /// esa-switch and its controller, for `Cluster::through_esa_switch`.
-    harness: Option<switch::SwitchHarness>,
+    harness: Option<esa_harness::Cluster>,
 }
 
 const FAN_IN: u8 = 4;
@@ -275,11 +272,17 @@ impl Cluster {
     fn through_esa_switch() -> Cluster {
         const LANES: usize = 32;
         let ports = u16::from(FAN_IN) + 1;
-        let mut harness = switch::SwitchHarness::start(switch::Ports::Memory(ports), LANES, 256);
+        let mut harness =
+            esa_harness::Cluster::start(esa_harness::Ports::memory(ports), LANES, 256);
         let workers: Vec<u16> = (1..=u16::from(FAN_IN)).collect();
         let job = harness.admit(1, esa_core::job::Mode::Esa, 15, &workers, ports);
-        let mut host =
-            |n: u16| SwitchPortTransport::new(harness.take_port(n), switch::host_address(n), LANES);
+        let mut host = |n: u16| {
+            SwitchPortTransport::new(
+                harness.take_port(n),
+                esa_host::addressing::port_host(n),
+                LANES,
+            )
+        };
         let worker_t: Vec<_> = workers.iter().map(|n| host(*n)).collect();
         let ps_t = host(ports);
         let mask = job.slot_mask;
@@ -288,7 +291,7 @@ impl Cluster {
             ..PsConfig::default()
         };
         let mut cluster = Cluster::spawn(
-            switch::switch_addr(),
+            esa_host::addressing::switch_addr(),
             worker_t,
             ps_t,
             move |cfg| {

@@ -40,6 +40,9 @@ pub enum TestbedError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// The in-process switch or its controller did not start.
+    #[error("cannot start the testbed: {0}")]
+    Harness(#[from] esa_harness::HarnessError),
     /// The switch went out of reach while jobs ran and did not come back:
     /// the run was stopped and reports no job.
     #[error(

@@ -14,14 +14,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use esa_controller::topology::Host;
-use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Topology};
+use esa_controller::{ControllerConfig, GrpcSwitch, Pipeline, Topology};
+use esa_harness::control::{self, add_host, stopped};
+use esa_harness::{EmbeddedSwitch, Ports};
 use esa_host::addressing::port_host;
-use esa_switch::{Switch, SwitchConfig};
+use esa_switch::SwitchConfig;
 use tokio::sync::watch;
 
 use crate::error::TestbedError;
-use crate::run::{stopped, wait_programmed};
 
 /// The controller's P4Runtime election id: above 1, so another client
 /// (a P4Runtime shell, a test) can connect as a backup with a lower one.
@@ -94,18 +94,7 @@ impl LocalConfig {
     pub fn topology(&self) -> Topology {
         let mut topology = Topology::default();
         for n in 1..=self.ports {
-            let a = port_host(n);
-            let name = format!("p{n}");
-            topology.ports.insert(n);
-            topology.hosts.insert(
-                name.clone(),
-                Host {
-                    name,
-                    mac: a.mac,
-                    ip: a.ip,
-                    port: n,
-                },
-            );
+            add_host(&mut topology, &format!("p{n}"), port_host(n), n);
         }
         topology
     }
@@ -121,6 +110,8 @@ pub struct LocalStack {
     runtime: tokio::runtime::Runtime,
     stop: watch::Sender<bool>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// Stopped after the controller, when dropped.
+    switch: Option<EmbeddedSwitch>,
 }
 
 impl LocalStack {
@@ -142,19 +133,12 @@ impl LocalStack {
             .build()
             .map_err(|e| TestbedError::start("tokio runtime", e))?;
         // The switch starts empty; the controller pushes the pipeline.
-        let mut builder = Switch::builder(SwitchConfig::default());
-        for n in 1..=config.ports {
-            builder = builder.udp_port(u32::from(n), config.port_addr(n), None);
-        }
-        let (switch, _) = builder
-            .build()
-            .map_err(|e| TestbedError::start("switch", e))?;
-        let p4rt_listener = runtime
-            .block_on(tokio::net::TcpListener::bind(config.p4runtime))
-            .map_err(|e| TestbedError::start(format!("P4Runtime on {}", config.p4runtime), e))?;
-        let p4runtime = p4rt_listener
-            .local_addr()
-            .map_err(|e| TestbedError::start("P4Runtime listener", e))?;
+        let ports = (1..=config.ports)
+            .map(|n| (u32::from(n), config.port_addr(n)))
+            .collect();
+        let switch =
+            EmbeddedSwitch::start(SwitchConfig::default(), Ports::Udp(ports), config.p4runtime)?;
+        let p4runtime = switch.addr();
         let api_listener = runtime
             .block_on(tokio::net::TcpListener::bind(config.controller))
             .map_err(|e| TestbedError::start(format!("job API on {}", config.controller), e))?;
@@ -163,13 +147,9 @@ impl LocalStack {
             .map_err(|e| TestbedError::start("job API listener", e))?;
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
-        let rx = stop_rx.clone();
-        tasks.push(runtime.spawn(async move {
-            let _ = switch.serve(p4rt_listener, stopped(rx)).await;
-        }));
-        let backend = GrpcSwitch::new(&p4runtime.to_string(), 0, ELECTION_ID);
-        let controller = Controller::new(
-            backend,
+        let supervised = control::start_controller(
+            &runtime,
+            GrpcSwitch::new(&p4runtime.to_string(), switch.device_id(), ELECTION_ID),
             pipeline,
             config.topology(),
             ControllerConfig {
@@ -178,9 +158,10 @@ impl LocalStack {
                 retry_interval: Duration::from_millis(200),
                 stale_after_us: None,
             },
-        )
-        .map_err(|e| TestbedError::start("controller", e))?;
-        tasks.push(runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone()))));
+            stopped(stop_rx.clone()),
+        )?;
+        let controller = supervised.controller;
+        tasks.push(supervised.task);
         let api = esa_controller::api::serve(
             Arc::clone(&controller),
             api_listener,
@@ -198,13 +179,11 @@ impl LocalStack {
             runtime,
             stop,
             tasks,
+            switch: Some(switch),
         };
         let timeout = stack.config.setup_timeout;
-        if let Err(last) = wait_programmed(&stack.runtime, &controller, timeout) {
-            return Err(TestbedError::Setup(format!(
-                "the controller did not program the switch within {timeout:?} (last error: {})",
-                last.last_error.unwrap_or_else(|| "none".into())
-            )));
+        if let Err(last) = control::wait_programmed(&stack.runtime, &controller, timeout) {
+            return Err(control::not_programmed(&p4runtime.to_string(), timeout, last).into());
         }
         Ok(stack)
     }
@@ -257,6 +236,7 @@ impl LocalStack {
                 let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
             }
         });
+        self.switch.take();
     }
 }
 

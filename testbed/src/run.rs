@@ -18,22 +18,23 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
-use esa_controller::topology::Host;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::job::Mode;
 use esa_core::job::SlotMapping;
 use esa_core::ps::{JobOptions, PsConfig};
-use esa_core::rng::Rng;
 use esa_core::synthetic::gradient_value;
 use esa_core::wire::Ipv4Addr;
 use esa_core::worker::WorkerConfig;
+use esa_harness::control::{self, add_host, stopped};
+use esa_harness::{EmbeddedSwitch, PortLink, Ports};
 use esa_host::ParameterServer;
 use esa_host::transport::{
-    FrameLink, HostAddress, LinkClosed, SwitchPortTransport, Transport, UdpTransport,
+    FaultConfig, FaultCounters, FaultyLink, HostAddress, SwitchPortTransport, Transport,
+    UdpTransport,
 };
 use esa_host::worker::{Worker, WorkerOptions};
-use esa_switch::{MemoryPort, Switch, SwitchConfig};
+use esa_switch::SwitchConfig;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tokio::sync::watch;
 
@@ -251,64 +252,6 @@ fn hosts_needed(jobs: &[JobSpec]) -> usize {
     jobs.iter().map(|j| usize::from(j.workers) + 1).sum()
 }
 
-/// A memory port as a frame link, losing each frame (either direction)
-/// with probability `loss`, drawn from a generator seeded per port.
-#[derive(Debug)]
-struct PortLink {
-    port: MemoryPort,
-    loss: f64,
-    rng: Rng,
-    /// Frames this job's links lost.
-    lost: Arc<AtomicU64>,
-}
-
-impl PortLink {
-    fn new(port: MemoryPort, loss: f64, seed: u64, lost: Arc<AtomicU64>) -> PortLink {
-        PortLink {
-            port,
-            loss,
-            rng: Rng::new(seed),
-            lost,
-        }
-    }
-
-    /// Whether the next frame is lost.
-    fn lose(&mut self) -> bool {
-        let lost = self.rng.chance(self.loss);
-        if lost {
-            self.lost.fetch_add(1, Ordering::Relaxed);
-        }
-        lost
-    }
-}
-
-impl FrameLink for PortLink {
-    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
-        if self.lose() {
-            return Ok(());
-        }
-        self.port.send(frame).map_err(|_| LinkClosed)
-    }
-    fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
-        loop {
-            let frame = self.port.try_recv()?;
-            if !self.lose() {
-                return Some(frame);
-            }
-        }
-    }
-    fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
-        let end = Instant::now() + timeout;
-        loop {
-            let left = end.checked_duration_since(Instant::now())?;
-            let frame = self.port.recv_timeout(left)?;
-            if !self.lose() {
-                return Some(frame);
-            }
-        }
-    }
-}
-
 /// A host of the experiment's topology.
 #[derive(Debug, Clone)]
 struct HostPlan {
@@ -369,16 +312,7 @@ fn plan_hosts(jobs: &[JobSpec], given: Option<&HostsFile>) -> (Vec<JobHosts>, To
     }
     let mut topology = Topology::default();
     for (h, _) in all_hosts(&plans) {
-        topology.ports.insert(h.port);
-        topology.hosts.insert(
-            h.name.clone(),
-            Host {
-                name: h.name.clone(),
-                mac: h.address.mac,
-                ip: h.address.ip,
-                port: h.port,
-            },
-        );
+        add_host(&mut topology, &h.name, h.address, h.port);
     }
     (plans, topology)
 }
@@ -386,7 +320,7 @@ fn plan_hosts(jobs: &[JobSpec], given: Option<&HostsFile>) -> (Vec<JobHosts>, To
 /// The hosts' ends of their links, by switch port.
 #[derive(Debug)]
 enum HostLinks {
-    Memory(BTreeMap<u16, SwitchPortTransport<PortLink>>),
+    Memory(BTreeMap<u16, SwitchPortTransport<FaultyLink<PortLink>>>),
     Udp(BTreeMap<u16, UdpTransport>),
 }
 
@@ -394,7 +328,7 @@ enum HostLinks {
 #[derive(Debug, Clone)]
 enum LossMeter {
     /// The in-memory link counts them.
-    Memory(Arc<AtomicU64>),
+    Memory(Arc<FaultCounters>),
     /// The nftables rules in the host's namespace count them.
     Namespace(Arc<Namespaces>, u16),
 }
@@ -402,7 +336,7 @@ enum LossMeter {
 impl LossMeter {
     fn count(&self) -> u64 {
         match self {
-            LossMeter::Memory(n) => n.load(Ordering::Relaxed),
+            LossMeter::Memory(n) => n.lost.load(Ordering::Relaxed),
             LossMeter::Namespace(ns, port) => ns.frames_lost(*port),
         }
     }
@@ -421,8 +355,8 @@ struct Stage {
     /// Lost-frame counters of the links that lose frames on purpose, by
     /// port (none with an external switch).
     meters: BTreeMap<u16, LossMeter>,
-    /// The embedded switch's server task.
-    serve: Option<tokio::task::JoinHandle<()>>,
+    #[expect(dead_code, reason = "held for its Drop: stops the embedded switch")]
+    embedded: Option<EmbeddedSwitch>,
     #[expect(dead_code, reason = "held for its Drop: kills the switch process")]
     process: Option<SwitchProcess>,
     #[expect(dead_code, reason = "held for its Drop: removes the namespaces")]
@@ -486,59 +420,39 @@ fn make_namespaces(
         .map_err(|e| TestbedError::start("network namespaces", e))
 }
 
-/// Serves an embedded switch's P4Runtime on a free loopback port.
-fn serve_embedded(
-    switch: Switch,
-    runtime: &tokio::runtime::Runtime,
-    stop: &watch::Receiver<bool>,
-) -> Result<(String, tokio::task::JoinHandle<()>), TestbedError> {
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .map_err(|e| TestbedError::start("P4Runtime listener", e))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| TestbedError::start("P4Runtime listener", e))?;
-    let stop = stop.clone();
-    let serve = runtime.spawn(async move {
-        let _ = switch.serve(listener, stopped(stop)).await;
-    });
-    Ok((addr.to_string(), serve))
-}
-
 /// Starts the variant's switch and links its hosts to it.
 fn build_stage(
     experiment: &Experiment,
     options: &RunOptions,
     plans: &[JobHosts],
-    runtime: &tokio::runtime::Runtime,
-    stop: &watch::Receiver<bool>,
 ) -> Result<Stage, TestbedError> {
     let hosts = all_hosts(plans);
     let lanes = experiment.switch.lanes;
     match (&options.switch, options.fabric) {
         (SwitchTarget::Embedded, Fabric::InProcess) => {
             let ports: Vec<u32> = hosts.iter().map(|(h, _)| u32::from(h.port)).collect();
-            let (switch, memory_ports) = Switch::builder(SwitchConfig::default())
-                .memory_ports(ports)
-                .build()
-                .map_err(setup)?;
+            let mut embedded =
+                EmbeddedSwitch::start(SwitchConfig::default(), Ports::Memory(ports), loopback())?;
             let mut links = BTreeMap::new();
             let mut meters = BTreeMap::new();
-            for ((h, ps), port) in hosts.iter().zip(memory_ports) {
-                let lost = Arc::new(AtomicU64::new(0));
-                let seed = experiment.seed ^ (u64::from(h.port) << 40) ^ 0x6c6f_7373;
-                let link = PortLink::new(port, link_loss(experiment, *ps), seed, Arc::clone(&lost));
+            for (h, ps) in &hosts {
+                let port = embedded
+                    .take_port(u32::from(h.port))
+                    .ok_or_else(|| setup(format!("no memory port {}", h.port)))?;
+                let counters = Arc::new(FaultCounters::default());
+                let faults =
+                    FaultConfig::loss(experiment.seed ^ 0x6c6f_7373, link_loss(experiment, *ps));
+                let link = FaultyLink::new(port, faults, u64::from(h.port), Arc::clone(&counters));
                 links.insert(h.port, SwitchPortTransport::new(link, h.address, lanes));
-                meters.insert(h.port, LossMeter::Memory(lost));
+                meters.insert(h.port, LossMeter::Memory(counters));
             }
-            let (p4runtime, serve) = serve_embedded(switch, runtime, stop)?;
             Ok(Stage {
-                p4runtime,
-                device_id: 0,
+                p4runtime: embedded.addr().to_string(),
+                device_id: embedded.device_id(),
                 switch_addr: switch_addr(SWITCH_IP),
                 hosts: HostLinks::Memory(links),
                 meters,
-                serve: Some(serve),
+                embedded: Some(embedded),
                 process: None,
                 namespaces: None,
             })
@@ -546,7 +460,7 @@ fn build_stage(
         (SwitchTarget::Embedded, Fabric::Netns) | (SwitchTarget::Bmv2(_), _) => {
             let namespaces = make_namespaces(experiment, &hosts)?;
             let interfaces = namespaces.interfaces();
-            let (p4runtime, serve, process) = match &options.switch {
+            let (p4runtime, embedded, process) = match &options.switch {
                 SwitchTarget::Bmv2(bmv2) => {
                     let dir = options.work_dir(&experiment.name);
                     std::fs::create_dir_all(&dir).map_err(|error| TestbedError::Io {
@@ -561,13 +475,12 @@ fn build_stage(
                     (process.addr.to_string(), None, Some(process))
                 }
                 _ => {
-                    let mut builder = Switch::builder(SwitchConfig::default());
-                    for (port, name) in &interfaces {
-                        builder = builder.interface(*port, name.clone());
-                    }
-                    let (switch, _) = builder.build().map_err(setup)?;
-                    let (addr, serve) = serve_embedded(switch, runtime, stop)?;
-                    (addr, Some(serve), None)
+                    let embedded = EmbeddedSwitch::start(
+                        SwitchConfig::default(),
+                        Ports::Interfaces(interfaces),
+                        loopback(),
+                    )?;
+                    (embedded.addr().to_string(), Some(embedded), None)
                 }
             };
             let links = bind_hosts(&hosts, |h| namespaces.namespace(h.port).map(str::to_owned))?;
@@ -586,7 +499,7 @@ fn build_stage(
                 switch_addr: switch_addr(SWITCH_IP),
                 hosts: HostLinks::Udp(links),
                 meters,
-                serve,
+                embedded,
                 process,
                 namespaces: Some(namespaces),
             })
@@ -599,7 +512,7 @@ fn build_stage(
                 switch_addr: switch_addr(x.hosts.switch_ip),
                 hosts: HostLinks::Udp(links),
                 meters: BTreeMap::new(),
-                serve: None,
+                embedded: None,
                 process: None,
                 namespaces: None,
             })
@@ -750,32 +663,9 @@ fn setup(message: impl std::fmt::Display) -> TestbedError {
     TestbedError::Setup(message.to_string())
 }
 
-/// Completes once `rx` says stop.
-pub(crate) async fn stopped(mut rx: watch::Receiver<bool>) {
-    let _ = rx.wait_for(|s| *s).await;
-}
-
-/// Waits up to `timeout` until `controller` is primary and has programmed
-/// its switch; otherwise returns the last health it reported.
-pub(crate) fn wait_programmed(
-    runtime: &tokio::runtime::Runtime,
-    controller: &Controller<GrpcSwitch>,
-    timeout: Duration,
-) -> Result<(), Health> {
-    let mut health = controller.health();
-    let synced = runtime.block_on(async {
-        tokio::time::timeout(
-            timeout,
-            health.wait_for(|h| h.role == Role::Primary && h.synced),
-        )
-        .await
-        .map(|r| r.is_ok())
-    });
-    if synced == Ok(true) {
-        Ok(())
-    } else {
-        Err(health.borrow().clone())
-    }
+/// Any free port on 127.0.0.1, for an embedded switch's P4Runtime.
+fn loopback() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
 }
 
 fn run_variant(
@@ -798,26 +688,27 @@ fn run_variant(
         .build()
         .map_err(|e| TestbedError::start("tokio runtime", e))?;
     let (stop_tx, stop_rx) = watch::channel(false);
-    let mut stage = build_stage(experiment, options, &plans, &runtime, &stop_rx)?;
-    let backend = GrpcSwitch::new(&stage.p4runtime, stage.device_id, 1);
+    let mut stage = build_stage(experiment, options, &plans)?;
     let config = ControllerConfig {
         pool_slots: Some(experiment.switch.pool_slots),
         check_interval: Duration::from_secs(2),
         retry_interval: Duration::from_millis(200),
         stale_after_us: experiment.switch.stale_after_ms.map(|ms| ms * 1000),
     };
-    let controller = Controller::new(backend, pipeline.clone(), topology, config).map_err(setup)?;
-    let supervisor = runtime.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone())));
-    if let Err(last) = wait_programmed(&runtime, &controller, options.setup_timeout) {
+    let control::Supervised {
+        controller,
+        task: supervisor,
+    } = control::start_controller(
+        &runtime,
+        GrpcSwitch::new(&stage.p4runtime, stage.device_id, 1),
+        pipeline.clone(),
+        topology,
+        config,
+        stopped(stop_rx.clone()),
+    )?;
+    if let Err(last) = control::wait_programmed(&runtime, &controller, options.setup_timeout) {
         let _ = stop_tx.send(true);
-        return Err(setup(format!(
-            "the controller did not program the switch at {} within {:?} (last state: {:?}, \
-             last error: {})",
-            stage.p4runtime,
-            options.setup_timeout,
-            last.role,
-            last.last_error.unwrap_or_else(|| "none".into())
-        )));
+        return Err(control::not_programmed(&stage.p4runtime, options.setup_timeout, last).into());
     }
 
     // Stops every worker when the switch stays out of reach; its result
@@ -953,12 +844,8 @@ fn run_variant(
         let _ = t.join();
     }
     let _ = stop_tx.send(true);
-    let serve = stage.serve.take();
     runtime.block_on(async {
         let _ = supervisor.await;
-        if let Some(serve) = serve {
-            let _ = tokio::time::timeout(Duration::from_secs(5), serve).await;
-        }
     });
     runtime.shutdown_timeout(Duration::from_secs(2));
     // The switch process, then the namespaces its ports were in.

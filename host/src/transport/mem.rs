@@ -4,43 +4,15 @@
 //! delay it. Delayed datagrams become visible at their delivery time, so
 //! random delays reorder them.
 
+use super::faults::{FaultConfig, Injector};
 use super::{Datagram, Transport, TransportStats};
 use crate::error::TransportError;
 use dashmap::DashMap;
-use esa_core::rng::Rng;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
-
-/// Seeded faults applied to every datagram an endpoint sends.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FaultConfig {
-    /// Seed of the injector's choices (mixed with the sender's address).
-    pub seed: u64,
-    /// Probability a datagram is lost.
-    pub loss: f64,
-    /// Probability a datagram is delivered twice.
-    pub duplicate: f64,
-    /// Each copy is delayed by a uniform `0..=max_delay`; datagrams overtake
-    /// each other.
-    pub max_delay: Duration,
-}
-
-impl FaultConfig {
-    /// No faults.
-    pub const NONE: FaultConfig = FaultConfig {
-        seed: 0,
-        loss: 0.0,
-        duplicate: 0.0,
-        max_delay: Duration::ZERO,
-    };
-
-    fn is_none(&self) -> bool {
-        self.loss <= 0.0 && self.duplicate <= 0.0 && self.max_delay.is_zero()
-    }
-}
 
 #[derive(Debug)]
 struct Pending {
@@ -141,13 +113,12 @@ impl MemNetwork {
                 v.insert(Arc::clone(&inbox));
             }
         }
-        let seed = faults.seed ^ addr_hash(addr);
         Ok(MemTransport {
             addr,
             inbox,
             shared: Arc::clone(&self.shared),
-            faults: (!faults.is_none()).then_some(faults),
-            rng: Rng::new(seed),
+            injector: (!faults.is_none())
+                .then(|| Injector::new(faults, faults.seed ^ addr_hash(addr))),
             stats: TransportStats::default(),
         })
     }
@@ -192,8 +163,7 @@ pub struct MemTransport {
     addr: SocketAddr,
     inbox: Arc<Inbox>,
     shared: Arc<Shared>,
-    faults: Option<FaultConfig>,
-    rng: Rng,
+    injector: Option<Injector>,
     stats: TransportStats,
 }
 
@@ -215,25 +185,13 @@ impl MemTransport {
             payload,
         };
         self.stats.sent += 1;
-        let Some(f) = self.faults else {
+        let Some(injector) = &mut self.injector else {
             queue.push((now, out));
             return;
         };
-        let copies = if self.rng.chance(f.duplicate) {
-            self.stats.fault_duplicated += 1;
-            2
-        } else {
-            1
-        };
-        for _ in 0..copies {
-            if self.rng.chance(f.loss) {
-                self.stats.fault_lost += 1;
-                continue;
-            }
-            let max_us = f.max_delay.as_micros() as u64;
-            let delay = Duration::from_micros(self.rng.range(0, max_us));
-            queue.push((now + delay, out.clone()));
-        }
+        let fate = injector.apply(now, |at| queue.push((at, out.clone())));
+        self.stats.fault_duplicated += u64::from(fate.duplicated);
+        self.stats.fault_lost += u64::from(fate.lost);
     }
 }
 

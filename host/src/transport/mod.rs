@@ -7,7 +7,9 @@
 //! wrapped in Ethernet frames on a switch port, any [`FrameLink`], e.g.
 //! [`UdpFrameLink`] to a switch port carried over UDP). Every
 //! call is non-blocking except [`Transport::wait`], which blocks until
-//! something may be readable or the timeout passes.
+//! something may be readable or the timeout passes. One seeded
+//! [`Injector`] loses, duplicates and delays for both the in-memory
+//! network and [`FaultyLink`], which wraps any [`FrameLink`].
 
 /// Datagrams a host loop takes from its transport per receive call.
 pub const RECV_BATCH: usize = 256;
@@ -16,6 +18,7 @@ pub const RECV_BATCH: usize = 256;
 /// promptly.
 pub const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
+mod faults;
 mod mem;
 #[cfg(target_os = "linux")]
 mod mmsg;
@@ -23,7 +26,8 @@ mod switch_port;
 mod udp;
 mod udp_frames;
 
-pub use mem::{FaultConfig, MemNetwork, MemTransport};
+pub use faults::{Fate, FaultConfig, FaultCounters, FaultyLink, Injector};
+pub use mem::{MemNetwork, MemTransport};
 pub use switch_port::{FrameLink, FrameStats, HostAddress, LinkClosed, SwitchPortTransport};
 pub use udp::UdpTransport;
 pub use udp_frames::{UdpFrameLink, attach_host};

@@ -2,9 +2,7 @@
 //! in-memory links with seeded faults and on real UDP sockets. Gradients
 //! are integers, so every result must equal the exact sum.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
 use esa_host::transport::{FaultConfig, MemNetwork, UdpTransport};
@@ -77,7 +75,7 @@ fn host_only_baseline_sums_everything_at_the_ps() {
         net.bind_any(FaultConfig::NONE).unwrap()
     });
     report.assert_exact(&jobs);
-    let v = report.volumes[0].clone().unwrap();
+    let v = report.outcomes[0].fallback.clone().unwrap();
     // Every DATA reaches the PS (resends too, if a slow thread made one).
     assert!(v.fallback_parts >= 3 * 10 * 2, "{v:?}");
     assert_eq!((v.evicted_parts, v.flush_parts), (0, 0));
@@ -142,15 +140,16 @@ fn mean_is_the_sum_divided_by_the_fan_in() {
         .map(|(id, t)| {
             let mut opts = WorkerOptions::new(worker_config(&spec, id as u8, &pool_cfg), addr);
             opts.average = true;
+            let spec = spec.clone();
             std::thread::spawn(move || {
                 let mut w = Worker::new(opts, t).unwrap();
-                let mut data = gradient(9, id as u8, 0, 100);
+                let mut data = spec.gradient(id as u8, 0);
                 w.allreduce(&mut data).unwrap();
                 data
             })
         })
         .collect();
-    let want: Vec<f32> = expected_sum(9, 2, 0, 100).iter().map(|x| x / 2.0).collect();
+    let want: Vec<f32> = spec.expected_sum(0, 100).iter().map(|x| x / 2.0).collect();
     for t in threads {
         assert_eq!(t.join().unwrap(), want);
     }
@@ -204,9 +203,7 @@ fn one_thread_drives_everything_with_poll_allreduce() {
         })
         .collect();
     for iteration in 0..spec.iterations {
-        let mut data: Vec<Vec<f32>> = (0..3)
-            .map(|id| gradient(12, id, iteration, spec.elements))
-            .collect();
+        let mut data: Vec<Vec<f32>> = (0..3).map(|id| spec.gradient(id, iteration)).collect();
         for (w, d) in workers.iter_mut().zip(&data) {
             w.start_allreduce(d).unwrap();
         }
@@ -232,7 +229,7 @@ fn one_thread_drives_everything_with_poll_allreduce() {
         }
         assert_eq!(done, [true; 3], "iteration {iteration} did not finish");
         for (id, d) in data.iter().enumerate() {
-            assert_eq!(mismatches(12, 3, iteration, d), 0, "worker {id}");
+            assert_eq!(spec.mismatches(iteration, d), 0, "worker {id}");
         }
     }
     let c = switch.counters(12);

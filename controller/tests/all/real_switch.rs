@@ -8,15 +8,13 @@
 //! stale bound is the default action of `pool_config`, after a restart
 //! too.
 
-mod support;
-
+use crate::support::real_switch;
+use crate::support::*;
 use esa_controller::Role;
 use esa_controller::api::proto;
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::tonic::Code;
-use support::real_switch::RealSwitch;
-use support::*;
 
 type JobsClient = esa_controller::api::JobsClient<p4runtime_proto::tonic::transport::Channel>;
 
@@ -33,11 +31,11 @@ async fn release(
 
 #[tokio::test]
 async fn admit_release_readmit_leave_exactly_the_expected_entries() {
-    let switch = RealSwitch::start().await;
-    let ctl = start_controller(switch.addr, 1).await;
+    let switch = real_switch::start().await;
+    let ctl = start_controller(switch.addr(), 1).await;
     let health = wait_synced(&ctl, 1).await;
     assert_eq!(health.pipeline_pushes, 1);
-    assert_switch(switch.addr, &expected(&[])).await;
+    assert_switch(switch.addr(), &expected(&[])).await;
 
     let mut client = ctl.client().await;
     let a = client
@@ -48,7 +46,7 @@ async fn admit_release_readmit_leave_exactly_the_expected_entries() {
         .job
         .unwrap();
     assert_eq!((a.job_id, a.fan_in), (1, 2));
-    assert_switch(switch.addr, &expected(&[job_a()])).await;
+    assert_switch(switch.addr(), &expected(&[job_a()])).await;
 
     let b = client
         .admit_job(admit_b())
@@ -58,13 +56,13 @@ async fn admit_release_readmit_leave_exactly_the_expected_entries() {
         .job
         .unwrap();
     assert_eq!((b.job_id, b.slot_base, b.slot_count), (2, 0, 256));
-    assert_switch(switch.addr, &expected(&[job_a(), job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_a(), job_b()])).await;
 
     release(&mut client, 1).await.unwrap();
-    assert_switch(switch.addr, &expected(&[job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_b()])).await;
     let err = release(&mut client, 1).await.unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
-    assert_switch(switch.addr, &expected(&[job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_b()])).await;
 
     // Re-admission without an id gets the lowest free one: A's again.
     let mut again = admit_a();
@@ -77,7 +75,7 @@ async fn admit_release_readmit_leave_exactly_the_expected_entries() {
         .job
         .unwrap();
     assert_eq!(a.job_id, 1);
-    assert_switch(switch.addr, &expected(&[job_a(), job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_a(), job_b()])).await;
 
     // Counters are read from the switch (nothing forwarded yet).
     let stats = client
@@ -95,24 +93,24 @@ async fn admit_release_readmit_leave_exactly_the_expected_entries() {
 
     release(&mut client, 2).await.unwrap();
     release(&mut client, 1).await.unwrap();
-    assert_switch(switch.addr, &expected(&[])).await;
+    assert_switch(switch.addr(), &expected(&[])).await;
     ctl.stop().await;
 }
 
 #[tokio::test]
 async fn invalid_admissions_are_refused_and_leave_the_switch_unchanged() {
-    let switch = RealSwitch::start().await;
-    let ctl = start_controller(switch.addr, 1).await;
+    let switch = real_switch::start().await;
+    let ctl = start_controller(switch.addr(), 1).await;
     wait_synced(&ctl, 1).await;
     let mut client = ctl.client().await;
     client.admit_job(admit_b()).await.unwrap();
     let want = expected(&[job_b()]);
-    assert_switch(switch.addr, &want).await;
+    assert_switch(switch.addr(), &want).await;
 
     for (what, request, code) in invalid_admissions() {
         let err = client.admit_job(request).await.unwrap_err();
         assert_eq!(err.code(), code, "{what}: {}", err.message());
-        assert_switch(switch.addr, &want).await;
+        assert_switch(switch.addr(), &want).await;
     }
     let list = client
         .list_jobs(proto::ListJobsRequest {})
@@ -125,13 +123,13 @@ async fn invalid_admissions_are_refused_and_leave_the_switch_unchanged() {
 
 #[tokio::test]
 async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
-    let switch = RealSwitch::start().await;
-    let primary = start_controller(switch.addr, 10).await;
+    let switch = real_switch::start().await;
+    let primary = start_controller(switch.addr(), 10).await;
     wait_synced(&primary, 1).await;
     let mut client = primary.client().await;
     client.admit_job(admit_a()).await.unwrap();
 
-    let backup = start_controller(switch.addr, 5).await;
+    let backup = start_controller(switch.addr(), 5).await;
     wait_health(backup.health(), |h| {
         matches!(h.role, Role::Backup { primary: 10 })
     })
@@ -141,7 +139,7 @@ async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
     assert_eq!(err.code(), Code::FailedPrecondition, "{}", err.message());
     let err = release(&mut backup_client, 1).await.unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition, "{}", err.message());
-    assert_switch(switch.addr, &expected(&[job_a()])).await;
+    assert_switch(switch.addr(), &expected(&[job_a()])).await;
 
     // The switch itself refuses a well-formed insert carrying the backup's
     // election id.
@@ -152,7 +150,7 @@ async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
         "EsaIngress.l2.drop",
         &[],
     );
-    let mut raw = P4RuntimeClient::connect(format!("http://{}", switch.addr))
+    let mut raw = P4RuntimeClient::connect(format!("http://{}", switch.addr()))
         .await
         .unwrap();
     let err = raw
@@ -168,7 +166,7 @@ async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied, "{}", err.message());
-    assert_switch(switch.addr, &expected(&[job_a()])).await;
+    assert_switch(switch.addr(), &expected(&[job_a()])).await;
 
     // The primary goes away: the backup takes over, adopts job A and may
     // write.
@@ -176,24 +174,24 @@ async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
     wait_synced(&backup, 1).await;
     assert_eq!(backup.health().borrow().pipeline_pushes, 0);
     backup_client.admit_job(admit_b()).await.unwrap();
-    assert_switch(switch.addr, &expected(&[job_a(), job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_a(), job_b()])).await;
     backup.stop().await;
 }
 
 #[tokio::test]
 async fn the_controller_converges_after_a_switch_restart() {
-    let switch = RealSwitch::start().await;
-    let ctl = start_controller(switch.addr, 1).await;
+    let switch = real_switch::start().await;
+    let ctl = start_controller(switch.addr(), 1).await;
     wait_synced(&ctl, 1).await;
     let mut client = ctl.client().await;
     client.admit_job(admit_a()).await.unwrap();
     client.admit_job(admit_b()).await.unwrap();
     let want = expected(&[job_a(), job_b()]);
-    assert_switch(switch.addr, &want).await;
+    assert_switch(switch.addr(), &want).await;
 
     // The switch goes away: the controller notices and refuses admissions.
-    let addr = switch.addr;
-    switch.stop().await;
+    let addr = switch.addr();
+    real_switch::stop(switch).await;
     wait_health(ctl.health(), |h| h.role != Role::Primary).await;
     let mut c = admit_b();
     c.job_id = 3;
@@ -204,38 +202,38 @@ async fn the_controller_converges_after_a_switch_restart() {
 
     // A fresh switch on the same port: no pipeline, no entries. The
     // controller pushes both again.
-    let switch = RealSwitch::start_on(addr).await;
+    let switch = real_switch::start_on(addr).await;
     let h = wait_health(ctl.health(), |h| {
         h.pipeline_pushes >= 2 && h.synced && h.role == Role::Primary
     })
     .await;
     assert_eq!(h.pipeline_pushes, 2);
-    assert_switch(switch.addr, &want).await;
+    assert_switch(switch.addr(), &want).await;
 
     // And keeps working on it.
     release(&mut client, 1).await.unwrap();
-    assert_switch(switch.addr, &expected(&[job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_b()])).await;
 
     // A second restart.
-    let switch = switch.restart().await;
+    let switch = real_switch::restart(switch).await;
     wait_health(ctl.health(), |h| {
         h.pipeline_pushes >= 3 && h.synced && h.role == Role::Primary
     })
     .await;
-    assert_switch(switch.addr, &expected(&[job_b()])).await;
+    assert_switch(switch.addr(), &expected(&[job_b()])).await;
     ctl.stop().await;
 }
 
 #[tokio::test]
 async fn a_restarted_controller_rebuilds_its_view_from_the_switch() {
-    let switch = RealSwitch::start().await;
-    restarted_controller_rebuilds_its_view(switch.addr).await;
+    let switch = real_switch::start().await;
+    restarted_controller_rebuilds_its_view(switch.addr()).await;
 }
 
 #[tokio::test]
 async fn a_restarted_controller_drops_half_installed_jobs_and_keeps_foreign_entries() {
-    let switch = RealSwitch::start().await;
-    restarted_controller_drops_half_installed_jobs(switch.addr).await;
+    let switch = real_switch::start().await;
+    restarted_controller_drops_half_installed_jobs(switch.addr()).await;
 }
 
 /// The stale bound on the switch: the `us` of `pool_config`'s default
@@ -277,28 +275,28 @@ async fn stale_bound_on(switch: std::net::SocketAddr) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_configured_stale_bound_is_set_on_the_switch_and_after_a_restart() {
-    let switch = RealSwitch::start().await;
+    let switch = real_switch::start().await;
     // Without one, the program's default stays (10 ms).
-    let ctl = start_controller(switch.addr, 1).await;
+    let ctl = start_controller(switch.addr(), 1).await;
     wait_synced(&ctl, 1).await;
     assert_eq!(
-        stale_bound_on(switch.addr).await,
+        stale_bound_on(switch.addr()).await,
         esa_controller::entries::encode_value(esa_core::constants::DEFAULT_STALE_AFTER_US)
     );
     ctl.stop().await;
 
-    let ctl = start_controller_with(switch.addr, 2, Some(750_000)).await;
+    let ctl = start_controller_with(switch.addr(), 2, Some(750_000)).await;
     wait_synced(&ctl, 1).await;
     let want = esa_controller::entries::encode_value(750_000);
-    assert_eq!(stale_bound_on(switch.addr).await, want);
+    assert_eq!(stale_bound_on(switch.addr()).await, want);
     // The switch already ran the pipeline: this controller pushes it only
     // after the restart.
-    let switch = switch.restart().await;
+    let switch = real_switch::restart(switch).await;
     wait_health(ctl.health(), |h| {
         h.pipeline_pushes >= 1 && h.synced && h.role == Role::Primary
     })
     .await;
-    assert_eq!(stale_bound_on(switch.addr).await, want);
+    assert_eq!(stale_bound_on(switch.addr()).await, want);
     ctl.stop().await;
 }
 

@@ -1,8 +1,6 @@
 //! The `esa worker` and `esa ps` commands in-process, over UDP on
 //! 127.0.0.1, against the model switch; and their configuration errors.
 
-mod common;
-
 use clap::Parser;
 use esa_core::pool::PoolConfig;
 use esa_host::HostError;
@@ -48,7 +46,7 @@ fn worker_and_ps_commands_complete_a_job_over_udp() {
     let ps = free_addr();
     let mut switch = ModelSwitch::new(
         PoolConfig::default(),
-        UdpTransport::bind(common::localhost0()).unwrap(),
+        UdpTransport::bind(crate::support::localhost0()).unwrap(),
     )
     .unwrap();
     switch

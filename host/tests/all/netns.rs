@@ -11,20 +11,17 @@
 //! Each host's thread enters its namespace (`setns`) before binding its
 //! socket.
 
-#![cfg(target_os = "linux")]
-
-mod switch;
-
 use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Instant;
 
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::job::Mode;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
-use esa_host::addressing::SWITCH_MAC;
+use esa_harness::jobs::{self, JobSpec, MakeTransport, Rto, Setup};
+use esa_harness::{Cluster, Ports};
+use esa_host::addressing::{SWITCH_MAC, port_host as host_address, switch_addr};
 use esa_host::transport::UdpTransport;
 use esa_netns::{NamespaceHost, Namespaces, SwitchAddress};
-use switch::{JobSpec, MakeTransport, Ports, SwitchHarness, host_address};
 
 const LANES: usize = 16;
 const POOL_SLOTS: u32 = 64;
@@ -33,7 +30,7 @@ const LOSS: f64 = 0.02;
 
 /// A namespace per host, `hosts` of them, on ports 1, 2, ...
 fn topology(hosts: u16) -> Namespaces {
-    let switch_ip = match switch::switch_addr() {
+    let switch_ip = match switch_addr() {
         SocketAddr::V4(a) => *a.ip(),
         SocketAddr::V6(_) => unreachable!(),
     };
@@ -89,8 +86,7 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
         "loss: {}% of ESA datagrams each way on every host's link",
         LOSS * 100.0
     );
-    let interfaces = topo.interfaces().into_iter().map(|(_, i)| i).collect();
-    let harness = SwitchHarness::start(Ports::Interfaces(interfaces), LANES, POOL_SLOTS);
+    let harness = Cluster::start(Ports::Interfaces(topo.interfaces()), LANES, POOL_SLOTS);
     let mut next: u16 = 1;
     let mut runs = Vec::new();
     for (j, (mode, policy, workers)) in jobs.iter().enumerate() {
@@ -103,6 +99,7 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
             iterations: 3,
             window: 16,
             seed: 11 + j as u64,
+            ..JobSpec::new(0, 0, 0, 0)
         };
         let worker_hosts: Vec<u16> = (next..next + u16::from(*workers)).collect();
         let ps_host = next + u16::from(*workers);
@@ -110,23 +107,28 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
         let job = harness.admit(spec.id, *mode, 15, &worker_hosts, ps_host);
         let ns = |n: u16| topo.namespace(n).unwrap().to_string();
         let workers: Vec<_> = worker_hosts.iter().map(|n| udp_host(ns(*n), *n)).collect();
-        runs.push((spec, job.slot_mask, workers, udp_host(ns(ps_host), ps_host)));
+        let setup = Setup {
+            switch: switch_addr(),
+            lanes: LANES,
+            slot_mask: job.slot_mask,
+            rto: Rto::SOFTWARE_SWITCH,
+        };
+        runs.push((spec, setup, workers, udp_host(ns(ps_host), ps_host)));
     }
-    let outcomes = switch::run_jobs(LANES, runs);
+    let outcomes = jobs::run_jobs(runs);
     let dropped: u64 = (1..=hosts).map(|n| topo.frames_lost(n)).sum();
     eprintln!("loss rules dropped {dropped} packets");
     eprintln!("switch ports: {:?}", harness.switch().all_port_stats());
     for (spec, o) in &outcomes {
         eprintln!(
-            "job {} ({:?}, {:?}): {:?}, iterations {:?}, {} checked, {} wrong, {} resends, \
+            "job {} ({:?}, {:?}): {:?}, workers {:?}, {} checked, {} resends, \
              results {} from switch / {} from PS, {} invalid packets, {} duplicate results, switch counters {:?}",
             spec.id,
             spec.mode,
             spec.policy,
             o.elapsed,
-            o.iterations_done,
+            o.workers,
             o.checked_elements,
-            o.wrong_elements,
             o.resends,
             o.results_from_switch,
             o.results_from_ps,
@@ -137,12 +139,12 @@ fn jobs_in_namespaces_through_esa_switch_on_af_packet_ports_sum_exactly() {
     }
     for (spec, o) in &outcomes {
         assert!(
-            o.errors.is_empty(),
+            o.errors().is_empty(),
             "job {}: {:?}\n(if an esa job stalls, check that results leave the switch with \
              the switch's source address: a worker's kernel drops a RESULT carrying its own \
              address as a martian, docs/protocol.md 3.1)",
             spec.id,
-            o.errors
+            o.errors()
         );
         o.assert_exact(spec);
         assert!(

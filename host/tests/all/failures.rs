@@ -2,9 +2,7 @@
 //! restarted mid-job (rejoining by seq, or failing clearly), and a worker
 //! whose switch never answers.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::worker::WorkerConfig;
 use esa_host::HostError;
@@ -33,13 +31,13 @@ fn one_job(spec: JobSpec, slots: usize, faults: FaultConfig) -> OneJob {
     let net = MemNetwork::new();
     let pool_cfg = pool(slots, 32);
     let mut switch = ModelSwitch::new(pool_cfg, net.bind_any(faults).unwrap()).unwrap();
-    let workers: Vec<_> = (0..spec.fan_in)
+    let workers: Vec<_> = (0..spec.workers)
         .map(|_| net.bind_any(faults).unwrap())
         .collect();
     let ps_addr: SocketAddr = "127.0.0.2:17747".parse().unwrap();
     switch
         .add_job(ModelJob::new(
-            spec.job,
+            spec.id,
             workers.iter().map(|t| t.local_addr()).collect(),
             ps_addr,
         ))
@@ -80,9 +78,9 @@ fn spawn_ps(
     };
     let mut ps =
         ParameterServer::new(ps_config(result_cache), job.switch.addr(), transport).unwrap();
-    ps.add_job(job.spec.job, job.spec.fan_in, JobOptions::default())
+    ps.add_job(job.spec.id, job.spec.workers, JobOptions::default())
         .unwrap();
-    let id = job.spec.job;
+    let id = job.spec.id;
     std::thread::spawn(move || {
         let end = Instant::now() + Duration::from_secs(60);
         while !stop.load(Ordering::Relaxed) && Instant::now() < end {
@@ -114,7 +112,7 @@ fn spawn_workers(
                     Worker::new(WorkerOptions::new(cfg, switch), t).map_err(|e| e.to_string())?;
                 let r = run_iterations(&mut w, &spec, id as u8, 0..spec.iterations);
                 done.fetch_add(1, Ordering::SeqCst);
-                linger(&mut w, &done, spec.fan_in);
+                linger(&mut w, &done, spec.workers);
                 r.map_err(|e| e.to_string())
             })
         })
@@ -153,7 +151,7 @@ fn a_restarted_parameter_server_loses_nothing() {
     let completed_by_second = second.join().unwrap();
     assert!(completed_by_second > 0, "the second PS completed nothing");
     let switch = job.switch.stop().unwrap();
-    let c = switch.counters(spec.job);
+    let c = switch.counters(spec.id);
     assert_eq!(c.data_outcomes(), c.data_rx);
 }
 
@@ -183,7 +181,7 @@ fn restart_worker_1(crash_mid_allreduce: bool) {
     let mut first = Worker::new(WorkerOptions::new(cfg1.clone(), switch), t1).unwrap();
     assert_eq!(run_iterations(&mut first, &spec, 1, 0..1).unwrap(), (1, 0));
     if crash_mid_allreduce {
-        let mut data = gradient(8, 1, 1, spec.elements);
+        let mut data = spec.gradient(1, 1);
         first.start_allreduce(&data).unwrap();
         // Some chunks go out and complete; then the process "dies".
         let _ = first
@@ -258,7 +256,7 @@ fn a_restarted_worker_without_start_seq_fails_clearly() {
     };
     // Restarted from scratch: it believes the job is at seq 0.
     let mut second = Worker::new(WorkerOptions::new(cfg1, switch), t1).unwrap();
-    let mut data = gradient(8, 1, 0, spec.elements);
+    let mut data = spec.gradient(1, 0);
     let err = second.allreduce(&mut data).unwrap_err();
     eprintln!("restarted worker: {err}");
     match &err {

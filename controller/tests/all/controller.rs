@@ -5,15 +5,13 @@
 //! its own restart, and a second controller with a lower election id stays
 //! a backup whose writes the switch refuses.
 
-mod support;
-
+use crate::support::fake_switch::FakeSwitch;
+use crate::support::*;
 use esa_controller::Role;
 use esa_controller::api::proto;
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::tonic::Code;
-use support::fake_switch::FakeSwitch;
-use support::*;
 
 #[tokio::test]
 async fn admit_release_readmit_leave_exactly_the_expected_entities() {

@@ -1,0 +1,74 @@
+//! # esa-harness
+//!
+//! ESA's cluster in one process, as `esa run`'s in-process fabric and the
+//! tests of every crate build it:
+//! - [`switch`]: esa-switch on in-memory ports or Linux interfaces, serving
+//!   P4Runtime on loopback from a runtime of its own ([`EmbeddedSwitch`]),
+//!   and an in-memory port as a host's frame link ([`PortLink`]);
+//! - [`control`]: the controller started against it and waited for until
+//!   it has programmed the switch; the generated topology (host *n* behind
+//!   port *n*, at [`esa_host::addressing`]'s addresses);
+//! - [`cluster`]: both together on esa.p4, with jobs admitted by host
+//!   number, as the host tests and the host bench drive them;
+//! - [`jobs`]: a test job's spec, its workers and PS on threads all-reducing
+//!   synthetic gradients, and the check of every element against the exact
+//!   sum.
+//!
+//! Faults come from one place, [`esa_host::transport::FaultyLink`] (frames)
+//! and the in-memory network's injector (datagrams), both
+//! [`esa_host::transport::Injector`].
+
+pub mod cluster;
+pub mod control;
+pub mod jobs;
+pub mod switch;
+
+pub use cluster::Cluster;
+pub use switch::{EmbeddedSwitch, PortLink, Ports};
+
+use std::time::Duration;
+
+/// Why the harness could not start something.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// An I/O step failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The failure.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The switch could not be built.
+    #[error("building the switch: {0}")]
+    Switch(#[from] esa_switch::SwitchError),
+    /// The controller refused its configuration.
+    #[error("starting the controller: {0}")]
+    Controller(#[from] esa_controller::Error),
+    /// The controller did not program the switch in time.
+    #[error(
+        "the controller did not program the switch at {p4runtime} within {timeout:?} \
+         (last state: {role:?}, last error: {last_error})"
+    )]
+    NotProgrammed {
+        /// The switch's P4Runtime address.
+        p4runtime: String,
+        /// How long it had.
+        timeout: Duration,
+        /// Its last arbitration role.
+        role: esa_controller::Role,
+        /// Its last error.
+        last_error: String,
+    },
+}
+
+impl HarnessError {
+    /// An [`HarnessError::Io`].
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> HarnessError {
+        HarnessError::Io {
+            what: what.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Seeded link faults: loss, duplication and delay (hence reordering), as
+//! both the in-memory network ([`super::MemNetwork`]) and a frame link
+//! ([`FaultyLink`], around any [`FrameLink`]) apply them. One
+//! [`Injector`] decides the fate of every datagram or frame, so the two
+//! lose, duplicate and delay with the same semantics and, for a seed, the
+//! same choices.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use esa_core::rng::Rng;
+
+use super::{FrameLink, LinkClosed};
+
+/// Seeded faults applied to every datagram (or frame) a link carries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaultConfig {
+    /// Seed of the injector's choices (mixed with what identifies the
+    /// link: the sender's address, a stream number).
+    pub seed: u64,
+    /// Probability a copy is lost.
+    pub loss: f64,
+    /// Probability a datagram is delivered twice.
+    pub duplicate: f64,
+    /// Each copy is delayed by a uniform `0..=max_delay`; datagrams overtake
+    /// each other.
+    pub max_delay: Duration,
+}
+
+impl FaultConfig {
+    /// No faults.
+    pub const NONE: FaultConfig = FaultConfig {
+        seed: 0,
+        loss: 0.0,
+        duplicate: 0.0,
+        max_delay: Duration::ZERO,
+    };
+
+    /// Loss alone, with probability `loss` per frame.
+    pub fn loss(seed: u64, loss: f64) -> FaultConfig {
+        FaultConfig {
+            seed,
+            loss,
+            ..FaultConfig::NONE
+        }
+    }
+
+    /// Whether nothing is ever lost, duplicated or delayed.
+    pub fn is_none(&self) -> bool {
+        self.loss <= 0.0 && self.duplicate <= 0.0 && self.max_delay.is_zero()
+    }
+}
+
+/// What the injector did with one datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fate {
+    /// It was copied once more.
+    pub duplicated: bool,
+    /// Copies lost (0, 1 or 2).
+    pub lost: u8,
+    /// Copies that go on (0, 1 or 2).
+    pub delivered: u8,
+}
+
+/// Draws each datagram's fate from a seeded generator: duplicated with
+/// probability `duplicate`, then each copy lost with probability `loss`,
+/// and each surviving copy delayed by a uniform `0..=max_delay`, in that
+/// order of draws.
+#[derive(Debug)]
+pub struct Injector {
+    faults: FaultConfig,
+    rng: Rng,
+}
+
+impl Injector {
+    /// An injector whose generator starts from `seed` (the caller mixes
+    /// [`FaultConfig::seed`] with what identifies the link).
+    pub fn new(faults: FaultConfig, seed: u64) -> Injector {
+        Injector {
+            faults,
+            rng: Rng::new(seed),
+        }
+    }
+
+    /// The faults it applies.
+    pub fn faults(&self) -> FaultConfig {
+        self.faults
+    }
+
+    /// Decides the fate of a datagram sent at `now`: calls `deliver` with
+    /// the delivery time of each surviving copy.
+    pub fn apply(&mut self, now: Instant, mut deliver: impl FnMut(Instant)) -> Fate {
+        let duplicated = self.rng.chance(self.faults.duplicate);
+        let mut fate = Fate {
+            duplicated,
+            ..Fate::default()
+        };
+        for _ in 0..1 + u8::from(duplicated) {
+            if self.rng.chance(self.faults.loss) {
+                fate.lost += 1;
+                continue;
+            }
+            let max_us = self.faults.max_delay.as_micros() as u64;
+            deliver(now + Duration::from_micros(self.rng.range(0, max_us)));
+            fate.delivered += 1;
+        }
+        fate
+    }
+}
+
+/// What fault-injecting links did, summed over every link that shares it.
+#[derive(Debug, Default)]
+pub struct FaultCounters {
+    /// Frames lost.
+    pub lost: AtomicU64,
+    /// Extra copies made.
+    pub duplicated: AtomicU64,
+    /// Frames delivered after a frame that entered the link later.
+    pub reordered: AtomicU64,
+    /// Frames that crossed the link.
+    pub delivered: AtomicU64,
+}
+
+impl FaultCounters {
+    /// `(lost, duplicated, reordered, delivered)`.
+    pub fn snapshot(&self) -> (u64, u64, u64, u64) {
+        (
+            self.lost.load(Ordering::Relaxed),
+            self.duplicated.load(Ordering::Relaxed),
+            self.reordered.load(Ordering::Relaxed),
+            self.delivered.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Frames held back until their delivery time, in the order they are due.
+#[derive(Debug, Default)]
+struct Delayed {
+    heap: BinaryHeap<Reverse<(Instant, u64, Vec<u8>)>>,
+    /// Entry order of the last frame let out.
+    last_out: u64,
+}
+
+impl Delayed {
+    fn next_due(&self) -> Option<Instant> {
+        self.heap.peek().map(|Reverse((at, _, _))| *at)
+    }
+
+    /// The next frame due by `now`, counting it as reordered when a later
+    /// frame already went out.
+    fn pop_due(&mut self, now: Instant, counters: &FaultCounters) -> Option<Vec<u8>> {
+        if self.next_due()? > now {
+            return None;
+        }
+        let Reverse((_, order, frame)) = self.heap.pop()?;
+        if order < self.last_out {
+            counters.reordered.fetch_add(1, Ordering::Relaxed);
+        }
+        self.last_out = self.last_out.max(order);
+        counters.delivered.fetch_add(1, Ordering::Relaxed);
+        Some(frame)
+    }
+}
+
+/// A [`FrameLink`] that loses, duplicates and delays (so reorders) frames
+/// in both directions with an [`Injector`].
+#[derive(Debug)]
+pub struct FaultyLink<L: FrameLink> {
+    inner: L,
+    injector: Injector,
+    order: u64,
+    outbound: Delayed,
+    inbound: Delayed,
+    counters: Arc<FaultCounters>,
+}
+
+impl<L: FrameLink> FaultyLink<L> {
+    /// Wraps `inner`; `stream` separates the choices of links that share a
+    /// seed. `counters` may be shared by many links.
+    pub fn new(
+        inner: L,
+        faults: FaultConfig,
+        stream: u64,
+        counters: Arc<FaultCounters>,
+    ) -> FaultyLink<L> {
+        FaultyLink {
+            inner,
+            injector: Injector::new(
+                faults,
+                faults.seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            ),
+            order: 0,
+            outbound: Delayed::default(),
+            inbound: Delayed::default(),
+            counters,
+        }
+    }
+
+    /// Puts a frame through the injector into `outbound` or `inbound`.
+    fn inject(&mut self, frame: Vec<u8>, outbound: bool) {
+        let queue = if outbound {
+            &mut self.outbound
+        } else {
+            &mut self.inbound
+        };
+        let mut due = [None; 2];
+        let fate = self.injector.apply(Instant::now(), |at| {
+            let free = usize::from(due[0].is_some());
+            due[free] = Some(at);
+        });
+        self.counters
+            .duplicated
+            .fetch_add(u64::from(fate.duplicated), Ordering::Relaxed);
+        self.counters
+            .lost
+            .fetch_add(u64::from(fate.lost), Ordering::Relaxed);
+        match due {
+            [Some(first), Some(second)] => {
+                self.order += 1;
+                queue.heap.push(Reverse((first, self.order, frame.clone())));
+                self.order += 1;
+                queue.heap.push(Reverse((second, self.order, frame)));
+            }
+            [Some(at), None] => {
+                self.order += 1;
+                queue.heap.push(Reverse((at, self.order, frame)));
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends every outbound frame that is due; pulls in every frame waiting
+    /// on the inner link.
+    fn pump(&mut self) -> Result<(), LinkClosed> {
+        let now = Instant::now();
+        while let Some(frame) = self.outbound.pop_due(now, &self.counters) {
+            self.inner.send_frame(&frame)?;
+        }
+        while let Some(frame) = self.inner.try_recv_frame() {
+            self.inject(frame, false);
+        }
+        Ok(())
+    }
+}
+
+impl<L: FrameLink> FrameLink for FaultyLink<L> {
+    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+        self.inject(frame.to_vec(), true);
+        self.pump()
+    }
+
+    fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+        let _ = self.pump();
+        self.inbound.pop_due(Instant::now(), &self.counters)
+    }
+
+    fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let _ = self.pump();
+            let now = Instant::now();
+            if let Some(frame) = self.inbound.pop_due(now, &self.counters) {
+                return Some(frame);
+            }
+            if now >= deadline {
+                return None;
+            }
+            let until = [self.inbound.next_due(), self.outbound.next_due()]
+                .into_iter()
+                .flatten()
+                .fold(deadline, Instant::min);
+            let wait = until.saturating_duration_since(now);
+            if wait.is_zero() {
+                continue;
+            }
+            if let Some(frame) = self.inner.recv_frame_timeout(wait) {
+                self.inject(frame, false);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// Both ends of a link in one: what is sent comes back.
+    #[derive(Debug, Default)]
+    struct Loopback(VecDeque<Vec<u8>>);
+
+    impl FrameLink for Loopback {
+        fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+            self.0.push_back(frame.to_vec());
+            Ok(())
+        }
+        fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+            self.0.pop_front()
+        }
+        fn recv_frame_timeout(&mut self, _: Duration) -> Option<Vec<u8>> {
+            self.0.pop_front()
+        }
+    }
+
+    fn drain(link: &mut FaultyLink<Loopback>) -> Vec<Vec<u8>> {
+        let mut got = vec![];
+        while let Some(f) = link.recv_frame_timeout(Duration::from_millis(20)) {
+            got.push(f);
+        }
+        got
+    }
+
+    #[test]
+    fn no_faults_pass_every_frame_once_in_order() {
+        let counters = Arc::new(FaultCounters::default());
+        let mut link = FaultyLink::new(
+            Loopback::default(),
+            FaultConfig::NONE,
+            0,
+            Arc::clone(&counters),
+        );
+        for i in 0..100u8 {
+            link.send_frame(&[i]).unwrap();
+        }
+        let got = drain(&mut link);
+        assert_eq!(got, (0..100u8).map(|i| vec![i]).collect::<Vec<_>>());
+        // Each frame crossed twice: out, then back in.
+        assert_eq!(counters.snapshot(), (0, 0, 0, 200));
+    }
+
+    #[test]
+    fn loss_and_duplication_are_counted_and_add_up() {
+        let counters = Arc::new(FaultCounters::default());
+        let faults = FaultConfig {
+            seed: 11,
+            loss: 0.2,
+            duplicate: 0.1,
+            max_delay: Duration::from_millis(2),
+        };
+        let mut link = FaultyLink::new(Loopback::default(), faults, 3, Arc::clone(&counters));
+        for i in 0..1000u16 {
+            link.send_frame(&i.to_be_bytes()).unwrap();
+        }
+        let got = drain(&mut link);
+        let (lost, duplicated, reordered, delivered) = counters.snapshot();
+        assert!(lost > 0 && duplicated > 0 && reordered > 0);
+        // Each copy made, on the way out and on the way back, is lost or
+        // goes on: what comes back plus what was lost is what was sent
+        // plus the extra copies.
+        assert_eq!(got.len() as u64 + lost, 1000 + duplicated);
+        assert!(delivered > got.len() as u64);
+        assert!(got.iter().all(|f| f.len() == 2));
+    }
+
+    #[test]
+    fn the_same_seed_makes_the_same_choices() {
+        let faults = FaultConfig {
+            seed: 5,
+            loss: 0.3,
+            duplicate: 0.2,
+            max_delay: Duration::ZERO,
+        };
+        let fates = |seed| {
+            let mut i = Injector::new(faults, seed);
+            let now = Instant::now();
+            (0..200).map(|_| i.apply(now, |_| {})).collect::<Vec<_>>()
+        };
+        assert_eq!(fates(1), fates(1));
+        assert_ne!(fates(1), fates(2));
+        let all = fates(1);
+        assert!(
+            all.iter()
+                .all(|f| f.lost + f.delivered == 1 + u8::from(f.duplicated))
+        );
+    }
+}
