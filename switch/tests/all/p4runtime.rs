@@ -3,9 +3,7 @@
 //! clone sessions, counters, registers and packet I/O, and the error codes
 //! of bad requests (after each of which the server must still work).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use p4runtime_proto::p4::v1::{
     self as v1, CapabilitiesRequest, Entity, GetForwardingPipelineConfigRequest, entity,
     stream_message_request, stream_message_response,

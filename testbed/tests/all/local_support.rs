@@ -1,7 +1,7 @@
 //! What the `esa local` tests share: free ports, a stack, admitting a job
 //! through the job API, and an exact all-reduce over UDP-carried ports.
 
-#![allow(dead_code)] // each test binary uses part of it
+#![allow(dead_code)] // not every helper is used in every configuration
 
 use std::net::{SocketAddr, UdpSocket};
 

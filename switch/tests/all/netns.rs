@@ -7,13 +7,11 @@
 //! raw Ethernet frames (ether type 0x88b5) with a Python raw socket; h2 and
 //! h3 capture them the same way.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use esa_switch::{Program, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::{self as v1, update::Type::Insert};
 

@@ -9,12 +9,10 @@
 //! `python3 -m venv /tmp/p4rt-shell-venv &&
 //! /tmp/p4rt-shell-venv/bin/pip install p4runtime-shell`.
 
-mod common;
-
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// A hung client (say, a stream thread left open after an exception) fails
 /// the test instead of hanging it.

@@ -3,11 +3,9 @@
 //! `esa_torch` rank attaches: every element of the sum exact, and the
 //! chunks completed in the switch.
 
-mod local_support;
-
 use std::net::{SocketAddr, UdpSocket};
 
-use local_support::{PORTS, admit, allreduce_exactly, start_stack};
+use crate::local_support::{PORTS, admit, allreduce_exactly, start_stack};
 
 #[test]
 fn a_job_through_esa_local_sums_exactly_in_the_switch() {

@@ -9,12 +9,10 @@
 //! the switch owns `*a1` (port 1) and `*b1` (port 2), the test sends and
 //! captures on `*a0` and `*b0`.
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use esa_switch::afpacket::{RawSocket, RingConfig, RingKind, RxRing};
 use esa_switch::{InterfaceIo, PortStats, Program, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::update::Type::Insert;

@@ -7,11 +7,10 @@
 //!
 //! Its own test binary: it measures this process's resident memory.
 
-mod local_support;
-
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
+use crate::local_support::{admit, allreduce_exactly, start_stack};
 use esa_controller::Pipeline;
 use esa_core::constants::esa_frame_len;
 use esa_core::rng::Rng;
@@ -19,7 +18,6 @@ use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, PacketType};
 use esa_host::addressing::{SWITCH_IP, port_host};
 use esa_p4::{Arch, counters};
 use esa_testbed::local::LocalStack;
-use local_support::{admit, allreduce_exactly, start_stack};
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::p4::v1 as p4v1;
 

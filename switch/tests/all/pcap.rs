@@ -1,8 +1,6 @@
 //! Capture files: one classic pcap file per port, both directions.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use esa_switch::{Program, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::update::Type::Insert;
 

@@ -2,11 +2,9 @@
 //! the peer learned from a hello, counters, and a frame for a port nobody
 //! has said hello on.
 
-mod common;
-
 use std::net::{SocketAddr, UdpSocket};
 
-use common::*;
+use crate::common::*;
 use esa_switch::udp::HELLO;
 use esa_switch::{Program, Source, Switch, SwitchConfig};
 use p4runtime_proto::p4::v1::update::Type::Insert;

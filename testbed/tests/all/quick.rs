@@ -1,7 +1,7 @@
 //! `testbed/experiments/quick.toml` end to end, in process: esa-switch,
 //! the controller over P4Runtime, workers and parameter servers.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -345,7 +345,7 @@ fn large_field_numbers_encode_by_hand() {
 
 #[test]
 fn reference_write_request_matches_python_encoding() {
-    let bytes = hex(include_str!("fixtures/write_request.hex"));
+    let bytes = hex(include_str!("../fixtures/write_request.hex"));
     let decoded = WriteRequest::decode(bytes.as_slice()).expect("fixture decodes");
     assert_eq!(decoded, reference_write_request());
 
@@ -368,7 +368,7 @@ fn reference_write_request_matches_python_encoding() {
 
 #[test]
 fn reference_p4info_decodes_with_expected_fields() {
-    let bytes = hex(include_str!("fixtures/p4info.hex"));
+    let bytes = hex(include_str!("../fixtures/p4info.hex"));
     let info = p4info::P4Info::decode(bytes.as_slice()).expect("fixture decodes");
 
     let pkg = info.pkg_info.as_ref().unwrap();
@@ -485,7 +485,7 @@ fn reference_p4info_decodes_with_expected_fields() {
 
 #[test]
 fn reference_stream_messages_decode_and_reencode() {
-    let request = hex(include_str!("fixtures/stream_0.hex"));
+    let request = hex(include_str!("../fixtures/stream_0.hex"));
     let decoded = StreamMessageRequest::decode(request.as_slice()).unwrap();
     let Some(stream_message_request::Update::Arbitration(arbitration)) = &decoded.update else {
         panic!("not an arbitration update: {decoded:?}");
@@ -497,10 +497,10 @@ fn reference_stream_messages_decode_and_reencode() {
 
     use stream_message_response::Update as Response;
     let responses = [
-        include_str!("fixtures/stream_1.hex"),
-        include_str!("fixtures/stream_2.hex"),
-        include_str!("fixtures/stream_3.hex"),
-        include_str!("fixtures/stream_4.hex"),
+        include_str!("../fixtures/stream_1.hex"),
+        include_str!("../fixtures/stream_2.hex"),
+        include_str!("../fixtures/stream_3.hex"),
+        include_str!("../fixtures/stream_4.hex"),
     ]
     .map(|text| {
         let bytes = hex(text);
@@ -552,7 +552,7 @@ fn reference_stream_messages_decode_and_reencode() {
 
 #[test]
 fn reference_pipeline_config_request_decodes() {
-    let bytes = hex(include_str!("fixtures/set_pipeline.hex"));
+    let bytes = hex(include_str!("../fixtures/set_pipeline.hex"));
     let request = p4rt::SetForwardingPipelineConfigRequest::decode(bytes.as_slice()).unwrap();
     assert_eq!(
         request.action(),
@@ -577,7 +577,7 @@ fn reference_pipeline_config_request_decodes() {
 
 #[test]
 fn reference_write_status_details_unpack_to_p4_errors() {
-    let bytes = hex(include_str!("fixtures/write_status.hex"));
+    let bytes = hex(include_str!("../fixtures/write_status.hex"));
     let status = Status::decode(bytes.as_slice()).unwrap();
     assert_eq!(
         status.code,
@@ -748,7 +748,7 @@ fn malformed_bytes_give_decode_errors() {
     }
 
     // Cutting the last byte leaves the final update's length prefix unmet.
-    let full = hex(include_str!("fixtures/write_request.hex"));
+    let full = hex(include_str!("../fixtures/write_request.hex"));
     assert!(WriteRequest::decode(&full[..full.len() - 1]).is_err());
 }
 
@@ -779,7 +779,7 @@ proptest! {
         value in any::<u8>(),
         cut in any::<prop::sample::Index>(),
     ) {
-        let mut bytes = hex(include_str!("fixtures/write_request.hex"));
+        let mut bytes = hex(include_str!("../fixtures/write_request.hex"));
         let at = position.index(bytes.len());
         bytes[at] = value;
         bytes.truncate(cut.index(bytes.len() + 1));

@@ -1,0 +1,6 @@
+//! esa-core's integration tests, one binary: `cargo test -p esa-core --test all`
+//! (one module per former test file; a module alone: `... --test all <module>::`).
+
+mod pool;
+mod sim;
+mod wire;

@@ -1,0 +1,5 @@
+//! esa's integration tests, one binary: `cargo test -p esa --test all`
+//! (one module per former test file; a module alone: `... --test all <module>::`).
+
+mod kill_processes;
+mod run_targets;
