@@ -5,6 +5,7 @@
 //! The trait is what the controller's logic is written against, so other
 //! targets (or a fault-injecting wrapper) slot in without touching it.
 
+use p4runtime_proto::arbitration::{from_uint128, to_uint128};
 use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -80,18 +81,6 @@ pub fn update_codes(status: &tonic::Status) -> Vec<i32> {
         .collect()
 }
 
-/// An election id as P4Runtime's `Uint128`.
-pub fn uint128(value: u128) -> p4v1::Uint128 {
-    p4v1::Uint128 {
-        high: (value >> 64) as u64,
-        low: value as u64,
-    }
-}
-
-fn from_uint128(value: Option<&p4v1::Uint128>) -> u128 {
-    value.map_or(0, |v| u128::from(v.high) << 64 | u128::from(v.low))
-}
-
 /// A P4Runtime switch over gRPC.
 #[derive(Debug)]
 pub struct GrpcSwitch {
@@ -163,7 +152,7 @@ fn role_of(update: &p4v1::MasterArbitrationUpdate) -> Role {
         Role::Primary
     } else {
         Role::Backup {
-            primary: from_uint128(update.election_id.as_ref()),
+            primary: update.election_id.as_ref().map_or(0, from_uint128),
         }
     }
 }
@@ -196,7 +185,7 @@ impl SwitchBackend for GrpcSwitch {
                 p4v1::MasterArbitrationUpdate {
                     device_id: self.device_id,
                     role: None,
-                    election_id: Some(uint128(self.election_id)),
+                    election_id: Some(to_uint128(self.election_id)),
                     status: None,
                 },
             )),
@@ -286,7 +275,7 @@ impl SwitchBackend for GrpcSwitch {
         let mut client = self.client()?;
         let request = p4v1::SetForwardingPipelineConfigRequest {
             device_id: self.device_id,
-            election_id: Some(uint128(self.election_id)),
+            election_id: Some(to_uint128(self.election_id)),
             action: Action::VerifyAndCommit as i32,
             config: Some(config),
             ..Default::default()
@@ -305,7 +294,7 @@ impl SwitchBackend for GrpcSwitch {
         let mut client = self.client()?;
         let request = p4v1::WriteRequest {
             device_id: self.device_id,
-            election_id: Some(uint128(self.election_id)),
+            election_id: Some(to_uint128(self.election_id)),
             updates,
             ..Default::default()
         };

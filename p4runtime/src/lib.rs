@@ -16,6 +16,9 @@
 //! - [`p4::config::v1`]: P4Info and the P4 type descriptions.
 //! - [`google::rpc`]: `Status` (the error carried by gRPC status details and
 //!   arbitration updates) and the canonical `Code` enum.
+//! - [`arbitration`]: the stream channel's client arbitration as a server
+//!   keeps it (who is primary, who may write, what each stream is told),
+//!   shared by esa-switch and the controller's fake switch.
 //!
 //! The client and server types are re-exported at the crate root, and so are
 //! the `prost`, `prost-types` and `tonic` crates this crate was generated
@@ -47,6 +50,8 @@ pub mod p4 {
         }
     }
 }
+
+pub mod arbitration;
 
 pub use p4::v1::p4_runtime_client::P4RuntimeClient;
 pub use p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};

@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use p4runtime_proto::arbitration::{Arbitration, from_uint128};
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::config::v1::P4Info;
 use p4runtime_proto::p4::v1::{
     self as v1, CapabilitiesRequest, CapabilitiesResponse, ForwardingPipelineConfig,
-    GetForwardingPipelineConfigRequest, GetForwardingPipelineConfigResponse,
-    MasterArbitrationUpdate, PacketIn, PacketMetadata, ReadRequest, ReadResponse,
-    SetForwardingPipelineConfigRequest, SetForwardingPipelineConfigResponse, StreamError,
-    StreamMessageRequest, StreamMessageResponse, Uint128, WriteRequest, WriteResponse,
-    stream_message_request, stream_message_response,
+    GetForwardingPipelineConfigRequest, GetForwardingPipelineConfigResponse, PacketIn,
+    PacketMetadata, ReadRequest, ReadResponse, SetForwardingPipelineConfigRequest,
+    SetForwardingPipelineConfigResponse, StreamError, StreamMessageRequest, StreamMessageResponse,
+    Uint128, WriteRequest, WriteResponse, stream_message_request, stream_message_response,
 };
 use p4runtime_proto::prost::Message;
 use p4runtime_proto::tonic::{self, Code, Request, Response, Status, Streaming};
@@ -35,75 +35,13 @@ const READ_CHUNK: usize = 1000;
 
 type StreamTx = mpsc::Sender<Result<StreamMessageResponse, Status>>;
 
-/// One connected stream channel.
-#[derive(Debug)]
-struct Controller {
-    id: u64,
-    /// `None` until its first arbitration message.
-    election_id: Option<u128>,
-    tx: StreamTx,
-}
-
-/// The controllers of the (single, default) role.
-#[derive(Debug, Default)]
-struct Arbitration {
-    controllers: Vec<Controller>,
-    next_id: u64,
-    highest: Option<u128>,
-}
-
-impl Arbitration {
-    fn primary(&self) -> Option<&Controller> {
-        self.controllers
-            .iter()
-            .filter(|c| c.election_id.is_some())
-            .max_by_key(|c| c.election_id)
+/// Tells every arbitrated stream who the primary is.
+fn announce(arbitration: &Arbitration<StreamTx>, device_id: u64) {
+    for (tx, update) in arbitration.updates(device_id) {
+        let _ = tx.try_send(Ok(StreamMessageResponse {
+            update: Some(stream_message_response::Update::Arbitration(update)),
+        }));
     }
-
-    /// Tells every arbitrated controller who the primary is.
-    fn notify_all(&self, device_id: u64) {
-        let primary = self.primary().map(|c| (c.id, c.election_id));
-        let election_id = primary.and_then(|p| p.1).or(self.highest);
-        for c in self.controllers.iter().filter(|c| c.election_id.is_some()) {
-            let status = match primary {
-                Some((id, _)) if id == c.id => rpc::Status {
-                    code: Code::Ok as i32,
-                    message: "you are the primary".into(),
-                    details: vec![],
-                },
-                Some(_) => rpc::Status {
-                    code: Code::AlreadyExists as i32,
-                    message: "another controller is the primary".into(),
-                    details: vec![],
-                },
-                None => rpc::Status {
-                    code: Code::NotFound as i32,
-                    message: "no primary".into(),
-                    details: vec![],
-                },
-            };
-            let update = MasterArbitrationUpdate {
-                device_id,
-                role: None,
-                election_id: election_id.map(to_uint128),
-                status: Some(status),
-            };
-            let _ = c.tx.try_send(Ok(StreamMessageResponse {
-                update: Some(stream_message_response::Update::Arbitration(update)),
-            }));
-        }
-    }
-}
-
-fn to_uint128(v: u128) -> Uint128 {
-    Uint128 {
-        high: (v >> 64) as u64,
-        low: v as u64,
-    }
-}
-
-fn from_uint128(v: &Uint128) -> u128 {
-    (u128::from(v.high) << 64) | u128::from(v.low)
 }
 
 /// The pipeline as configured through P4Runtime.
@@ -123,7 +61,7 @@ pub(crate) struct Shared {
     device: Mutex<Option<Device>>,
     configured: Mutex<Option<Configured>>,
     saved: Mutex<Option<Configured>>,
-    arbitration: Mutex<Arbitration>,
+    arbitration: Mutex<Arbitration<StreamTx>>,
     inbound: Mutex<InboundSender>,
     unknown_port: AtomicU64,
     packet_in_dropped: AtomicU64,
@@ -213,8 +151,8 @@ impl Shared {
             None => (Vec::new(), frame.to_vec()),
         };
         let arbitration = lock(&self.arbitration);
-        let delivered = arbitration.primary().is_some_and(|p| {
-            p.tx.try_send(Ok(StreamMessageResponse {
+        let delivered = arbitration.primary().is_some_and(|tx| {
+            tx.try_send(Ok(StreamMessageResponse {
                 update: Some(stream_message_response::Update::Packet(PacketIn {
                     payload,
                     metadata,
@@ -245,20 +183,7 @@ impl Shared {
     }
 
     fn check_primary(&self, election_id: Option<&Uint128>) -> Result<(), Status> {
-        let arbitration = lock(&self.arbitration);
-        let Some(primary) = arbitration.primary() else {
-            return Err(Status::permission_denied(
-                "no primary controller: open a stream channel and arbitrate first",
-            ));
-        };
-        let given = election_id.map(from_uint128);
-        if given != primary.election_id {
-            return Err(Status::permission_denied(format!(
-                "election id {} is not the primary's",
-                given.map_or("(none)".to_string(), |g| g.to_string())
-            )));
-        }
-        Ok(())
+        lock(&self.arbitration).check_primary(election_id)
     }
 }
 
@@ -585,17 +510,7 @@ impl P4Runtime for Service {
         let mut incoming = request.into_inner();
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let shared = self.shared.clone();
-        let id = {
-            let mut a = lock(&shared.arbitration);
-            a.next_id += 1;
-            let id = a.next_id;
-            a.controllers.push(Controller {
-                id,
-                election_id: None,
-                tx: tx.clone(),
-            });
-            id
-        };
+        let id = lock(&shared.arbitration).open(tx.clone());
         tracing::debug!(stream = id, "stream channel opened");
         tokio::spawn(async move {
             while let Some(message) = incoming.next().await {
@@ -612,10 +527,8 @@ impl P4Runtime for Service {
                 }
             }
             let mut a = lock(&shared.arbitration);
-            let was_primary = a.primary().map(|p| p.id) == Some(id);
-            a.controllers.retain(|c| c.id != id);
-            if was_primary {
-                a.notify_all(shared.device_id);
+            if a.close(id) {
+                announce(&a, shared.device_id);
             }
             tracing::debug!(stream = id, "stream channel closed");
         });
@@ -640,10 +553,7 @@ fn handle_stream_message(
     tx: &StreamTx,
     message: StreamMessageRequest,
 ) -> Result<(), Status> {
-    let arbitrated = lock(&shared.arbitration)
-        .controllers
-        .iter()
-        .any(|c| c.id == id && c.election_id.is_some());
+    let arbitrated = lock(&shared.arbitration).is_arbitrated(id);
     match message.update {
         Some(stream_message_request::Update::Arbitration(a)) => {
             shared.check_device(a.device_id)?;
@@ -655,21 +565,9 @@ fn handle_stream_message(
             }
             let election_id = from_uint128(&a.election_id.unwrap_or_default());
             let mut arbitration = lock(&shared.arbitration);
-            if arbitration
-                .controllers
-                .iter()
-                .any(|c| c.id != id && c.election_id == Some(election_id))
-            {
-                return Err(Status::invalid_argument(format!(
-                    "election id {election_id} is used by another controller"
-                )));
-            }
-            if let Some(c) = arbitration.controllers.iter_mut().find(|c| c.id == id) {
-                c.election_id = Some(election_id);
-            }
-            arbitration.highest = arbitration.highest.max(Some(election_id));
+            arbitration.arbitrate(id, election_id)?;
             tracing::info!(stream = id, election_id, "arbitration");
-            arbitration.notify_all(shared.device_id);
+            announce(&arbitration, shared.device_id);
             Ok(())
         }
         _ if !arbitrated => Err(Status::failed_precondition(
@@ -677,7 +575,7 @@ fn handle_stream_message(
         )),
         Some(stream_message_request::Update::Packet(p)) => {
             tracing::trace!(stream = id, "PacketOut received");
-            let is_primary = lock(&shared.arbitration).primary().map(|p| p.id) == Some(id);
+            let is_primary = lock(&shared.arbitration).is_primary(id);
             let error = |code: Code, message: String| {
                 let _ = tx.try_send(Ok(StreamMessageResponse {
                     update: Some(stream_message_response::Update::Error(StreamError {

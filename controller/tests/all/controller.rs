@@ -283,7 +283,7 @@ async fn a_second_controller_is_a_backup_and_cannot_write() {
     let err = raw
         .write(p4v1::WriteRequest {
             device_id: 0,
-            election_id: Some(esa_controller::backend::uint128(5)),
+            election_id: Some(p4runtime_proto::arbitration::to_uint128(5)),
             updates: vec![],
             ..Default::default()
         })

@@ -156,7 +156,7 @@ async fn a_second_controller_is_a_backup_and_the_switch_refuses_its_writes() {
     let err = raw
         .write(p4v1::WriteRequest {
             device_id: 0,
-            election_id: Some(esa_controller::backend::uint128(5)),
+            election_id: Some(p4runtime_proto::arbitration::to_uint128(5)),
             updates: vec![p4v1::Update {
                 r#type: p4v1::update::Type::Insert as i32,
                 entity: Some(foreign),

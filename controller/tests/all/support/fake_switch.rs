@@ -1,8 +1,9 @@
 //! An in-process P4Runtime switch for the controller's tests.
 //!
 //! It stores table entries (by table and match), multicast groups and
-//! counters, enforces arbitration (the highest election id among open
-//! streams is primary; only the primary may write or set the pipeline),
+//! counters, enforces arbitration (`p4runtime_proto::arbitration`, as
+//! esa-switch does: the highest election id among open streams is primary;
+//! only the primary may write or set the pipeline),
 //! and injects faults: failing updates, dropped streams, and a "restart"
 //! that drops every stream and forgets everything.
 
@@ -11,7 +12,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use esa_controller::backend::uint128;
+use p4runtime_proto::arbitration::{Arbitration, from_uint128};
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
@@ -35,13 +36,6 @@ struct Device {
     counters: HashMap<(u32, i64), i64>,
 }
 
-#[derive(Debug)]
-struct Stream {
-    id: u64,
-    election_id: Option<u128>,
-    tx: StreamTx,
-}
-
 #[derive(Debug, Default)]
 struct Faults {
     /// Updates that still succeed before the failures start.
@@ -53,9 +47,8 @@ struct Faults {
 #[derive(Debug, Default)]
 struct Shared {
     device: Mutex<Device>,
-    streams: Mutex<Vec<Stream>>,
+    arbitration: Mutex<Arbitration<StreamTx>>,
     faults: Mutex<Faults>,
-    next_stream: AtomicU64,
     writes: AtomicU64,
 }
 
@@ -120,7 +113,7 @@ impl FakeSwitch {
 
     /// Closes every arbitration stream (the controllers see the switch go).
     pub fn drop_streams(&self) {
-        lock(&self.shared.streams).clear();
+        lock(&self.shared.arbitration).close_all();
     }
 
     /// A switch restart: streams closed, pipeline, entries and counters
@@ -154,50 +147,18 @@ impl FakeSwitch {
 }
 
 impl Shared {
-    fn primary(&self) -> Option<u128> {
-        lock(&self.streams)
-            .iter()
-            .filter_map(|s| s.election_id)
-            .max()
-    }
-
-    /// Tells every stream who is primary.
+    /// Tells every arbitrated stream who is primary.
     fn announce(&self) {
-        let streams = lock(&self.streams);
-        let primary = streams.iter().filter_map(|s| s.election_id).max();
-        for s in streams.iter() {
-            let Some(ours) = s.election_id else { continue };
-            let status = if Some(ours) == primary {
-                rpc::Status {
-                    code: 0,
-                    message: "you are primary".into(),
-                    details: vec![],
-                }
-            } else {
-                rpc::Status {
-                    code: tonic::Code::AlreadyExists as i32,
-                    message: "a controller with a higher election id is primary".into(),
-                    details: vec![],
-                }
-            };
-            let update = p4v1::MasterArbitrationUpdate {
-                device_id: 0,
-                role: None,
-                election_id: primary.map(uint128),
-                status: Some(status),
-            };
-            let _ = s.tx.try_send(Ok(p4v1::StreamMessageResponse {
+        let arbitration = lock(&self.arbitration);
+        for (tx, update) in arbitration.updates(0) {
+            let _ = tx.try_send(Ok(p4v1::StreamMessageResponse {
                 update: Some(p4v1::stream_message_response::Update::Arbitration(update)),
             }));
         }
     }
 
     fn check_primary(&self, election_id: Option<&p4v1::Uint128>) -> Result<(), Status> {
-        let ours = election_id.map(|e| u128::from(e.high) << 64 | u128::from(e.low));
-        match (ours, self.primary()) {
-            (Some(ours), Some(primary)) if ours == primary => Ok(()),
-            _ => Err(Status::permission_denied("not the primary controller")),
-        }
+        lock(&self.arbitration).check_primary(election_id)
     }
 
     fn take_fault(&self) -> bool {
@@ -458,12 +419,7 @@ impl P4Runtime for Service {
     ) -> Result<Response<Self::StreamChannelStream>, Status> {
         let mut incoming = request.into_inner();
         let (tx, rx) = mpsc::channel(64);
-        let id = self.shared.next_stream.fetch_add(1, Ordering::SeqCst);
-        lock(&self.shared.streams).push(Stream {
-            id,
-            election_id: None,
-            tx,
-        });
+        let id = lock(&self.shared.arbitration).open(tx);
         let shared = Arc::clone(&self.shared);
         tokio::spawn(async move {
             while let Ok(Some(message)) = incoming.message().await {
@@ -471,34 +427,26 @@ impl P4Runtime for Service {
                 else {
                     continue;
                 };
-                let election = a
-                    .election_id
-                    .map(|e| u128::from(e.high) << 64 | u128::from(e.low));
-                {
-                    let mut streams = lock(&shared.streams);
-                    let taken = streams.iter().any(|s| {
-                        s.id != id && s.election_id.is_some() && s.election_id == election
-                    });
-                    let Some(me) = streams.iter_mut().find(|s| s.id == id) else {
+                let election = from_uint128(&a.election_id.unwrap_or_default());
+                let refused = {
+                    let mut arbitration = lock(&shared.arbitration);
+                    if !arbitration.is_open(id) {
                         break; // dropped by a fault
-                    };
-                    if taken {
-                        let _ = me
-                            .tx
-                            .try_send(Err(Status::invalid_argument("election id in use")));
-                        continue;
                     }
-                    me.election_id = election;
+                    arbitration.arbitrate(id, election).err()
+                };
+                match refused {
+                    None => shared.announce(),
+                    Some(e) => {
+                        let arbitration = lock(&shared.arbitration);
+                        if let Some(tx) = arbitration.handle(id) {
+                            let _ = tx.try_send(Err(e.into()));
+                        }
+                    }
                 }
-                shared.announce();
             }
-            let removed = {
-                let mut streams = lock(&shared.streams);
-                let before = streams.len();
-                streams.retain(|s| s.id != id);
-                before != streams.len()
-            };
-            if removed {
+            let was_primary = lock(&shared.arbitration).close(id);
+            if was_primary {
                 shared.announce();
             }
         });
