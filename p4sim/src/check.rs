@@ -24,12 +24,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::ast::{self, BinaryOp, Declaration, ExprKind, UnaryOp};
-use crate::bits::{BitType, Bits};
-use crate::diagnostic::{Diagnostic, Error, ErrorKind};
-use crate::hash::HashAlgorithm;
+use crate::exec::bits::{BitType, Bits};
+use crate::exec::hash::HashAlgorithm;
+use crate::front::ast::{self, BinaryOp, Declaration, ExprKind, UnaryOp};
+use crate::front::diagnostic::{Diagnostic, Error, ErrorKind};
+use crate::front::source::Span;
 use crate::ir::*;
-use crate::source::Span;
 
 /// Compiles a parsed program for the v1model architecture.
 pub fn compile(program: &ast::Program) -> Result<Compiled, Diagnostic> {
@@ -42,14 +42,14 @@ pub fn compile(program: &ast::Program) -> Result<Compiled, Diagnostic> {
 
 /// Reads, parses and compiles the program at `path`.
 pub fn compile_file(path: &Path, include_dirs: &[PathBuf]) -> Result<Compiled, Diagnostic> {
-    let program = crate::frontend::parse_program(path, include_dirs)?;
+    let program = crate::front::parse_program(path, include_dirs)?;
     compile(&program)
 }
 
 /// Parses and compiles program text (only the built-in includes are
 /// available).
 pub fn compile_source(name: &str, text: &str) -> Result<Compiled, Diagnostic> {
-    let program = crate::frontend::parse_source(name, text)?;
+    let program = crate::front::parse_source(name, text)?;
     compile(&program)
 }
 
@@ -173,7 +173,7 @@ enum ExternInst {
     /// A TNA `Resubmit`.
     Resubmit,
     /// A TNA `Hash<W>`: its algorithm and W.
-    TnaHash(crate::hash::HashAlgorithm, u32),
+    TnaHash(crate::exec::hash::HashAlgorithm, u32),
 }
 
 /// What an expression or name denotes during lowering.
@@ -793,7 +793,7 @@ fn convert(ex: Ex, from: BitType, to: BitType) -> Ex {
 fn fold(e: Ex) -> Ex {
     let c = match &e {
         Ex::Bin(op, w, ab) => match (&ab.0, &ab.1) {
-            (Ex::Const(a), Ex::Const(b)) => Some(crate::exec::eval_nop(*op, *w, *a, *b)),
+            (Ex::Const(a), Ex::Const(b)) => Some(crate::exec::interp::eval_nop(*op, *w, *a, *b)),
             _ => None,
         },
         Ex::BitNot(w, a) => match **a {
@@ -813,7 +813,7 @@ fn fold(e: Ex) -> Ex {
             _ => None,
         },
         Ex::SExt(f, t, a) => match **a {
-            Ex::Const(a) => Some(crate::exec::sext(a, *f) & mask(*t)),
+            Ex::Const(a) => Some(crate::exec::interp::sext(a, *f) & mask(*t)),
             _ => None,
         },
         Ex::Slice(hi, lo, a) => match **a {

@@ -23,24 +23,26 @@
 //! Objects are then visited breadth first from `main` (the package's blocks
 //! in parameter order, then each control's tables and instances in
 //! declaration order), which is the order of each P4Info section. Ids come
-//! from [`crate::p4info_id`].
+//! from [`crate::p4info::id`].
 //!
 //! The resolver below knows just enough about types to give widths:
 //! typedefs, `type`, headers and structs, serializable enums and constant
 //! width expressions such as `bit<(W + 1)>`.
 
+pub mod id;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::ast::{
+use crate::front::ast::{
     ActionDecl, ActionRef as AstActionRef, Annotation, AnnotationBody, Argument, BinaryOp, Block,
     ControlDecl, Declaration, EnumDecl, Expr, ExprKind, Instantiation, KeyElement, Param,
     Statement, StatementKind, StructDecl, SwitchLabel, TableDecl, TypeKind, TypedefDecl, UnaryOp,
     find_annotation,
 };
-use crate::diagnostic::{Diagnostic, ErrorKind};
-use crate::p4info_id::{AssignedIds, IdAllocator, ResourceType};
-use crate::source::Span;
+use crate::front::diagnostic::{Diagnostic, ErrorKind};
+use crate::front::source::Span;
+use crate::p4info::id::{AssignedIds, IdAllocator, ResourceType};
 
 /// p4c's default table size for v1model.
 pub const DEFAULT_TABLE_SIZE: i64 = 1024;
@@ -684,12 +686,12 @@ impl MatchType {
 }
 
 /// Builds the P4Info of `program` and prints it in text format.
-pub fn p4info_text(program: &crate::ast::Program) -> Result<String, Diagnostic> {
+pub fn p4info_text(program: &crate::front::ast::Program) -> Result<String, Diagnostic> {
     Ok(p4info(program)?.to_text())
 }
 
 /// Builds the P4Info of a v1model `program`.
-pub fn p4info(program: &crate::ast::Program) -> Result<P4Info, Diagnostic> {
+pub fn p4info(program: &crate::front::ast::Program) -> Result<P4Info, Diagnostic> {
     Builder::new(program)
         .run()
         .map_err(|e| Diagnostic::new(e.kind, e.span, &program.sources))
@@ -1066,7 +1068,7 @@ fn translation(decl: &TypedefDecl) -> Option<(String, Option<u32>)> {
     let uri = tokens
         .iter()
         .find(|t| t.text.starts_with('"'))
-        .map(|t| crate::lexer::unquote(&t.text))?;
+        .map(|t| crate::front::lexer::unquote(&t.text))?;
     let texts: Vec<&str> = tokens.iter().map(|t| &*t.text).collect();
     let width = texts
         .iter()
@@ -1417,11 +1419,11 @@ impl<'a> Scope<'a> {
             .ok_or_else(|| invalid(format!("invalid width {v}"), e.span))
     }
 
-    fn resolve(&self, t: &crate::ast::Type) -> Res<Ty<'a>> {
+    fn resolve(&self, t: &crate::front::ast::Type) -> Res<Ty<'a>> {
         self.resolve_depth(t, 0)
     }
 
-    fn resolve_depth(&self, t: &crate::ast::Type, depth: u32) -> Res<Ty<'a>> {
+    fn resolve_depth(&self, t: &crate::front::ast::Type, depth: u32) -> Res<Ty<'a>> {
         if depth > 32 {
             return Err(invalid("type definitions nest too deeply", t.span));
         }
@@ -1510,7 +1512,7 @@ impl<'a> Scope<'a> {
 /// Local names of a control: parameters, variables, constants.
 struct ControlScope<'s, 'a> {
     scope: &'s Scope<'a>,
-    vars: HashMap<&'a str, &'a crate::ast::Type>,
+    vars: HashMap<&'a str, &'a crate::front::ast::Type>,
     consts: HashMap<&'a str, &'a Expr>,
 }
 
@@ -1837,9 +1839,11 @@ fn table_action_names(t: &TableDecl) -> Vec<(bool, String)> {
     let mut push_ref = |r: &AstActionRef| out.push((r.name.absolute, r.name.name.to_string()));
     for p in &t.properties {
         match &p.kind {
-            crate::ast::TablePropertyKind::Actions(list) => list.iter().for_each(&mut push_ref),
-            crate::ast::TablePropertyKind::DefaultAction(a) => push_ref(a),
-            crate::ast::TablePropertyKind::Entries(entries) => {
+            crate::front::ast::TablePropertyKind::Actions(list) => {
+                list.iter().for_each(&mut push_ref)
+            }
+            crate::front::ast::TablePropertyKind::DefaultAction(a) => push_ref(a),
+            crate::front::ast::TablePropertyKind::Entries(entries) => {
                 entries.iter().for_each(|e| push_ref(&e.action));
             }
             _ => {}
@@ -1993,7 +1997,7 @@ enum Node<'a> {
 }
 
 struct Builder<'a> {
-    program: &'a crate::ast::Program,
+    program: &'a crate::front::ast::Program,
     scope: Scope<'a>,
     plans: HashMap<String, ControlPlan<'a>>,
     /// For a TNA program, the `Pipeline` instance's name.
@@ -2010,7 +2014,7 @@ struct DigestUse<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(program: &'a crate::ast::Program) -> Self {
+    fn new(program: &'a crate::front::ast::Program) -> Self {
         Builder {
             program,
             scope: Scope::new(&program.declarations),
@@ -2584,7 +2588,7 @@ impl<'a> Builder<'a> {
         let cp_params: Vec<&Param> = a
             .params
             .iter()
-            .filter(|p| p.direction == crate::ast::Direction::None && !called_directly)
+            .filter(|p| p.direction == crate::front::ast::Direction::None && !called_directly)
             .collect();
         let annos: Vec<&[Annotation]> =
             cp_params.iter().map(|p| p.annotations.as_slice()).collect();
@@ -2907,7 +2911,7 @@ impl<'a> Builder<'a> {
         let cp_params: Vec<&Param> = decl
             .params
             .iter()
-            .filter(|p| p.direction == crate::ast::Direction::None)
+            .filter(|p| p.direction == crate::front::ast::Direction::None)
             .collect();
         // Directional parameters are bound in the call too, before the
         // control-plane ones.
