@@ -17,8 +17,11 @@
 //! tables, entries), `stmt` (statements, assignment), `expr` (expressions,
 //! operators, calls), `externs` (built-in and extern methods, functions);
 //! `tna` lays a TNA program into the same IR and `tofino` checks the
-//! Tofino rules. This file holds the IR-facing types and the pass's
-//! driver (`Compiler::run`).
+//! Tofino rules; `resolver` ([`Resolver`]) answers for the control plane
+//! (a type with its `type` names kept, the type of a key or a digest's data,
+//! a constant's value) from the same resolution, and P4Info is built from
+//! it. This file holds the IR-facing types and the pass's driver
+//! (`Compiler::run`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +33,8 @@ use crate::front::ast::{self, BinaryOp, Declaration, ExprKind, UnaryOp};
 use crate::front::diagnostic::{Diagnostic, Error, ErrorKind};
 use crate::front::source::Span;
 use crate::ir::*;
+
+pub use resolver::{CpType, Resolver};
 
 /// Compiles a parsed program for the v1model architecture.
 pub fn compile(program: &ast::Program) -> Result<Compiled, Diagnostic> {
@@ -57,6 +62,7 @@ mod control;
 mod expr;
 mod externs;
 mod parser;
+mod resolver;
 mod scope;
 mod stmt;
 mod tables;
@@ -408,7 +414,10 @@ impl<'p> Compiler<'p> {
 
     // ---- types -------------------------------------------------------
 
-    fn run(mut self) -> Res<Compiled> {
+    /// Every top-level name, the `error` and `match_kind` members, and every
+    /// type declaration and constant checked once (so errors in unused types
+    /// are still reported).
+    fn declare_globals(&mut self) -> Res<()> {
         let program = self.program;
         for d in &program.declarations {
             match d {
@@ -434,8 +443,6 @@ impl<'p> Compiler<'p> {
         if !self.errors.iter().any(|e| e == "NoError") {
             self.errors.insert(0, "NoError".into());
         }
-        // Check every type declaration once, so errors in unused types are
-        // still reported.
         for d in &program.declarations {
             match d {
                 Declaration::Header(s) => {
@@ -459,6 +466,12 @@ impl<'p> Compiler<'p> {
                 _ => {}
             }
         }
+        Ok(())
+    }
+
+    fn run(mut self) -> Res<Compiled> {
+        let program = self.program;
+        self.declare_globals()?;
         let main = program.declarations.iter().find_map(|d| match d {
             Declaration::Instantiation(i) if i.name.as_str() == "main" => Some(i),
             _ => None,

@@ -15,7 +15,8 @@
 //!   `compile_file`, `compile_source`; one pass whose methods are split by
 //!   phase in `check/`: types, scope, parser, control, tables, stmt, expr,
 //!   externs, and the TNA layer); it lowers the AST to the [`ir`] (flat
-//!   slots, pre-resolved tables and externs).
+//!   slots, pre-resolved tables and externs), and its
+//!   [`check::Resolver`] gives the control plane the same resolution.
 //! - [`exec`]: running the IR. [`exec::bits`] (arbitrary-width values),
 //!   [`exec::hash`] (BMv2's hash and checksum algorithms), [`exec::table`]
 //!   (table entries and lookup indexes), and the engines: [`exec::engine`]
@@ -25,8 +26,9 @@
 //! - [`v1switch`]: the v1model target (`V1Switch::process` and the
 //!   control-plane API), its packet replication engine and clone sessions
 //!   ([`v1switch::pre`]) and the TNA flow on the same switch.
-//! - [`p4info`]: P4Info as p4c writes it, with P4Runtime ids as p4c assigns
-//!   them ([`p4info::id`]).
+//! - [`p4info`]: P4Info as p4c writes it, its types, widths and constants
+//!   from [`check::Resolver`], with P4Runtime ids as p4c assigns them
+//!   ([`p4info::id`]).
 //! - [`stf`]: p4c's STF test format, and [`stf::runner`], which runs STF
 //!   tests on [`v1switch::V1Switch`].
 
