@@ -25,7 +25,7 @@ use crate::front::parser::parse_tokens;
 use crate::front::preprocess::{FsLoader, MemoryLoader, Preprocessor, SourceLoader};
 use crate::front::source::SourceMap;
 
-pub use crate::front::diagnostic::{Diagnostic, ErrorKind};
+use crate::front::diagnostic::Diagnostic;
 
 /// Options beyond the program itself.
 #[derive(Debug, Clone, Default)]

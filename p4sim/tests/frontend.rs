@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use p4sim::front::ast::*;
+use p4sim::front::diagnostic::{Diagnostic, ErrorKind};
 use p4sim::front::preprocess::MemoryLoader;
 use p4sim::front::{
-    Diagnostic, ErrorKind, FrontendOptions, parse_program, parse_program_with, parse_source,
-    parse_source_with,
+    FrontendOptions, parse_program, parse_program_with, parse_source, parse_source_with,
 };
 use proptest::prelude::*;
 
