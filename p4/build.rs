@@ -1,4 +1,4 @@
-//! Generates the native code (`p4sim::native::generate`) of ESA's program
+//! Generates the native code (`p4sim::exec::native::generate`) of ESA's program
 //! for each configuration in [`PROGRAMS`], one Rust file each in OUT_DIR,
 //! included by `src/lib.rs`.
 
@@ -69,7 +69,7 @@ fn main() {
     }
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     for (module, file, defines) in PROGRAMS {
-        let options = p4sim::frontend::FrontendOptions {
+        let options = p4sim::front::FrontendOptions {
             include_dirs: vec![],
             defines: defines
                 .iter()
@@ -83,11 +83,11 @@ fn main() {
                 .map(|(k, v)| format!(" -D{k}={v}"))
                 .collect::<String>()
         );
-        let ast = p4sim::frontend::parse_program_with(&dir.join(file), &options)
+        let ast = p4sim::front::parse_program_with(&dir.join(file), &options)
             .unwrap_or_else(|d| panic!("{what} does not parse: {d}"));
         let compiled =
             p4sim::check::compile(&ast).unwrap_or_else(|d| panic!("{what} does not compile: {d}"));
-        let code = p4sim::native::generate(&compiled, &what);
+        let code = p4sim::exec::native::generate(&compiled, &what);
         let path = Path::new(&out).join(format!("{module}.rs"));
         std::fs::write(&path, code)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));

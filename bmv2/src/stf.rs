@@ -7,15 +7,15 @@
 //! after packets waits until the switch has taken in every packet and gone
 //! quiet, so reads see every earlier packet's effects. Packets enter through
 //! one socket, in order. At the end each port's output is compared with its
-//! expectations by [`p4sim::stf_runner::compare_outputs`].
+//! expectations by [`p4sim::stf::runner::compare_outputs`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use p4sim::bits::Bits;
+use p4sim::exec::bits::Bits;
+use p4sim::stf::runner::{StfReport, compare_outputs};
 use p4sim::stf::{self, Command, CounterIndex, CounterKind, KeyValue, Number, PacketPattern};
-use p4sim::stf_runner::{StfReport, compare_outputs};
 
 use crate::program::Layout;
 use crate::switch::{Options, SimpleSwitch};

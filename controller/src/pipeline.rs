@@ -342,7 +342,7 @@ impl Pipeline {
         }
         text.push_str(&flatten_includes(program, 0)?);
         let name = program.display().to_string();
-        let parsed = p4sim::frontend::parse_source(&name, &text)
+        let parsed = p4sim::front::parse_source(&name, &text)
             .and_then(|p| p4sim::p4info::p4info_text(&p))
             .map_err(|d| PipelineError::Compile(d.to_string()))?;
         let p4info = parse_p4info_text(&parsed).map_err(|message| PipelineError::P4InfoFormat {
@@ -619,7 +619,7 @@ mod tests {
         std::fs::write(&bin, p4info.encode_to_vec()).unwrap();
         assert_eq!(load_p4info(&bin).unwrap(), p4info);
         let path = Arch::V1model.program();
-        let program = p4sim::frontend::parse_program(&path, &[]).unwrap();
+        let program = p4sim::front::parse_program(&path, &[]).unwrap();
         let txt = dir.join("esa.p4info.txtpb");
         std::fs::write(&txt, p4sim::p4info::p4info_text(&program).unwrap()).unwrap();
         assert_eq!(load_p4info(&txt).unwrap(), p4info);

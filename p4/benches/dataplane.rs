@@ -58,7 +58,7 @@ fn bench_lanes(c: &mut Criterion, lanes: usize, with_model: bool, results: &mut 
     let trace = trace(&jobs, lanes, TRACE_PACKETS);
     let compiled = compile(&default_program(), lanes).unwrap_or_else(|e| panic!("{e}"));
     let lowering = Instant::now();
-    let lowered = p4sim::engine::CompiledProgram::new(&compiled);
+    let lowered = p4sim::exec::engine::CompiledProgram::new(&compiled);
     println!(
         "K={lanes}: lowering esa.p4 to closures took {:?} ({:?})",
         lowering.elapsed(),

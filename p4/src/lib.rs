@@ -91,7 +91,7 @@ pub mod native {
     }
 
     /// Every generated program.
-    pub static PROGRAMS: [&p4sim::native::NativeProgram; 9] = [
+    pub static PROGRAMS: [&p4sim::exec::native::NativeProgram; 9] = [
         &esa_k32_s4096::PROGRAM,
         &esa_k64_s4096::PROGRAM,
         &esa_k32_s256::PROGRAM,
@@ -106,7 +106,7 @@ pub mod native {
     /// Registers every generated program with p4sim (idempotent).
     pub fn register() {
         for p in PROGRAMS {
-            p4sim::native::register(p);
+            p4sim::exec::native::register(p);
         }
     }
 }

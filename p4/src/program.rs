@@ -140,8 +140,8 @@ impl Defines {
     }
 
     /// p4sim's front-end options for these defines.
-    pub fn frontend_options(&self) -> p4sim::frontend::FrontendOptions {
-        p4sim::frontend::FrontendOptions {
+    pub fn frontend_options(&self) -> p4sim::front::FrontendOptions {
+        p4sim::front::FrontendOptions {
             include_dirs: vec![],
             defines: self.pairs(),
         }
@@ -151,7 +151,7 @@ impl Defines {
 /// `program` through p4sim's front end and checker with `defines`; the
 /// error names the file.
 pub fn compile(program: &Path, defines: &Defines) -> Result<Arc<p4sim::ir::Compiled>, String> {
-    let ast = p4sim::frontend::parse_program_with(program, &defines.frontend_options())
+    let ast = p4sim::front::parse_program_with(program, &defines.frontend_options())
         .map_err(|d| format!("{}: {d}", program.display()))?;
     let compiled =
         p4sim::check::compile(&ast).map_err(|d| format!("{}: {d}", program.display()))?;

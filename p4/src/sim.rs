@@ -3,7 +3,7 @@
 //! controller programs a switch over P4Runtime. Tests, benches and
 //! `esa bench dataplane` share these.
 
-use p4sim::bits::{BitType, Bits};
+use p4sim::exec::bits::{BitType, Bits};
 use p4sim::v1switch::{MatchValue, V1Switch};
 
 use esa_core::job::JobEntry;
@@ -65,7 +65,7 @@ pub fn install(sw: &mut V1Switch, arch: Arch, entry: &TableEntry) -> Result<(), 
 /// Multicast group `group`: one node (replica 0) with `ports`.
 pub fn set_group(sw: &mut V1Switch, group: u16, ports: &[u16]) -> Result<(), String> {
     let pre = sw.pre_mut();
-    let fail = |e: p4sim::pre::PreError| format!("multicast group {group}: {e}");
+    let fail = |e: p4sim::v1switch::pre::PreError| format!("multicast group {group}: {e}");
     pre.mc_mgrp_create(group.into()).map_err(fail)?;
     let ports: Vec<u32> = ports.iter().map(|&p| p.into()).collect();
     let node = pre.mc_node_create(0, &ports, &[]).map_err(fail)?;

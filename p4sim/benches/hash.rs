@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use p4sim::hash::{Crc, CrcSpec, HashAlgorithm};
+use p4sim::exec::hash::{Crc, CrcSpec, HashAlgorithm};
 
 fn bench(c: &mut Criterion) {
     let five_tuple: Vec<u8> = (0u8..13).collect();

@@ -51,18 +51,18 @@ fn main() {
     let mut all = String::from("/// Every generated program: (name, program).\n");
     let mut list = String::new();
     for (i, (name, path, defines)) in programs.iter().enumerate() {
-        let options = p4sim::frontend::FrontendOptions {
+        let options = p4sim::front::FrontendOptions {
             include_dirs: vec![],
             defines: defines.clone(),
         };
         // programs that p4sim refuses are the tests' business, not ours
-        let Ok(ast) = p4sim::frontend::parse_program_with(path, &options) else {
+        let Ok(ast) = p4sim::front::parse_program_with(path, &options) else {
             continue;
         };
         let Ok(compiled) = p4sim::check::compile(&ast) else {
             continue;
         };
-        let code = p4sim::native::generate(&compiled, name);
+        let code = p4sim::exec::native::generate(&compiled, name);
         let file = out.join(format!("program_{i}.rs"));
         std::fs::write(&file, code).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let _ = writeln!(
@@ -73,7 +73,7 @@ fn main() {
     }
     let _ = write!(
         all,
-        "pub static PROGRAMS: &[(&str, &p4sim::native::NativeProgram)] = &[\n{list}];\n"
+        "pub static PROGRAMS: &[(&str, &p4sim::exec::native::NativeProgram)] = &[\n{list}];\n"
     );
     std::fs::write(out.join("all.rs"), all).expect("write all.rs");
 }

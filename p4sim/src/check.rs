@@ -17,19 +17,24 @@
 //! tables, entries), `stmt` (statements, assignment), `expr` (expressions,
 //! operators, calls), `externs` (built-in and extern methods, functions);
 //! `tna` lays a TNA program into the same IR and `tofino` checks the
-//! Tofino rules. This file holds the IR-facing types and the pass's
-//! driver (`Compiler::run`).
+//! Tofino rules; `resolver` ([`Resolver`]) answers for the control plane
+//! (a type with its `type` names kept, the type of a key or a digest's data,
+//! a constant's value) from the same resolution, and P4Info is built from
+//! it. This file holds the IR-facing types and the pass's driver
+//! (`Compiler::run`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::ast::{self, BinaryOp, Declaration, ExprKind, UnaryOp};
-use crate::bits::{BitType, Bits};
-use crate::diagnostic::{Diagnostic, Error, ErrorKind};
-use crate::hash::HashAlgorithm;
+use crate::exec::bits::{BitType, Bits};
+use crate::exec::hash::HashAlgorithm;
+use crate::front::ast::{self, BinaryOp, Declaration, ExprKind, UnaryOp};
+use crate::front::diagnostic::{Diagnostic, Error, ErrorKind};
+use crate::front::source::Span;
 use crate::ir::*;
-use crate::source::Span;
+
+pub use resolver::{CpType, Resolver};
 
 /// Compiles a parsed program for the v1model architecture.
 pub fn compile(program: &ast::Program) -> Result<Compiled, Diagnostic> {
@@ -42,14 +47,14 @@ pub fn compile(program: &ast::Program) -> Result<Compiled, Diagnostic> {
 
 /// Reads, parses and compiles the program at `path`.
 pub fn compile_file(path: &Path, include_dirs: &[PathBuf]) -> Result<Compiled, Diagnostic> {
-    let program = crate::frontend::parse_program(path, include_dirs)?;
+    let program = crate::front::parse_program(path, include_dirs)?;
     compile(&program)
 }
 
 /// Parses and compiles program text (only the built-in includes are
 /// available).
 pub fn compile_source(name: &str, text: &str) -> Result<Compiled, Diagnostic> {
-    let program = crate::frontend::parse_source(name, text)?;
+    let program = crate::front::parse_source(name, text)?;
     compile(&program)
 }
 
@@ -57,6 +62,7 @@ mod control;
 mod expr;
 mod externs;
 mod parser;
+mod resolver;
 mod scope;
 mod stmt;
 mod tables;
@@ -173,7 +179,7 @@ enum ExternInst {
     /// A TNA `Resubmit`.
     Resubmit,
     /// A TNA `Hash<W>`: its algorithm and W.
-    TnaHash(crate::hash::HashAlgorithm, u32),
+    TnaHash(crate::exec::hash::HashAlgorithm, u32),
 }
 
 /// What an expression or name denotes during lowering.
@@ -408,7 +414,10 @@ impl<'p> Compiler<'p> {
 
     // ---- types -------------------------------------------------------
 
-    fn run(mut self) -> Res<Compiled> {
+    /// Every top-level name, the `error` and `match_kind` members, and every
+    /// type declaration and constant checked once (so errors in unused types
+    /// are still reported).
+    fn declare_globals(&mut self) -> Res<()> {
         let program = self.program;
         for d in &program.declarations {
             match d {
@@ -434,8 +443,6 @@ impl<'p> Compiler<'p> {
         if !self.errors.iter().any(|e| e == "NoError") {
             self.errors.insert(0, "NoError".into());
         }
-        // Check every type declaration once, so errors in unused types are
-        // still reported.
         for d in &program.declarations {
             match d {
                 Declaration::Header(s) => {
@@ -459,6 +466,12 @@ impl<'p> Compiler<'p> {
                 _ => {}
             }
         }
+        Ok(())
+    }
+
+    fn run(mut self) -> Res<Compiled> {
+        let program = self.program;
+        self.declare_globals()?;
         let main = program.declarations.iter().find_map(|d| match d {
             Declaration::Instantiation(i) if i.name.as_str() == "main" => Some(i),
             _ => None,
@@ -793,7 +806,7 @@ fn convert(ex: Ex, from: BitType, to: BitType) -> Ex {
 fn fold(e: Ex) -> Ex {
     let c = match &e {
         Ex::Bin(op, w, ab) => match (&ab.0, &ab.1) {
-            (Ex::Const(a), Ex::Const(b)) => Some(crate::exec::eval_nop(*op, *w, *a, *b)),
+            (Ex::Const(a), Ex::Const(b)) => Some(crate::exec::interp::eval_nop(*op, *w, *a, *b)),
             _ => None,
         },
         Ex::BitNot(w, a) => match **a {
@@ -813,7 +826,7 @@ fn fold(e: Ex) -> Ex {
             _ => None,
         },
         Ex::SExt(f, t, a) => match **a {
-            Ex::Const(a) => Some(crate::exec::sext(a, *f) & mask(*t)),
+            Ex::Const(a) => Some(crate::exec::interp::sext(a, *f) & mask(*t)),
             _ => None,
         },
         Ex::Slice(hi, lo, a) => match **a {

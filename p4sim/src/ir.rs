@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use crate::bits::{BitType, Bits};
+use crate::exec::bits::{BitType, Bits};
 
 /// A run-time index into a header stack: the element is at
 /// `base + index * stride`, and the access is out of bounds when
@@ -639,7 +639,7 @@ pub enum ExternCall {
     /// `hash(result, algo, base, data, max)`.
     Hash {
         /// Algorithm.
-        algo: crate::hash::HashAlgorithm,
+        algo: crate::exec::hash::HashAlgorithm,
         /// Result.
         dst: Target,
         /// Base (narrow or wide as `base_ty`).
@@ -671,7 +671,7 @@ pub enum ExternCall {
         /// The checksum field.
         checksum: Ex,
         /// Algorithm.
-        algo: crate::hash::HashAlgorithm,
+        algo: crate::exec::hash::HashAlgorithm,
         /// Append the unparsed payload.
         with_payload: bool,
     },
@@ -684,7 +684,7 @@ pub enum ExternCall {
         /// The checksum field.
         dst: Target,
         /// Algorithm.
-        algo: crate::hash::HashAlgorithm,
+        algo: crate::exec::hash::HashAlgorithm,
         /// Append the unparsed payload.
         with_payload: bool,
     },

@@ -4,45 +4,38 @@
 //! running and testing P4 programs where p4c and BMv2 are not available.
 //!
 //! ## Layout
-//! - Front end: [`preprocess`] (C preprocessor with built-in `core.p4` and
-//!   `v1model.p4`), [`lexer`], [`parser`] into the [`ast`], entry points in
-//!   [`frontend`]; errors are [`diagnostic::Diagnostic`]s with
-//!   `file:line:col`, built on [`source`] spans.
-//! - Building blocks of execution: [`bits`] (arbitrary-width values),
-//!   [`hash`] (BMv2's hash and checksum algorithms), [`pre`] (the packet
-//!   replication engine and clone sessions).
-//! - Compilation and execution: [`check`] (name resolution, type checking,
-//!   constant folding; `compile`, `compile_file`, `compile_source`; one
-//!   pass whose methods are split by phase in `check/`: types, scope,
-//!   parser, control, tables, stmt, expr, externs, and the TNA layer)
-//!   lowers the AST to the [`ir`] (flat slots, pre-resolved tables and externs);
-//!   [`engine`] lowers it once more into closures (the default engine;
-//!   [`exec`] is the reference interpreter, and runs what the engine does
-//!   not lower), [`table`] holds table entries and lookup
-//!   indexes, and [`v1switch`] is the v1model target (`V1Switch::process`
-//!   and the control-plane API).
-//! - Tooling: [`stf`] (p4c's STF test format), [`stf_runner`] (runs STF
-//!   tests on [`v1switch::V1Switch`]) and [`p4info_id`] (P4Runtime ids as p4c
-//!   assigns them).
+//! By phase, as p4c and BMv2 are:
+//! - [`front`]: the front end. [`front::preprocess`] (C preprocessor with
+//!   built-in `core.p4` and `v1model.p4`), [`front::lexer`],
+//!   [`front::parser`] into the [`front::ast`]; entry points
+//!   (`parse_program`, `parse_source`) in [`front`]; errors are
+//!   [`front::diagnostic::Diagnostic`]s with `file:line:col`, built on
+//!   [`front::source`] spans.
+//! - [`check`]: name resolution, type checking, constant folding (`compile`,
+//!   `compile_file`, `compile_source`; one pass whose methods are split by
+//!   phase in `check/`: types, scope, parser, control, tables, stmt, expr,
+//!   externs, and the TNA layer); it lowers the AST to the [`ir`] (flat
+//!   slots, pre-resolved tables and externs), and its
+//!   [`check::Resolver`] gives the control plane the same resolution.
+//! - [`exec`]: running the IR. [`exec::bits`] (arbitrary-width values),
+//!   [`exec::hash`] (BMv2's hash and checksum algorithms), [`exec::table`]
+//!   (table entries and lookup indexes), and the engines: [`exec::engine`]
+//!   (closures, the default), [`exec::native`] (generated Rust for programs
+//!   known at build time) and [`exec::interp`] (the reference interpreter,
+//!   which runs what the others do not lower).
+//! - [`v1switch`]: the v1model target (`V1Switch::process` and the
+//!   control-plane API), its packet replication engine and clone sessions
+//!   ([`v1switch::pre`]) and the TNA flow on the same switch.
+//! - [`p4info`]: P4Info as p4c writes it, its types, widths and constants
+//!   from [`check::Resolver`], with P4Runtime ids as p4c assigns them
+//!   ([`p4info::id`]).
+//! - [`stf`]: p4c's STF test format, and [`stf::runner`], which runs STF
+//!   tests on [`v1switch::V1Switch`].
 
-pub mod ast;
-pub mod bits;
 pub mod check;
-pub mod diagnostic;
-pub mod engine;
 pub mod exec;
-pub mod frontend;
-pub mod hash;
+pub mod front;
 pub mod ir;
-pub mod lexer;
-pub mod native;
 pub mod p4info;
-pub mod p4info_id;
-pub mod parser;
-pub mod pre;
-pub mod preprocess;
-pub mod source;
 pub mod stf;
-pub mod stf_runner;
-pub mod table;
 pub mod v1switch;

@@ -23,24 +23,29 @@
 //! Objects are then visited breadth first from `main` (the package's blocks
 //! in parameter order, then each control's tables and instances in
 //! declaration order), which is the order of each P4Info section. Ids come
-//! from [`crate::p4info_id`].
+//! from [`crate::p4info::id`].
 //!
-//! The resolver below knows just enough about types to give widths:
-//! typedefs, `type`, headers and structs, serializable enums and constant
-//! width expressions such as `bit<(W + 1)>`.
+//! Types, widths and constant values come from the checker
+//! ([`crate::check::Resolver`]: its resolution, scopes and constant folding,
+//! with the names of `type` declarations kept), so a program has one
+//! resolver; what is here is P4Info's own object model and naming.
 
+pub mod id;
+
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::ast::{
+use crate::check::{CpType, Resolver};
+use crate::front::ast::{
     ActionDecl, ActionRef as AstActionRef, Annotation, AnnotationBody, Argument, BinaryOp, Block,
-    ControlDecl, Declaration, EnumDecl, Expr, ExprKind, Instantiation, KeyElement, Param,
-    Statement, StatementKind, StructDecl, SwitchLabel, TableDecl, TypeKind, TypedefDecl, UnaryOp,
+    ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, Statement,
+    StatementKind, StructDecl, SwitchLabel, TableDecl, TypeKind, TypedefDecl, UnaryOp,
     find_annotation,
 };
-use crate::diagnostic::{Diagnostic, ErrorKind};
-use crate::p4info_id::{AssignedIds, IdAllocator, ResourceType};
-use crate::source::Span;
+use crate::front::diagnostic::{Diagnostic, Error, ErrorKind};
+use crate::front::source::Span;
+use crate::p4info::id::{AssignedIds, IdAllocator, ResourceType};
 
 /// p4c's default table size for v1model.
 pub const DEFAULT_TABLE_SIZE: i64 = 1024;
@@ -684,15 +689,15 @@ impl MatchType {
 }
 
 /// Builds the P4Info of `program` and prints it in text format.
-pub fn p4info_text(program: &crate::ast::Program) -> Result<String, Diagnostic> {
+pub fn p4info_text(program: &crate::front::ast::Program) -> Result<String, Diagnostic> {
     Ok(p4info(program)?.to_text())
 }
 
 /// Builds the P4Info of a v1model `program`.
-pub fn p4info(program: &crate::ast::Program) -> Result<P4Info, Diagnostic> {
+pub fn p4info(program: &crate::front::ast::Program) -> Result<P4Info, Diagnostic> {
     Builder::new(program)
-        .run()
-        .map_err(|e| Diagnostic::new(e.kind, e.span, &program.sources))
+        .and_then(Builder::run)
+        .map_err(|e| Diagnostic::from_error(e, &program.sources))
 }
 
 // ---------------------------------------------------------------------------
@@ -987,74 +992,16 @@ fn c_escape(bytes: &[u8]) -> String {
 }
 
 // ---------------------------------------------------------------------------
-// Types and constants, resolved over the AST
+// Names, annotations and ids
 
-/// An error with its position, before it becomes a [`Diagnostic`].
-#[derive(Debug, Clone)]
-struct Failure {
-    kind: ErrorKind,
-    span: Span,
+type Res<T> = Result<T, Error>;
+
+fn invalid(message: impl Into<String>, span: Span) -> Error {
+    Error::new(ErrorKind::Syntax(message.into()), span)
 }
 
-type Res<T> = Result<T, Failure>;
-
-fn invalid(message: impl Into<String>, span: Span) -> Failure {
-    Failure {
-        kind: ErrorKind::Syntax(message.into()),
-        span,
-    }
-}
-
-fn unsupported(message: impl Into<String>, span: Span) -> Failure {
-    Failure {
-        kind: ErrorKind::Unsupported(message.into()),
-        span,
-    }
-}
-
-/// A type with names resolved.
-#[derive(Debug, Clone)]
-enum Ty<'a> {
-    Bit(u32),
-    Int(u32),
-    Varbit(u32),
-    Bool,
-    Error,
-    InfInt,
-    Other,
-    Struct(&'a StructDecl),
-    Header(&'a StructDecl),
-    Union(&'a StructDecl),
-    Stack(Box<Ty<'a>>, u32),
-    Tuple(Vec<Ty<'a>>),
-    Enum(&'a EnumDecl),
-    SerEnum(&'a EnumDecl, u32),
-    NewType(&'a TypedefDecl, Box<Ty<'a>>),
-}
-
-impl Ty<'_> {
-    /// Width in bits as P4Info reports it.
-    fn width(&self) -> Option<u32> {
-        Some(match self {
-            Ty::Bit(w) | Ty::Int(w) | Ty::Varbit(w) | Ty::SerEnum(_, w) => *w,
-            Ty::Bool => 1,
-            Ty::Error => 0,
-            Ty::NewType(decl, inner) => match translation(decl) {
-                Some((_, width)) => width.unwrap_or(0),
-                None => inner.width()?,
-            },
-            Ty::Struct(_) | Ty::Header(_) => return None,
-            _ => return None,
-        })
-    }
-
-    /// The user-defined type name P4Info records for keys and parameters.
-    fn type_name(&self) -> Option<String> {
-        match self {
-            Ty::NewType(decl, _) => Some(decl.name.to_string()),
-            _ => None,
-        }
-    }
+fn unsupported(message: impl Into<String>, span: Span) -> Error {
+    Error::unsupported(message, span)
 }
 
 /// `@p4runtime_translation("uri", bit<W>)` or `(…, string)` on a `type`.
@@ -1066,7 +1013,7 @@ fn translation(decl: &TypedefDecl) -> Option<(String, Option<u32>)> {
     let uri = tokens
         .iter()
         .find(|t| t.text.starts_with('"'))
-        .map(|t| crate::lexer::unquote(&t.text))?;
+        .map(|t| crate::front::lexer::unquote(&t.text))?;
     let texts: Vec<&str> = tokens.iter().map(|t| &*t.text).collect();
     let width = texts
         .iter()
@@ -1270,382 +1217,22 @@ fn field_ids(annotations: &[&[Annotation]]) -> Res<Vec<u32>> {
     Ok(ids)
 }
 
-/// Top-level declarations by name, and constant evaluation.
-struct Scope<'a> {
-    types: HashMap<&'a str, &'a Declaration>,
-    constants: HashMap<&'a str, &'a Expr>,
-    actions: HashMap<&'a str, &'a ActionDecl>,
-    controls: HashMap<&'a str, &'a ControlDecl>,
-    errors: Vec<String>,
-}
-
-impl<'a> Scope<'a> {
-    fn new(decls: &'a [Declaration]) -> Scope<'a> {
-        let mut s = Scope {
-            types: HashMap::new(),
-            constants: HashMap::new(),
-            actions: HashMap::new(),
-            controls: HashMap::new(),
-            errors: Vec::new(),
-        };
-        for d in decls {
-            match d {
-                Declaration::Typedef(t) => {
-                    s.types.insert(t.name.as_str(), d);
-                }
-                Declaration::Header(t) | Declaration::Struct(t) | Declaration::HeaderUnion(t) => {
-                    s.types.insert(t.name.as_str(), d);
-                }
-                Declaration::Enum(e) => {
-                    s.types.insert(e.name.as_str(), d);
-                }
-                Declaration::ExternObject(e) => {
-                    s.types.insert(e.name.as_str(), d);
-                }
-                Declaration::Constant(c) => {
-                    s.constants.insert(c.name.as_str(), &c.value);
-                }
-                Declaration::Action(a) => {
-                    s.actions.insert(a.name.as_str(), a);
-                }
-                Declaration::Control(c) => {
-                    s.controls.insert(c.name.as_str(), c);
-                }
-                Declaration::Error(list) => {
-                    s.errors
-                        .extend(list.members.iter().map(|m| m.name.to_string()));
-                }
-                _ => {}
-            }
-        }
-        s
-    }
-
-    /// Evaluates a compile-time integer expression.
-    fn eval(&self, e: &Expr, locals: &HashMap<&str, &'a Expr>, depth: u32) -> Res<i128> {
-        if depth > 64 {
-            return Err(invalid("constant expression nests too deeply", e.span));
-        }
-        let go = |x: &Expr| self.eval(x, locals, depth + 1);
-        let not_const = || invalid("expected a compile-time constant", e.span);
-        Ok(match &e.kind {
-            ExprKind::Int(v) => v
-                .to_u128()
-                .and_then(|v| i128::try_from(v).ok())
-                .ok_or_else(|| unsupported("integer constant too large", e.span))?,
-            ExprKind::Bool(b) => i128::from(*b),
-            ExprKind::Name(p) => {
-                let name = p.name.as_str();
-                let value = if p.absolute {
-                    self.constants.get(name)
-                } else {
-                    locals.get(name).or_else(|| self.constants.get(name))
-                };
-                go(value.ok_or_else(not_const)?)?
-            }
-            ExprKind::Cast { expr, .. } => go(expr)?,
-            ExprKind::Member { base, member } => {
-                // A serializable enum member such as `kind_t.B`.
-                let ExprKind::Name(p) = &base.kind else {
-                    return Err(not_const());
-                };
-                let Some(Declaration::Enum(en)) = self.types.get(p.name.as_str()) else {
-                    return Err(not_const());
-                };
-                let value = en
-                    .members
-                    .iter()
-                    .find(|m| m.name.as_str() == member.as_str())
-                    .and_then(|m| m.value.as_ref())
-                    .ok_or_else(not_const)?;
-                go(value)?
-            }
-            ExprKind::Unary { op, operand } => {
-                let v = go(operand)?;
-                match op {
-                    UnaryOp::Neg => v.checked_neg().ok_or_else(not_const)?,
-                    UnaryOp::Plus => v,
-                    UnaryOp::BitNot => !v,
-                    UnaryOp::Not => i128::from(v == 0),
-                }
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (a, b) = (go(lhs)?, go(rhs)?);
-                let r = match op {
-                    BinaryOp::Add | BinaryOp::SatAdd => a.checked_add(b),
-                    BinaryOp::Sub | BinaryOp::SatSub => a.checked_sub(b),
-                    BinaryOp::Mul => a.checked_mul(b),
-                    BinaryOp::Div => a.checked_div(b),
-                    BinaryOp::Mod => a.checked_rem(b),
-                    BinaryOp::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
-                    BinaryOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
-                    BinaryOp::BitAnd => Some(a & b),
-                    BinaryOp::BitOr => Some(a | b),
-                    BinaryOp::BitXor => Some(a ^ b),
-                    BinaryOp::Eq => Some(i128::from(a == b)),
-                    BinaryOp::Ne => Some(i128::from(a != b)),
-                    BinaryOp::Lt => Some(i128::from(a < b)),
-                    BinaryOp::Gt => Some(i128::from(a > b)),
-                    BinaryOp::Le => Some(i128::from(a <= b)),
-                    BinaryOp::Ge => Some(i128::from(a >= b)),
-                    BinaryOp::And => Some(i128::from(a != 0 && b != 0)),
-                    BinaryOp::Or => Some(i128::from(a != 0 || b != 0)),
-                    BinaryOp::Concat => None,
-                };
-                r.ok_or_else(not_const)?
-            }
-            ExprKind::Ternary {
-                cond,
-                then,
-                otherwise,
-            } => {
-                if go(cond)? != 0 {
-                    go(then)?
-                } else {
-                    go(otherwise)?
-                }
-            }
-            _ => return Err(not_const()),
-        })
-    }
-
-    fn width(&self, e: &Expr) -> Res<u32> {
-        let v = self.eval(e, &HashMap::new(), 0)?;
-        u32::try_from(v)
-            .ok()
-            .filter(|w| *w <= 1 << 20)
-            .ok_or_else(|| invalid(format!("invalid width {v}"), e.span))
-    }
-
-    fn resolve(&self, t: &crate::ast::Type) -> Res<Ty<'a>> {
-        self.resolve_depth(t, 0)
-    }
-
-    fn resolve_depth(&self, t: &crate::ast::Type, depth: u32) -> Res<Ty<'a>> {
-        if depth > 32 {
-            return Err(invalid("type definitions nest too deeply", t.span));
-        }
-        Ok(match &t.kind {
-            TypeKind::Bool => Ty::Bool,
-            TypeKind::Error => Ty::Error,
-            TypeKind::InfInt => Ty::InfInt,
-            TypeKind::Bit(w) => Ty::Bit(self.width(w)?),
-            TypeKind::Int(w) => Ty::Int(self.width(w)?),
-            TypeKind::Varbit(w) => Ty::Varbit(self.width(w)?),
-            TypeKind::Name(p) => self.resolve_name(p.name.as_str(), t.span, depth)?,
-            TypeKind::Specialized { .. } => Ty::Other,
-            TypeKind::Stack { element, size } => Ty::Stack(
-                Box::new(self.resolve_depth(element, depth + 1)?),
-                self.width(size)?,
-            ),
-            TypeKind::Tuple(items) => Ty::Tuple(
-                items
-                    .iter()
-                    .map(|i| self.resolve_depth(i, depth + 1))
-                    .collect::<Res<_>>()?,
-            ),
-            TypeKind::String | TypeKind::Void | TypeKind::MatchKind | TypeKind::DontCare => {
-                Ty::Other
-            }
-        })
-    }
-
-    fn resolve_name(&self, name: &str, span: Span, depth: u32) -> Res<Ty<'a>> {
-        let decl = self
-            .types
-            .get(name)
-            .ok_or_else(|| invalid(format!("unknown type `{name}`"), span))?;
-        Ok(match decl {
-            Declaration::Typedef(t) => {
-                let inner = self.resolve_depth(&t.ty, depth + 1)?;
-                if t.new_type {
-                    Ty::NewType(t, Box::new(inner))
-                } else {
-                    inner
-                }
-            }
-            Declaration::Header(s) => Ty::Header(s),
-            Declaration::Struct(s) => Ty::Struct(s),
-            Declaration::HeaderUnion(s) => Ty::Union(s),
-            Declaration::Enum(e) => match &e.underlying {
-                Some(u) => {
-                    let w = self
-                        .resolve_depth(u, depth + 1)?
-                        .width()
-                        .ok_or_else(|| invalid("enum underlying type must be bit<W>", u.span))?;
-                    Ty::SerEnum(e, w)
-                }
-                None => Ty::Enum(e),
-            },
-            _ => Ty::Other,
-        })
-    }
-
-    /// The type of a field of a header, struct or union.
-    fn field(&self, t: &Ty<'a>, member: &str, span: Span) -> Res<Ty<'a>> {
-        let decl = match t {
-            Ty::Struct(s) | Ty::Header(s) | Ty::Union(s) => *s,
-            Ty::Stack(elem, size) => {
-                return match member {
-                    "next" | "last" => Ok((**elem).clone()),
-                    "size" | "lastIndex" => Ok(Ty::Bit(32)),
-                    _ => Err(invalid(
-                        format!("header stack has no member `{member}`"),
-                        span,
-                    )),
-                }
-                .map(|t| if *size == 0 { Ty::Other } else { t });
-            }
-            _ => return Err(invalid(format!("no member `{member}` here"), span)),
-        };
-        let field = decl
-            .fields
-            .iter()
-            .find(|f| f.name.as_str() == member)
-            .ok_or_else(|| invalid(format!("`{}` has no field `{member}`", decl.name), span))?;
-        self.resolve(&field.ty)
-    }
-}
-
-/// Local names of a control: parameters, variables, constants.
-struct ControlScope<'s, 'a> {
-    scope: &'s Scope<'a>,
-    vars: HashMap<&'a str, &'a crate::ast::Type>,
-    consts: HashMap<&'a str, &'a Expr>,
-}
-
-impl<'s, 'a> ControlScope<'s, 'a> {
-    fn new(scope: &'s Scope<'a>, control: &'a ControlDecl) -> Self {
-        let mut vars = HashMap::new();
-        let mut consts = HashMap::new();
-        for p in control.params.iter().chain(&control.ctor_params) {
-            vars.insert(p.name.as_str(), &p.ty);
-        }
-        for d in &control.locals {
-            match d {
-                Declaration::Variable(v) => {
-                    vars.insert(v.name.as_str(), &v.ty);
-                }
-                Declaration::Constant(c) => {
-                    vars.insert(c.name.as_str(), &c.ty);
-                    consts.insert(c.name.as_str(), &c.value);
-                }
-                _ => {}
-            }
-        }
-        ControlScope {
-            scope,
-            vars,
-            consts,
-        }
-    }
-
-    /// The type of a key or argument expression.
-    fn type_of(&self, e: &Expr) -> Res<Ty<'a>> {
-        let s = self.scope;
-        Ok(match &e.kind {
-            ExprKind::Bool(_) => Ty::Bool,
-            ExprKind::Int(v) => match v.width {
-                Some(w) if v.signed => Ty::Int(w),
-                Some(w) => Ty::Bit(w),
-                None => Ty::InfInt,
-            },
-            ExprKind::Name(p) => {
-                let name = p.name.as_str();
-                match (p.absolute, self.vars.get(name)) {
-                    (false, Some(t)) => s.resolve(t)?,
-                    _ => {
-                        if s.constants.contains_key(name) {
-                            self.global_constant_type(name, e.span)?
-                        } else {
-                            return Err(invalid(format!("unknown name `{name}`"), e.span));
-                        }
-                    }
-                }
-            }
-            ExprKind::Member { base, member } => {
-                if let ExprKind::Name(p) = &base.kind
-                    && p.name.as_str() == "error"
-                {
-                    return Ok(Ty::Error);
-                }
-                if let ExprKind::Name(p) = &base.kind
-                    && !self.vars.contains_key(p.name.as_str())
-                    && let Some(Declaration::Enum(en)) = s.types.get(p.name.as_str())
-                {
-                    return s.resolve_name(en.name.as_str(), e.span, 0);
-                }
-                let bt = self.type_of(base)?;
-                s.field(&bt, member.as_str(), member.span)?
-            }
-            ExprKind::Index { base, .. } => match self.type_of(base)? {
-                Ty::Stack(elem, _) => *elem,
-                _ => return Err(invalid("indexing something that is not a stack", e.span)),
-            },
-            ExprKind::Slice { hi, lo, .. } => {
-                let locals = self.consts.clone();
-                let h = s.eval(hi, &locals, 0)?;
-                let l = s.eval(lo, &locals, 0)?;
-                let w =
-                    u32::try_from(h - l + 1).map_err(|_| invalid("slice with hi < lo", e.span))?;
-                Ty::Bit(w)
-            }
-            ExprKind::Cast { ty, .. } => s.resolve(ty)?,
-            ExprKind::Call { callee, .. } => match &callee.kind {
-                ExprKind::Member { member, .. } if member.as_str() == "isValid" => Ty::Bool,
-                _ => return Err(unsupported("cannot type this call in a key", e.span)),
-            },
-            ExprKind::Binary { op, lhs, rhs } => match op {
-                BinaryOp::Eq
-                | BinaryOp::Ne
-                | BinaryOp::Lt
-                | BinaryOp::Gt
-                | BinaryOp::Le
-                | BinaryOp::Ge
-                | BinaryOp::And
-                | BinaryOp::Or => Ty::Bool,
-                BinaryOp::Concat => {
-                    let a = self.type_of(lhs)?.width().unwrap_or(0);
-                    let b = self.type_of(rhs)?.width().unwrap_or(0);
-                    Ty::Bit(a + b)
-                }
-                BinaryOp::Shl | BinaryOp::Shr => self.type_of(lhs)?,
-                _ => match self.type_of(lhs)? {
-                    Ty::InfInt => self.type_of(rhs)?,
-                    t => t,
-                },
-            },
-            ExprKind::Unary { operand, op } => match op {
-                UnaryOp::Not => Ty::Bool,
-                _ => self.type_of(operand)?,
-            },
-            ExprKind::Ternary { then, .. } => self.type_of(then)?,
-            _ => return Err(unsupported("cannot type this expression", e.span)),
-        })
-    }
-
-    fn global_constant_type(&self, name: &str, span: Span) -> Res<Ty<'a>> {
-        Err(unsupported(
-            format!("global constant `{name}` as a table key or argument"),
-            span,
-        ))
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The builder
 
-/// p4c's `KeyNameGenerator`: the name of a key element from its expression.
-fn key_name(scope: &ControlScope<'_, '_>, e: &Expr) -> Res<String> {
+/// p4c's `KeyNameGenerator`: the name of a key element from its expression,
+/// with the checker's types of its parts (a field's `@name`, `$valid$` of a
+/// header).
+fn key_name<'a>(b: &Builder<'a>, control: &'a ControlDecl, e: &Expr) -> Res<String> {
     let complex = || invalid("complex key expression requires a @name annotation", e.span);
+    let type_of = |x: &Expr| b.resolver.borrow_mut().type_of(x, control, None);
     Ok(match &e.kind {
         ExprKind::Name(p) => format!("{}{}", if p.absolute { "." } else { "" }, p.name),
         ExprKind::Member { base, member } => {
-            let field = match scope.type_of(base) {
-                Ok(Ty::Struct(s) | Ty::Header(s) | Ty::Union(s)) => s
-                    .fields
-                    .iter()
-                    .find(|f| f.name.as_str() == member.as_str())
+            let field = match type_of(base) {
+                Ok(CpType::Struct(s) | CpType::Header(s) | CpType::Union(s)) => b
+                    .struct_decl(&s)
+                    .and_then(|d| d.fields.iter().find(|f| f.name.as_str() == member.as_str()))
                     .map(|f| annotated_name(&f.annotations, member.as_str())),
                 _ => None,
             }
@@ -1653,30 +1240,38 @@ fn key_name(scope: &ControlScope<'_, '_>, e: &Expr) -> Res<String> {
             if let Some(global) = field.strip_prefix('.') {
                 return Ok(global.to_string());
             }
-            format!("{}.{field}", key_name(scope, base)?)
+            format!("{}.{field}", key_name(b, control, base)?)
         }
         ExprKind::Index { base, index } => {
-            format!("{}[{}]", key_name(scope, base)?, key_name(scope, index)?)
+            format!(
+                "{}[{}]",
+                key_name(b, control, base)?,
+                key_name(b, control, index)?
+            )
         }
         ExprKind::Int(v) => v.to_u128().ok_or_else(complex)?.to_string(),
         ExprKind::Slice { base, hi, lo } => format!(
             "{}[{}:{}]",
-            key_name(scope, base)?,
-            key_name(scope, hi)?,
-            key_name(scope, lo)?
+            key_name(b, control, base)?,
+            key_name(b, control, hi)?,
+            key_name(b, control, lo)?
         ),
         ExprKind::Binary {
             op: BinaryOp::BitAnd,
             lhs,
             rhs,
-        } => format!("{} & {}", key_name(scope, lhs)?, key_name(scope, rhs)?),
+        } => format!(
+            "{} & {}",
+            key_name(b, control, lhs)?,
+            key_name(b, control, rhs)?
+        ),
         ExprKind::Call { callee, args, .. } => match &callee.kind {
             ExprKind::Member { base, member }
                 if member.as_str() == "isValid" && args.is_empty() =>
             {
-                match scope.type_of(base) {
-                    Ok(Ty::Header(_) | Ty::Union(_)) => {
-                        format!("{}.$valid$", key_name(scope, base)?)
+                match type_of(base) {
+                    Ok(CpType::Header(_) | CpType::Union(_)) => {
+                        format!("{}.$valid$", key_name(b, control, base)?)
                     }
                     _ => return Err(complex()),
                 }
@@ -1703,7 +1298,10 @@ struct ControlPlan<'a> {
 }
 
 impl<'a> ControlPlan<'a> {
-    fn new(scope: &Scope<'a>, control: &'a ControlDecl) -> ControlPlan<'a> {
+    fn new(
+        top_actions: &HashMap<&'a str, &'a ActionDecl>,
+        control: &'a ControlDecl,
+    ) -> ControlPlan<'a> {
         let local_actions: HashMap<&str, &ActionDecl> = control
             .locals
             .iter()
@@ -1746,7 +1344,7 @@ impl<'a> ControlPlan<'a> {
                 }
                 continue;
             }
-            if let Some(a) = scope.actions.get(name.as_str())
+            if let Some(a) = top_actions.get(name.as_str())
                 && used_actions.insert(format!(".{}", a.name))
             {
                 let mut inner = Vec::new();
@@ -1763,7 +1361,7 @@ impl<'a> ControlPlan<'a> {
             if local {
                 return;
             }
-            if let Some(a) = scope.actions.get(name)
+            if let Some(a) = top_actions.get(name)
                 && !global_actions.iter().any(|g| std::ptr::eq(*g, *a))
             {
                 global_actions.push(a);
@@ -1837,9 +1435,11 @@ fn table_action_names(t: &TableDecl) -> Vec<(bool, String)> {
     let mut push_ref = |r: &AstActionRef| out.push((r.name.absolute, r.name.name.to_string()));
     for p in &t.properties {
         match &p.kind {
-            crate::ast::TablePropertyKind::Actions(list) => list.iter().for_each(&mut push_ref),
-            crate::ast::TablePropertyKind::DefaultAction(a) => push_ref(a),
-            crate::ast::TablePropertyKind::Entries(entries) => {
+            crate::front::ast::TablePropertyKind::Actions(list) => {
+                list.iter().for_each(&mut push_ref)
+            }
+            crate::front::ast::TablePropertyKind::DefaultAction(a) => push_ref(a),
+            crate::front::ast::TablePropertyKind::Entries(entries) => {
                 entries.iter().for_each(|e| push_ref(&e.action));
             }
             _ => {}
@@ -1993,8 +1593,12 @@ enum Node<'a> {
 }
 
 struct Builder<'a> {
-    program: &'a crate::ast::Program,
-    scope: Scope<'a>,
+    program: &'a crate::front::ast::Program,
+    /// The checker's resolution of the program's types and constants.
+    resolver: RefCell<Resolver<'a>>,
+    /// Top-level actions and controls by name.
+    actions: HashMap<&'a str, &'a ActionDecl>,
+    controls: HashMap<&'a str, &'a ControlDecl>,
     plans: HashMap<String, ControlPlan<'a>>,
     /// For a TNA program, the `Pipeline` instance's name.
     tna_pipe: Option<String>,
@@ -2004,20 +1608,75 @@ struct Builder<'a> {
 }
 
 /// A digest found in a control.
-struct DigestUse<'a> {
+struct DigestUse {
     name: String,
-    ty: Ty<'a>,
+    ty: CpType,
 }
 
 impl<'a> Builder<'a> {
-    fn new(program: &'a crate::ast::Program) -> Self {
-        Builder {
+    fn new(program: &'a crate::front::ast::Program) -> Res<Self> {
+        let mut actions = HashMap::new();
+        let mut controls = HashMap::new();
+        for d in &program.declarations {
+            match d {
+                Declaration::Action(a) => {
+                    actions.insert(a.name.as_str(), a);
+                }
+                Declaration::Control(c) => {
+                    controls.insert(c.name.as_str(), c);
+                }
+                _ => {}
+            }
+        }
+        Ok(Builder {
             program,
-            scope: Scope::new(&program.declarations),
+            resolver: RefCell::new(Resolver::new(program)?),
+            actions,
+            controls,
             plans: HashMap::new(),
             tna_pipe: None,
             tna_port_metadata: None,
+        })
+    }
+
+    /// The header, struct or union declaration `name`.
+    fn struct_decl(&self, name: &str) -> Option<&'a StructDecl> {
+        match self.resolver.borrow().declaration(name)? {
+            Declaration::Header(s) | Declaration::Struct(s) | Declaration::HeaderUnion(s) => {
+                Some(s)
+            }
+            _ => None,
         }
+    }
+
+    /// The `type` declaration `name`.
+    fn new_type_decl(&self, name: &str) -> Option<&'a TypedefDecl> {
+        match self.resolver.borrow().declaration(name)? {
+            Declaration::Typedef(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Width in bits as P4Info reports it.
+    fn width(&self, t: &CpType) -> Option<u32> {
+        Some(match t {
+            CpType::Bit(w) | CpType::Int(w) | CpType::SerEnum(_, w) => *w,
+            CpType::Bool => 1,
+            CpType::Error => 0,
+            CpType::NewType(name, inner) => match self.new_type_decl(name).and_then(translation) {
+                Some((_, width)) => width.unwrap_or(0),
+                None => self.width(inner)?,
+            },
+            _ => return None,
+        })
+    }
+
+    fn resolve(&self, t: &crate::front::ast::Type) -> Res<CpType> {
+        self.resolver.borrow_mut().resolve(t)
+    }
+
+    fn eval(&self, e: &Expr, control: Option<&'a ControlDecl>) -> Res<i128> {
+        self.resolver.borrow_mut().eval(e, control)
     }
 
     fn main_blocks(&mut self) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
@@ -2079,7 +1738,7 @@ impl<'a> Builder<'a> {
                 ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
                 _ => None,
             };
-            if let Some(c) = name.and_then(|n| self.scope.controls.get(n)) {
+            if let Some(c) = name.and_then(|n| self.controls.get(n)) {
                 controls.push(*c);
             }
         }
@@ -2156,7 +1815,7 @@ impl<'a> Builder<'a> {
                 ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
                 _ => None,
             };
-            if let Some(c) = name.and_then(|n| self.scope.controls.get(n)) {
+            if let Some(c) = name.and_then(|n| self.controls.get(n)) {
                 controls.push(*c);
             }
         }
@@ -2177,10 +1836,10 @@ impl<'a> Builder<'a> {
 
     fn plan(&mut self, control: &'a ControlDecl) -> &ControlPlan<'a> {
         let key = control.name.to_string();
-        let scope = &self.scope;
+        let actions = &self.actions;
         self.plans
             .entry(key)
-            .or_insert_with(|| ControlPlan::new(scope, control))
+            .or_insert_with(|| ControlPlan::new(actions, control))
     }
 
     /// Depth-first walk from `main`'s controls in declaration order: p4c's
@@ -2218,7 +1877,7 @@ impl<'a> Builder<'a> {
                         TypeKind::Specialized { base, .. } => base.name.as_str(),
                         _ => "",
                     };
-                    if let Some(inner) = self.scope.controls.get(type_name) {
+                    if let Some(inner) = self.controls.get(type_name) {
                         let inner_prefix = qualify(&prefix, &i.annotations, i.name.as_str());
                         if seen.insert(inner_prefix.clone()) {
                             self.walk_control(inner, inner_prefix, seen, order);
@@ -2245,7 +1904,7 @@ impl<'a> Builder<'a> {
                     .add(ty, name, id)
                     .map_err(|e| invalid(e.to_string(), span))
             };
-        let mut digest_uses: Vec<(usize, Vec<DigestUse<'a>>)> = Vec::new();
+        let mut digest_uses: Vec<(usize, Vec<DigestUse>)> = Vec::new();
         for (index, node) in nodes.iter().enumerate() {
             match node {
                 Node::Control(control, prefix) => {
@@ -2361,7 +2020,6 @@ impl<'a> Builder<'a> {
                     let globals = plan.global_actions.clone();
                     let locals = plan.actions.clone();
                     let direct_calls = plan.direct_calls.clone();
-                    let cscope = ControlScope::new(&self.scope, control);
                     for a in globals {
                         let name = if find_annotation(&a.annotations, "name").is_none() {
                             a.name.to_string()
@@ -2370,7 +2028,6 @@ impl<'a> Builder<'a> {
                         };
                         self.add_action(
                             &ids,
-                            &cscope,
                             a,
                             name,
                             direct_calls.contains(a.name.as_str()),
@@ -2383,7 +2040,6 @@ impl<'a> Builder<'a> {
                         let name = qualify(prefix, &a.annotations, a.name.as_str());
                         self.add_action(
                             &ids,
-                            &cscope,
                             a,
                             name,
                             direct_calls.contains(a.name.as_str()),
@@ -2484,11 +2140,10 @@ impl<'a> Builder<'a> {
         })
     }
 
-    fn digests_of(&mut self, control: &'a ControlDecl) -> Res<Vec<DigestUse<'a>>> {
+    fn digests_of(&mut self, control: &'a ControlDecl) -> Res<Vec<DigestUse>> {
         let plan = self.plan(control);
         let actions = plan.actions.clone();
         let globals = plan.global_actions.clone();
-        let cscope = ControlScope::new(&self.scope, control);
         let mut calls = Vec::new();
         for a in globals.iter().chain(actions.iter()) {
             digest_calls(&a.body, &mut calls);
@@ -2503,7 +2158,7 @@ impl<'a> Builder<'a> {
                 continue;
             };
             let ty = match (type_args.first(), args.get(1)) {
-                (Some(t), _) => self.scope.resolve(t)?,
+                (Some(t), _) => self.resolve(t)?,
                 (None, Some(a)) => match &a.value.kind {
                     ExprKind::List { .. } => {
                         return Err(unsupported(
@@ -2513,14 +2168,17 @@ impl<'a> Builder<'a> {
                     }
                     _ => {
                         // The data may use action parameters; look them up too.
-                        self.type_in_action_context(&cscope, control, &a.value)?
+                        self.type_in_action_context(control, &a.value)?
                     }
                 },
                 _ => return Err(invalid("digest needs a receiver and data", call.span)),
             };
             let name = match &ty {
-                Ty::Struct(s) | Ty::Header(s) | Ty::Union(s) => {
-                    let n = annotated_name(&s.annotations, s.name.as_str());
+                CpType::Struct(s) | CpType::Header(s) | CpType::Union(s) => {
+                    let annotations = self
+                        .struct_decl(s)
+                        .map_or(&[][..], |d| d.annotations.as_slice());
+                    let n = annotated_name(annotations, s);
                     n.strip_prefix('.').unwrap_or(&n).to_string()
                 }
                 _ => {
@@ -2535,25 +2193,18 @@ impl<'a> Builder<'a> {
         Ok(out)
     }
 
-    fn type_in_action_context(
-        &self,
-        cscope: &ControlScope<'_, 'a>,
-        control: &'a ControlDecl,
-        e: &Expr,
-    ) -> Res<Ty<'a>> {
-        match cscope.type_of(e) {
+    /// The type of a digest's data: in the control's scope, else with the
+    /// parameters of one of its actions.
+    fn type_in_action_context(&self, control: &'a ControlDecl, e: &Expr) -> Res<CpType> {
+        let mut resolver = self.resolver.borrow_mut();
+        match resolver.type_of(e, control, None) {
             Ok(t) => Ok(t),
             Err(first) => {
-                // Try with the parameters of every action in scope.
                 for d in &control.locals {
-                    if let Declaration::Action(a) = d {
-                        let mut inner = ControlScope::new(&self.scope, control);
-                        for p in &a.params {
-                            inner.vars.insert(p.name.as_str(), &p.ty);
-                        }
-                        if let Ok(t) = inner.type_of(e) {
-                            return Ok(t);
-                        }
+                    if let Declaration::Action(a) = d
+                        && let Ok(t) = resolver.type_of(e, control, Some(a))
+                    {
+                        return Ok(t);
                     }
                 }
                 Err(first)
@@ -2565,7 +2216,6 @@ impl<'a> Builder<'a> {
     fn add_action(
         &self,
         ids: &AssignedIds,
-        cscope: &ControlScope<'_, 'a>,
         a: &'a ActionDecl,
         name: String,
         called_directly: bool,
@@ -2573,7 +2223,6 @@ impl<'a> Builder<'a> {
         type_info: &mut Option<TypeInfo>,
         serialized: &mut HashSet<u32>,
     ) -> Res<()> {
-        let _ = cscope;
         if find_annotation(&a.annotations, "hidden").is_some() {
             return Ok(());
         }
@@ -2584,19 +2233,21 @@ impl<'a> Builder<'a> {
         let cp_params: Vec<&Param> = a
             .params
             .iter()
-            .filter(|p| p.direction == crate::ast::Direction::None && !called_directly)
+            .filter(|p| p.direction == crate::front::ast::Direction::None && !called_directly)
             .collect();
         let annos: Vec<&[Annotation]> =
             cp_params.iter().map(|p| p.annotations.as_slice()).collect();
         let param_ids = field_ids(&annos)?;
         let mut params = Vec::new();
         for (p, pid) in cp_params.iter().zip(param_ids) {
-            let ty = self.scope.resolve(&p.ty)?;
+            let ty = self.resolve(&p.ty)?;
             let (bitwidth, type_name) = match &ty {
-                Ty::Bit(_) | Ty::Int(_) | Ty::Bool | Ty::SerEnum(..) | Ty::NewType(..) => {
-                    (ty.width().unwrap_or(0), ty.type_name())
-                }
-                Ty::Enum(e) => (0, Some(e.name.to_string())),
+                CpType::Bit(_)
+                | CpType::Int(_)
+                | CpType::Bool
+                | CpType::SerEnum(..)
+                | CpType::NewType(..) => (self.width(&ty).unwrap_or(0), type_name(&ty)),
+                CpType::Enum(e) => (0, Some(e.to_string())),
                 _ => {
                     return Err(invalid(
                         format!(
@@ -2649,7 +2300,6 @@ impl<'a> Builder<'a> {
             }
         }
         let a = self
-            .scope
             .actions
             .get(name)
             .ok_or_else(|| invalid(format!("unknown action `{name}`"), r.span))?;
@@ -2675,7 +2325,6 @@ impl<'a> Builder<'a> {
         }
         let name = qualify(prefix, &t.annotations, t.name.as_str());
         let table_id = ids.get(ResourceType::Table, &name).unwrap_or(0);
-        let cscope = ControlScope::new(&self.scope, control);
         // Every table touches type_info in p4c (for its key's types).
         let info = type_info.get_or_insert_with(TypeInfo::default);
 
@@ -2698,12 +2347,12 @@ impl<'a> Builder<'a> {
                     .string_argument()
                     .ok_or_else(|| invalid("@name needs one string", a.span))?
                     .to_string(),
-                None => key_name(&cscope, &k.expr)?,
+                None => key_name(self, control, &k.expr)?,
             };
-            let ty = cscope.type_of(&k.expr)?;
+            let ty = self.resolver.borrow_mut().type_of(&k.expr, control, None)?;
             self.type_spec(&ty, info, k.expr.span)?;
-            let bitwidth = ty
-                .width()
+            let bitwidth = self
+                .width(&ty)
                 .ok_or_else(|| invalid("this key has no bit width", k.expr.span))?;
             match_fields.push(MatchField {
                 id: kid,
@@ -2711,7 +2360,7 @@ impl<'a> Builder<'a> {
                 annotations: printed_annotations(&k.annotations),
                 bitwidth,
                 match_type,
-                type_name: ty.type_name(),
+                type_name: type_name(&ty),
             });
         }
 
@@ -2776,7 +2425,7 @@ impl<'a> Builder<'a> {
 
         let size = match t.property("size") {
             Some(e) => {
-                let v = self.scope.eval(e, &cscope.consts, 0)?;
+                let v = self.eval(e, Some(control))?;
                 let v = i64::try_from(v).map_err(|_| invalid("table size too large", e.span))?;
                 if v == 0 { DEFAULT_TABLE_SIZE } else { v }
             }
@@ -2802,7 +2451,7 @@ impl<'a> Builder<'a> {
                 id: table_id,
                 alias: ids.alias(&name),
                 name: name.clone(),
-                annotations: self.table_annotations(&t.annotations, &cscope),
+                annotations: self.table_annotations(&t.annotations, control),
             },
             match_fields,
             action_refs,
@@ -2876,7 +2525,7 @@ impl<'a> Builder<'a> {
     fn table_annotations(
         &self,
         annotations: &[Annotation],
-        cscope: &ControlScope<'_, 'a>,
+        control: &'a ControlDecl,
     ) -> Vec<String> {
         let mut out = printed_annotations(annotations);
         if self.tna_pipe.is_none() {
@@ -2894,7 +2543,7 @@ impl<'a> Builder<'a> {
                 ..
             } = &a.body
                 && let [e] = exprs.as_slice()
-                && let Ok(v) = self.scope.eval(e, &cscope.consts, 0)
+                && let Ok(v) = self.eval(e, Some(control))
             {
                 *printed = format!("@stage({v})");
             }
@@ -2907,7 +2556,7 @@ impl<'a> Builder<'a> {
         let cp_params: Vec<&Param> = decl
             .params
             .iter()
-            .filter(|p| p.direction == crate::ast::Direction::None)
+            .filter(|p| p.direction == crate::front::ast::Direction::None)
             .collect();
         // Directional parameters are bound in the call too, before the
         // control-plane ones.
@@ -2915,8 +2564,8 @@ impl<'a> Builder<'a> {
         let mut out = Vec::new();
         for (i, arg) in args.iter().skip(skip).enumerate() {
             let Some(p) = cp_params.get(i) else { break };
-            let width = self.scope.resolve(&p.ty)?.width().unwrap_or(0);
-            let value = self.scope.eval(&arg.value, &HashMap::new(), 0)?;
+            let width = self.width(&self.resolve(&p.ty)?).unwrap_or(0);
+            let value = self.eval(&arg.value, None)?;
             let id = u32::try_from(i + 1).unwrap_or(u32::MAX);
             out.push((id, value_bytes(value, width)));
         }
@@ -2936,7 +2585,6 @@ impl<'a> Builder<'a> {
             return Ok(());
         };
         let name = qualify(prefix, &i.annotations, i.name.as_str());
-        let cscope = ControlScope::new(&self.scope, control);
         let preamble = Preamble {
             id: ids.get(ty, &name).unwrap_or(0),
             alias: ids.alias(&name),
@@ -2946,7 +2594,7 @@ impl<'a> Builder<'a> {
         let size = |this: &Self| -> Res<i64> {
             let arg = named_or_positional(&i.args, "size", 0)
                 .ok_or_else(|| invalid("missing size argument", i.span))?;
-            let v = this.scope.eval(&arg.value, &cscope.consts, 0)?;
+            let v = this.eval(&arg.value, Some(control))?;
             i64::try_from(v).map_err(|_| invalid("size out of range", arg.value.span))
         };
         match ty {
@@ -2975,7 +2623,7 @@ impl<'a> Builder<'a> {
                 let elem = args
                     .first()
                     .ok_or_else(|| invalid("register needs a type argument", i.ty.span))?;
-                let t = self.scope.resolve(elem)?;
+                let t = self.resolve(elem)?;
                 let info = type_info.get_or_insert_with(TypeInfo::default);
                 let type_spec = self.type_spec(&t, info, elem.span)?;
                 out.registers.push(Register {
@@ -3015,17 +2663,17 @@ impl<'a> Builder<'a> {
             if find_annotation(&f.annotations, "hidden").is_some() {
                 continue;
             }
-            let t = self.scope.resolve(&f.ty)?;
+            let t = self.resolve(&f.ty)?;
             let info = type_info.get_or_insert_with(TypeInfo::default);
             self.type_spec(&t, info, f.span)?;
             metadata.push(PacketMetadata {
                 id: fid,
                 name: annotated_name(&f.annotations, f.name.as_str()),
                 annotations: printed_annotations(&f.annotations),
-                bitwidth: t
-                    .width()
+                bitwidth: self
+                    .width(&t)
                     .ok_or_else(|| invalid("controller header fields must be bit<W>", f.span))?,
-                type_name: t.type_name(),
+                type_name: type_name(&t),
             });
         }
         out.controller_packet_metadata
@@ -3043,65 +2691,70 @@ impl<'a> Builder<'a> {
 
     /// p4c's `TypeSpecConverter`: the spec of `t`, recording named types in
     /// `info`.
-    fn type_spec(&self, t: &Ty<'a>, info: &mut TypeInfo, span: Span) -> Res<TypeSpec> {
+    fn type_spec(&self, t: &CpType, info: &mut TypeInfo, span: Span) -> Res<TypeSpec> {
         Ok(match t {
-            Ty::Bit(w) => TypeSpec::Bit(*w),
-            Ty::Int(w) => TypeSpec::Int(*w),
-            Ty::Varbit(w) => TypeSpec::Varbit(*w),
-            Ty::Bool => TypeSpec::Bool,
-            Ty::Error => {
-                info.error = Some(self.scope.errors.clone());
+            CpType::Bit(w) => TypeSpec::Bit(*w),
+            CpType::Int(w) => TypeSpec::Int(*w),
+            CpType::Bool => TypeSpec::Bool,
+            CpType::Error => {
+                info.error = Some(self.resolver.borrow().errors().to_vec());
                 TypeSpec::Error
             }
-            Ty::Tuple(items) => TypeSpec::Tuple(
+            CpType::Tuple(items) => TypeSpec::Tuple(
                 items
                     .iter()
                     .map(|i| self.type_spec(i, info, span))
                     .collect::<Res<_>>()?,
             ),
-            Ty::Struct(s) => {
-                let name = s.name.to_string();
+            CpType::Struct(s) => {
+                let name = s.to_string();
                 if !info.structs.contains_key(&name) {
+                    let fields = self.resolver.borrow_mut().fields(s)?;
+                    let decl = self.struct_decl(s);
                     let mut members = Vec::new();
-                    for f in &s.fields {
-                        let ft = self.scope.resolve(&f.ty)?;
+                    for (k, f) in fields.iter().enumerate() {
+                        let field_span =
+                            decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
                         members.push((
-                            annotated_name(&f.annotations, f.name.as_str()),
-                            self.type_spec(&ft, info, f.span)?,
+                            annotated_name(&f.annotations, &f.name),
+                            self.type_spec(&f.ty, info, field_span)?,
                         ));
                     }
                     info.structs.insert(name.clone(), members);
                 }
                 TypeSpec::Struct(name)
             }
-            Ty::Header(s) => {
-                let name = s.name.to_string();
+            CpType::Header(s) => {
+                let name = s.to_string();
                 if !info.headers.contains_key(&name) {
+                    let fields = self.resolver.borrow_mut().fields(s)?;
+                    let decl = self.struct_decl(s);
                     let mut members = Vec::new();
-                    for f in &s.fields {
-                        let spec = match self.scope.resolve(&f.ty)? {
-                            Ty::Bit(w) => TypeSpec::Bit(w),
-                            Ty::Int(w) => TypeSpec::Int(w),
-                            Ty::Varbit(w) => TypeSpec::Varbit(w),
-                            Ty::SerEnum(_, w) => TypeSpec::Bit(w),
-                            Ty::NewType(_, inner) => match *inner {
-                                Ty::Bit(w) => TypeSpec::Bit(w),
+                    for (k, f) in fields.iter().enumerate() {
+                        let field_span =
+                            decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
+                        let spec = match &f.ty {
+                            CpType::Bit(w) => TypeSpec::Bit(*w),
+                            CpType::Int(w) => TypeSpec::Int(*w),
+                            CpType::SerEnum(_, w) => TypeSpec::Bit(*w),
+                            CpType::NewType(_, inner) => match **inner {
+                                CpType::Bit(w) => TypeSpec::Bit(w),
                                 _ => {
                                     return Err(unsupported(
                                         "this header field type in P4Info",
-                                        f.span,
+                                        field_span,
                                     ));
                                 }
                             },
                             _ => {
                                 return Err(unsupported(
                                     "this header field type in P4Info",
-                                    f.span,
+                                    field_span,
                                 ));
                             }
                         };
                         members.push(HeaderMember {
-                            name: annotated_name(&f.annotations, f.name.as_str()),
+                            name: annotated_name(&f.annotations, &f.name),
                             type_spec: spec,
                         });
                     }
@@ -3109,14 +2762,20 @@ impl<'a> Builder<'a> {
                 }
                 TypeSpec::Header(name)
             }
-            Ty::Union(s) => {
-                let name = s.name.to_string();
+            CpType::Union(s) => {
+                let name = s.to_string();
                 if !info.header_unions.contains_key(&name) {
+                    let fields = self.resolver.borrow_mut().fields(s)?;
+                    let decl = self.struct_decl(s);
                     let mut members = Vec::new();
-                    for f in &s.fields {
-                        let ft = self.scope.resolve(&f.ty)?;
-                        let TypeSpec::Header(h) = self.type_spec(&ft, info, f.span)? else {
-                            return Err(invalid("header union members must be headers", f.span));
+                    for (k, f) in fields.iter().enumerate() {
+                        let field_span =
+                            decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
+                        let TypeSpec::Header(h) = self.type_spec(&f.ty, info, field_span)? else {
+                            return Err(invalid(
+                                "header union members must be headers",
+                                field_span,
+                            ));
                         };
                         members.push((f.name.to_string(), h));
                     }
@@ -3124,7 +2783,7 @@ impl<'a> Builder<'a> {
                 }
                 TypeSpec::HeaderUnion(name)
             }
-            Ty::Stack(elem, size) => {
+            CpType::Stack(elem, size) => {
                 let TypeSpec::Header(header) = self.type_spec(elem, info, span)? else {
                     return Err(unsupported("stacks of header unions in P4Info", span));
                 };
@@ -3133,24 +2792,27 @@ impl<'a> Builder<'a> {
                     size: *size,
                 }
             }
-            Ty::Enum(e) => {
-                let name = e.name.to_string();
-                info.enums
-                    .entry(name.clone())
-                    .or_insert_with(|| e.members.iter().map(|m| m.name.to_string()).collect());
+            CpType::Enum(e) => {
+                let name = e.to_string();
+                if !info.enums.contains_key(&name) {
+                    let members = self.resolver.borrow().enum_members(e);
+                    info.enums.insert(
+                        name.clone(),
+                        members.iter().map(|(m, _)| m.to_string()).collect(),
+                    );
+                }
                 TypeSpec::Enum(name)
             }
-            Ty::SerEnum(e, w) => {
-                let name = e.name.to_string();
+            CpType::SerEnum(e, w) => {
+                let name = e.to_string();
                 if !info.serializable_enums.contains_key(&name) {
-                    let mut members = Vec::new();
-                    for m in &e.members {
-                        let value = match &m.value {
-                            Some(v) => self.scope.eval(v, &HashMap::new(), 0)?,
-                            None => 0,
-                        };
-                        members.push((m.name.to_string(), value_bytes(value, *w)));
-                    }
+                    let members = self
+                        .resolver
+                        .borrow()
+                        .enum_members(e)
+                        .into_iter()
+                        .map(|(m, v)| (m.to_string(), value_bytes(v, *w)))
+                        .collect();
                     info.serializable_enums.insert(
                         name.clone(),
                         SerializableEnumSpec {
@@ -3161,10 +2823,10 @@ impl<'a> Builder<'a> {
                 }
                 TypeSpec::SerializableEnum(name)
             }
-            Ty::NewType(decl, inner) => {
-                let name = decl.name.to_string();
+            CpType::NewType(n, inner) => {
+                let name = n.to_string();
                 if !info.new_types.contains_key(&name) {
-                    let spec = match translation(decl) {
+                    let spec = match self.new_type_decl(n).and_then(translation) {
                         Some((uri, sdn_bitwidth)) => NewTypeSpec::Translated { uri, sdn_bitwidth },
                         None => NewTypeSpec::Original(self.type_spec(inner, info, span)?),
                     };
@@ -3172,10 +2834,18 @@ impl<'a> Builder<'a> {
                 }
                 TypeSpec::NewType(name)
             }
-            Ty::InfInt | Ty::Other => {
+            CpType::Other => {
                 return Err(unsupported("this type in P4Info", span));
             }
         })
+    }
+}
+
+/// The user-defined type name P4Info records for keys and parameters.
+fn type_name(t: &CpType) -> Option<String> {
+    match t {
+        CpType::NewType(name, _) => Some(name.to_string()),
+        _ => None,
     }
 }
 

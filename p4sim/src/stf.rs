@@ -35,9 +35,11 @@
 //! the commands `mc_mgrp_destroy <group>`, `mc_node_destroy <node>`,
 //! `mc_node_dissociate <group> <node>` (all simple_switch_CLI commands).
 
+pub mod runner;
+
 use std::fmt;
 
-use crate::bits::{Bits, BitsError};
+use crate::exec::bits::{Bits, BitsError};
 
 /// Where and why parsing failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -145,7 +147,7 @@ impl Number {
         };
         let digit_count = digits.chars().filter(|&c| c != '_').count();
         let width = u32::try_from(digit_count * bits_per_digit).unwrap_or(u32::MAX);
-        let ty = crate::bits::BitType::unsigned(width.max(1))?;
+        let ty = crate::exec::bits::BitType::unsigned(width.max(1))?;
         let radix_value = if radix == Radix::Hex { 16 } else { 2 };
         let wild_digit = if radix == Radix::Hex { "f" } else { "1" };
         let value_digits = digits.replace('*', "0");

@@ -31,13 +31,14 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::bits::{BitType, Bits};
-use crate::engine::CompiledProgram;
-use crate::exec::{Effects, Exec, Frame, RegisterCells, Runtime, Stage};
+use crate::exec::bits::{BitType, Bits};
+use crate::exec::engine::CompiledProgram;
+use crate::exec::interp::{Effects, Exec, Frame, RegisterCells, Runtime, Stage};
+use crate::exec::table::TableChangeError;
 use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
-use crate::pre::Pre;
-use crate::table::TableChangeError;
+use crate::v1switch::pre::Pre;
 
+pub mod pre;
 mod tna;
 
 /// Ingress passes (resubmits and recirculations) allowed per input packet.
@@ -301,21 +302,21 @@ pub enum RuntimeError {
     },
     /// A packet-replication-engine error.
     #[error(transparent)]
-    Pre(#[from] crate::pre::PreError),
+    Pre(#[from] crate::v1switch::pre::PreError),
 }
 
 /// Which engine runs a switch's pipelines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// Generated Rust compiled into the binary ([`crate::native`]) when
+    /// Generated Rust compiled into the binary ([`crate::exec::native`]) when
     /// one was registered for this program, else [`Engine::Compiled`];
     /// the default.
     #[default]
     Native,
     /// The program lowered to closures once, at construction
-    /// ([`crate::engine`]).
+    /// ([`crate::exec::engine`]).
     Compiled,
-    /// The tree-walking interpreter ([`crate::exec`]), the reference the
+    /// The tree-walking interpreter ([`crate::exec::interp`]), the reference the
     /// compiled engine is tested against.
     Reference,
 }
@@ -628,7 +629,7 @@ impl V1Switch {
         if which == 4 {
             let mut buf = std::mem::take(&mut self.deparsed);
             buf.reserve(payload.len() + 256);
-            ex.out = crate::exec::BitWriter::with_buffer(buf);
+            ex.out = crate::exec::interp::BitWriter::with_buffer(buf);
         }
         match &self.engine {
             Some(c) => c.run_control(&mut ex, usize::from(which)),

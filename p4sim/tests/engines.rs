@@ -61,8 +61,8 @@ fn engines_agree_on_every_program_with_stf_and_random_packets() {
         let mut pool: Vec<Vec<u8>> = vec![];
         if let Ok(stf) = std::fs::read_to_string(p.with_extension("stf")) {
             with_stf += 1;
-            let (ra, r2) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
-            let (fa, f2) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+            let (ra, r2) = p4sim::stf::runner::run_stf_on(r, &stf).unwrap();
+            let (fa, f2) = p4sim::stf::runner::run_stf_on(f, &stf).unwrap();
             assert!(ra.passed, "{what}: the STF fails on the reference:\n{ra}");
             assert_eq!(ra.sequence, fa.sequence, "{what}: STF outputs differ");
             assert_eq!(ra.failures, fa.failures, "{what}: STF failures differ");
@@ -177,8 +177,8 @@ fn engines_agree_on_esa_stf_tests() {
         let stf = std::fs::read_to_string(&p).unwrap();
         for engine in FAST {
             let (r, f) = pair(&c, engine);
-            let (ra, r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
-            let (fa, f) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+            let (ra, r) = p4sim::stf::runner::run_stf_on(r, &stf).unwrap();
+            let (fa, f) = p4sim::stf::runner::run_stf_on(f, &stf).unwrap();
             assert_eq!(ra.sequence, fa.sequence, "{} {engine:?}", p.display());
             assert_eq!(ra.failures, fa.failures, "{} {engine:?}", p.display());
             assert_eq!(ra.notes, fa.notes, "{} {engine:?}", p.display());

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use p4sim::bits::{BitType, Bits};
 use p4sim::check::{compile_file, compile_source};
+use p4sim::exec::bits::{BitType, Bits};
 use p4sim::v1switch::{MatchValue, OutputPacket, TableEntry, V1Switch};
 
 fn b(width: u32, v: u128) -> Bits {
@@ -93,7 +93,7 @@ fn conformance_suite_passes() {
     for stf in &stfs {
         let p4 = stf.with_extension("p4");
         let text = std::fs::read_to_string(stf).unwrap();
-        match p4sim::stf_runner::run_stf(&p4, &text) {
+        match p4sim::stf::runner::run_stf(&p4, &text) {
             Ok(r) if r.passed => {}
             Ok(r) => failed.push(format!("{}:\n{r}", stf.display())),
             Err(e) => failed.push(format!("{}: {e}", stf.display())),
@@ -846,7 +846,7 @@ fn stf_runner_reports_mismatches_with_hex() {
     if !p4.exists() {
         return;
     }
-    let r = p4sim::stf_runner::run_stf(
+    let r = p4sim::stf::runner::run_stf(
         &p4,
         "packet 0 01 02 03 04\nexpect 1 01 02 04 $\nexpect 1 01\n",
     )
@@ -857,11 +857,11 @@ fn stf_runner_reports_mismatches_with_hex() {
     assert!(text.contains("actual:   010203"), "{text}");
     assert!(text.contains("expected packet #2 was not sent"), "{text}");
     // an unexpected packet on another port fails too
-    let r = p4sim::stf_runner::run_stf(&p4, "packet 0 01 02 03 04\n").unwrap();
+    let r = p4sim::stf::runner::run_stf(&p4, "packet 0 01 02 03 04\n").unwrap();
     assert!(!r.passed);
     assert!(r.to_string().contains("unexpected packet #1"));
     // expect with no data accepts anything on that port
-    let r = p4sim::stf_runner::run_stf(&p4, "packet 0 01 02 03 04\nexpect 1\n").unwrap();
+    let r = p4sim::stf::runner::run_stf(&p4, "packet 0 01 02 03 04\nexpect 1\n").unwrap();
     assert!(r.passed, "{r}");
 }
 

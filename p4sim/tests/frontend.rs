@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use p4sim::ast::*;
-use p4sim::frontend::{
-    Diagnostic, ErrorKind, FrontendOptions, parse_program, parse_program_with, parse_source,
-    parse_source_with,
+use p4sim::front::ast::*;
+use p4sim::front::diagnostic::{Diagnostic, ErrorKind};
+use p4sim::front::preprocess::MemoryLoader;
+use p4sim::front::{
+    FrontendOptions, parse_program, parse_program_with, parse_source, parse_source_with,
 };
-use p4sim::preprocess::MemoryLoader;
 use proptest::prelude::*;
 
 const L3_FORWARD: &str = include_str!("frontend_programs/l3_forward.p4");

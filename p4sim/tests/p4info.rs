@@ -5,12 +5,12 @@
 //! resources, digests, controller headers and id collisions. The last test
 //! parses every conformance program, so syntax slips there are caught.
 
-use p4sim::frontend::parse_source;
+use p4sim::front::parse_source;
+use p4sim::p4info::id::{ResourceType, jenkins_one_at_a_time};
 use p4sim::p4info::{
     ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, TextOptions, TypeSpec,
     p4info, p4info_text,
 };
-use p4sim::p4info_id::{ResourceType, jenkins_one_at_a_time};
 
 fn build(name: &str, text: &str) -> P4Info {
     let program = parse_source(name, text).unwrap_or_else(|d| panic!("{d}"));
@@ -1168,7 +1168,7 @@ fn conformance_programs_parse() {
         .collect();
     entries.sort();
     for path in entries {
-        let program = p4sim::frontend::parse_program(&path, &[])
+        let program = p4sim::front::parse_program(&path, &[])
             .unwrap_or_else(|d| panic!("{}: {d}", path.display()));
         // Every conformance program also has a P4Info.
         p4info(&program).unwrap_or_else(|d| panic!("{}: {d}", path.display()));

@@ -48,8 +48,8 @@ fn engines_agree(p: &Path, c: &Arc<p4sim::ir::Compiled>, engine: Engine, rng: &m
         let r = V1Switch::with_engine(Arc::clone(c), Engine::Reference);
         let f = V1Switch::with_engine(Arc::clone(c), engine);
         assert_eq!(f.engine(), engine, "{}: no generated code", p.display());
-        let (ra, mut r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
-        let (fa, mut f) = p4sim::stf_runner::run_stf_on(f, &stf).unwrap();
+        let (ra, mut r) = p4sim::stf::runner::run_stf_on(r, &stf).unwrap();
+        let (fa, mut f) = p4sim::stf::runner::run_stf_on(f, &stf).unwrap();
         let what = format!("{} on {engine:?}", p.display());
         assert!(ra.passed && ra.expectations > 0, "{what}: reference:\n{ra}");
         assert!(fa.passed, "{what}:\n{fa}");

@@ -5,8 +5,8 @@ use anyhow::{Result, bail};
 /// Prints the P4Info; compile errors go to stderr as `file:line:col:
 /// error: ...` and the process exits with status 1.
 pub(crate) fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Result<()> {
-    let text = p4sim::frontend::parse_program(program, include)
-        .and_then(|p| p4sim::p4info::p4info_text(&p));
+    let text =
+        p4sim::front::parse_program(program, include).and_then(|p| p4sim::p4info::p4info_text(&p));
     match text {
         Ok(text) => {
             print!("{text}");
@@ -41,7 +41,7 @@ pub(crate) fn run_stf(
             if !define.is_empty() {
                 bail!("-D is for p4c (--target bmv2); p4sim takes #define in the program");
             }
-            p4sim::stf_runner::run_stf_files(program, test, include).map_err(|e| e.to_string())
+            p4sim::stf::runner::run_stf_files(program, test, include).map_err(|e| e.to_string())
         }
         StfTarget::Bmv2 => {
             let mut defines = vec![];

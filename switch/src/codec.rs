@@ -2,7 +2,7 @@
 //! leading zero bytes (zero is one `\x00` byte). Non-canonical strings with
 //! leading zeros are accepted when the value fits the field.
 
-use p4sim::bits::{BitType, Bits};
+use p4sim::exec::bits::{BitType, Bits};
 
 /// A bytestring that does not suit its field.
 #[derive(Debug, Clone, PartialEq, Eq)]

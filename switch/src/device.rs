@@ -12,8 +12,8 @@ use p4runtime_proto::p4::v1;
 use p4runtime_proto::p4::v1::{entity, field_match, p4_data, packet_replication_engine_entry};
 use p4runtime_proto::prost::Message;
 use p4runtime_proto::tonic::Code;
-use p4sim::bits::{BitType, Bits};
-use p4sim::pre::NodeHandle;
+use p4sim::exec::bits::{BitType, Bits};
+use p4sim::v1switch::pre::NodeHandle;
 use p4sim::v1switch::{EntryHandle, MatchValue, OutputPacket, RuntimeError, V1Switch};
 
 use crate::codec::{self, ValueError};
@@ -72,8 +72,10 @@ fn runtime_error(e: RuntimeError) -> UpdateError {
         RuntimeError::TableFull(_) => Code::ResourceExhausted,
         RuntimeError::TooWide { .. } | RuntimeError::IndexOutOfRange { .. } => Code::OutOfRange,
         RuntimeError::Const(..) => Code::PermissionDenied,
-        RuntimeError::Pre(p4sim::pre::PreError::GroupTableFull(_))
-        | RuntimeError::Pre(p4sim::pre::PreError::NodeTableFull(_)) => Code::ResourceExhausted,
+        RuntimeError::Pre(p4sim::v1switch::pre::PreError::GroupTableFull(_))
+        | RuntimeError::Pre(p4sim::v1switch::pre::PreError::NodeTableFull(_)) => {
+            Code::ResourceExhausted
+        }
         _ => Code::InvalidArgument,
     };
     UpdateError::new(code, e.to_string())
@@ -966,7 +968,7 @@ impl Device {
                     .ok_or_else(|| invalid("replica port is not a number below 2^32"))?,
                 None => return Err(invalid("replica without a port")),
             };
-            if port >= p4sim::pre::PORT_LIMIT {
+            if port >= p4sim::v1switch::pre::PORT_LIMIT {
                 return Err(UpdateError::new(
                     Code::OutOfRange,
                     format!("replica port {port} is out of range (ports are below 512)"),
@@ -1065,10 +1067,10 @@ impl Device {
     fn write_clone(&mut self, kind: v1::update::Type, c: &v1::CloneSessionEntry) -> Result<()> {
         use v1::update::Type;
         let id = c.session_id;
-        if id == 0 || id > p4sim::pre::MAX_SESSION_ID {
+        if id == 0 || id > p4sim::v1switch::pre::MAX_SESSION_ID {
             return Err(invalid(format!(
                 "clone session id {id} is outside 1..={}",
-                p4sim::pre::MAX_SESSION_ID
+                p4sim::v1switch::pre::MAX_SESSION_ID
             )));
         }
         if c.class_of_service != 0 {
@@ -1091,7 +1093,7 @@ impl Device {
                     (c.packet_length_bytes > 0).then_some(c.packet_length_bytes as u32);
                 let (config, nodes) = match replicas.as_slice() {
                     [(port, 0)] => (
-                        p4sim::pre::CloneSession {
+                        p4sim::v1switch::pre::CloneSession {
                             egress_port: Some(*port),
                             group: None,
                             truncate_to,
@@ -1099,7 +1101,7 @@ impl Device {
                         Vec::new(),
                     ),
                     _ => (
-                        p4sim::pre::CloneSession {
+                        p4sim::v1switch::pre::CloneSession {
                             egress_port: None,
                             group: Some(hidden_group),
                             truncate_to,

@@ -174,10 +174,13 @@ impl SwitchBuilder {
         numbers.extend(self.udp.iter().map(|(p, _, _)| *p));
         let mut seen = std::collections::BTreeSet::new();
         for p in &numbers {
-            if *p >= p4sim::pre::PORT_LIMIT {
+            if *p >= p4sim::v1switch::pre::PORT_LIMIT {
                 return Err(SwitchError::Port {
                     port: *p,
-                    message: format!("port numbers must be below {}", p4sim::pre::PORT_LIMIT),
+                    message: format!(
+                        "port numbers must be below {}",
+                        p4sim::v1switch::pre::PORT_LIMIT
+                    ),
                 });
             }
             if Some(*p) == self.config.cpu_port {

@@ -157,7 +157,7 @@ pub enum Source<'a> {
 impl Program {
     /// Parses and compiles a program and builds its P4Info.
     pub fn load(source: Source<'_>, include_dirs: &[PathBuf]) -> Result<Program, LoadError> {
-        let options = p4sim::frontend::FrontendOptions {
+        let options = p4sim::front::FrontendOptions {
             include_dirs: include_dirs.to_vec(),
             defines: Vec::new(),
         };
@@ -167,23 +167,23 @@ impl Program {
                     path: path.to_path_buf(),
                     message: e.to_string(),
                 })?;
-                let ast = p4sim::frontend::parse_program_with(path, &options)
+                let ast = p4sim::front::parse_program_with(path, &options)
                     .map_err(|d| LoadError::Compile(d.to_string()))?;
                 (ast, text)
             }
             Source::Text(text) => {
                 let ast = if include_dirs.is_empty() {
-                    p4sim::frontend::parse_source_with(
+                    p4sim::front::parse_source_with(
                         "program.p4",
                         text,
-                        &p4sim::preprocess::MemoryLoader::new(),
+                        &p4sim::front::preprocess::MemoryLoader::new(),
                         &options,
                     )
                 } else {
-                    p4sim::frontend::parse_source_with(
+                    p4sim::front::parse_source_with(
                         "program.p4",
                         text,
-                        &p4sim::preprocess::FsLoader,
+                        &p4sim::front::preprocess::FsLoader,
                         &options,
                     )
                 }

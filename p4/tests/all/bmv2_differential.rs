@@ -113,11 +113,11 @@ fn compare(
     seeds: &[u64],
     packets: usize,
 ) -> (usize, usize, usize, u64) {
-    let options = p4sim::frontend::FrontendOptions {
+    let options = p4sim::front::FrontendOptions {
         include_dirs: vec![],
         defines: defines(lanes),
     };
-    let ast = p4sim::frontend::parse_program_with(&program(), &options).unwrap();
+    let ast = p4sim::front::parse_program_with(&program(), &options).unwrap();
     let compiled = Arc::new(p4sim::check::compile(&ast).unwrap());
     let out = tempfile::tempdir().unwrap();
     let json = esa_bmv2::compile(tools, &program(), &[], &defines(lanes), out.path())
@@ -130,7 +130,7 @@ fn compare(
             std::fs::write(format!("{dir}/seed{seed}-{lanes}.stf"), &stf).unwrap();
         }
         let started = std::time::Instant::now();
-        let ours = p4sim::stf_runner::run_stf_compiled(Arc::clone(&compiled), &stf).unwrap();
+        let ours = p4sim::stf::runner::run_stf_compiled(Arc::clone(&compiled), &stf).unwrap();
         let p4sim_time = started.elapsed();
         let theirs = esa_bmv2::stf::run_stf(tools, &json, &stf).unwrap_or_else(|e| panic!("{e}"));
         // There are no `expect` lines: every output is "unexpected"; any

@@ -120,11 +120,11 @@ fn p4c_compiles_every_program_with_only_explained_warnings() {
 }
 
 fn p4sim_p4info(program: &Path, defines: &[(String, String)]) -> p4cfg::P4Info {
-    let options = p4sim::frontend::FrontendOptions {
+    let options = p4sim::front::FrontendOptions {
         include_dirs: vec![],
         defines: defines.to_vec(),
     };
-    let ast = p4sim::frontend::parse_program_with(program, &options).unwrap();
+    let ast = p4sim::front::parse_program_with(program, &options).unwrap();
     let text = p4sim::p4info::p4info_text(&ast).unwrap();
     esa_controller::pipeline::parse_p4info_text(&text).unwrap()
 }

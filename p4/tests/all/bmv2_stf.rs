@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use esa_bmv2::Tools;
-use p4sim::stf_runner::StfReport;
+use p4sim::stf::runner::StfReport;
 
 fn tests_dir() -> PathBuf {
     esa_p4::Arch::V1model.test_dir()
@@ -172,7 +172,7 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
         let report = run(&tools, &c.json, &text);
         assert!(report.expectations > 0, "{name}");
         assert!(report.passed, "{name} on BMv2:\n{report}");
-        let sim = p4sim::stf_runner::run_stf(&program, &text).unwrap_or_else(|e| panic!("{e}"));
+        let sim = p4sim::stf::runner::run_stf(&program, &text).unwrap_or_else(|e| panic!("{e}"));
         assert!(sim.passed, "{name} in p4sim:\n{sim}");
     }
 }

@@ -88,8 +88,8 @@ fn native_matches_reference_on_every_stf_scenario() {
             Engine::Native,
             "esa_small.p4: no generated code"
         );
-        let (ra, r) = p4sim::stf_runner::run_stf_on(r, &stf).unwrap();
-        let (na, n) = p4sim::stf_runner::run_stf_on(n, &stf).unwrap();
+        let (ra, r) = p4sim::stf::runner::run_stf_on(r, &stf).unwrap();
+        let (na, n) = p4sim::stf::runner::run_stf_on(n, &stf).unwrap();
         assert!(
             na.passed,
             "{}: fails on the native engine:\n{na}",

@@ -497,7 +497,7 @@ fn assert_all_pass(compiled: &std::sync::Arc<p4sim::ir::Compiled>, files: &[Path
     let mut failed = vec![];
     for file in files {
         let text = std::fs::read_to_string(file).unwrap();
-        let report = p4sim::stf_runner::run_stf_compiled(std::sync::Arc::clone(compiled), &text)
+        let report = p4sim::stf::runner::run_stf_compiled(std::sync::Arc::clone(compiled), &text)
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         if !report.passed || report.expectations == 0 {
             failed.push(format!("{}: {:#?}", file.display(), report.failures));

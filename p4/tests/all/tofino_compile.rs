@@ -348,8 +348,7 @@ fn p4sim_p4info_of_tna_programs_equals_bf_p4c_s() {
         );
         let want = std::fs::read_to_string(&file).unwrap();
         let _ = std::fs::remove_dir_all(&out_dir);
-        let parsed =
-            p4sim::frontend::parse_program(&program, &[]).unwrap_or_else(|d| panic!("{d}"));
+        let parsed = p4sim::front::parse_program(&program, &[]).unwrap_or_else(|d| panic!("{d}"));
         let have = p4sim::p4info::p4info_text(&parsed).unwrap_or_else(|d| panic!("{d}"));
         if have != want {
             let line = have

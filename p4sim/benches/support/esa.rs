@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use p4sim::bits::{BitType, Bits};
+use p4sim::exec::bits::{BitType, Bits};
 use p4sim::ir::Compiled;
 use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
 
@@ -37,7 +37,7 @@ pub fn ports(k: usize) -> (Vec<u16>, u16) {
 
 pub fn compile(lanes: usize, slots: usize) -> Arc<Compiled> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../p4/v1model/esa.p4");
-    let options = p4sim::frontend::FrontendOptions {
+    let options = p4sim::front::FrontendOptions {
         include_dirs: vec![],
         defines: vec![
             ("ESA_LANES".into(), lanes.to_string()),
@@ -45,7 +45,7 @@ pub fn compile(lanes: usize, slots: usize) -> Arc<Compiled> {
         ],
     };
     let program =
-        p4sim::frontend::parse_program_with(&path, &options).unwrap_or_else(|d| panic!("{d}"));
+        p4sim::front::parse_program_with(&path, &options).unwrap_or_else(|d| panic!("{d}"));
     Arc::new(p4sim::check::compile(&program).unwrap_or_else(|d| panic!("{d}")))
 }
 

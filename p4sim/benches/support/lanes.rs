@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use p4sim::bits::{BitType, Bits};
+use p4sim::exec::bits::{BitType, Bits};
 use p4sim::v1switch::{MatchValue, TableEntry, V1Switch};
 
 pub const LANES: usize = 32;

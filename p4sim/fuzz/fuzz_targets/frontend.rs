@@ -8,7 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     // parse_source only resolves the built-in headers, so includes in the
     // input cannot reach the file system.
-    match p4sim::frontend::parse_source("fuzz.p4", &text) {
+    match p4sim::front::parse_source("fuzz.p4", &text) {
         Ok(program) => {
             // Spans must stay inside the files they name.
             for decl in &program.declarations {

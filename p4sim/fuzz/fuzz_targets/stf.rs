@@ -22,6 +22,6 @@ fn program() -> &'static Arc<Compiled> {
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     if p4sim::stf::parse(&text).is_ok() {
-        let _ = p4sim::stf_runner::run_stf_compiled(Arc::clone(program()), &text);
+        let _ = p4sim::stf::runner::run_stf_compiled(Arc::clone(program()), &text);
     }
 });

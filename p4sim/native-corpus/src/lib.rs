@@ -8,6 +8,6 @@ include!(concat!(env!("OUT_DIR"), "/all.rs"));
 /// Registers every program with p4sim (idempotent).
 pub fn register() {
     for (_, p) in PROGRAMS {
-        p4sim::native::register(p);
+        p4sim::exec::native::register(p);
     }
 }

@@ -194,7 +194,7 @@ impl<'p> Compiler<'p> {
                 Ok(Val::Int(v))
             }
             Some(w) => {
-                if w > crate::bits::MAX_WIDTH {
+                if w > crate::exec::bits::MAX_WIDTH {
                     return err(span, format!("width {w} is too large"));
                 }
                 if w == 0 && lit.signed {
@@ -416,7 +416,7 @@ impl<'p> Compiler<'p> {
             Val::Int(i) => {
                 let w = hi + 1;
                 (
-                    const_ex(i, bt(w.min(crate::bits::MAX_WIDTH), false)),
+                    const_ex(i, bt(w.min(crate::exec::bits::MAX_WIDTH), false)),
                     Ty::Bit(w),
                 )
             }

@@ -531,8 +531,8 @@ impl<'p> Compiler<'p> {
                     return unsupported(i.span, "Hash with a CRCPolynomial (CUSTOM)");
                 };
                 let (algo, algo_width) = match self.enum_member_name(&a.value)?.as_str() {
-                    "CRC16" => (crate::hash::HashAlgorithm::Crc16, 16),
-                    "CRC32" => (crate::hash::HashAlgorithm::Crc32, 32),
+                    "CRC16" => (crate::exec::hash::HashAlgorithm::Crc16, 16),
+                    "CRC32" => (crate::exec::hash::HashAlgorithm::Crc32, 32),
                     other => {
                         return unsupported(
                             a.value.span,
@@ -953,7 +953,7 @@ impl<'p> Compiler<'p> {
         self.data_leaves(data, &mut leaves)?;
         let tmp = self.alloc(&Ty::Bit(16)).n;
         out.push(St::Extern(Box::new(ExternCall::Hash {
-            algo: crate::hash::HashAlgorithm::Csum16,
+            algo: crate::exec::hash::HashAlgorithm::Csum16,
             dst: Target::N(tmp, 16),
             base: Ex::Const(0),
             base_ty: BitType::unsigned(32).unwrap_or(BitType::BIT1),

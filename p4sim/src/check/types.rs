@@ -200,14 +200,14 @@ impl<'p> Compiler<'p> {
             ast::TypeKind::InfInt => Ty::InfInt,
             ast::TypeKind::Bit(w) => {
                 let w = self.const_u32(w, "a bit width")?;
-                if w > crate::bits::MAX_WIDTH {
+                if w > crate::exec::bits::MAX_WIDTH {
                     return err(t.span, format!("width {w} is too large"));
                 }
                 Ty::Bit(w)
             }
             ast::TypeKind::Int(w) => {
                 let w = self.const_u32(w, "an int width")?;
-                if w == 0 || w > crate::bits::MAX_WIDTH {
+                if w == 0 || w > crate::exec::bits::MAX_WIDTH {
                     return err(t.span, format!("int<{w}> is not a valid type"));
                 }
                 Ty::Int(w)

@@ -45,7 +45,7 @@ async fn p4runtime_shell_programs_the_switch() {
     let dir = std::env::temp_dir().join(format!("esa-p4rt-shell-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p4info_path = dir.join("l2_switch.p4info.txt");
-    let ast = p4sim::frontend::parse_program(&l2_path(), &[]).unwrap();
+    let ast = p4sim::front::parse_program(&l2_path(), &[]).unwrap();
     std::fs::write(&p4info_path, p4sim::p4info::p4info_text(&ast).unwrap()).unwrap();
 
     let h = Harness::start(&[1, 2, 3, 4], None, vec![]).await;

@@ -1,7 +1,7 @@
 //! The front end's entry points: preprocess, lex and parse a program.
 //!
 //! ```
-//! let program = p4sim::frontend::parse_source(
+//! let program = p4sim::front::parse_source(
 //!     "prog.p4",
 //!     "#include <core.p4>\nconst bit<8> TTL = 64;",
 //! )
@@ -9,16 +9,23 @@
 //! assert_eq!(program.declarations.last().and_then(|d| d.name()).unwrap().as_str(), "TTL");
 //! ```
 
+pub mod ast;
+pub mod diagnostic;
+pub mod lexer;
+pub mod parser;
+pub mod preprocess;
+pub mod source;
+
 use std::path::{Path, PathBuf};
 
-use crate::ast::Program;
-use crate::diagnostic::Error;
-use crate::lexer::Token;
-use crate::parser::parse_tokens;
-use crate::preprocess::{FsLoader, MemoryLoader, Preprocessor, SourceLoader};
-use crate::source::SourceMap;
+use crate::front::ast::Program;
+use crate::front::diagnostic::Error;
+use crate::front::lexer::Token;
+use crate::front::parser::parse_tokens;
+use crate::front::preprocess::{FsLoader, MemoryLoader, Preprocessor, SourceLoader};
+use crate::front::source::SourceMap;
 
-pub use crate::diagnostic::{Diagnostic, ErrorKind};
+use crate::front::diagnostic::Diagnostic;
 
 /// Options beyond the program itself.
 #[derive(Debug, Clone, Default)]
@@ -113,7 +120,7 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::ErrorKind;
+    use crate::front::diagnostic::ErrorKind;
 
     #[test]
     fn diagnostics_render_with_caret() {

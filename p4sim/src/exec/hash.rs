@@ -36,7 +36,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
-use crate::bits::{BitType, Bits};
+use crate::exec::bits::{BitType, Bits};
 
 /// Errors from hash configuration or evaluation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

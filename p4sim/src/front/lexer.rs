@@ -14,7 +14,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::source::{FileId, SourceFile, Span, clamp_u32};
+use crate::front::source::{FileId, SourceFile, Span, clamp_u32};
 
 /// Why a piece of text could not be lexed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

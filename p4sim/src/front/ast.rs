@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-pub use crate::lexer::IntLiteral;
-use crate::lexer::Token;
-use crate::source::{SourceMap, Span};
+pub use crate::front::lexer::IntLiteral;
+use crate::front::lexer::Token;
+use crate::front::source::{SourceMap, Span};
 
 /// A parsed program: its top-level declarations (those of the included
 /// headers first, in order) and the files they came from.

@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use crate::source::{SourceMap, Span};
+use crate::front::source::{SourceMap, Span};
 
 /// What went wrong, without the position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -27,15 +27,15 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::diagnostic::{Error, ErrorKind};
-use crate::lexer::{LexErrorKind, Token, TokenKind, lex_file, lex_fragment};
-use crate::source::{FileId, SourceFile, SourceMap, Span};
+use crate::front::diagnostic::{Error, ErrorKind};
+use crate::front::lexer::{LexErrorKind, Token, TokenKind, lex_file, lex_fragment};
+use crate::front::source::{FileId, SourceFile, SourceMap, Span};
 
 /// The standard headers built into p4sim: `(name, text)`.
 pub const BUILTIN_HEADERS: &[(&str, &str)] = &[
-    ("core.p4", include_str!("../p4include/core.p4")),
-    ("v1model.p4", include_str!("../p4include/v1model.p4")),
-    ("tna.p4", include_str!("../p4include/tna.p4")),
+    ("core.p4", include_str!("../../p4include/core.p4")),
+    ("v1model.p4", include_str!("../../p4include/v1model.p4")),
+    ("tna.p4", include_str!("../../p4include/tna.p4")),
 ];
 
 /// Prefix of the display names of built-in headers.
@@ -892,7 +892,7 @@ impl<'a> Preprocessor<'a> {
         };
         let line: i64 = number.text.parse().map_err(|_| bad(number.span))?;
         let file_name = match args.get(1) {
-            Some(t) if t.kind == TokenKind::Str => Some(crate::lexer::unquote(&t.text)),
+            Some(t) if t.kind == TokenKind::Str => Some(crate::front::lexer::unquote(&t.text)),
             Some(t) if t.kind != TokenKind::Int => return Err(bad(t.span)),
             _ => None,
         };

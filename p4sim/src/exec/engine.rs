@@ -12,7 +12,7 @@
 //! control-plane parameters resolved, and action and function bodies
 //! linked directly (no lookup by index per call).
 //!
-//! The closures run on the interpreter's own context (`exec::Exec`), so
+//! The closures run on the interpreter's own context (`exec::interp::Exec`), so
 //! anything this module does not lower — wide (more than 64-bit)
 //! expressions, header stacks, most externs — is handed to the interpreter
 //! for that statement or expression only, with identical results and the
@@ -20,8 +20,8 @@
 
 use std::sync::Arc;
 
-use crate::exec::{Exec, Flow, eval_nop, mask, read_bits, sext};
-use crate::exec::{RegisterCells, Stage};
+use crate::exec::interp::{Exec, Flow, eval_nop, mask, read_bits, sext};
+use crate::exec::interp::{RegisterCells, Stage};
 use crate::ir::*;
 
 pub(crate) type ExFn = Box<dyn Fn(&mut Exec<'_>) -> u64 + Send + Sync>;
@@ -359,7 +359,7 @@ impl CTable {
 #[inline]
 pub(crate) fn copy_args(
     n: &mut [u64],
-    w: &mut [crate::bits::Bits],
+    w: &mut [crate::exec::bits::Bits],
     params: &[(usize, bool)],
     args: &[ArgValue],
 ) {
@@ -424,12 +424,12 @@ fn slot_leaves(data: &[Leaf]) -> Option<SlotLeaves> {
 fn checksum_of(
     ex: &mut Exec<'_>,
     leaves: &[(usize, u32, Option<usize>)],
-    algo: crate::hash::HashAlgorithm,
+    algo: crate::exec::hash::HashAlgorithm,
     with_payload: bool,
 ) -> u64 {
     let mut buf = std::mem::take(&mut ex.rt.scratch);
     buf.clear();
-    let mut w = crate::exec::BitWriter::with_buffer(buf);
+    let mut w = crate::exec::interp::BitWriter::with_buffer(buf);
     for &(slot, width, valid) in leaves {
         if valid.is_some_and(|v| ld(ex, v) == 0) {
             continue;
@@ -477,9 +477,9 @@ pub struct CompiledProgram {
     /// See [`egress_write_set`], with the standard metadata the switch
     /// sets before egress.
     pub(crate) egress_writes: Option<Box<[u32]>>,
-    /// The generated code of a [`crate::native::register`]ed program made
+    /// The generated code of a [`crate::exec::native::register`]ed program made
     /// from this one, which then runs instead of the closures.
-    native: Option<crate::native::Bound>,
+    native: Option<crate::exec::native::Bound>,
 }
 
 impl std::fmt::Debug for CompiledProgram {
@@ -495,10 +495,10 @@ impl std::fmt::Debug for CompiledProgram {
 
 impl CompiledProgram {
     /// Lowers `prog`, and binds the generated code registered for it, if
-    /// any ([`crate::native`]), which then runs instead.
+    /// any ([`crate::exec::native`]), which then runs instead.
     pub fn with_native(prog: &Compiled) -> CompiledProgram {
         let mut c = CompiledProgram::new(prog);
-        c.native = crate::native::Bound::find(prog, |sts, exs| {
+        c.native = crate::exec::native::Bound::find(prog, |sts, exs| {
             let mut l = Lower {
                 prog,
                 bodies: vec![Slot::Todo; prog.bodies.len()],
@@ -516,7 +516,7 @@ impl CompiledProgram {
 
     /// The name of the generated program that runs this one, when one does.
     pub fn native(&self) -> Option<&'static str> {
-        self.native.as_ref().map(crate::native::Bound::name)
+        self.native.as_ref().map(crate::exec::native::Bound::name)
     }
 
     /// Lowers `prog` to closures.
@@ -1682,10 +1682,9 @@ impl Lower<'_> {
                 let (cond, checksum) = (self.ex(cond), self.ex(checksum));
                 let (algo, with_payload) = (*algo, *with_payload);
                 let m = mask(match algo {
-                    crate::hash::HashAlgorithm::Crc32 | crate::hash::HashAlgorithm::Crc32Custom => {
-                        32
-                    }
-                    crate::hash::HashAlgorithm::Identity => 64,
+                    crate::exec::hash::HashAlgorithm::Crc32
+                    | crate::exec::hash::HashAlgorithm::Crc32Custom => 32,
+                    crate::exec::hash::HashAlgorithm::Identity => 64,
                     _ => 16,
                 });
                 let error = self.prog.std_meta.checksum_error as usize;

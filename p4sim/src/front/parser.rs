@@ -19,10 +19,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::ast::*;
-use crate::diagnostic::{Error, ErrorKind};
-use crate::lexer::{Token, TokenKind, parse_int_literal, unquote};
-use crate::source::Span;
+use crate::front::ast::*;
+use crate::front::diagnostic::{Error, ErrorKind};
+use crate::front::lexer::{Token, TokenKind, parse_int_literal, unquote};
+use crate::front::source::Span;
 
 type PResult<T> = Result<T, Error>;
 
@@ -2066,8 +2066,8 @@ fn parse_expression_list(toks: &[Token]) -> Option<Vec<Expr>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexer::lex_file;
-    use crate::source::{FileId, SourceFile};
+    use crate::front::lexer::lex_file;
+    use crate::front::source::{FileId, SourceFile};
 
     fn toks(src: &str) -> Vec<Token> {
         let file = SourceFile::new("t.p4", None, Arc::from(src));

@@ -18,8 +18,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::bits::{BitType, Bits};
-use crate::diagnostic::Diagnostic;
+use crate::exec::bits::{BitType, Bits};
+use crate::front::diagnostic::Diagnostic;
 use crate::ir::{Compiled, MatchKind};
 use crate::stf::{self, Command, CounterIndex, CounterKind, KeyValue, PacketPattern, StfError};
 use crate::v1switch::{EntryHandle, MatchValue, TableEntry, V1Switch};
@@ -393,22 +393,22 @@ impl Runner {
             Command::McNodeUpdate { node, ports, lags } => self
                 .sw
                 .pre_mut()
-                .mc_node_update(crate::pre::NodeHandle(*node), ports, lags)
+                .mc_node_update(crate::v1switch::pre::NodeHandle(*node), ports, lags)
                 .map_err(|e| e.to_string()),
             Command::McNodeAssociate { group, node } => self
                 .sw
                 .pre_mut()
-                .mc_node_associate(*group, crate::pre::NodeHandle(*node))
+                .mc_node_associate(*group, crate::v1switch::pre::NodeHandle(*node))
                 .map_err(|e| e.to_string()),
             Command::McNodeDissociate { group, node } => self
                 .sw
                 .pre_mut()
-                .mc_node_dissociate(*group, crate::pre::NodeHandle(*node))
+                .mc_node_dissociate(*group, crate::v1switch::pre::NodeHandle(*node))
                 .map_err(|e| e.to_string()),
             Command::McNodeDestroy { node } => self
                 .sw
                 .pre_mut()
-                .mc_node_destroy(crate::pre::NodeHandle(*node))
+                .mc_node_destroy(crate::v1switch::pre::NodeHandle(*node))
                 .map_err(|e| e.to_string()),
             Command::CounterRead { counter, index } => {
                 let (p, b) = self
