@@ -2,7 +2,7 @@
 //! tables programmed as the controller does for four jobs (the mix of
 //! `p4/benches/dataplane.rs`), and packet generators: a stream of
 //! well-formed DATA/RESULT/L2 packets and random or mutated ones. Shared by
-//! `tests/engines.rs`, `examples/esa_pps.rs` and esa-p4's `tests/all/native.rs`
+//! `tests/all/engines.rs`, `examples/esa_pps.rs` and esa-p4's `tests/all/native.rs`
 //! through `#[path]`; `step` runs one packet through two engines.
 #![allow(dead_code)]
 

@@ -1,4 +1,4 @@
-//! The programs of p4sim's differential tests (`tests/engines.rs`)
+//! The programs of p4sim's differential tests (`tests/all/engines.rs`)
 //! generated into Rust for the native engine by the build script, so that
 //! those tests run every program on the native engine beside the closure
 //! engine and the reference interpreter. Not published; tests only.

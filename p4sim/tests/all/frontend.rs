@@ -12,9 +12,9 @@ use p4sim::front::{
 };
 use proptest::prelude::*;
 
-const L3_FORWARD: &str = include_str!("frontend_programs/l3_forward.p4");
-const REGISTERS_HASH: &str = include_str!("frontend_programs/registers_hash.p4");
-const HEADER_STACK: &str = include_str!("frontend_programs/header_stack.p4");
+const L3_FORWARD: &str = include_str!("../frontend_programs/l3_forward.p4");
+const REGISTERS_HASH: &str = include_str!("../frontend_programs/registers_hash.p4");
+const HEADER_STACK: &str = include_str!("../frontend_programs/header_stack.p4");
 
 fn parse(name: &str, text: &str) -> Program {
     match parse_source(name, text) {

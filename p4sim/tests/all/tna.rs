@@ -10,8 +10,7 @@ use std::sync::Arc;
 
 use p4sim::v1switch::{Engine, V1Switch};
 
-#[path = "../benches/support/esa.rs"]
-mod esa;
+use crate::esa;
 
 fn programs() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tna");

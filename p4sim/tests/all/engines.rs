@@ -12,8 +12,7 @@ use std::sync::Arc;
 use p4sim::ir::Compiled;
 use p4sim::v1switch::{Engine, V1Switch};
 
-#[path = "../benches/support/esa.rs"]
-mod esa;
+use crate::esa;
 
 /// The engines tested against the reference.
 const FAST: [Engine; 2] = [Engine::Compiled, Engine::Native];

@@ -1,0 +1,13 @@
+//! p4sim's integration tests, one binary: `cargo test -p p4sim --test all`
+//! (one module per former test file; a module alone: `... --test all
+//! p4info::`). The programs and STF files they run stay beside this folder
+//! (`tests/conformance`, `tests/frontend_programs`, `tests/tna`).
+
+mod engines;
+/// esa.p4's tables programmed for p4sim's own benches and tests.
+#[path = "../../benches/support/esa.rs"]
+mod esa;
+mod exec;
+mod frontend;
+mod p4info;
+mod tna;
