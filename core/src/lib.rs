@@ -23,13 +23,16 @@
 //! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs;
 //!   [`synthetic`]: the exactly summable gradients it, the hosts' training
 //!   loop and the testbeds use.
-//! - [`rng`]: the small seeded generator simulations use.
+//! - [`rng`]: the small seeded generator simulations use; [`faults`]: the
+//!   one rule that loses, duplicates and delays datagrams, for the
+//!   simulator's links and the hosts' in-memory and frame links.
 //!
 //! `docs/protocol.md` is the specification all of them follow.
 
 pub mod addressing;
 mod cache;
 pub mod constants;
+pub mod faults;
 pub mod job;
 pub mod policy;
 pub mod pool;

@@ -9,6 +9,7 @@
 //! a failure names its seed.
 
 use crate::constants::{MAX_PRIORITY, esa_frame_len, esa_payload_len};
+use crate::faults::FaultConfig;
 use crate::job::SlotMapping;
 use crate::job::{JobEntry, Mode};
 use crate::policy::Policy;
@@ -22,6 +23,7 @@ use crate::worker::{Worker, WorkerConfig, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;
+use std::time::Duration;
 
 /// Behaviour of every link, host to switch and switch to host.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -888,17 +890,19 @@ impl Sim {
     /// packet left): lost, delayed, maybe duplicated.
     fn transmit(&mut self, sent: u64, frame: Vec<u8>, make: impl Fn(Vec<u8>) -> Event) {
         let link = self.config.link;
-        let copies = if self.rng.chance(link.duplicate) {
-            2
-        } else {
-            1
+        let faults = FaultConfig {
+            seed: self.config.seed,
+            loss: link.loss,
+            duplicate: link.duplicate,
+            max_delay: Duration::from_nanos(link.jitter_ns),
         };
-        for _ in 0..copies {
-            if self.rng.chance(link.loss) {
-                self.frames_lost += 1;
-                continue;
-            }
-            let at = sent + link.latency_ns + self.rng.range(0, link.jitter_ns);
+        let mut delays = [None; 2];
+        let fate = faults.apply(&mut self.rng, |d| {
+            delays[usize::from(delays[0].is_some())] = Some(d);
+        });
+        self.frames_lost += u64::from(fate.lost);
+        for delay in delays.into_iter().flatten() {
+            let at = sent + link.latency_ns + delay.as_nanos() as u64;
             self.schedule(at, make(frame.clone()));
         }
     }

@@ -14,9 +14,9 @@
 //!   synthetic gradients, and the check of every element against the exact
 //!   sum.
 //!
-//! Faults come from one place, [`esa_host::transport::FaultyLink`] (frames)
-//! and the in-memory network's injector (datagrams), both
-//! [`esa_host::transport::Injector`].
+//! Faults follow one rule, [`esa_core::faults::FaultConfig::apply`], for
+//! frames ([`esa_host::transport::FaultyLink`]), the in-memory network's
+//! datagrams and the simulator's links.
 
 pub mod cluster;
 pub mod control;

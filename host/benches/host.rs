@@ -17,6 +17,7 @@
 //!   its goodput ratio to `host_only` printed too.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use esa_core::faults::FaultConfig;
 use esa_core::job::MAX_WINDOW;
 use esa_core::job::SlotMapping;
 use esa_core::pool::PoolConfig;
@@ -27,7 +28,7 @@ use esa_core::wire::{EsaRepr, Flags, Key, PacketType};
 use esa_core::worker::{Worker as CoreWorker, WorkerConfig};
 use esa_host::ps::ParameterServer;
 use esa_host::testing::{ModelJob, ModelSwitch, ModelSwitchHandle};
-use esa_host::transport::{FaultConfig, MemNetwork, MemTransport, SwitchPortTransport, Transport};
+use esa_host::transport::{MemNetwork, MemTransport, SwitchPortTransport, Transport};
 use esa_host::worker::{Worker, WorkerOptions};
 use std::hint::black_box;
 use std::net::SocketAddr;

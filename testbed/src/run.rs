@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use esa_core::constants::ESA_UDP_PORT;
+use esa_core::faults::FaultConfig;
 use esa_core::job::Mode;
 use esa_core::job::SlotMapping;
 use esa_core::ps::{JobOptions, PsConfig};
@@ -30,8 +31,7 @@ use esa_harness::control::{self, add_host, stopped};
 use esa_harness::{EmbeddedSwitch, PortLink, Ports};
 use esa_host::ParameterServer;
 use esa_host::transport::{
-    FaultConfig, FaultCounters, FaultyLink, HostAddress, SwitchPortTransport, Transport,
-    UdpTransport,
+    FaultCounters, FaultyLink, HostAddress, SwitchPortTransport, Transport, UdpTransport,
 };
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_switch::SwitchConfig;

@@ -1,9 +1,7 @@
-//! Seeded link faults: loss, duplication and delay (hence reordering), as
-//! both the in-memory network ([`super::MemNetwork`]) and a frame link
-//! ([`FaultyLink`], around any [`FrameLink`]) apply them. One
-//! [`Injector`] decides the fate of every datagram or frame, so the two
-//! lose, duplicate and delay with the same semantics and, for a seed, the
-//! same choices.
+//! A frame link that loses, duplicates and delays (so reorders) frames:
+//! [`FaultyLink`], around any [`FrameLink`], with the rule the in-memory
+//! network ([`super::MemNetwork`]) and the simulator also apply,
+//! [`esa_core::faults::FaultConfig::apply`].
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -11,105 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use esa_core::faults::FaultConfig;
 use esa_core::rng::Rng;
 
 use super::{FrameLink, LinkClosed};
-
-/// Seeded faults applied to every datagram (or frame) a link carries.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FaultConfig {
-    /// Seed of the injector's choices (mixed with what identifies the
-    /// link: the sender's address, a stream number).
-    pub seed: u64,
-    /// Probability a copy is lost.
-    pub loss: f64,
-    /// Probability a datagram is delivered twice.
-    pub duplicate: f64,
-    /// Each copy is delayed by a uniform `0..=max_delay`; datagrams overtake
-    /// each other.
-    pub max_delay: Duration,
-}
-
-impl FaultConfig {
-    /// No faults.
-    pub const NONE: FaultConfig = FaultConfig {
-        seed: 0,
-        loss: 0.0,
-        duplicate: 0.0,
-        max_delay: Duration::ZERO,
-    };
-
-    /// Loss alone, with probability `loss` per frame.
-    pub fn loss(seed: u64, loss: f64) -> FaultConfig {
-        FaultConfig {
-            seed,
-            loss,
-            ..FaultConfig::NONE
-        }
-    }
-
-    /// Whether nothing is ever lost, duplicated or delayed.
-    pub fn is_none(&self) -> bool {
-        self.loss <= 0.0 && self.duplicate <= 0.0 && self.max_delay.is_zero()
-    }
-}
-
-/// What the injector did with one datagram.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Fate {
-    /// It was copied once more.
-    pub duplicated: bool,
-    /// Copies lost (0, 1 or 2).
-    pub lost: u8,
-    /// Copies that go on (0, 1 or 2).
-    pub delivered: u8,
-}
-
-/// Draws each datagram's fate from a seeded generator: duplicated with
-/// probability `duplicate`, then each copy lost with probability `loss`,
-/// and each surviving copy delayed by a uniform `0..=max_delay`, in that
-/// order of draws.
-#[derive(Debug)]
-pub struct Injector {
-    faults: FaultConfig,
-    rng: Rng,
-}
-
-impl Injector {
-    /// An injector whose generator starts from `seed` (the caller mixes
-    /// [`FaultConfig::seed`] with what identifies the link).
-    pub fn new(faults: FaultConfig, seed: u64) -> Injector {
-        Injector {
-            faults,
-            rng: Rng::new(seed),
-        }
-    }
-
-    /// The faults it applies.
-    pub fn faults(&self) -> FaultConfig {
-        self.faults
-    }
-
-    /// Decides the fate of a datagram sent at `now`: calls `deliver` with
-    /// the delivery time of each surviving copy.
-    pub fn apply(&mut self, now: Instant, mut deliver: impl FnMut(Instant)) -> Fate {
-        let duplicated = self.rng.chance(self.faults.duplicate);
-        let mut fate = Fate {
-            duplicated,
-            ..Fate::default()
-        };
-        for _ in 0..1 + u8::from(duplicated) {
-            if self.rng.chance(self.faults.loss) {
-                fate.lost += 1;
-                continue;
-            }
-            let max_us = self.faults.max_delay.as_micros() as u64;
-            deliver(now + Duration::from_micros(self.rng.range(0, max_us)));
-            fate.delivered += 1;
-        }
-        fate
-    }
-}
 
 /// What fault-injecting links did, summed over every link that shares it.
 #[derive(Debug, Default)]
@@ -166,11 +69,12 @@ impl Delayed {
 }
 
 /// A [`FrameLink`] that loses, duplicates and delays (so reorders) frames
-/// in both directions with an [`Injector`].
+/// in both directions with [`FaultConfig`]'s rule.
 #[derive(Debug)]
 pub struct FaultyLink<L: FrameLink> {
     inner: L,
-    injector: Injector,
+    faults: FaultConfig,
+    rng: Rng,
     order: u64,
     outbound: Delayed,
     inbound: Delayed,
@@ -188,10 +92,8 @@ impl<L: FrameLink> FaultyLink<L> {
     ) -> FaultyLink<L> {
         FaultyLink {
             inner,
-            injector: Injector::new(
-                faults,
-                faults.seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-            ),
+            faults,
+            rng: Rng::new(faults.seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             order: 0,
             outbound: Delayed::default(),
             inbound: Delayed::default(),
@@ -206,10 +108,10 @@ impl<L: FrameLink> FaultyLink<L> {
         } else {
             &mut self.inbound
         };
+        let now = Instant::now();
         let mut due = [None; 2];
-        let fate = self.injector.apply(Instant::now(), |at| {
-            let free = usize::from(due[0].is_some());
-            due[free] = Some(at);
+        let fate = self.faults.apply(&mut self.rng, |delay| {
+            due[usize::from(due[0].is_some())] = Some(now + delay);
         });
         self.counters
             .duplicated
@@ -353,27 +255,5 @@ mod tests {
         assert_eq!(got.len() as u64 + lost, 1000 + duplicated);
         assert!(delivered > got.len() as u64);
         assert!(got.iter().all(|f| f.len() == 2));
-    }
-
-    #[test]
-    fn the_same_seed_makes_the_same_choices() {
-        let faults = FaultConfig {
-            seed: 5,
-            loss: 0.3,
-            duplicate: 0.2,
-            max_delay: Duration::ZERO,
-        };
-        let fates = |seed| {
-            let mut i = Injector::new(faults, seed);
-            let now = Instant::now();
-            (0..200).map(|_| i.apply(now, |_| {})).collect::<Vec<_>>()
-        };
-        assert_eq!(fates(1), fates(1));
-        assert_ne!(fates(1), fates(2));
-        let all = fates(1);
-        assert!(
-            all.iter()
-                .all(|f| f.lost + f.delivered == 1 + u8::from(f.duplicated))
-        );
     }
 }

@@ -4,10 +4,11 @@
 //! delay it. Delayed datagrams become visible at their delivery time, so
 //! random delays reorder them.
 
-use super::faults::{FaultConfig, Injector};
 use super::{Datagram, Transport, TransportStats};
 use crate::error::TransportError;
 use dashmap::DashMap;
+use esa_core::faults::FaultConfig;
+use esa_core::rng::Rng;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
@@ -117,8 +118,8 @@ impl MemNetwork {
             addr,
             inbox,
             shared: Arc::clone(&self.shared),
-            injector: (!faults.is_none())
-                .then(|| Injector::new(faults, faults.seed ^ addr_hash(addr))),
+            faults: (!faults.is_none()).then_some(faults),
+            rng: Rng::new(faults.seed ^ addr_hash(addr)),
             stats: TransportStats::default(),
         })
     }
@@ -163,7 +164,8 @@ pub struct MemTransport {
     addr: SocketAddr,
     inbox: Arc<Inbox>,
     shared: Arc<Shared>,
-    injector: Option<Injector>,
+    faults: Option<FaultConfig>,
+    rng: Rng,
     stats: TransportStats,
 }
 
@@ -185,11 +187,13 @@ impl MemTransport {
             payload,
         };
         self.stats.sent += 1;
-        let Some(injector) = &mut self.injector else {
+        let Some(faults) = self.faults else {
             queue.push((now, out));
             return;
         };
-        let fate = injector.apply(now, |at| queue.push((at, out.clone())));
+        let fate = faults.apply(&mut self.rng, |delay| {
+            queue.push((now + delay, out.clone()))
+        });
         self.stats.fault_duplicated += u64::from(fate.duplicated);
         self.stats.fault_lost += u64::from(fate.lost);
     }

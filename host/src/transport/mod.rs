@@ -3,13 +3,14 @@
 //! One small trait, [`Transport`], with three implementations:
 //! [`UdpTransport`] (kernel UDP sockets, batched with `recvmmsg`/`sendmmsg`
 //! on Linux), [`MemTransport`] (in-memory links of a [`MemNetwork`], with
-//! an optional seeded [`FaultConfig`]) and [`SwitchPortTransport`] (payloads
+//! optional seeded faults, `esa_core::faults::FaultConfig`) and
+//! [`SwitchPortTransport`] (payloads
 //! wrapped in Ethernet frames on a switch port, any [`FrameLink`], e.g.
 //! [`UdpFrameLink`] to a switch port carried over UDP). Every
 //! call is non-blocking except [`Transport::wait`], which blocks until
-//! something may be readable or the timeout passes. One seeded
-//! [`Injector`] loses, duplicates and delays for both the in-memory
-//! network and [`FaultyLink`], which wraps any [`FrameLink`].
+//! something may be readable or the timeout passes. The in-memory network
+//! and [`FaultyLink`], which wraps any [`FrameLink`], lose, duplicate and
+//! delay by one rule, `esa_core::faults::FaultConfig::apply`.
 
 /// Datagrams a host loop takes from its transport per receive call.
 pub const RECV_BATCH: usize = 256;
@@ -26,7 +27,7 @@ mod switch_port;
 mod udp;
 mod udp_frames;
 
-pub use faults::{Fate, FaultConfig, FaultCounters, FaultyLink, Injector};
+pub use faults::{FaultCounters, FaultyLink};
 pub use mem::{MemNetwork, MemTransport};
 pub use switch_port::{FrameLink, FrameStats, HostAddress, LinkClosed, SwitchPortTransport};
 pub use udp::UdpTransport;

@@ -3,9 +3,10 @@
 //! are integers, so every result must equal the exact sum.
 
 use crate::support::*;
+use esa_core::faults::FaultConfig;
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
-use esa_host::transport::{FaultConfig, MemNetwork, UdpTransport};
+use esa_host::transport::{MemNetwork, UdpTransport};
 use std::time::Duration;
 
 fn mixed_jobs() -> Vec<JobSpec> {

@@ -3,12 +3,13 @@
 //! whose switch never answers.
 
 use crate::support::*;
+use esa_core::faults::FaultConfig;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::worker::WorkerConfig;
 use esa_host::HostError;
 use esa_host::ps::ParameterServer;
 use esa_host::testing::{ModelJob, ModelSwitch};
-use esa_host::transport::{FaultConfig, MemNetwork, MemTransport, Transport, UdpTransport};
+use esa_host::transport::{MemNetwork, MemTransport, Transport, UdpTransport};
 use esa_host::worker::{Worker, WorkerOptions};
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -12,12 +12,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use esa_core::faults::FaultConfig;
 use esa_core::job::Mode;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
 use esa_harness::jobs::{self, JobSpec, MakeTransport, Rto, Setup};
 use esa_harness::{Cluster, PortLink, Ports};
 use esa_host::addressing::{port_host, switch_addr};
-use esa_host::transport::{FaultConfig, FaultCounters, FaultyLink, SwitchPortTransport};
+use esa_host::transport::{FaultCounters, FaultyLink, SwitchPortTransport};
 
 const LANES: usize = 16;
 const POOL_SLOTS: u32 = 64;
