@@ -342,14 +342,13 @@ impl Pipeline {
         }
         text.push_str(&flatten_includes(program, 0)?);
         let name = program.display().to_string();
-        let parsed = p4sim::front::parse_source(&name, &text)
-            .and_then(|p| p4sim::p4info::p4info_text(&p))
+        let info = p4sim::front::parse_source(&name, &text)
+            .and_then(|p| p4sim::p4info::p4info(&p))
             .map_err(|d| PipelineError::Compile(d.to_string()))?;
-        let p4info = parse_p4info_text(&parsed).map_err(|message| PipelineError::P4InfoFormat {
-            path: program.to_path_buf(),
-            message,
-        })?;
-        Pipeline::new(p4info, text.into_bytes())
+        Pipeline::new(
+            p4runtime_proto::from_p4sim::p4info(&info),
+            text.into_bytes(),
+        )
     }
 
     /// BMv2: p4c's JSON as device config and the P4Info file p4c wrote.
@@ -472,6 +471,43 @@ impl Fnv64 {
 mod tests {
     use super::*;
     use crate::entries::TableEntry;
+
+    /// The two ways a P4Info message is made here agree: p4sim's model
+    /// converted field for field (what esa-switch serves and the
+    /// controller pushes) and p4sim's text format parsed as a p4c P4Info
+    /// file is. Over both ESA programs and p4sim's conformance programs.
+    #[test]
+    fn p4sim_p4info_converted_equals_its_text_parsed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut programs = vec![Arch::V1model.program(), Arch::Tna.program()];
+        let conformance = root.join("p4sim/tests/conformance");
+        let mut listed: Vec<_> = std::fs::read_dir(&conformance)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "p4"))
+            .collect();
+        listed.sort();
+        programs.extend(listed);
+        let mut compared = 0;
+        for path in &programs {
+            let ast = p4sim::front::parse_program(path, &[]).unwrap_or_else(|d| panic!("{d}"));
+            // Programs P4Info refuses are not this test's business.
+            let Ok(info) = p4sim::p4info::p4info(&ast) else {
+                continue;
+            };
+            let text = p4sim::p4info::p4info_text(&ast).unwrap();
+            let parsed =
+                parse_p4info_text(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(
+                p4runtime_proto::from_p4sim::p4info(&info),
+                parsed,
+                "{}",
+                path.display()
+            );
+            compared += 1;
+        }
+        assert!(compared >= 10, "only {compared} programs compared");
+    }
 
     fn esa_p4info() -> p4cfg::P4Info {
         let path = Arch::V1model.program();

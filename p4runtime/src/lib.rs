@@ -19,6 +19,8 @@
 //! - [`arbitration`]: the stream channel's client arbitration as a server
 //!   keeps it (who is primary, who may write, what each stream is told),
 //!   shared by esa-switch and the controller's fake switch.
+//! - [`from_p4sim`] (feature `p4sim`): p4sim's P4Info model as the
+//!   protobuf message, the one conversion esa-switch and the controller use.
 //!
 //! The client and server types are re-exported at the crate root, and so are
 //! the `prost`, `prost-types` and `tonic` crates this crate was generated
@@ -52,6 +54,8 @@ pub mod p4 {
 }
 
 pub mod arbitration;
+#[cfg(feature = "p4sim")]
+pub mod from_p4sim;
 
 pub use p4::v1::p4_runtime_client::P4RuntimeClient;
 pub use p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};

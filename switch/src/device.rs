@@ -17,7 +17,8 @@ use p4sim::v1switch::pre::NodeHandle;
 use p4sim::v1switch::{EntryHandle, MatchValue, OutputPacket, RuntimeError, V1Switch};
 
 use crate::codec::{self, ValueError};
-use crate::program::{FieldKind, Program, Scope, TableInfo};
+use crate::program::{Program, TableInfo};
+use p4sim::p4info::{ActionScope, MatchType};
 
 /// Why one update or read failed: a canonical gRPC code and a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,42 +283,42 @@ impl Device {
         for f in &table.fields {
             let what = format!("match field `{}`", f.name);
             let m = given.get(&f.id).and_then(|m| m.field_match_type.as_ref());
-            let bits = |b: &[u8]| codec::to_bits(b, f.width).map_err(|e| value_error(&what, e));
-            let canon = |b: &[u8]| codec::check(b, f.width).map_err(|e| value_error(&what, e));
-            let zero = || Bits::zero(BitType::unsigned(f.width.max(1)).unwrap_or(BitType::BIT1));
+            let bits = |b: &[u8]| codec::to_bits(b, f.bitwidth).map_err(|e| value_error(&what, e));
+            let canon = |b: &[u8]| codec::check(b, f.bitwidth).map_err(|e| value_error(&what, e));
+            let zero = || Bits::zero(BitType::unsigned(f.bitwidth.max(1)).unwrap_or(BitType::BIT1));
             use field_match::FieldMatchType as M;
-            let (value, kept) = match (f.kind, m) {
-                (FieldKind::Other, _) | (_, Some(M::Other(_))) => {
+            let (value, kept) = match (&f.match_type, m) {
+                (MatchType::Other(_), _) | (_, Some(M::Other(_))) => {
                     return Err(unimplemented(format!(
                         "{what}: match kinds other than exact, lpm, ternary, range and optional"
                     )));
                 }
-                (FieldKind::Exact, None) => {
+                (MatchType::Exact, None) => {
                     return Err(invalid(format!("{what} is exact and cannot be omitted")));
                 }
-                (FieldKind::Exact, Some(M::Exact(e))) => (
+                (MatchType::Exact, Some(M::Exact(e))) => (
                     MatchValue::Exact(bits(&e.value)?),
                     Some(M::Exact(field_match::Exact {
                         value: canon(&e.value)?,
                     })),
                 ),
-                (FieldKind::Lpm, None) => (MatchValue::Lpm(zero(), 0), None),
-                (FieldKind::Lpm, Some(M::Lpm(l))) => {
+                (MatchType::Lpm, None) => (MatchValue::Lpm(zero(), 0), None),
+                (MatchType::Lpm, Some(M::Lpm(l))) => {
                     let len = u32::try_from(l.prefix_len).unwrap_or(u32::MAX);
                     if len == 0 {
                         return Err(invalid(format!(
                             "{what}: a prefix length of 0 must be sent as an omitted field"
                         )));
                     }
-                    if len > f.width {
+                    if len > f.bitwidth {
                         return Err(invalid(format!(
                             "{what}: prefix length {} exceeds the width {}",
-                            l.prefix_len, f.width
+                            l.prefix_len, f.bitwidth
                         )));
                     }
                     let value = canon(&l.value)?;
                     if codec::cmp(
-                        &codec::and(&value, &codec::prefix_mask(f.width, len)),
+                        &codec::and(&value, &codec::prefix_mask(f.bitwidth, len)),
                         &value,
                     ) != std::cmp::Ordering::Equal
                     {
@@ -333,8 +334,8 @@ impl Device {
                         })),
                     )
                 }
-                (FieldKind::Ternary, None) => (MatchValue::Ternary(zero(), zero()), None),
-                (FieldKind::Ternary, Some(M::Ternary(x))) => {
+                (MatchType::Ternary, None) => (MatchValue::Ternary(zero(), zero()), None),
+                (MatchType::Ternary, Some(M::Ternary(x))) => {
                     let value = canon(&x.value)?;
                     let mask = canon(&x.mask)?;
                     if mask == [0] {
@@ -350,17 +351,17 @@ impl Device {
                         Some(M::Ternary(field_match::Ternary { value, mask })),
                     )
                 }
-                (FieldKind::Range, None) => (
-                    MatchValue::Range(zero(), bits(&codec::ones(f.width))?),
+                (MatchType::Range, None) => (
+                    MatchValue::Range(zero(), bits(&codec::ones(f.bitwidth))?),
                     None,
                 ),
-                (FieldKind::Range, Some(M::Range(r))) => {
+                (MatchType::Range, Some(M::Range(r))) => {
                     let low = canon(&r.low)?;
                     let high = canon(&r.high)?;
                     if codec::cmp(&low, &high) == std::cmp::Ordering::Greater {
                         return Err(invalid(format!("{what}: low is above high")));
                     }
-                    if low == [0] && high == codec::ones(f.width) {
+                    if low == [0] && high == codec::ones(f.bitwidth) {
                         return Err(invalid(format!(
                             "{what}: a full range must be sent as an omitted field"
                         )));
@@ -370,8 +371,8 @@ impl Device {
                         Some(M::Range(field_match::Range { low, high })),
                     )
                 }
-                (FieldKind::Optional, None) => (MatchValue::Optional(None), None),
-                (FieldKind::Optional, Some(M::Optional(o))) => (
+                (MatchType::Optional, None) => (MatchValue::Optional(None), None),
+                (MatchType::Optional, Some(M::Optional(o))) => (
                     MatchValue::Optional(Some(bits(&o.value)?)),
                     Some(M::Optional(field_match::Optional {
                         value: canon(&o.value)?,
@@ -446,10 +447,10 @@ impl Device {
             ))
         })?;
         match (scope, for_default) {
-            (Scope::DefaultOnly, false) => {
+            (ActionScope::DefaultOnly, false) => {
                 return Err(invalid("this action is @defaultonly in this table"));
             }
-            (Scope::TableOnly, true) => {
+            (ActionScope::TableOnly, true) => {
                 return Err(invalid("this action is @tableonly in this table"));
             }
             _ => {}
@@ -468,21 +469,21 @@ impl Device {
                 [] => {
                     return Err(invalid(format!(
                         "action `{}`: parameter `{}` (id {}) is missing",
-                        info.name, p.name, p.id
+                        info.preamble.name, p.name, p.id
                     )));
                 }
                 _ => {
                     return Err(invalid(format!(
                         "action `{}`: parameter id {} given twice",
-                        info.name, p.id
+                        info.preamble.name, p.id
                     )));
                 }
             };
-            let what = format!("action `{}` parameter `{}`", info.name, p.name);
-            let canon = codec::check(value, p.width).map_err(|e| value_error(&what, e))?;
+            let what = format!("action `{}` parameter `{}`", info.preamble.name, p.name);
+            let canon = codec::check(value, p.bitwidth).map_err(|e| value_error(&what, e))?;
             args.push((
                 p.name.clone(),
-                codec::to_bits(&canon, p.width).map_err(|e| value_error(&what, e))?,
+                codec::to_bits(&canon, p.bitwidth).map_err(|e| value_error(&what, e))?,
             ));
             params.push(v1::action::Param {
                 param_id: p.id,
@@ -496,11 +497,11 @@ impl Device {
         {
             return Err(invalid(format!(
                 "action `{}` has no parameter with id {}",
-                info.name, extra.param_id
+                info.preamble.name, extra.param_id
             )));
         }
         Ok((
-            info.name.clone(),
+            info.preamble.name.clone(),
             args,
             v1::Action {
                 action_id: a.action_id,
@@ -653,9 +654,9 @@ impl Device {
                         params: call
                             .arguments
                             .iter()
-                            .map(|a| v1::action::Param {
-                                param_id: a.param_id,
-                                value: a.value.clone(),
+                            .map(|(param_id, value)| v1::action::Param {
+                                param_id: *param_id,
+                                value: value.clone(),
                             })
                             .collect(),
                     })),
@@ -698,9 +699,9 @@ impl Device {
                     params: call
                         .arguments
                         .iter()
-                        .map(|a| v1::action::Param {
-                            param_id: a.param_id,
-                            value: codec::canonical(&a.value),
+                        .map(|(param_id, value)| v1::action::Param {
+                            param_id: *param_id,
+                            value: codec::canonical(value),
                         })
                         .collect(),
                 })),

@@ -7,11 +7,13 @@
 //! it.
 //!
 //! ## Layout
-//! - [`program`]: a compiled program, its P4Info ([`p4info`] converts
-//!   p4sim's) and the id lookups; [`codec`]: P4Runtime bytestrings.
+//! - [`program`]: a compiled program, its P4Info (p4sim's, as protobuf by
+//!   `p4runtime_proto::from_p4sim`) and the id lookups; [`codec`]:
+//!   P4Runtime bytestrings.
 //! - [`device`]: P4Runtime entities (tables, defaults, multicast groups,
 //!   clone sessions, counters, registers) on a p4sim `V1Switch`.
-//! - [`server`]: the P4Runtime service (arbitration, pipeline config,
+//! - [`server`]: the P4Runtime service (arbitration by
+//!   `p4runtime_proto::arbitration`, pipeline config,
 //!   Write / Read, packet I/O, Capabilities).
 //! - `dataplane`: the packet thread; [`ports`]: in-memory ports and port
 //!   counters; [`afpacket`]: Linux interfaces (receive rings, batched
@@ -73,7 +75,6 @@ pub mod codec;
 mod dataplane;
 pub mod device;
 pub mod error;
-pub mod p4info;
 pub mod pcap;
 pub mod ports;
 pub mod program;

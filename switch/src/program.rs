@@ -7,89 +7,31 @@ use std::sync::Arc;
 
 use p4runtime_proto::p4::config::v1 as pb;
 use p4sim::ir::Compiled;
+use p4sim::p4info::{
+    Action, ActionScope, MatchField, MatchType, P4Info, Register, TableActionCall, TypeSpec,
+};
 
 use crate::error::LoadError;
 
-/// How a table key field matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    /// `exact`
-    Exact,
-    /// `lpm`
-    Lpm,
-    /// `ternary`
-    Ternary,
-    /// `range`
-    Range,
-    /// `optional`
-    Optional,
-    /// A match kind P4Runtime has no encoding for here.
-    Other,
-}
-
-/// One key field of a table.
-#[derive(Debug, Clone)]
-pub struct FieldInfo {
-    /// P4Info id (1-based position).
-    pub id: u32,
-    /// Name (for messages).
-    pub name: String,
-    /// Width in bits.
-    pub width: u32,
-    /// Match kind.
-    pub kind: FieldKind,
-}
-
-/// Where an action may be used in a table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// Entries and default.
-    Both,
-    /// Entries only (`@tableonly`).
-    TableOnly,
-    /// Default only (`@defaultonly`).
-    DefaultOnly,
-}
-
-/// A table as P4Runtime sees it.
+/// A table as P4Runtime sees it: p4sim's P4Info entry, indexed.
 #[derive(Debug, Clone)]
 pub struct TableInfo {
     /// Fully qualified name (also p4sim's name for it).
     pub name: String,
     /// Key fields in key order.
-    pub fields: Vec<FieldInfo>,
-    /// Allowed actions by id.
-    pub actions: HashMap<u32, Scope>,
+    pub fields: Vec<MatchField>,
+    /// Allowed actions by id, and where each may be used.
+    pub actions: HashMap<u32, ActionScope>,
     /// Whether entries need a priority (a ternary, range or optional key).
     pub needs_priority: bool,
     /// `const entries`.
     pub is_const: bool,
     /// `const default_action` (its action id), 0 when not const.
     pub const_default_action_id: u32,
-    /// The program's default action.
-    pub initial_default: Option<pb::TableActionCall>,
+    /// The program's default action: action id and (parameter id, value).
+    pub initial_default: Option<TableActionCall>,
     /// Attached direct counter: P4Info id and name.
     pub direct_counter: Option<(u32, String)>,
-}
-
-/// An action parameter.
-#[derive(Debug, Clone)]
-pub struct ParamInfo {
-    /// P4Info id.
-    pub id: u32,
-    /// Name.
-    pub name: String,
-    /// Width in bits.
-    pub width: u32,
-}
-
-/// An action.
-#[derive(Debug, Clone)]
-pub struct ActionInfo {
-    /// Fully qualified name.
-    pub name: String,
-    /// Parameters in order.
-    pub params: Vec<ParamInfo>,
 }
 
 /// An indexed counter or a register array.
@@ -125,12 +67,12 @@ pub struct Program {
     pub source: Vec<u8>,
     /// The IR p4sim executes.
     pub compiled: Arc<Compiled>,
-    /// The P4Info p4sim generated.
+    /// The P4Info p4sim generated, as the message clients get.
     pub p4info: pb::P4Info,
     /// Tables by id.
     pub tables: HashMap<u32, TableInfo>,
     /// Actions by id.
-    pub actions: HashMap<u32, ActionInfo>,
+    pub actions: HashMap<u32, Action>,
     /// Indexed counters by id.
     pub counters: HashMap<u32, ArrayInfo>,
     /// Registers by id.
@@ -194,81 +136,37 @@ impl Program {
         let info = p4sim::p4info::p4info(&ast).map_err(|d| LoadError::Compile(d.to_string()))?;
         let compiled =
             p4sim::check::compile(&ast).map_err(|d| LoadError::Compile(d.to_string()))?;
-        Program::new(text, Arc::new(compiled), crate::p4info::to_proto(&info))
+        Program::new(text, Arc::new(compiled), &info)
     }
 
-    fn new(
-        source: Vec<u8>,
-        compiled: Arc<Compiled>,
-        p4info: pb::P4Info,
-    ) -> Result<Program, LoadError> {
-        let name_of =
-            |p: &Option<pb::Preamble>| p.as_ref().map(|p| p.name.clone()).unwrap_or_default();
-        let id_of = |p: &Option<pb::Preamble>| p.as_ref().map_or(0, |p| p.id);
+    fn new(source: Vec<u8>, compiled: Arc<Compiled>, info: &P4Info) -> Result<Program, LoadError> {
         let mut direct_counters = HashMap::new();
         let mut direct_by_table = HashMap::new();
-        for c in &p4info.direct_counters {
-            direct_counters.insert(id_of(&c.preamble), c.direct_table_id);
-            direct_by_table.insert(
-                c.direct_table_id,
-                (id_of(&c.preamble), name_of(&c.preamble)),
-            );
+        for c in &info.direct_counters {
+            direct_counters.insert(c.preamble.id, c.direct_table_id);
+            direct_by_table.insert(c.direct_table_id, (c.preamble.id, c.preamble.name.clone()));
         }
         let mut tables = HashMap::new();
-        for t in &p4info.tables {
-            let name = name_of(&t.preamble);
+        for t in &info.tables {
+            let name = t.preamble.name.clone();
             if !compiled.tables.iter().any(|ir| ir.name == name) {
                 return Err(LoadError::Mismatch(format!(
                     "P4Info table `{name}` has no table of that name in p4sim's IR"
                 )));
             }
-            let fields: Vec<FieldInfo> = t
-                .match_fields
-                .iter()
-                .map(|f| FieldInfo {
-                    id: f.id,
-                    name: f.name.clone(),
-                    width: u32::try_from(f.bitwidth).unwrap_or(0),
-                    kind: match f.r#match {
-                        Some(pb::match_field::Match::MatchType(k)) => {
-                            match pb::match_field::MatchType::try_from(k) {
-                                Ok(pb::match_field::MatchType::Exact) => FieldKind::Exact,
-                                Ok(pb::match_field::MatchType::Lpm) => FieldKind::Lpm,
-                                Ok(pb::match_field::MatchType::Ternary) => FieldKind::Ternary,
-                                Ok(pb::match_field::MatchType::Range) => FieldKind::Range,
-                                Ok(pb::match_field::MatchType::Optional) => FieldKind::Optional,
-                                _ => FieldKind::Other,
-                            }
-                        }
-                        _ => FieldKind::Other,
-                    },
-                })
-                .collect();
-            let needs_priority = fields.iter().any(|f| {
+            let needs_priority = t.match_fields.iter().any(|f| {
                 matches!(
-                    f.kind,
-                    FieldKind::Ternary | FieldKind::Range | FieldKind::Optional
+                    f.match_type,
+                    MatchType::Ternary | MatchType::Range | MatchType::Optional
                 )
             });
-            let actions = t
-                .action_refs
-                .iter()
-                .map(|a| {
-                    let scope = match pb::action_ref::Scope::try_from(a.scope) {
-                        Ok(pb::action_ref::Scope::TableOnly) => Scope::TableOnly,
-                        Ok(pb::action_ref::Scope::DefaultOnly) => Scope::DefaultOnly,
-                        _ => Scope::Both,
-                    };
-                    (a.id, scope)
-                })
-                .collect();
-            let id = id_of(&t.preamble);
+            let id = t.preamble.id;
             tables.insert(
                 id,
                 TableInfo {
                     name,
-                    fields,
-                    actions,
+                    fields: t.match_fields.clone(),
+                    actions: t.action_refs.iter().map(|a| (a.id, a.scope)).collect(),
                     needs_priority,
                     is_const: t.is_const_table,
                     const_default_action_id: t.const_default_action_id,
@@ -277,73 +175,48 @@ impl Program {
                 },
             );
         }
-        let actions = p4info
+        let actions = info
             .actions
             .iter()
-            .map(|a| {
-                (
-                    id_of(&a.preamble),
-                    ActionInfo {
-                        name: name_of(&a.preamble),
-                        params: a
-                            .params
-                            .iter()
-                            .map(|p| ParamInfo {
-                                id: p.id,
-                                name: p.name.clone(),
-                                width: u32::try_from(p.bitwidth).unwrap_or(0),
-                            })
-                            .collect(),
-                    },
-                )
-            })
+            .map(|a| (a.preamble.id, a.clone()))
             .collect();
-        let counters = p4info
+        let counters = info
             .counters
             .iter()
             .map(|c| {
                 (
-                    id_of(&c.preamble),
+                    c.preamble.id,
                     ArrayInfo {
-                        name: name_of(&c.preamble),
+                        name: c.preamble.name.clone(),
                         size: u64::try_from(c.size).unwrap_or(0),
                         width: 0,
                     },
                 )
             })
             .collect();
-        let registers = p4info
+        let registers = info
             .registers
             .iter()
             .map(|r| {
-                let width = match r.type_spec.as_ref().and_then(|t| t.type_spec.as_ref()) {
-                    Some(pb::p4_data_type_spec::TypeSpec::Bitstring(b)) => match &b.type_spec {
-                        Some(pb::p4_bitstring_like_type_spec::TypeSpec::Bit(b)) => b.bitwidth,
-                        Some(pb::p4_bitstring_like_type_spec::TypeSpec::Int(b)) => b.bitwidth,
-                        _ => 0,
-                    },
-                    _ => 0,
-                };
                 (
-                    id_of(&r.preamble),
+                    r.preamble.id,
                     ArrayInfo {
-                        name: name_of(&r.preamble),
+                        name: r.preamble.name.clone(),
                         size: u64::try_from(r.size).unwrap_or(0),
-                        width: u32::try_from(width).unwrap_or(0),
+                        width: register_width(r),
                     },
                 )
             })
             .collect();
         let header = |which: &str| {
-            p4info
-                .controller_packet_metadata
+            info.controller_packet_metadata
                 .iter()
-                .find(|c| name_of(&c.preamble) == which)
+                .find(|c| c.preamble.name == which)
                 .map(|c| ControllerHeader {
                     fields: c
                         .metadata
                         .iter()
-                        .map(|m| (m.id, m.name.clone(), u32::try_from(m.bitwidth).unwrap_or(0)))
+                        .map(|m| (m.id, m.name.clone(), m.bitwidth))
                         .collect(),
                 })
         };
@@ -359,7 +232,7 @@ impl Program {
             direct_counters,
             packet_in,
             packet_out,
-            p4info,
+            p4info: p4runtime_proto::from_p4sim::p4info(info),
         })
     }
 
@@ -453,5 +326,13 @@ impl Program {
             }
         }
         Ok(())
+    }
+}
+
+/// A register's cell width (0 when its type is not a bit or int string).
+fn register_width(r: &Register) -> u32 {
+    match &r.type_spec {
+        TypeSpec::Bit(w) | TypeSpec::Int(w) => *w,
+        _ => 0,
     }
 }

@@ -1,14 +1,16 @@
 //! p4sim's P4Info ([`p4sim::p4info::P4Info`], the one generator of ids in
-//! the project) as the `p4.config.v1.P4Info` protobuf message.
+//! the project) as the `p4.config.v1.P4Info` protobuf message (feature
+//! `p4sim`): how esa-switch answers `GetForwardingPipelineConfig` and what
+//! the controller pushes.
 //!
 //! The conversion is field for field; nothing is computed here, so the ids
 //! and names a client sees are exactly those `esa p4info` prints.
 
-use p4runtime_proto::p4::config::v1 as pb;
+use crate::p4::config::v1 as pb;
 use p4sim::p4info as sim;
 
 /// Converts p4sim's P4Info into the protobuf message.
-pub fn to_proto(info: &sim::P4Info) -> pb::P4Info {
+pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
     pb::P4Info {
         pkg_info: Some(pb::PkgInfo {
             arch: info.arch.clone(),
@@ -113,7 +115,7 @@ pub fn to_proto(info: &sim::P4Info) -> pb::P4Info {
                     .iter()
                     .map(|i| pb::ExternInstance {
                         preamble: Some(preamble(&i.preamble)),
-                        info: Some(p4runtime_proto::prost_types::Any {
+                        info: Some(prost_types::Any {
                             type_url: i.type_url.clone(),
                             value: i.value.clone(),
                         }),
