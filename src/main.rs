@@ -39,10 +39,10 @@ enum Command {
     },
     /// Run a worker: a synthetic training loop of all-reduces through the
     /// switch over UDP (config file and/or flags; see esa_host::config).
-    Worker(esa_host::cli::WorkerArgs),
+    Worker(cli::host::WorkerArgs),
     /// Run a parameter server for one or many jobs over UDP, reporting each
     /// job's fallback volume.
-    Ps(esa_host::cli::PsArgs),
+    Ps(cli::host::PsArgs),
     /// Run the software switch: a P4 program in p4sim behind a P4Runtime
     /// server, on Linux interfaces (flags as BMv2's simple_switch_grpc).
     Switch(cli::switch::SwitchArgs),
@@ -104,7 +104,7 @@ fn main() -> Result<()> {
         Command::Sim { mode, seed, loss } => cli::sim::run_sim(mode, seed, loss),
         Command::Bench { what } => cli::bench::run_bench(what),
         Command::Worker(args) => cli::host::run_worker(&args),
-        Command::Ps(args) => Ok(esa_host::cli::run_ps(&args, cli::shutdown::flag())?),
+        Command::Ps(args) => cli::host::run_ps(&args),
         Command::Switch(args) => cli::switch::run(&args),
         Command::Controller(args) => cli::controller::run_controller(&args),
         Command::Jobs(args) => {

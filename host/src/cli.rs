@@ -1,8 +1,9 @@
 //! The `esa worker` and `esa ps` commands: configuration from a file and
-//! flags, a UDP transport, and progress on standard output.
+//! its overrides (the `esa` binary's flags, which are the config sections
+//! with feature `cli`), a UDP transport, and progress on standard output.
 
 use crate::addressing::switch_addr;
-use crate::config::{ConfigFile, PsJobSection, PsSection, TrainSection, WorkerSection};
+use crate::config::{ConfigFile, PsSection, TrainSection, WorkerSection};
 use crate::error::HostError;
 use crate::ps::ParameterServer;
 use crate::transport::{SwitchPortTransport, Transport, UdpFrameLink, UdpTransport, attach_host};
@@ -13,46 +14,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Flags of `esa worker`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct WorkerArgs {
-    /// TOML file with `[worker]` and `[train]` sections; flags override it.
-    #[arg(long, short)]
+/// What `esa worker` runs: a TOML file's `[worker]` and `[train]`
+/// sections, overridden by values given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerCommand {
+    /// TOML file with `[worker]` and `[train]` sections.
     pub config: Option<PathBuf>,
-    #[command(flatten)]
-    #[allow(missing_docs)]
+    /// Overrides of `[worker]`.
     pub worker: WorkerSection,
-    #[command(flatten)]
-    #[allow(missing_docs)]
+    /// Overrides of `[train]`.
     pub train: TrainSection,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub port: UdpPortArg,
-}
-
-/// Attaching to a switch port carried over UDP instead of kernel UDP.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct UdpPortArg {
-    /// Attach to switch port N carried over UDP at HOST:PORT (`esa local`,
-    /// `esa switch -u`) and send as host N of a generated topology
-    /// (esa_host::addressing) instead of from a kernel UDP socket at
-    /// --bind; --switch is then not needed.
-    #[arg(long = "udp-port", value_name = "N@HOST:PORT", value_parser = parse_udp_port)]
+    /// Attach to switch port N carried over UDP at this address (`esa
+    /// local`, `esa switch -u`) and send as host N of a generated topology
+    /// ([`crate::addressing`]) instead of from a kernel UDP socket;
+    /// `switch` is then not needed.
     pub udp_port: Option<(u16, SocketAddr)>,
-}
-
-fn parse_udp_port(s: &str) -> Result<(u16, SocketAddr), String> {
-    let (n, addr) = s
-        .split_once('@')
-        .ok_or_else(|| format!("`{s}` is not N@HOST:PORT"))?;
-    let n: u16 = n
-        .parse()
-        .map_err(|_| format!("`{n}` is not a port number"))?;
-    let addr = std::net::ToSocketAddrs::to_socket_addrs(addr)
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| format!("`{addr}` is not HOST:PORT"))?;
-    Ok((n, addr))
 }
 
 /// A link to switch port `n` at `addr`, sending as host `n`.
@@ -65,22 +41,18 @@ fn port_link(
         .map_err(|source| crate::TransportError::Bind { addr, source }.into())
 }
 
-/// Flags of `esa ps`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct PsArgs {
-    /// TOML file with a `[ps]` section and `[[ps.job]]` tables; flags
-    /// override it.
-    #[arg(long, short)]
+/// What `esa ps` runs: a TOML file's `[ps]` section and `[[ps.job]]`
+/// tables, overridden by values given on the command line (jobs given
+/// there replace the file's).
+#[derive(Debug, Clone, Default)]
+pub struct PsCommand {
+    /// TOML file with a `[ps]` section and `[[ps.job]]` tables.
     pub config: Option<PathBuf>,
-    #[command(flatten)]
-    #[allow(missing_docs)]
+    /// Overrides of `[ps]`; its `jobs`, when any, replace the file's.
     pub ps: PsSection,
-    /// A job to serve, `ID:FAN_IN[:MODE]` (repeatable; replaces the file's).
-    #[arg(long = "job", value_name = "ID:FAN_IN[:MODE]")]
-    pub jobs: Vec<PsJobSection>,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub port: UdpPortArg,
+    /// Attach to switch port N carried over UDP at this address instead of
+    /// a kernel UDP socket (as [`WorkerCommand::udp_port`]).
+    pub udp_port: Option<(u16, SocketAddr)>,
 }
 
 use esa_core::synthetic::gradient_value;
@@ -98,13 +70,13 @@ pub struct TrainSummary {
 }
 
 /// Runs `esa worker`; it stops early when `stop` is raised.
-pub fn run_worker(args: &WorkerArgs, stop: Arc<AtomicBool>) -> Result<TrainSummary, HostError> {
+pub fn run_worker(args: &WorkerCommand, stop: Arc<AtomicBool>) -> Result<TrainSummary, HostError> {
     let file = match &args.config {
         Some(path) => ConfigFile::load(path)?,
         None => ConfigFile::default(),
     };
     let mut worker_cfg = file.worker.unwrap_or_default().overlay(&args.worker);
-    if args.port.udp_port.is_some() && worker_cfg.switch.is_none() {
+    if args.udp_port.is_some() && worker_cfg.switch.is_none() {
         worker_cfg.switch = Some(switch_addr().to_string());
     }
     let mut settings = worker_cfg.resolve()?;
@@ -113,7 +85,7 @@ pub fn run_worker(args: &WorkerArgs, stop: Arc<AtomicBool>) -> Result<TrainSumma
         .unwrap_or_default()
         .overlay(&args.train)
         .resolve()?;
-    match args.port.udp_port {
+    match args.udp_port {
         Some((n, addr)) => {
             settings.options.switch = switch_addr();
             let transport = port_link(n, addr, settings.options.core.lanes)?;
@@ -229,19 +201,17 @@ fn run_training<T: Transport>(
 }
 
 /// Runs `esa ps` until `stop` is raised or its duration limit.
-pub fn run_ps(args: &PsArgs, stop: Arc<AtomicBool>) -> Result<(), HostError> {
+pub fn run_ps(args: &PsCommand, stop: Arc<AtomicBool>) -> Result<(), HostError> {
     let file = match &args.config {
         Some(path) => ConfigFile::load(path)?,
         None => ConfigFile::default(),
     };
-    let mut flags = args.ps.clone();
-    flags.jobs = args.jobs.clone();
-    let mut section = file.ps.unwrap_or_default().overlay(&flags);
-    if args.port.udp_port.is_some() && section.switch.is_none() {
+    let mut section = file.ps.unwrap_or_default().overlay(&args.ps);
+    if args.udp_port.is_some() && section.switch.is_none() {
         section.switch = Some(switch_addr().to_string());
     }
     let mut settings = section.resolve()?;
-    match args.port.udp_port {
+    match args.udp_port {
         Some((n, addr)) => {
             settings.switch = switch_addr();
             let transport = port_link(n, addr, settings.config.lanes)?;

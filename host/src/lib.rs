@@ -14,8 +14,11 @@
 //!   and a non-blocking `start_allreduce` / `poll_allreduce` pair.
 //! - [`ps`]: the parameter-server runtime for one or many jobs.
 //! - [`config`]: TOML files and command-line flags, validated with errors
-//!   that name the key.
-//! - [`cli`]: the `esa worker` and `esa ps` commands.
+//!   that name the key; with feature `cli` each section also derives its
+//!   clap flags, which the `esa` binary uses (the library itself parses no
+//!   command line).
+//! - [`cli`]: the `esa worker` and `esa ps` commands, run from a
+//!   [`cli::WorkerCommand`] / [`cli::PsCommand`].
 //! - [`testing`]: a model switch (esa-core's pool reference model behind a
 //!   transport) for tests and benchmarks until esa-switch exists.
 //!

@@ -1,34 +1,22 @@
 //! The `esa worker` and `esa ps` commands in-process, over UDP on
 //! 127.0.0.1, against the model switch; and their configuration errors.
 
-use clap::Parser;
 use esa_core::pool::PoolConfig;
 use esa_host::HostError;
-use esa_host::cli::{PsArgs, WorkerArgs, run_ps, run_worker};
-use esa_host::config::ConfigError;
+use esa_host::cli::{PsCommand, WorkerCommand, run_ps, run_worker};
+use esa_host::config::{ConfigError, PsSection, WorkerSection};
 use esa_host::testing::{ModelJob, ModelSwitch};
 use esa_host::transport::UdpTransport;
 use std::net::{SocketAddr, UdpSocket};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Debug, Parser)]
-enum Cmd {
-    Worker(WorkerArgs),
-    Ps(PsArgs),
-}
-
-fn worker_args(args: &[&str]) -> WorkerArgs {
-    match Cmd::parse_from([&["esa", "worker"], args].concat()) {
-        Cmd::Worker(a) => a,
-        Cmd::Ps(_) => unreachable!(),
-    }
-}
-
-fn ps_args(args: &[&str]) -> PsArgs {
-    match Cmd::parse_from([&["esa", "ps"], args].concat()) {
-        Cmd::Ps(a) => a,
-        Cmd::Worker(_) => unreachable!(),
+fn worker_command(config: Option<&str>, worker: WorkerSection) -> WorkerCommand {
+    WorkerCommand {
+        config: config.map(PathBuf::from),
+        worker,
+        ..WorkerCommand::default()
     }
 }
 
@@ -72,20 +60,24 @@ fn worker_and_ps_commands_complete_a_job_over_udp() {
     let stop = Arc::new(AtomicBool::new(false));
     let ps_thread = {
         let (f, stop) = (f.clone(), Arc::clone(&stop));
-        std::thread::spawn(move || run_ps(&ps_args(&["--config", &f]), stop))
+        let command = PsCommand {
+            config: Some(PathBuf::from(f)),
+            ..PsCommand::default()
+        };
+        std::thread::spawn(move || run_ps(&command, stop))
     };
     let threads: Vec<_> = workers
         .iter()
         .enumerate()
         .map(|(id, addr)| {
-            let args = worker_args(&[
-                "--config",
-                &f,
-                "--worker-id",
-                &id.to_string(),
-                "--bind",
-                &addr.to_string(),
-            ]);
+            let args = worker_command(
+                Some(&f),
+                WorkerSection {
+                    worker_id: Some(id as u8),
+                    bind: Some(addr.to_string()),
+                    ..WorkerSection::default()
+                },
+            );
             let stop = Arc::new(AtomicBool::new(false));
             std::thread::spawn(move || run_worker(&args, stop))
         })
@@ -115,7 +107,13 @@ fn commands_report_bad_configuration_by_key() {
     .unwrap();
     let f = file.to_str().unwrap();
     let e = run_worker(
-        &worker_args(&["--config", f, "--worker-id", "0"]),
+        &worker_command(
+            Some(f),
+            WorkerSection {
+                worker_id: Some(0),
+                ..WorkerSection::default()
+            },
+        ),
         Arc::default(),
     )
     .unwrap_err();
@@ -126,7 +124,15 @@ fn commands_report_bad_configuration_by_key() {
     );
 
     let e = run_worker(
-        &worker_args(&["--switch", "127.0.0.1:9", "--job", "2", "--fan-in", "2"]),
+        &worker_command(
+            None,
+            WorkerSection {
+                switch: Some("127.0.0.1:9".into()),
+                job: Some(2),
+                fan_in: Some(2),
+                ..WorkerSection::default()
+            },
+        ),
         Arc::default(),
     )
     .unwrap_err();
@@ -138,13 +144,20 @@ fn commands_report_bad_configuration_by_key() {
         })
     ));
     let e = run_ps(
-        &ps_args(&["--switch", "127.0.0.1:9", "--job", "2:40"]),
+        &PsCommand {
+            ps: PsSection {
+                switch: Some("127.0.0.1:9".into()),
+                jobs: vec!["2:40".parse().unwrap()],
+                ..PsSection::default()
+            },
+            ..PsCommand::default()
+        },
         Arc::default(),
     )
     .unwrap_err();
     assert!(e.to_string().starts_with("`ps.job[0].fan_in` = 40"), "{e}");
     let e = run_worker(
-        &worker_args(&["--config", "/nonexistent/esa.toml"]),
+        &worker_command(Some("/nonexistent/esa.toml"), WorkerSection::default()),
         Arc::default(),
     )
     .unwrap_err();
