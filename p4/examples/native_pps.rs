@@ -1,17 +1,12 @@
 //! Packets per second of `v1model/esa.p4` on p4sim's native engine (the
-//! code `esa-p4` generated) or another engine, on the benchmark stream of
-//! p4sim's own benches, for `perf`:
+//! code `esa-p4` generated) or another engine, on `esa bench dataplane`'s
+//! stream (`esa_p4::bench`), for `perf`:
 //! `cargo run --release -p esa-p4 --example native_pps -- [PACKETS] [native|compiled|reference] [LANES]`
-//! (LANES 32 or 64, with 4096 slots: the generated configurations; the
-//! env var ROUNDS shortens the stream's slot range).
+//! (LANES 32 or 64, with 4096 slots: the generated configurations).
 
 use std::hint::black_box;
-use std::sync::Arc;
 
-#[path = "../../p4sim/benches/support/esa.rs"]
-mod esa;
-
-use p4sim::v1switch::{Engine, V1Switch};
+use p4sim::v1switch::Engine;
 
 fn main() {
     let n: usize = std::env::args()
@@ -29,15 +24,13 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(32);
     esa_p4::register();
-    let prog = esa::compile(lanes, 4096);
-    let rounds: u16 = std::env::var("ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(512);
-    let trace = esa::trace(lanes, rounds, 42);
-    let mut sw = V1Switch::with_engine(Arc::clone(&prog), engine);
+    let prog = esa_p4::bench::compile(&esa_p4::bench::default_program(), lanes)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let jobs = esa_p4::bench::jobs();
+    let trace = esa_p4::bench::trace(&jobs, lanes, 100_000);
+    let (mut sw, _) =
+        esa_p4::bench::program(&jobs, &prog, lanes, engine).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(sw.engine(), engine, "no generated code for this program");
-    esa::program(&mut sw, 1_000_000);
     let start = std::time::Instant::now();
     let mut emitted = 0usize;
     for i in 0..n {

@@ -1,6 +1,7 @@
 //! Generates the native code of every program p4sim's differential tests
-//! run (`../tests/conformance`, `../tests/frontend_programs`, ESA's program
-//! at the tests' configurations) into OUT_DIR, with `all.rs` listing them.
+//! run (`../tests/conformance`, `../tests/frontend_programs`, `../tests/tna`)
+//! into OUT_DIR, with `all.rs` listing them. ESA's programs are esa-p4's
+//! (it generates and tests their native code).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -29,25 +30,6 @@ fn main() {
             programs.push((format!("{sub}/{}", stem.unwrap_or_default()), f, vec![]));
         }
     }
-    let esa = dir.join("../../p4/v1model/esa.p4");
-    println!("cargo:rerun-if-changed=../../p4/v1model");
-    println!("cargo:rerun-if-changed=../../p4/include");
-    for (lanes, slots) in [(4, 64), (32, 64), (64, 64)] {
-        programs.push((
-            format!("esa_k{lanes}_s{slots}"),
-            esa.clone(),
-            vec![
-                ("ESA_LANES".into(), lanes.to_string()),
-                ("ESA_POOL_SLOTS".into(), slots.to_string()),
-            ],
-        ));
-    }
-    programs.push((
-        "esa_small".into(),
-        dir.join("../../p4/tests/esa_small.p4"),
-        vec![],
-    ));
-    println!("cargo:rerun-if-changed=../../p4/tests/esa_small.p4");
     let mut all = String::from("/// Every generated program: (name, program).\n");
     let mut list = String::new();
     for (i, (name, path, defines)) in programs.iter().enumerate() {

@@ -454,6 +454,30 @@ impl V1Switch {
         std::mem::take(&mut self.digests)
     }
 
+    /// Runs one packet through this switch (the reference) and `other` (an
+    /// engine under test) and returns the frames that left, or what
+    /// differs: the outputs (ports and bytes, in order) or the state after
+    /// it ([`V1Switch::compare_state`]). The step of every differential
+    /// test of one engine against another.
+    pub fn lockstep(
+        &mut self,
+        other: &mut V1Switch,
+        port: u16,
+        packet: &[u8],
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let a = self.process(port, packet);
+        let b = other.process(port, packet);
+        if a != b {
+            return Err(format!(
+                "outputs differ on a {}-byte packet in port {port}: {a:?} against {b:?}",
+                packet.len()
+            ));
+        }
+        self.compare_state(other)
+            .map_err(|e| format!("state differs after the packet: {e}"))?;
+        Ok(a.into_iter().map(|o| o.data).collect())
+    }
+
     /// The first difference between the run-time state of two switches
     /// running the same program (registers, counters, direct counters and
     /// meters, meters, the random generator, the log, digests), or `Ok`

@@ -13,7 +13,7 @@ mod bmv2_p4c;
 mod bmv2_stf;
 mod constants;
 mod dataplane_bench;
-mod native;
+mod engines;
 mod p4_differential;
 mod p4_stf;
 mod p4_tna_differential;

@@ -24,9 +24,9 @@
 //!
 //! Semantics follow the closure engine exactly, including the order of
 //! evaluation and the control-flow flags (`exit`, `return`, parser
-//! `reject`); `tests/all/native.rs` in the `esa-p4` crate runs random traffic
-//! through the native, closure and reference engines and compares every
-//! output frame and every register.
+//! `reject`); `tests/all/engines.rs` here and in the `esa-p4` crate run
+//! random traffic through the native, closure and reference engines and
+//! compare every output frame and every register.
 
 use std::fmt::Write as _;
 use std::sync::RwLock;

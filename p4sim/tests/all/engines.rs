@@ -12,7 +12,7 @@ use std::sync::Arc;
 use p4sim::ir::Compiled;
 use p4sim::v1switch::{Engine, V1Switch};
 
-use crate::esa;
+use crate::support::Rng;
 
 /// The engines tested against the reference.
 const FAST: [Engine; 2] = [Engine::Compiled, Engine::Native];
@@ -43,7 +43,7 @@ fn programs() -> Vec<PathBuf> {
 
 #[test]
 fn engines_agree_on_every_program_with_stf_and_random_packets() {
-    let mut rng = esa::Rng(0x5eed_1234_5678_9abc);
+    let mut rng = Rng(0x5eed_1234_5678_9abc);
     let mut ran = 0;
     let mut with_stf = 0;
     for (p, engine) in programs()
@@ -99,7 +99,9 @@ fn engines_agree_on_every_program_with_stf_and_random_packets() {
             };
             r.set_time_us(i as u64 * 7);
             f.set_time_us(i as u64 * 7);
-            let outs = esa::step(&what, i, &mut r, &mut f, port, &pkt);
+            let outs = r
+                .lockstep(&mut f, port, &pkt)
+                .unwrap_or_else(|e| panic!("{what}: packet {i}: {e}"));
             if pool.len() < 64 {
                 pool.extend(outs);
             }
@@ -109,110 +111,50 @@ fn engines_agree_on_every_program_with_stf_and_random_packets() {
     assert!(with_stf >= 40, "only {} programs had an STF", with_stf / 2);
 }
 
-fn esa_agrees(lanes: usize) {
-    for engine in FAST {
-        esa_agrees_on(lanes, engine);
-    }
-}
-
-fn esa_agrees_on(lanes: usize, engine: Engine) {
-    let c = esa::compile(lanes, 64);
-    let (mut r, mut f) = pair(&c, engine);
-    esa::program(&mut r, 40);
-    esa::program(&mut f, 40);
-    let what = format!("esa.p4 K={lanes} on {engine:?}");
-    let mut now = 0u64;
-    // the benchmark stream, then random and mutated packets
-    for (i, (port, pkt)) in esa::trace(lanes, 24, 7).iter().enumerate() {
-        now += 1;
-        r.set_time_us(now);
-        f.set_time_us(now);
-        esa::step(&what, i, &mut r, &mut f, *port, pkt);
-    }
-    for (i, (dt, port, pkt)) in esa::random_packets(lanes, 700, lanes as u64)
-        .iter()
-        .enumerate()
-    {
-        now += dt;
-        r.set_time_us(now);
-        f.set_time_us(now);
-        esa::step(&what, i, &mut r, &mut f, *port, pkt);
-    }
-    // nothing of esa.p4 runs in the interpreter
-    let lowered = f.compiled_program().unwrap().stats();
-    assert_eq!(lowered.statements_interpreted, 0, "{what}: {lowered:?}");
-    assert_eq!(lowered.expressions_interpreted, 0, "{what}: {lowered:?}");
-}
-
-#[test]
-fn engines_agree_on_esa_p4_with_4_lanes() {
-    esa_agrees(4);
-}
-
-#[test]
-fn engines_agree_on_esa_p4_with_32_lanes() {
-    esa_agrees(32);
-}
-
-#[test]
-fn engines_agree_on_esa_p4_with_64_lanes() {
-    esa_agrees(64);
-}
-
-#[test]
-fn engines_agree_on_esa_stf_tests() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../p4/tests");
-    let program = dir.join("esa_small.p4");
-    let Ok(c) = p4sim::check::compile_file(&program, &[]) else {
-        panic!("esa_small.p4 does not compile");
-    };
-    let c = Arc::new(c);
-    let mut ran = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "stf") {
-            continue;
-        }
-        let stf = std::fs::read_to_string(&p).unwrap();
-        for engine in FAST {
-            let (r, f) = pair(&c, engine);
-            let (ra, r) = p4sim::stf::runner::run_stf_on(r, &stf).unwrap();
-            let (fa, f) = p4sim::stf::runner::run_stf_on(f, &stf).unwrap();
-            assert_eq!(ra.sequence, fa.sequence, "{} {engine:?}", p.display());
-            assert_eq!(ra.failures, fa.failures, "{} {engine:?}", p.display());
-            assert_eq!(ra.notes, fa.notes, "{} {engine:?}", p.display());
-            r.compare_state(&f).unwrap();
-        }
-        ran += 1;
-    }
-    assert!(ran >= 5);
-}
-
+/// `process_batch` sends what `process` sends, packet for packet, and
+/// leaves the same state: every program that compiles, random frames in
+/// batches of 37.
 #[test]
 fn process_batch_sends_what_process_sends() {
-    let c = esa::compile(8, 64);
-    let mut one = V1Switch::new(Arc::clone(&c));
-    let mut batched = V1Switch::new(Arc::clone(&c));
-    esa::program(&mut one, 40);
-    esa::program(&mut batched, 40);
-    let packets = esa::random_packets(8, 600, 99);
-    let mut arena = p4sim::v1switch::OutputArena::new();
-    for (n, chunk) in packets.chunks(37).enumerate() {
-        one.set_time_us(n as u64 * 50);
-        batched.set_time_us(n as u64 * 50);
-        let mut want = vec![];
-        for (i, (_, port, pkt)) in chunk.iter().enumerate() {
-            for o in one.process(*port, pkt) {
-                want.push((i as u32, o.port, o.data));
-            }
-        }
-        arena.clear();
-        batched.process_batch(chunk.iter().map(|(_, p, d)| (*p, d.as_slice())), &mut arena);
-        let have: Vec<_> = arena
-            .iter()
-            .map(|(p, d)| (p.input, p.port, d.to_vec()))
+    let mut rng = Rng(0xba7c_4ed0_0000_0001);
+    let mut ran = 0;
+    for p in programs() {
+        let Ok(c) = p4sim::check::compile_file(&p, &[]) else {
+            continue;
+        };
+        ran += 1;
+        let c = Arc::new(c);
+        let mut one = V1Switch::new(Arc::clone(&c));
+        let mut batched = V1Switch::new(Arc::clone(&c));
+        let packets: Vec<(u16, Vec<u8>)> = (0..150)
+            .map(|_| {
+                let len = rng.below(90) as usize;
+                (
+                    (rng.below(8)) as u16,
+                    (0..len).map(|_| rng.next() as u8).collect(),
+                )
+            })
             .collect();
-        assert_eq!(have, want, "batch {n}");
-        one.compare_state(&batched).unwrap();
+        let mut arena = p4sim::v1switch::OutputArena::new();
+        for (n, chunk) in packets.chunks(37).enumerate() {
+            one.set_time_us(n as u64 * 50);
+            batched.set_time_us(n as u64 * 50);
+            let mut want = vec![];
+            for (i, (port, pkt)) in chunk.iter().enumerate() {
+                for o in one.process(*port, pkt) {
+                    want.push((i as u32, o.port, o.data));
+                }
+            }
+            arena.clear();
+            batched.process_batch(chunk.iter().map(|(p, d)| (*p, d.as_slice())), &mut arena);
+            let have: Vec<_> = arena
+                .iter()
+                .map(|(p, d)| (p.input, p.port, d.to_vec()))
+                .collect();
+            assert_eq!(have, want, "{}: batch {n}", p.display());
+            one.compare_state(&batched)
+                .unwrap_or_else(|e| panic!("{}: batch {n}: {e}", p.display()));
+        }
     }
+    assert!(ran >= 25, "only {ran} programs compiled");
 }

@@ -4,10 +4,8 @@
 //! (`tests/conformance`, `tests/frontend_programs`, `tests/tna`).
 
 mod engines;
-/// esa.p4's tables programmed for p4sim's own benches and tests.
-#[path = "../../benches/support/esa.rs"]
-mod esa;
 mod exec;
 mod frontend;
 mod p4info;
+mod support;
 mod tna;

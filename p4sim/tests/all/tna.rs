@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use p4sim::v1switch::{Engine, V1Switch};
 
-use crate::esa;
+use crate::support::Rng;
 
 fn programs() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tna");
@@ -25,7 +25,7 @@ fn programs() -> Vec<PathBuf> {
 
 #[test]
 fn tna_programs_pass_their_stf_and_engines_agree() {
-    let mut rng = esa::Rng(0x7a_5eed_0042);
+    let mut rng = Rng(0x7a_5eed_0042);
     let files = programs();
     assert!(!files.is_empty());
     for p in files {
@@ -40,7 +40,7 @@ fn tna_programs_pass_their_stf_and_engines_agree() {
 /// `c`'s STF on the reference and on `engine` (the native engine: the code
 /// `p4sim-native-corpus` generated for it), then random and mutated
 /// packets: same outputs and state after each.
-fn engines_agree(p: &Path, c: &Arc<p4sim::ir::Compiled>, engine: Engine, rng: &mut esa::Rng) {
+fn engines_agree(p: &Path, c: &Arc<p4sim::ir::Compiled>, engine: Engine, rng: &mut Rng) {
     p4sim_native_corpus::register();
     {
         let stf = std::fs::read_to_string(p.with_extension("stf")).unwrap();
@@ -80,11 +80,8 @@ fn engines_agree(p: &Path, c: &Arc<p4sim::ir::Compiled>, engine: Engine, rng: &m
             let port = (rng.next() % 12) as u16;
             r.set_time_us(k * 3);
             f.set_time_us(k * 3);
-            let a = r.process(port, &pkt);
-            let b = f.process(port, &pkt);
-            assert_eq!(a, b, "{what}: packet {k} on port {port} differs");
-            r.compare_state(&f)
-                .unwrap_or_else(|e| panic!("{what}: after packet {k}: {e}"));
+            r.lockstep(&mut f, port, &pkt)
+                .unwrap_or_else(|e| panic!("{what}: packet {k}: {e}"));
         }
     }
 }
