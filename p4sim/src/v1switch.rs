@@ -454,6 +454,37 @@ impl V1Switch {
         std::mem::take(&mut self.digests)
     }
 
+    /// Runs `packets` through this switch one [`V1Switch::process`] call
+    /// each and through `other` in one [`V1Switch::process_batch`] call;
+    /// `Err` says what differs: the frames sent (input, port and bytes, in
+    /// order) or the state after the batch.
+    pub fn lockstep_batch(
+        &mut self,
+        other: &mut V1Switch,
+        packets: &[(u16, Vec<u8>)],
+    ) -> Result<(), String> {
+        let mut want = vec![];
+        for (i, (port, packet)) in packets.iter().enumerate() {
+            for o in self.process(*port, packet) {
+                want.push((i as u32, o.port, o.data));
+            }
+        }
+        let mut arena = OutputArena::new();
+        other.process_batch(packets.iter().map(|(p, d)| (*p, d.as_slice())), &mut arena);
+        let have: Vec<_> = arena
+            .iter()
+            .map(|(p, d)| (p.input, p.port, d.to_vec()))
+            .collect();
+        if have != want {
+            return Err(format!(
+                "a batch of {} packets: process sent {want:?}, process_batch {have:?}",
+                packets.len()
+            ));
+        }
+        self.compare_state(other)
+            .map_err(|e| format!("state differs after the batch: {e}"))
+    }
+
     /// Runs one packet through this switch (the reference) and `other` (an
     /// engine under test) and returns the frames that left, or what
     /// differs: the outputs (ports and bytes, in order) or the state after

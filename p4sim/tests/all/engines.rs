@@ -135,24 +135,10 @@ fn process_batch_sends_what_process_sends() {
                 )
             })
             .collect();
-        let mut arena = p4sim::v1switch::OutputArena::new();
         for (n, chunk) in packets.chunks(37).enumerate() {
             one.set_time_us(n as u64 * 50);
             batched.set_time_us(n as u64 * 50);
-            let mut want = vec![];
-            for (i, (port, pkt)) in chunk.iter().enumerate() {
-                for o in one.process(*port, pkt) {
-                    want.push((i as u32, o.port, o.data));
-                }
-            }
-            arena.clear();
-            batched.process_batch(chunk.iter().map(|(p, d)| (*p, d.as_slice())), &mut arena);
-            let have: Vec<_> = arena
-                .iter()
-                .map(|(p, d)| (p.input, p.port, d.to_vec()))
-                .collect();
-            assert_eq!(have, want, "{}: batch {n}", p.display());
-            one.compare_state(&batched)
+            one.lockstep_batch(&mut batched, chunk)
                 .unwrap_or_else(|e| panic!("{}: batch {n}: {e}", p.display()));
         }
     }
