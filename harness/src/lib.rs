@@ -1,7 +1,8 @@
 //! # esa-harness
 //!
-//! ESA's cluster in one process, as `esa run`'s in-process fabric and the
-//! tests of every crate build it:
+//! ESA's cluster in one process, as `esa run`'s in-process fabric, `esa
+//! local` and the tests of esa-host, esa-controller and esa-switch build
+//! it:
 //! - [`switch`]: esa-switch on in-memory ports or Linux interfaces, serving
 //!   P4Runtime on loopback from a runtime of its own ([`EmbeddedSwitch`]),
 //!   and an in-memory port as a host's frame link ([`PortLink`]);

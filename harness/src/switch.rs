@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use esa_host::transport::{FrameLink, LinkClosed};
-use esa_switch::{MemoryPort, Switch, SwitchConfig};
+use esa_switch::{MemoryPort, Program, Switch, SwitchConfig};
 use tokio::runtime::Runtime;
 
 use crate::HarnessError;
@@ -61,7 +61,19 @@ impl EmbeddedSwitch {
         ports: Ports,
         bind: SocketAddr,
     ) -> Result<EmbeddedSwitch, HarnessError> {
-        EmbeddedSwitch::start_binding(config, ports, bind, Duration::ZERO)
+        EmbeddedSwitch::start_binding(config, ports, None, bind, Duration::ZERO)
+    }
+
+    /// [`EmbeddedSwitch::start`] with `program` loaded already (a switch
+    /// started with a program file); [`EmbeddedSwitch::restart`] starts
+    /// the fresh switch without it.
+    pub fn start_programmed(
+        config: SwitchConfig,
+        ports: Ports,
+        program: Program,
+        bind: SocketAddr,
+    ) -> Result<EmbeddedSwitch, HarnessError> {
+        EmbeddedSwitch::start_binding(config, ports, Some(program), bind, Duration::ZERO)
     }
 
     /// [`EmbeddedSwitch::start`] on the address a stopped switch held,
@@ -71,12 +83,13 @@ impl EmbeddedSwitch {
         ports: Ports,
         addr: SocketAddr,
     ) -> Result<EmbeddedSwitch, HarnessError> {
-        EmbeddedSwitch::start_binding(config, ports, addr, BIND_RETRY)
+        EmbeddedSwitch::start_binding(config, ports, None, addr, BIND_RETRY)
     }
 
     fn start_binding(
         config: SwitchConfig,
         ports: Ports,
+        program: Option<Program>,
         bind: SocketAddr,
         retry: Duration,
     ) -> Result<EmbeddedSwitch, HarnessError> {
@@ -97,6 +110,9 @@ impl EmbeddedSwitch {
                     builder = builder.udp_port(*port, *addr, None);
                 }
             }
+        }
+        if let Some(program) = program {
+            builder = builder.program(program);
         }
         let (switch, memory_ports) = builder.build()?;
         let switch = Arc::new(switch);
@@ -146,6 +162,11 @@ impl EmbeddedSwitch {
     /// The switch (port counters, interface I/O).
     pub fn switch(&self) -> &Switch {
         &self.switch
+    }
+
+    /// In-memory port `n`, while not taken.
+    pub fn memory_port(&self, n: u32) -> Option<&MemoryPort> {
+        self.memory_ports.get(&n)
     }
 
     /// Takes in-memory port `n` as a host's frame link; `None` when it was

@@ -1,11 +1,13 @@
-//! A switch on in-memory ports behind a real tonic server on 127.0.0.1:0,
-//! and helpers to drive it with the generated P4Runtime client.
+//! A switch on in-memory ports behind a real tonic server on 127.0.0.1:0
+//! (esa-harness's embedded switch), and helpers to drive it with the
+//! generated P4Runtime client.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use esa_switch::{MemoryPort, Program, Source, Switch, SwitchConfig};
+use esa_harness::{EmbeddedSwitch, Ports};
+use esa_switch::{MemoryPort, Program, Source, SwitchConfig};
 use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::config::v1::P4Info;
@@ -17,9 +19,9 @@ use p4runtime_proto::p4::v1::{
 use p4runtime_proto::prost::Message;
 use p4runtime_proto::tonic::transport::Channel;
 use p4runtime_proto::tonic::{Code, Status, Streaming};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
-use tokio_stream::wrappers::{ReceiverStream, TcpListenerStream};
+use tokio_stream::wrappers::ReceiverStream;
 
 /// The CPU port the tests use.
 pub const CPU_PORT: u32 = 255;
@@ -42,11 +44,10 @@ pub fn l2_p4info() -> P4Info {
 }
 
 pub struct Harness {
-    pub switch: Switch,
-    pub ports: Vec<MemoryPort>,
+    /// The switch, served from a runtime of its own (esa-harness).
+    pub switch: EmbeddedSwitch,
     pub client: P4RuntimeClient<Channel>,
     pub addr: std::net::SocketAddr,
-    _shutdown: oneshot::Sender<()>,
 }
 
 impl Harness {
@@ -56,42 +57,30 @@ impl Harness {
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
             .with_test_writer()
             .try_init();
-        let mut builder = Switch::builder(SwitchConfig {
+        let config = SwitchConfig {
             device_id: 0,
             cpu_port: Some(CPU_PORT),
             include_dirs: include,
             ..SwitchConfig::default()
-        })
-        .memory_ports(ports.iter().copied());
-        if let Some(p) = program {
-            builder = builder.program(p);
+        };
+        let ports = Ports::Memory(ports.to_vec());
+        let bind = "127.0.0.1:0".parse().unwrap();
+        let switch = match program {
+            Some(p) => EmbeddedSwitch::start_programmed(config, ports, p, bind),
+            None => EmbeddedSwitch::start(config, ports, bind),
         }
-        let (switch, ports) = builder.build().unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = oneshot::channel::<()>();
-        let service = switch.service();
-        tokio::spawn(async move {
-            p4runtime_proto::tonic::transport::Server::builder()
-                .add_service(service)
-                .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
-                    let _ = rx.await;
-                })
-                .await
-                .unwrap();
-        });
+        .unwrap_or_else(|e| panic!("{e}"));
+        let addr = switch.addr();
         let client = connect(addr).await;
         Harness {
             switch,
-            ports,
             client,
             addr,
-            _shutdown: tx,
         }
     }
 
     pub fn port(&self, n: u32) -> &MemoryPort {
-        self.ports.iter().find(|p| p.port() == n).unwrap()
+        self.switch.memory_port(n).unwrap()
     }
 }
 

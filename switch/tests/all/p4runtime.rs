@@ -859,11 +859,11 @@ async fn multicast_groups_replicate_byte_exact() {
             .is_empty()
     );
     // Port counters saw it all: 3 frames in on port 1, the last dropped.
-    let s1 = h.switch.port_stats(1).unwrap();
+    let s1 = h.switch.switch().port_stats(1).unwrap();
     assert_eq!(s1.rx_packets, 3);
     assert_eq!(s1.dropped, 1);
-    assert_eq!(h.switch.port_stats(2).unwrap().tx_packets, 1);
-    assert_eq!(h.switch.port_stats(3).unwrap().tx_packets, 2);
+    assert_eq!(h.switch.switch().port_stats(2).unwrap().tx_packets, 1);
+    assert_eq!(h.switch.switch().port_stats(3).unwrap().tx_packets, 2);
 }
 
 fn clone_session(id: u32, replicas: &[(u32, u32)]) -> Entity {
@@ -1154,7 +1154,7 @@ async fn program_at_start_and_frames_without_program() {
     let h = Harness::start(&[1, 2], None, vec![]).await;
     h.port(1).send(&[0u8; 60]).unwrap();
     assert_eq!(h.port(2).recv_timeout(QUIET), None);
-    assert_eq!(h.switch.port_stats(1).unwrap().dropped, 1);
+    assert_eq!(h.switch.switch().port_stats(1).unwrap().dropped, 1);
     drop(h);
     // A program given at start is served at once.
     let program = esa_switch::Program::load(esa_switch::Source::File(&l2_path()), &[]).unwrap();
