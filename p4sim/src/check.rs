@@ -271,6 +271,8 @@ struct Compiler<'p> {
     scopes: Vec<HashMap<Arc<str>, Val>>,
     prefix: String,
     block_kind: BlockKind,
+    /// How many loops enclose the statement being lowered (in this body).
+    loop_depth: u32,
     ret_place: Option<(Place, Ty)>,
     n_slots: u32,
     w_init: Vec<Bits>,
@@ -385,6 +387,7 @@ impl<'p> Compiler<'p> {
             scopes: Vec::new(),
             prefix: String::new(),
             block_kind: BlockKind::Control,
+            loop_depth: 0,
             ret_place: None,
             n_slots: 0,
             w_init: Vec::new(),

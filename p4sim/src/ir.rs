@@ -355,6 +355,12 @@ pub enum St {
     RunAction(u32),
     /// Run a function or control body; `return` stops there.
     RunBody(u32),
+    /// A `for` loop (its initialisation comes before it).
+    Loop(Box<Loop>),
+    /// `break`: leave the innermost loop.
+    Break,
+    /// `continue`: on to the innermost loop's update.
+    Continue,
     /// `exit`.
     Exit,
     /// `return`.
@@ -417,6 +423,25 @@ pub enum St {
         /// Value slot.
         value: u32,
     },
+}
+
+/// `while (cond) { body; update; }`, where `continue` in `body` goes on to
+/// `update` and `break` leaves. The engines stop a loop after
+/// [`Loop::MAX_ITERATIONS`] iterations and drop the packet (a fault, as a
+/// failed `assert`): p4c's BMv2 back end only accepts loops it can bound.
+#[derive(Debug, Clone)]
+pub struct Loop {
+    /// Tested before each iteration.
+    pub cond: Ex,
+    /// The body.
+    pub body: Vec<St>,
+    /// Run after each iteration, also after `continue`.
+    pub update: Vec<St>,
+}
+
+impl Loop {
+    /// Iterations after which a loop counts as endless.
+    pub const MAX_ITERATIONS: u32 = 1 << 16;
 }
 
 /// Rewrites common statement shapes into the fast-path variants, then
@@ -531,6 +556,11 @@ fn rewrite(sts: &mut [St]) {
             St::Call(c) => {
                 optimize(&mut c.0);
                 optimize(&mut c.1);
+                None
+            }
+            St::Loop(l) => {
+                optimize(&mut l.body);
+                optimize(&mut l.update);
                 None
             }
             _ => None,

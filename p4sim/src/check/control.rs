@@ -342,6 +342,7 @@ impl<'p> Compiler<'p> {
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let saved_prefix = std::mem::replace(&mut self.prefix, name);
         let saved_kind = self.block_kind;
+        let saved_loops = std::mem::take(&mut self.loop_depth);
         let saved_ret = self.ret_place.take();
         self.depth += 1;
         let r = (|| -> Res<Val> {
@@ -374,6 +375,7 @@ impl<'p> Compiler<'p> {
         self.scopes = saved_scopes;
         self.prefix = saved_prefix;
         self.block_kind = saved_kind;
+        self.loop_depth = saved_loops;
         self.ret_place = saved_ret;
         r
     }

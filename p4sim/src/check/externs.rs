@@ -596,6 +596,7 @@ impl<'p> Compiler<'p> {
                 }
                 let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
                 let saved_kind = self.block_kind;
+                let saved_loops = std::mem::take(&mut self.loop_depth);
                 let saved_ret = self.ret_place.take();
                 self.depth += 50;
                 let r = (|| -> Res<FunctionInfo> {
@@ -636,6 +637,7 @@ impl<'p> Compiler<'p> {
                 self.depth -= 50;
                 self.scopes = saved_scopes;
                 self.block_kind = saved_kind;
+                self.loop_depth = saved_loops;
                 self.ret_place = saved_ret;
                 let info = r?;
                 self.functions.insert(name.clone(), info.clone());

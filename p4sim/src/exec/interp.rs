@@ -394,6 +394,10 @@ pub enum Flow {
     Exit,
     /// The parser rejects the packet with this error code.
     Reject(u64),
+    /// `break`: the innermost loop ends.
+    Break,
+    /// `continue`: the innermost loop goes on to its update.
+    Continue,
 }
 
 /// Which pipeline stage is running (some externs act only in one).
@@ -582,6 +586,38 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
+    fn run_loop(&mut self, l: &Loop) -> Flow {
+        let mut iterations = 0;
+        while self.eval(&l.cond) != 0 {
+            if iterations == Loop::MAX_ITERATIONS {
+                return self.endless_loop();
+            }
+            iterations += 1;
+            match self.block(&l.body) {
+                Flow::Normal | Flow::Continue => {}
+                Flow::Break => break,
+                f => return f,
+            }
+            let f = self.block(&l.update);
+            if f != Flow::Normal {
+                return f;
+            }
+        }
+        Flow::Normal
+    }
+
+    /// A loop ran [`Loop::MAX_ITERATIONS`] times: the packet is dropped
+    /// as after a failed `assert`.
+    pub(crate) fn endless_loop(&mut self) -> Flow {
+        self.fx.fault = Some(format!(
+            "a loop ran {} times without ending",
+            Loop::MAX_ITERATIONS
+        ));
+        self.exit = true;
+        self.halt = true;
+        Flow::Exit
+    }
+
     pub(crate) fn stmt(&mut self, s: &St) -> Flow {
         match s {
             St::Set(slot, e) => {
@@ -668,6 +704,9 @@ impl<'a> Exec<'a> {
                 return Flow::Exit;
             }
             St::Return => return Flow::Return,
+            St::Loop(l) => return self.run_loop(l),
+            St::Break => return Flow::Break,
+            St::Continue => return Flow::Continue,
             St::Extract(h) => return self.extract(h),
             St::Advance(e) => {
                 let bits = self.eval(e) as usize;

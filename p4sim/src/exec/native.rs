@@ -1656,7 +1656,12 @@ impl Refs<'_, '_> {
                     self.block(b);
                 }
             }
-            St::Exit | St::Return => {}
+            St::Exit | St::Return | St::Break | St::Continue => {}
+            St::Loop(l) => {
+                self.ex(&l.cond);
+                self.block(&l.body);
+                self.block(&l.update);
+            }
             St::Extract(h) => self.header(h),
             St::Advance(e) => self.ex(e),
             St::Verify(c, e) => {
