@@ -96,6 +96,10 @@ enum Ty {
     /// Header, struct or header union.
     Struct(u32),
     Stack(Box<Ty>, u32),
+    /// `varbit<W>`, a header field only: its current length in bits (a
+    /// narrow slot) and its value (a wide slot of width W, the bits read
+    /// right-aligned).
+    Varbit(u32),
     Tuple(Vec<Ty>),
     PacketIn,
     PacketOut,
@@ -355,6 +359,7 @@ fn ty_name(c: &Compiler<'_>, t: &Ty) -> String {
             .get(*i as usize)
             .map_or("struct".into(), |s| s.name.to_string()),
         Ty::Stack(e, n) => format!("{}[{n}]", ty_name(c, e)),
+        Ty::Varbit(w) => format!("varbit<{w}>"),
         Ty::Tuple(ts) => format!(
             "tuple<{}>",
             ts.iter()

@@ -263,6 +263,10 @@ pub struct FieldLayout {
     pub offset: u32,
     /// Bit position of the field inside the header.
     pub at: u32,
+    /// For a `varbit<W>` field (a header's last; `width` is W, the value
+    /// wide): the narrow slot, relative to the header's base, of its
+    /// current length in bits.
+    pub varbit_len: Option<u32>,
 }
 
 /// A header instance: where its validity bit and fields live.
@@ -276,7 +280,7 @@ pub struct HeaderRef {
     pub base_w: u32,
     /// Fields in wire order.
     pub fields: std::sync::Arc<[FieldLayout]>,
-    /// Total width in bits.
+    /// Total width in bits (without a varbit field).
     pub bits: u32,
     /// For a stack element chosen at run time.
     pub stack: Option<Box<StackAccess>>,
@@ -367,7 +371,10 @@ pub enum St {
     Return,
     /// `packet.extract(hdr)`.
     Extract(Box<HeaderRef>),
-    /// `packet.extract(hdr, bits)`: varbit (unsupported, never built).
+    /// `packet.extract(hdr, bits)`: a header with a varbit field, which
+    /// gets `bits` bits.
+    ExtractVar(Box<HeaderRef>, Ex),
+    /// `packet.advance(bits)`.
     Advance(Ex),
     /// `verify(cond, error)`.
     Verify(Ex, Ex),

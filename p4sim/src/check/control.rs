@@ -49,7 +49,13 @@ impl<'p> Compiler<'p> {
                 let t = self.resolve_type(&v.ty)?;
                 if matches!(
                     t,
-                    Ty::Object(_) | Ty::Void | Ty::PacketIn | Ty::PacketOut | Ty::Str | Ty::InfInt
+                    Ty::Object(_)
+                        | Ty::Void
+                        | Ty::PacketIn
+                        | Ty::PacketOut
+                        | Ty::Str
+                        | Ty::InfInt
+                        | Ty::Varbit(_)
                 ) {
                     return err(
                         v.ty.span,
@@ -86,6 +92,10 @@ impl<'p> Compiler<'p> {
         let mut leaves = Vec::new();
         self.leaves(p, t, &mut leaves);
         for (lp, lt) in leaves {
+            if let Ty::Varbit(w) = lt {
+                out.push(St::SetW(lp.w, Ex::ConstW(Bits::zero(bt(w, false)))));
+                continue;
+            }
             let Some(b) = self.scalar_bt(&lt) else {
                 continue;
             };

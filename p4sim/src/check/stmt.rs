@@ -326,6 +326,13 @@ impl<'p> Compiler<'p> {
 
     pub(super) fn load(&self, p: &Place, t: &Ty) -> Ex {
         let b = self.scalar_bt(t).unwrap_or(BitType::BIT1);
+        // a varbit's value (its length is a `bit<32>` leaf of its own)
+        if let Ty::Varbit(w) = t {
+            return match &p.dynamic {
+                None => Ex::LoadW(p.w),
+                Some(d) => Ex::LoadDynW(d.clone(), p.w, bt(*w, false)),
+            };
+        }
         let wide = is_wide(b.width());
         match (&p.dynamic, wide) {
             (None, false) => Ex::Load(p.n),

@@ -1983,6 +1983,7 @@ impl Writes<'_> {
             | St::SetDyn(..)
             | St::SetDynW(..)
             | St::Extract(_)
+            | St::ExtractVar(..)
             | St::Advance(_)
             | St::StackShift(_)
             | St::Copy(_) => None,

@@ -708,6 +708,10 @@ impl<'a> Exec<'a> {
             St::Break => return Flow::Break,
             St::Continue => return Flow::Continue,
             St::Extract(h) => return self.extract(h),
+            St::ExtractVar(h, bits) => {
+                let bits = self.eval(bits);
+                return self.extract_var(h, bits);
+            }
             St::Advance(e) => {
                 let bits = self.eval(e) as usize;
                 let end = self.cursor.saturating_add(bits);
@@ -886,6 +890,42 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
+    /// `extract(hdr, bits)` as BMv2 does it: `PacketTooShort` when the
+    /// packet has fewer than the fixed fields and `bits` left, then
+    /// `HeaderTooShort` when `bits` is more than the varbit's W; else the
+    /// fixed fields, then `bits` bits into the varbit.
+    pub(crate) fn extract_var(&mut self, h: &HeaderRef, bits: u64) -> Flow {
+        let Some(var) = h.fields.iter().find(|f| f.varbit_len.is_some()) else {
+            return self.extract(h);
+        };
+        let left = (self.pkt.len() * 8).saturating_sub(self.cursor) as u64;
+        if u64::from(h.bits) + bits > left {
+            return Flow::Reject(self.prog.error_code("PacketTooShort").unwrap_or(0));
+        }
+        if bits > u64::from(var.width) {
+            return Flow::Reject(self.prog.error_code("HeaderTooShort").unwrap_or(0));
+        }
+        let Ok((bn, bw, _)) = self.header_base(h) else {
+            return Flow::Reject(self.prog.error_code("StackOutOfBounds").unwrap_or(0));
+        };
+        let f = self.extract(h);
+        if f != Flow::Normal {
+            return f;
+        }
+        let ty = BitType::new(var.width, false).unwrap_or(BitType::BIT1);
+        let value = match BitType::new(bits as u32, false) {
+            Ok(read) if bits > 0 => Bits::read_bits(read, self.pkt, self.cursor)
+                .map_or_else(|_| Bits::zero(ty), |v| v.cast(ty)),
+            _ => Bits::zero(ty),
+        };
+        self.stw(bw + var.offset, value);
+        if let Some(len) = var.varbit_len {
+            self.st(bn + len, bits);
+        }
+        self.cursor += bits as usize;
+        Flow::Normal
+    }
+
     pub(crate) fn emit(&mut self, h: &HeaderRef) {
         let Ok((bn, bw, _)) = self.header_base(h) else {
             return;
@@ -897,7 +937,17 @@ impl<'a> Exec<'a> {
         let w = &self.w[..];
         let out = &mut self.out;
         for f in h.fields.iter() {
-            if f.wide {
+            if let Some(len) = f.varbit_len {
+                // the current length's low bits of the value
+                let len = n.get((bn + len) as usize).copied().unwrap_or(0);
+                if let (Some(v), Ok(t)) = (
+                    w.get((bw + f.offset) as usize),
+                    BitType::new(len.min(u64::from(f.width)) as u32, false),
+                ) && len > 0
+                {
+                    out.push_bits(&v.cast(t));
+                }
+            } else if f.wide {
                 if let Some(v) = w.get((bw + f.offset) as usize) {
                     out.push_bits(v);
                 }
