@@ -96,6 +96,10 @@ enum Ty {
     /// Header, struct or header union.
     Struct(u32),
     Stack(Box<Ty>, u32),
+    /// `varbit<W>`, a header field only: its current length in bits (a
+    /// narrow slot) and its value (a wide slot of width W, the bits read
+    /// right-aligned).
+    Varbit(u32),
     Tuple(Vec<Ty>),
     PacketIn,
     PacketOut,
@@ -271,6 +275,8 @@ struct Compiler<'p> {
     scopes: Vec<HashMap<Arc<str>, Val>>,
     prefix: String,
     block_kind: BlockKind,
+    /// How many loops enclose the statement being lowered (in this body).
+    loop_depth: u32,
     ret_place: Option<(Place, Ty)>,
     n_slots: u32,
     w_init: Vec<Bits>,
@@ -353,6 +359,7 @@ fn ty_name(c: &Compiler<'_>, t: &Ty) -> String {
             .get(*i as usize)
             .map_or("struct".into(), |s| s.name.to_string()),
         Ty::Stack(e, n) => format!("{}[{n}]", ty_name(c, e)),
+        Ty::Varbit(w) => format!("varbit<{w}>"),
         Ty::Tuple(ts) => format!(
             "tuple<{}>",
             ts.iter()
@@ -385,6 +392,7 @@ impl<'p> Compiler<'p> {
             scopes: Vec::new(),
             prefix: String::new(),
             block_kind: BlockKind::Control,
+            loop_depth: 0,
             ret_place: None,
             n_slots: 0,
             w_init: Vec::new(),

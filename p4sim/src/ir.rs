@@ -263,6 +263,10 @@ pub struct FieldLayout {
     pub offset: u32,
     /// Bit position of the field inside the header.
     pub at: u32,
+    /// For a `varbit<W>` field (a header's last; `width` is W, the value
+    /// wide): the narrow slot, relative to the header's base, of its
+    /// current length in bits.
+    pub varbit_len: Option<u32>,
 }
 
 /// A header instance: where its validity bit and fields live.
@@ -276,7 +280,7 @@ pub struct HeaderRef {
     pub base_w: u32,
     /// Fields in wire order.
     pub fields: std::sync::Arc<[FieldLayout]>,
-    /// Total width in bits.
+    /// Total width in bits (without a varbit field).
     pub bits: u32,
     /// For a stack element chosen at run time.
     pub stack: Option<Box<StackAccess>>,
@@ -355,13 +359,22 @@ pub enum St {
     RunAction(u32),
     /// Run a function or control body; `return` stops there.
     RunBody(u32),
+    /// A `for` loop (its initialisation comes before it).
+    Loop(Box<Loop>),
+    /// `break`: leave the innermost loop.
+    Break,
+    /// `continue`: on to the innermost loop's update.
+    Continue,
     /// `exit`.
     Exit,
     /// `return`.
     Return,
     /// `packet.extract(hdr)`.
     Extract(Box<HeaderRef>),
-    /// `packet.extract(hdr, bits)`: varbit (unsupported, never built).
+    /// `packet.extract(hdr, bits)`: a header with a varbit field, which
+    /// gets `bits` bits.
+    ExtractVar(Box<HeaderRef>, Ex),
+    /// `packet.advance(bits)`.
     Advance(Ex),
     /// `verify(cond, error)`.
     Verify(Ex, Ex),
@@ -417,6 +430,25 @@ pub enum St {
         /// Value slot.
         value: u32,
     },
+}
+
+/// `while (cond) { body; update; }`, where `continue` in `body` goes on to
+/// `update` and `break` leaves. The engines stop a loop after
+/// [`Loop::MAX_ITERATIONS`] iterations and drop the packet (a fault, as a
+/// failed `assert`): p4c's BMv2 back end only accepts loops it can bound.
+#[derive(Debug, Clone)]
+pub struct Loop {
+    /// Tested before each iteration.
+    pub cond: Ex,
+    /// The body.
+    pub body: Vec<St>,
+    /// Run after each iteration, also after `continue`.
+    pub update: Vec<St>,
+}
+
+impl Loop {
+    /// Iterations after which a loop counts as endless.
+    pub const MAX_ITERATIONS: u32 = 1 << 16;
 }
 
 /// Rewrites common statement shapes into the fast-path variants, then
@@ -531,6 +563,11 @@ fn rewrite(sts: &mut [St]) {
             St::Call(c) => {
                 optimize(&mut c.0);
                 optimize(&mut c.1);
+                None
+            }
+            St::Loop(l) => {
+                optimize(&mut l.body);
+                optimize(&mut l.update);
                 None
             }
             _ => None,

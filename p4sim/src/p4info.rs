@@ -2695,6 +2695,7 @@ impl<'a> Builder<'a> {
         Ok(match t {
             CpType::Bit(w) => TypeSpec::Bit(*w),
             CpType::Int(w) => TypeSpec::Int(*w),
+            CpType::Varbit(w) => TypeSpec::Varbit(*w),
             CpType::Bool => TypeSpec::Bool,
             CpType::Error => {
                 info.error = Some(self.resolver.borrow().errors().to_vec());
@@ -2736,6 +2737,7 @@ impl<'a> Builder<'a> {
                         let spec = match &f.ty {
                             CpType::Bit(w) => TypeSpec::Bit(*w),
                             CpType::Int(w) => TypeSpec::Int(*w),
+                            CpType::Varbit(w) => TypeSpec::Varbit(*w),
                             CpType::SerEnum(_, w) => TypeSpec::Bit(*w),
                             CpType::NewType(_, inner) => match **inner {
                                 CpType::Bit(w) => TypeSpec::Bit(w),

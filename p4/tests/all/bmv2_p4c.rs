@@ -193,3 +193,25 @@ fn p4sim_p4info_equals_p4c_message_for_message() {
         );
     }
 }
+
+/// A header type with a `varbit<W>` field (in `varbit_tlv.p4`, reached
+/// through a digest): p4sim's P4Info is p4c's, `varbit { max_bitwidth }`
+/// included.
+#[test]
+fn p4sim_p4info_of_a_varbit_header_equals_p4c() {
+    let Some(tools) = Tools::for_test("p4sim_p4info_of_a_varbit_...", false) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let program = root().join("p4sim/tests/conformance/varbit_tlv.p4");
+    let compiled = esa_bmv2::compile(&tools, &program, &[], &[], out.path()).unwrap();
+    let text = std::fs::read_to_string(&compiled.p4info).unwrap();
+    assert!(text.contains("max_bitwidth: 64"), "{text}");
+    let theirs = esa_controller::pipeline::load_p4info(&compiled.p4info).unwrap();
+    let ours = p4sim_p4info(&program, &[]);
+    assert!(
+        ours == theirs,
+        "P4Info differs\n{}",
+        first_difference(&format!("{ours:#?}"), &format!("{theirs:#?}"))
+    );
+}

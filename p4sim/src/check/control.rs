@@ -49,7 +49,13 @@ impl<'p> Compiler<'p> {
                 let t = self.resolve_type(&v.ty)?;
                 if matches!(
                     t,
-                    Ty::Object(_) | Ty::Void | Ty::PacketIn | Ty::PacketOut | Ty::Str | Ty::InfInt
+                    Ty::Object(_)
+                        | Ty::Void
+                        | Ty::PacketIn
+                        | Ty::PacketOut
+                        | Ty::Str
+                        | Ty::InfInt
+                        | Ty::Varbit(_)
                 ) {
                     return err(
                         v.ty.span,
@@ -86,6 +92,10 @@ impl<'p> Compiler<'p> {
         let mut leaves = Vec::new();
         self.leaves(p, t, &mut leaves);
         for (lp, lt) in leaves {
+            if let Ty::Varbit(w) = lt {
+                out.push(St::SetW(lp.w, Ex::ConstW(Bits::zero(bt(w, false)))));
+                continue;
+            }
             let Some(b) = self.scalar_bt(&lt) else {
                 continue;
             };
@@ -342,6 +352,7 @@ impl<'p> Compiler<'p> {
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let saved_prefix = std::mem::replace(&mut self.prefix, name);
         let saved_kind = self.block_kind;
+        let saved_loops = std::mem::take(&mut self.loop_depth);
         let saved_ret = self.ret_place.take();
         self.depth += 1;
         let r = (|| -> Res<Val> {
@@ -374,6 +385,7 @@ impl<'p> Compiler<'p> {
         self.scopes = saved_scopes;
         self.prefix = saved_prefix;
         self.block_kind = saved_kind;
+        self.loop_depth = saved_loops;
         self.ret_place = saved_ret;
         r
     }

@@ -668,7 +668,7 @@ impl<'p> Compiler<'p> {
                         for ((x, t), (y, _)) in la.into_iter().zip(lb) {
                             let xe = self.load(&x, &t);
                             let ye = self.load(&y, &t);
-                            let c = if self.size(&t) == (0, 1) {
+                            let c = if self.size(&t) == (0, 1) || matches!(t, Ty::Varbit(_)) {
                                 Ex::CmpW(Cmp::Eq, Box::new((xe, ye)))
                             } else {
                                 Ex::Bin(NOp::Eq, 64, Box::new((xe, ye)))

@@ -17,6 +17,18 @@ impl<'p> Compiler<'p> {
         let mut fields = Vec::new();
         let mut bits = 0;
         for f in &s.fields {
+            if let Ty::Varbit(w) = f.ty {
+                // last (declare_struct sees to it); not counted in `bits`
+                fields.push(FieldLayout {
+                    width: w,
+                    signed: false,
+                    wide: true,
+                    offset: f.w_off,
+                    at: bits,
+                    varbit_len: Some(f.n_off),
+                });
+                continue;
+            }
             let b = self.scalar_bt(&f.ty).unwrap_or(BitType::BIT1);
             let wide = is_wide(b.width());
             fields.push(FieldLayout {
@@ -25,6 +37,7 @@ impl<'p> Compiler<'p> {
                 wide,
                 offset: if wide { f.w_off } else { f.n_off },
                 at: bits,
+                varbit_len: None,
             });
             bits += b.width();
         }
@@ -377,7 +390,20 @@ impl<'p> Compiler<'p> {
                         return err(span, "extract can only be called in a parser");
                     }
                     if args.len() == 2 {
-                        return unsupported(span, "two-argument extract (varbit headers)");
+                        let v = self.expr(&args[0].value)?;
+                        let Val::Place(p, t) = v else {
+                            return err(args[0].value.span, "extract needs a header");
+                        };
+                        let r = self.header_ref(&p, &t, args[0].value.span)?;
+                        if !r.fields.iter().any(|f| f.varbit_len.is_some()) {
+                            return err(
+                                args[0].value.span,
+                                "extract with a length needs a header with a varbit field",
+                            );
+                        }
+                        let bits = self.expr(&args[1].value)?;
+                        let bits = self.coerce(bits, &Ty::Bit(32), args[1].value.span)?;
+                        return Ok(Val::Effect(vec![St::ExtractVar(Box::new(r), bits)]));
                     }
                     self.nargs(args, 1, "extract", span)?;
                     let v = self.expr(&args[0].value)?;
@@ -399,6 +425,13 @@ impl<'p> Compiler<'p> {
                         Val::Place(p, t) => self.header_ref(&p, &t, args[0].value.span)?,
                         _ => return err(args[0].value.span, "extract needs a header"),
                     };
+                    if r.fields.iter().any(|f| f.varbit_len.is_some()) {
+                        return err(
+                            span,
+                            "a header with a varbit field is extracted with its length: \
+                             extract(hdr, bits)",
+                        );
+                    }
                     Ok(Val::Effect(vec![St::Extract(Box::new(r))]))
                 }
                 "lookahead" => {
@@ -462,7 +495,11 @@ impl<'p> Compiler<'p> {
                 let s = &self.structs[*i as usize];
                 let mut total = 0u64;
                 for f in &s.fields {
-                    total += u64::from(self.scalar_bt(&f.ty).map_or(0, |b| b.width()));
+                    total += match f.ty {
+                        Ty::Varbit(w) if name.starts_with("max") => u64::from(w),
+                        Ty::Varbit(_) => 0,
+                        _ => u64::from(self.scalar_bt(&f.ty).map_or(0, |b| b.width())),
+                    };
                 }
                 total
             }
@@ -596,6 +633,7 @@ impl<'p> Compiler<'p> {
                 }
                 let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
                 let saved_kind = self.block_kind;
+                let saved_loops = std::mem::take(&mut self.loop_depth);
                 let saved_ret = self.ret_place.take();
                 self.depth += 50;
                 let r = (|| -> Res<FunctionInfo> {
@@ -636,6 +674,7 @@ impl<'p> Compiler<'p> {
                 self.depth -= 50;
                 self.scopes = saved_scopes;
                 self.block_kind = saved_kind;
+                self.loop_depth = saved_loops;
                 self.ret_place = saved_ret;
                 let info = r?;
                 self.functions.insert(name.clone(), info.clone());

@@ -16,6 +16,8 @@ pub enum CpType {
     Bit(u32),
     /// `int<W>`.
     Int(u32),
+    /// `varbit<W>` (a header field).
+    Varbit(u32),
     /// `error`.
     Error,
     /// A plain enum, by name.
@@ -279,6 +281,7 @@ impl<'p> Resolver<'p> {
             Ty::Bool => CpType::Bool,
             Ty::Bit(w) => CpType::Bit(*w),
             Ty::Int(w) => CpType::Int(*w),
+            Ty::Varbit(w) => CpType::Varbit(*w),
             Ty::Error => CpType::Error,
             Ty::Enum(i) => match c.enums.get(*i as usize) {
                 Some(e) => match e.underlying {

@@ -94,6 +94,45 @@ impl<'p> Compiler<'p> {
                 Ok(())
             }
             ast::StatementKind::Switch { expr, cases } => self.switch(expr, cases, s.span, out),
+            ast::StatementKind::For {
+                init,
+                cond,
+                update,
+                body,
+            } => {
+                self.scopes.push(HashMap::new());
+                let r = self.for_loop(init, cond.as_ref(), update, body, out);
+                self.scopes.pop();
+                r
+            }
+            ast::StatementKind::ForIn {
+                ty,
+                name,
+                lo,
+                hi,
+                body,
+            } => {
+                let Some(hi) = hi else {
+                    return unsupported(
+                        lo.span,
+                        "`for` over a header stack or list (only `for (T x in lo .. hi)`)",
+                    );
+                };
+                let (init, cond, update) = for_in_as_for(ty, name, lo, hi, s.span);
+                self.scopes.push(HashMap::new());
+                let r = self.for_loop(&init, Some(&cond), &update, body, out);
+                self.scopes.pop();
+                r
+            }
+            ast::StatementKind::Break | ast::StatementKind::Continue => {
+                let is_break = matches!(s.kind, ast::StatementKind::Break);
+                if self.loop_depth == 0 {
+                    let what = if is_break { "break" } else { "continue" };
+                    return err(s.span, format!("`{what}` outside a loop"));
+                }
+                out.push(if is_break { St::Break } else { St::Continue });
+                Ok(())
+            }
             ast::StatementKind::Exit => {
                 if self.block_kind == BlockKind::Parser {
                     return err(s.span, "`exit` is not allowed in a parser");
@@ -118,6 +157,47 @@ impl<'p> Compiler<'p> {
                 Ok(())
             }
         }
+    }
+
+    /// `for (init; cond; update) body` as `init` then [`St::Loop`]; the
+    /// caller scopes the loop variables.
+    fn for_loop(
+        &mut self,
+        init: &[ast::Statement],
+        cond: Option<&ast::Expr>,
+        update: &[ast::Statement],
+        body: &ast::Statement,
+        out: &mut Vec<St>,
+    ) -> Res<()> {
+        for s in init {
+            self.stmt(s, out)?;
+        }
+        let cond = match cond {
+            Some(c) => {
+                let v = self.expr(c)?;
+                self.coerce(v, &Ty::Bool, c.span)?
+            }
+            None => Ex::Const(1),
+        };
+        let mut lowered_body = Vec::new();
+        self.loop_depth += 1;
+        self.scopes.push(HashMap::new());
+        let r = self.stmt(body, &mut lowered_body);
+        self.scopes.pop();
+        self.loop_depth -= 1;
+        r?;
+        let mut lowered_update = Vec::new();
+        for s in update {
+            self.stmt(s, &mut lowered_update)?;
+        }
+        if !matches!(cond, Ex::Const(0)) {
+            out.push(St::Loop(Box::new(Loop {
+                cond,
+                body: lowered_body,
+                update: lowered_update,
+            })));
+        }
+        Ok(())
     }
 
     pub(super) fn switch(
@@ -246,6 +326,13 @@ impl<'p> Compiler<'p> {
 
     pub(super) fn load(&self, p: &Place, t: &Ty) -> Ex {
         let b = self.scalar_bt(t).unwrap_or(BitType::BIT1);
+        // a varbit's value (its length is a `bit<32>` leaf of its own)
+        if let Ty::Varbit(w) = t {
+            return match &p.dynamic {
+                None => Ex::LoadW(p.w),
+                Some(d) => Ex::LoadDynW(d.clone(), p.w, bt(*w, false)),
+            };
+        }
         let wide = is_wide(b.width());
         match (&p.dynamic, wide) {
             (None, false) => Ex::Load(p.n),
@@ -546,4 +633,73 @@ impl<'p> Compiler<'p> {
             ),
         }
     }
+}
+
+/// `for (T x in lo .. hi) body` as the `for` loop
+/// `for (T x = lo, T hi' = hi, bool go = x <= hi'; go; if (x == hi') go = false; else x = x + 1)`:
+/// both bounds evaluated once, `hi` inclusive, and no wrap-around when `hi`
+/// is the type's largest value. `hi'` and `go` cannot be named in P4.
+fn for_in_as_for(
+    ty: &ast::Type,
+    name: &ast::Ident,
+    lo: &ast::Expr,
+    hi: &ast::Expr,
+    span: Span,
+) -> (Vec<ast::Statement>, ast::Expr, Vec<ast::Statement>) {
+    let ident = |n: &str| ast::Ident {
+        name: Arc::from(n),
+        span,
+    };
+    let hi_name = ident("for-in last");
+    let go_name = ident("for-in going");
+    let expr = |kind| ast::Expr { kind, span };
+    let path = |i: &ast::Ident| {
+        expr(ExprKind::Name(ast::Path {
+            absolute: false,
+            name: i.clone(),
+        }))
+    };
+    let binary = |op, l, r| {
+        expr(ExprKind::Binary {
+            op,
+            lhs: Box::new(l),
+            rhs: Box::new(r),
+        })
+    };
+    let statement = |kind| ast::Statement { kind, span };
+    let declare = |ty: ast::Type, name: &ast::Ident, init: ast::Expr| {
+        statement(ast::StatementKind::Declaration(Box::new(
+            Declaration::Variable(ast::VariableDecl {
+                annotations: Vec::new(),
+                ty,
+                name: name.clone(),
+                init: Some(init),
+                span,
+            }),
+        )))
+    };
+    let assign = |lhs, rhs| statement(ast::StatementKind::Assign { lhs, op: None, rhs });
+    let bool_ty = ast::Type {
+        kind: ast::TypeKind::Bool,
+        span,
+    };
+    let init = vec![
+        declare(ty.clone(), name, lo.clone()),
+        declare(ty.clone(), &hi_name, hi.clone()),
+        declare(
+            bool_ty,
+            &go_name,
+            binary(ast::BinaryOp::Le, path(name), path(&hi_name)),
+        ),
+    ];
+    let one = expr(ExprKind::Int(crate::front::lexer::IntLiteral::from_u128(1)));
+    let update = vec![statement(ast::StatementKind::If {
+        cond: binary(ast::BinaryOp::Eq, path(name), path(&hi_name)),
+        then: Box::new(assign(path(&go_name), expr(ExprKind::Bool(false)))),
+        otherwise: Some(Box::new(assign(
+            path(name),
+            binary(ast::BinaryOp::Add, path(name), one),
+        ))),
+    })];
+    (init, path(&go_name), update)
 }

@@ -7,6 +7,7 @@ impl<'p> Compiler<'p> {
         let name = self.fq_name(&a.name, &a.annotations);
         self.scopes.push(HashMap::new());
         let saved_kind = self.block_kind;
+        let saved_loops = std::mem::take(&mut self.loop_depth);
         self.block_kind = BlockKind::Control;
         let r = (|| -> Res<u32> {
             let mut params = Vec::new();
@@ -59,6 +60,7 @@ impl<'p> Compiler<'p> {
             Ok(id)
         })();
         self.block_kind = saved_kind;
+        self.loop_depth = saved_loops;
         self.scopes.pop();
         r
     }

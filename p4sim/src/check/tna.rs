@@ -656,6 +656,7 @@ impl<'p> Compiler<'p> {
         };
         let width = self.scalar_bt(&ret).map_or(1, |b| b.width());
         let saved_kind = self.block_kind;
+        let saved_loops = std::mem::take(&mut self.loop_depth);
         let saved_ret = self.ret_place.take();
         self.scopes.push(HashMap::new());
         let r = (|| -> Res<Vec<St>> {
@@ -679,6 +680,7 @@ impl<'p> Compiler<'p> {
         })();
         self.scopes.pop();
         self.block_kind = saved_kind;
+        self.loop_depth = saved_loops;
         self.ret_place = saved_ret;
         self.bodies.push(r?);
         self.reg_actions.push(RegAction {

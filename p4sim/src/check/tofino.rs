@@ -123,6 +123,13 @@ impl Walk<'_> {
                 c.then(a.or(self.sts(b, via)))
             }
             St::Block(b) => self.sts(b, via),
+            // two iterations stand for any number: an access in the body
+            // is made more than once
+            St::Loop(l) => {
+                let once = self.ex(&l.cond, via).then(self.sts(&l.body, via));
+                let once = once.then(self.sts(&l.update, via));
+                once.clone().then(once)
+            }
             St::Switch(e, cases, d) => {
                 let mut alt = self.sts(d, via);
                 for (_, c) in cases {
@@ -532,6 +539,12 @@ fn st_rw(s: &St, r: &mut Vec<u64>, w: &mut Vec<u64>) {
                 st_rw(s, r, w);
             }
         }
+        St::Loop(l) => {
+            ex_reads(&l.cond, r);
+            for s in l.body.iter().chain(&l.update) {
+                st_rw(s, r, w);
+            }
+        }
         St::Call(b) => {
             for s in b.0.iter().chain(&b.1) {
                 st_rw(s, r, w);
@@ -645,6 +658,7 @@ impl Stages<'_> {
                 | St::If(..)
                 | St::Switch(..)
                 | St::Block(_)
+                | St::Loop(_)
                 | St::RunBody(_) => {
                     self.flush(&mut run, floor, what);
                     self.st(s, floor, what);
@@ -719,6 +733,11 @@ impl Stages<'_> {
                 self.sts(d, f, what);
             }
             St::Block(b) => self.sts(b, floor, what),
+            St::Loop(l) => {
+                let f = self.cond_floor(&l.cond, floor);
+                self.sts(&l.body, f, what);
+                self.sts(&l.update, f, what);
+            }
             St::RunBody(b) => {
                 if self.depth > 32 {
                     return;

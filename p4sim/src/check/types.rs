@@ -19,6 +19,17 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// Whether a header (or a union's header) of type `t` has a varbit field.
+    pub(super) fn has_varbit(&self, t: &Ty) -> bool {
+        match t {
+            Ty::Varbit(_) => true,
+            Ty::Struct(i) => self.structs.get(*i as usize).is_some_and(|s| {
+                s.kind != SKind::Struct && s.fields.iter().any(|f| self.has_varbit(&f.ty))
+            }),
+            _ => false,
+        }
+    }
+
     pub(super) fn size(&self, t: &Ty) -> (u32, u32) {
         match t {
             Ty::Struct(i) => self.structs.get(*i as usize).map_or((0, 0), |s| (s.n, s.w)),
@@ -26,6 +37,7 @@ impl<'p> Compiler<'p> {
                 let (n, w) = self.size(e);
                 (n.saturating_mul(*c).saturating_add(1), w.saturating_mul(*c))
             }
+            Ty::Varbit(_) => (1, 1),
             Ty::Tuple(ts) => ts.iter().fold((0u32, 0u32), |(n, w), t| {
                 let (a, b) = self.size(t);
                 (n.saturating_add(a), w.saturating_add(b))
@@ -51,9 +63,11 @@ impl<'p> Compiler<'p> {
         let (n, _) = self.size(t);
         self.n_slots += n;
         for (lp, lt) in leaves {
-            if let Some(b) = self.scalar_bt(&lt)
-                && is_wide(b.width())
-            {
+            let wide = match lt {
+                Ty::Varbit(w) => Some(bt(w, false)),
+                lt => self.scalar_bt(&lt).filter(|b| is_wide(b.width())),
+            };
+            if let Some(b) = wide {
                 debug_assert_eq!(lp.w as usize, self.w_init.len());
                 self.w_init.push(Bits::zero(b));
             }
@@ -62,7 +76,8 @@ impl<'p> Compiler<'p> {
     }
 
     /// Every scalar leaf of a value of type `t` stored at `p` (headers:
-    /// the validity bit first).
+    /// the validity bit first; a varbit: its length as a `bit<32>`, then
+    /// its value as the [`Ty::Varbit`] itself, in the wide frame).
     pub(super) fn leaves(&self, p: &Place, t: &Ty, out: &mut Vec<(Place, Ty)>) {
         match t {
             Ty::Struct(i) => {
@@ -94,6 +109,10 @@ impl<'p> Compiler<'p> {
                     n = n.saturating_add(a);
                     w = w.saturating_add(b);
                 }
+            }
+            Ty::Varbit(_) => {
+                out.push((p.clone(), Ty::Bit(32)));
+                out.push((p.clone(), t.clone()));
             }
             t => {
                 if self.scalar_bt(t).is_some() {
@@ -212,8 +231,12 @@ impl<'p> Compiler<'p> {
                 }
                 Ty::Int(w)
             }
-            ast::TypeKind::Varbit(_) => {
-                return unsupported(t.span, "varbit<W> fields are not supported by p4sim");
+            ast::TypeKind::Varbit(w) => {
+                let w = self.const_u32(w, "a varbit width")?;
+                if w == 0 || w > crate::exec::bits::MAX_WIDTH {
+                    return err(t.span, format!("varbit<{w}> is not a valid type"));
+                }
+                Ty::Varbit(w)
             }
             ast::TypeKind::Name(path) => self.named_type(&path.name)?,
             ast::TypeKind::Specialized { base, .. } => {
@@ -259,6 +282,9 @@ impl<'p> Compiler<'p> {
                 }
                 if n == 0 {
                     return err(size.span, "a header stack needs at least one element");
+                }
+                if self.has_varbit(&e) {
+                    return unsupported(t.span, "header stacks of headers with a varbit field");
                 }
                 Ty::Stack(Box::new(e), n)
             }
@@ -344,9 +370,21 @@ impl<'p> Compiler<'p> {
                 self.depth -= 1;
                 return err(f.name.span, format!("duplicate field `{}`", f.name));
             }
+            if kind == SKind::Header
+                && let Some(v) = fields.iter().find(|g| matches!(g.ty, Ty::Varbit(_)))
+            {
+                self.depth -= 1;
+                return unsupported(
+                    f.span,
+                    format!(
+                        "a field after the varbit field `{}` (p4sim keeps a header's varbit last)",
+                        v.name
+                    ),
+                );
+            }
             let ok = match kind {
                 SKind::Header => {
-                    matches!(t, Ty::Bit(_) | Ty::Int(_) | Ty::Bool)
+                    matches!(t, Ty::Bit(_) | Ty::Int(_) | Ty::Bool | Ty::Varbit(_))
                         || matches!(&t, Ty::Enum(i) if self.enums.get(*i as usize).is_some_and(|e| e.underlying.is_some()))
                 }
                 SKind::Union => {
@@ -354,7 +392,12 @@ impl<'p> Compiler<'p> {
                 }
                 SKind::Struct => !matches!(
                     t,
-                    Ty::Void | Ty::PacketIn | Ty::PacketOut | Ty::Object(_) | Ty::InfInt
+                    Ty::Void
+                        | Ty::PacketIn
+                        | Ty::PacketOut
+                        | Ty::Object(_)
+                        | Ty::InfInt
+                        | Ty::Varbit(_)
                 ),
             };
             if !ok {

@@ -1459,6 +1459,32 @@ impl Lower<'_> {
                 Flow::Exit
             }),
             St::Return => Box::new(|_: &mut Exec<'_>| Flow::Return),
+            St::Loop(l) => {
+                let cond = self.ex(&l.cond);
+                let body = self.block(&l.body);
+                let update = self.block(&l.update);
+                Box::new(move |ex: &mut Exec<'_>| {
+                    let mut iterations = 0;
+                    while cond(ex) != 0 {
+                        if iterations == Loop::MAX_ITERATIONS {
+                            return ex.endless_loop();
+                        }
+                        iterations += 1;
+                        match run_block(&body, ex) {
+                            Flow::Normal | Flow::Continue => {}
+                            Flow::Break => break,
+                            f => return f,
+                        }
+                        let f = run_block(&update, ex);
+                        if !matches!(f, Flow::Normal) {
+                            return f;
+                        }
+                    }
+                    Flow::Normal
+                })
+            }
+            St::Break => Box::new(|_: &mut Exec<'_>| Flow::Break),
+            St::Continue => Box::new(|_: &mut Exec<'_>| Flow::Continue),
             St::Extract(h) => match self.extract(h) {
                 Some(f) => f,
                 None => {
@@ -1842,11 +1868,21 @@ impl Writes<'_> {
                 self.slots.push(*tmp);
                 Some(())
             }
-            St::RegWriteSlot { .. } | St::Exit | St::Return | St::Emit(_) => Some(()),
+            St::RegWriteSlot { .. }
+            | St::Exit
+            | St::Return
+            | St::Break
+            | St::Continue
+            | St::Emit(_) => Some(()),
             St::If(c, a, b) => {
                 self.ex(c)?;
                 self.block(a)?;
                 self.block(b)
+            }
+            St::Loop(l) => {
+                self.ex(&l.cond)?;
+                self.block(&l.body)?;
+                self.block(&l.update)
             }
             St::Block(b) => self.block(b),
             St::Switch(e, arms, d) => {
@@ -1947,6 +1983,7 @@ impl Writes<'_> {
             | St::SetDyn(..)
             | St::SetDynW(..)
             | St::Extract(_)
+            | St::ExtractVar(..)
             | St::Advance(_)
             | St::StackShift(_)
             | St::Copy(_) => None,

@@ -394,6 +394,10 @@ pub enum Flow {
     Exit,
     /// The parser rejects the packet with this error code.
     Reject(u64),
+    /// `break`: the innermost loop ends.
+    Break,
+    /// `continue`: the innermost loop goes on to its update.
+    Continue,
 }
 
 /// Which pipeline stage is running (some externs act only in one).
@@ -582,6 +586,38 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
+    fn run_loop(&mut self, l: &Loop) -> Flow {
+        let mut iterations = 0;
+        while self.eval(&l.cond) != 0 {
+            if iterations == Loop::MAX_ITERATIONS {
+                return self.endless_loop();
+            }
+            iterations += 1;
+            match self.block(&l.body) {
+                Flow::Normal | Flow::Continue => {}
+                Flow::Break => break,
+                f => return f,
+            }
+            let f = self.block(&l.update);
+            if f != Flow::Normal {
+                return f;
+            }
+        }
+        Flow::Normal
+    }
+
+    /// A loop ran [`Loop::MAX_ITERATIONS`] times: the packet is dropped
+    /// as after a failed `assert`.
+    pub(crate) fn endless_loop(&mut self) -> Flow {
+        self.fx.fault = Some(format!(
+            "a loop ran {} times without ending",
+            Loop::MAX_ITERATIONS
+        ));
+        self.exit = true;
+        self.halt = true;
+        Flow::Exit
+    }
+
     pub(crate) fn stmt(&mut self, s: &St) -> Flow {
         match s {
             St::Set(slot, e) => {
@@ -668,7 +704,14 @@ impl<'a> Exec<'a> {
                 return Flow::Exit;
             }
             St::Return => return Flow::Return,
+            St::Loop(l) => return self.run_loop(l),
+            St::Break => return Flow::Break,
+            St::Continue => return Flow::Continue,
             St::Extract(h) => return self.extract(h),
+            St::ExtractVar(h, bits) => {
+                let bits = self.eval(bits);
+                return self.extract_var(h, bits);
+            }
             St::Advance(e) => {
                 let bits = self.eval(e) as usize;
                 let end = self.cursor.saturating_add(bits);
@@ -847,6 +890,42 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
+    /// `extract(hdr, bits)` as BMv2 does it: `PacketTooShort` when the
+    /// packet has fewer than the fixed fields and `bits` left, then
+    /// `HeaderTooShort` when `bits` is more than the varbit's W; else the
+    /// fixed fields, then `bits` bits into the varbit.
+    pub(crate) fn extract_var(&mut self, h: &HeaderRef, bits: u64) -> Flow {
+        let Some(var) = h.fields.iter().find(|f| f.varbit_len.is_some()) else {
+            return self.extract(h);
+        };
+        let left = (self.pkt.len() * 8).saturating_sub(self.cursor) as u64;
+        if u64::from(h.bits) + bits > left {
+            return Flow::Reject(self.prog.error_code("PacketTooShort").unwrap_or(0));
+        }
+        if bits > u64::from(var.width) {
+            return Flow::Reject(self.prog.error_code("HeaderTooShort").unwrap_or(0));
+        }
+        let Ok((bn, bw, _)) = self.header_base(h) else {
+            return Flow::Reject(self.prog.error_code("StackOutOfBounds").unwrap_or(0));
+        };
+        let f = self.extract(h);
+        if f != Flow::Normal {
+            return f;
+        }
+        let ty = BitType::new(var.width, false).unwrap_or(BitType::BIT1);
+        let value = match BitType::new(bits as u32, false) {
+            Ok(read) if bits > 0 => Bits::read_bits(read, self.pkt, self.cursor)
+                .map_or_else(|_| Bits::zero(ty), |v| v.cast(ty)),
+            _ => Bits::zero(ty),
+        };
+        self.stw(bw + var.offset, value);
+        if let Some(len) = var.varbit_len {
+            self.st(bn + len, bits);
+        }
+        self.cursor += bits as usize;
+        Flow::Normal
+    }
+
     pub(crate) fn emit(&mut self, h: &HeaderRef) {
         let Ok((bn, bw, _)) = self.header_base(h) else {
             return;
@@ -858,7 +937,17 @@ impl<'a> Exec<'a> {
         let w = &self.w[..];
         let out = &mut self.out;
         for f in h.fields.iter() {
-            if f.wide {
+            if let Some(len) = f.varbit_len {
+                // the current length's low bits of the value
+                let len = n.get((bn + len) as usize).copied().unwrap_or(0);
+                if let (Some(v), Ok(t)) = (
+                    w.get((bw + f.offset) as usize),
+                    BitType::new(len.min(u64::from(f.width)) as u32, false),
+                ) && len > 0
+                {
+                    out.push_bits(&v.cast(t));
+                }
+            } else if f.wide {
                 if let Some(v) = w.get((bw + f.offset) as usize) {
                     out.push_bits(v);
                 }

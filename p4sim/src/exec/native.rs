@@ -1566,6 +1566,9 @@ impl Refs<'_, '_> {
         for f in h.fields.iter().filter(|f| !f.wide) {
             self.slot(h.base_n + f.offset);
         }
+        for len in h.fields.iter().filter_map(|f| f.varbit_len) {
+            self.slot(h.base_n + len);
+        }
         if let Some(st) = &h.stack {
             self.range(st.base_n, st.stride_n.saturating_mul(st.count));
             self.slot(st.next_index);
@@ -1656,8 +1659,17 @@ impl Refs<'_, '_> {
                     self.block(b);
                 }
             }
-            St::Exit | St::Return => {}
+            St::Exit | St::Return | St::Break | St::Continue => {}
+            St::Loop(l) => {
+                self.ex(&l.cond);
+                self.block(&l.body);
+                self.block(&l.update);
+            }
             St::Extract(h) => self.header(h),
+            St::ExtractVar(h, bits) => {
+                self.header(h);
+                self.ex(bits);
+            }
             St::Advance(e) => self.ex(e),
             St::Verify(c, e) => {
                 self.ex(c);

@@ -1098,6 +1098,35 @@ pub enum StatementKind {
     Empty,
     /// A local constant, variable or instance.
     Declaration(Box<Declaration>),
+    /// `for (init; cond; update) body`
+    For {
+        /// Declarations and assignments run once, before the first test.
+        init: Vec<Statement>,
+        /// The test before each iteration (`None`: always true).
+        cond: Option<Expr>,
+        /// Assignments and calls run after each iteration (and `continue`).
+        update: Vec<Statement>,
+        /// The loop body.
+        body: Box<Statement>,
+    },
+    /// `for (T x in lo .. hi) body`, or `for (T x in stack) body` when
+    /// `hi` is `None`.
+    ForIn {
+        /// The loop variable's type.
+        ty: Type,
+        /// The loop variable.
+        name: Ident,
+        /// The range's first value, or the collection.
+        lo: Expr,
+        /// The range's last value (inclusive).
+        hi: Option<Expr>,
+        /// The loop body.
+        body: Box<Statement>,
+    },
+    /// `break;`
+    Break,
+    /// `continue;`
+    Continue,
 }
 
 /// `label: { body }` or `label:` (falls through to the next case).

@@ -13,8 +13,7 @@
 //! - `>` `>` with nothing between them is a right shift; separately they
 //!   close nested type argument lists.
 //!
-//! Constructs outside what p4sim supports (`value_set`, `for` loops,
-//! ...) are errors saying so.
+//! Constructs outside what p4sim supports (`value_set`, ...) are errors saying so.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -1448,6 +1447,132 @@ impl Parser {
         })
     }
 
+    /// `for (init; cond; update) body` or `for (T x in collection) body`.
+    #[inline(never)]
+    fn for_statement(&mut self, start: Span) -> PResult<Statement> {
+        self.bump();
+        self.expect_punct(TokenKind::LParen)?;
+        // `T x in ...`: a type, a name, then `in`
+        let save = (self.pos, self.depth);
+        if let Ok(ty) = self.parse_type()
+            && self.kind() == TokenKind::Ident
+            && self.kind_at(1) == TokenKind::In
+        {
+            let name = self.name("a loop variable")?;
+            self.bump();
+            let lo = self.expr()?;
+            let hi = match self.eat(TokenKind::DotDot) {
+                Some(_) => Some(self.expr()?),
+                None => None,
+            };
+            self.expect_punct(TokenKind::RParen)?;
+            let body = Box::new(self.statement()?);
+            return Ok(Statement {
+                kind: StatementKind::ForIn {
+                    ty,
+                    name,
+                    lo,
+                    hi,
+                    body,
+                },
+                span: start.to(self.prev_span()),
+            });
+        }
+        (self.pos, self.depth) = save;
+        let mut init = Vec::new();
+        if self.eat(TokenKind::Semicolon).is_none() {
+            loop {
+                let s = self.for_clause(true)?;
+                init.push(s);
+                if self.eat(TokenKind::Comma).is_none() {
+                    break;
+                }
+            }
+            self.expect_punct(TokenKind::Semicolon)?;
+        }
+        let cond = if self.kind() == TokenKind::Semicolon {
+            None
+        } else {
+            Some(self.expr()?)
+        };
+        self.expect_punct(TokenKind::Semicolon)?;
+        let mut update = Vec::new();
+        if self.kind() != TokenKind::RParen {
+            loop {
+                update.push(self.for_clause(false)?);
+                if self.eat(TokenKind::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(TokenKind::RParen)?;
+        let body = Box::new(self.statement()?);
+        Ok(Statement {
+            kind: StatementKind::For {
+                init,
+                cond,
+                update,
+                body,
+            },
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    /// One clause of a `for` header: a declaration (in `init` only), an
+    /// assignment or a call, ended by `,`, `;` or `)` (not consumed).
+    fn for_clause(&mut self, declarations: bool) -> PResult<Statement> {
+        let start = self.peek().span;
+        if declarations {
+            let save = (self.pos, self.depth);
+            if let Ok(ty) = self.parse_type()
+                && self.kind() == TokenKind::Ident
+                && matches!(self.kind_at(1), TokenKind::Assign)
+            {
+                let name = self.name("a variable name")?;
+                self.bump();
+                let init = Some(self.expr()?);
+                return Ok(decl_statement(Declaration::Variable(VariableDecl {
+                    annotations: Vec::new(),
+                    ty,
+                    name,
+                    init,
+                    span: start.to(self.prev_span()),
+                })));
+            }
+            (self.pos, self.depth) = save;
+        }
+        let lhs = self.expr()?;
+        let op = match self.kind() {
+            TokenKind::Assign => None,
+            TokenKind::PlusAssign => Some(BinaryOp::Add),
+            TokenKind::MinusAssign => Some(BinaryOp::Sub),
+            TokenKind::StarAssign => Some(BinaryOp::Mul),
+            TokenKind::ShlAssign => Some(BinaryOp::Shl),
+            TokenKind::AmpAssign => Some(BinaryOp::BitAnd),
+            TokenKind::PipeAssign => Some(BinaryOp::BitOr),
+            TokenKind::CaretAssign => Some(BinaryOp::BitXor),
+            TokenKind::PlusSatAssign => Some(BinaryOp::SatAdd),
+            TokenKind::MinusSatAssign => Some(BinaryOp::SatSub),
+            TokenKind::Gt if self.kind_at(1) == TokenKind::Ge && self.peek_at(1).glued() => {
+                self.bump();
+                Some(BinaryOp::Shr)
+            }
+            _ => {
+                let span = start.to(self.prev_span());
+                return Ok(Statement {
+                    kind: StatementKind::Call(lhs),
+                    span,
+                });
+            }
+        };
+        self.bump();
+        let rhs = self.expr()?;
+        Ok(Statement {
+            kind: StatementKind::Assign { lhs, op, rhs },
+            span: start.to(self.prev_span()),
+        })
+    }
+
     #[inline(never)]
     fn switch_statement(&mut self, start: Span) -> PResult<Statement> {
         let kind = self.switch()?;
@@ -1491,14 +1616,16 @@ impl Parser {
                 let d = self.constant(Vec::new(), start)?;
                 return Ok(decl_statement(Declaration::Constant(d)));
             }
-            TokenKind::For => {
-                return Err(Error::unsupported("`for` loops", self.peek().span));
+            TokenKind::For => return self.for_statement(start),
+            TokenKind::Break => {
+                self.bump();
+                self.expect_punct(TokenKind::Semicolon)?;
+                StatementKind::Break
             }
-            TokenKind::Break | TokenKind::Continue => {
-                return Err(Error::unsupported(
-                    "`break` and `continue` (there are no loops)",
-                    self.peek().span,
-                ));
+            TokenKind::Continue => {
+                self.bump();
+                self.expect_punct(TokenKind::Semicolon)?;
+                StatementKind::Continue
             }
             TokenKind::Transition => {
                 return Err(Error::syntax(
@@ -2334,11 +2461,38 @@ mod tests {
             ErrorKind::Unsupported("parser value sets (`value_set`)".into())
         );
         assert_eq!(e.span.col, 14);
-        let e = parse_err("control C() { apply { for (bit<8> i = 0; i < 4; i = i + 1) { } } }");
-        assert_eq!(e.kind, ErrorKind::Unsupported("`for` loops".into()));
-        assert_eq!(e.span.col, 23);
         let e = parse_err("typedef struct { bit<8> a; } S;");
         assert!(matches!(e.kind, ErrorKind::Unsupported(_)));
+    }
+
+    #[test]
+    fn for_loops_parse_in_both_forms() {
+        let d = parse(
+            "control C() { apply { \
+             for (bit<8> i = 0, j = 1; i < 4; i = i + 1, j = j << 1) { if (i == 2) { continue; } break; } \
+             for (bit<8> k in 1 .. 3) ; for (h_t h in hdr.s) { } for (;;) { } } }",
+        );
+        let Declaration::Control(c) = &d[0] else {
+            panic!("not a control")
+        };
+        let kinds: Vec<_> = c.apply.statements.iter().map(|s| &s.kind).collect();
+        let StatementKind::For {
+            init,
+            cond,
+            update,
+            body,
+        } = kinds[0]
+        else {
+            panic!("not a for: {:?}", kinds[0])
+        };
+        assert_eq!((init.len(), cond.is_some(), update.len()), (2, true, 2));
+        let StatementKind::Block(b) = &body.kind else {
+            panic!("no block")
+        };
+        assert!(matches!(b.statements[1].kind, StatementKind::Break));
+        assert!(matches!(kinds[1], StatementKind::ForIn { hi: Some(_), .. }));
+        assert!(matches!(kinds[2], StatementKind::ForIn { hi: None, .. }));
+        assert!(matches!(kinds[3], StatementKind::For { cond: None, .. }));
     }
 
     #[test]

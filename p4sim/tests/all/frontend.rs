@@ -710,9 +710,9 @@ fn error_positions_are_exact() {
             "macro `F` expects 1 argument(s), got 2",
         ),
         (
-            "control C() { apply { for (;;) {} } }",
-            (1, 23),
-            "unsupported: `for` loops",
+            "control C() { apply { for (bit<8> i = 0; i < 4) {} } }",
+            (1, 47),
+            "expected `;`, found `)`",
         ),
     ];
     for (src, (line, col), message) in cases {
