@@ -30,8 +30,16 @@ pub struct Fate {
     pub duplicated: bool,
     /// Copies lost (0, 1 or 2).
     pub lost: u8,
+    /// The delay of each copy that goes on, in the order drawn (filled
+    /// from the front).
+    pub delays: [Option<Duration>; 2],
+}
+
+impl Fate {
     /// Copies that go on (0, 1 or 2).
-    pub delivered: u8,
+    pub fn delivered(&self) -> u8 {
+        self.delays.iter().flatten().count() as u8
+    }
 }
 
 impl FaultConfig {
@@ -60,8 +68,8 @@ impl FaultConfig {
     /// Decides one datagram's fate with draws from `rng`, in this order:
     /// duplicated with probability `duplicate`; then for each copy, lost
     /// with probability `loss`, else delayed by a uniform
-    /// `0..=max_delay` — `deliver` gets that delay.
-    pub fn apply(&self, rng: &mut Rng, mut deliver: impl FnMut(Duration)) -> Fate {
+    /// `0..=max_delay`.
+    pub fn apply(&self, rng: &mut Rng) -> Fate {
         let duplicated = rng.chance(self.duplicate);
         let mut fate = Fate {
             duplicated,
@@ -73,8 +81,8 @@ impl FaultConfig {
                 fate.lost += 1;
                 continue;
             }
-            deliver(Duration::from_nanos(rng.range(0, max_ns)));
-            fate.delivered += 1;
+            let free = usize::from(fate.delays[0].is_some());
+            fate.delays[free] = Some(Duration::from_nanos(rng.range(0, max_ns)));
         }
         fate
     }
@@ -94,21 +102,22 @@ mod tests {
         };
         let fates = |seed| {
             let mut rng = Rng::new(seed);
-            let mut delays = vec![];
-            let fates: Vec<Fate> = (0..500)
-                .map(|_| faults.apply(&mut rng, |d| delays.push(d)))
-                .collect();
-            (fates, delays)
+            (0..500)
+                .map(|_| faults.apply(&mut rng))
+                .collect::<Vec<Fate>>()
         };
         assert_eq!(fates(1), fates(1));
         assert_ne!(fates(1), fates(2));
-        let (all, delays) = fates(1);
+        let all = fates(1);
         assert!(
             all.iter()
-                .all(|f| f.lost + f.delivered == 1 + u8::from(f.duplicated))
+                .all(|f| f.lost + f.delivered() == 1 + u8::from(f.duplicated))
         );
-        let delivered: usize = all.iter().map(|f| usize::from(f.delivered)).sum();
-        assert_eq!(delays.len(), delivered);
+        assert!(
+            all.iter()
+                .all(|f| f.delays[0].is_some() || f.delays[1].is_none())
+        );
+        let delays: Vec<Duration> = all.iter().flat_map(|f| f.delays).flatten().collect();
         assert!(delays.iter().all(|d| *d <= faults.max_delay));
         assert!(all.iter().any(|f| f.duplicated) && all.iter().any(|f| f.lost > 0));
         // Roughly the configured rates (500 draws; loose bounds).
@@ -120,17 +129,16 @@ mod tests {
     fn no_faults_deliver_every_datagram_once_at_once() {
         let mut rng = Rng::new(3);
         for _ in 0..100 {
-            let mut delays = vec![];
-            let fate = FaultConfig::NONE.apply(&mut rng, |d| delays.push(d));
+            let fate = FaultConfig::NONE.apply(&mut rng);
             assert_eq!(
                 fate,
                 Fate {
                     duplicated: false,
                     lost: 0,
-                    delivered: 1
+                    delays: [Some(Duration::ZERO), None],
                 }
             );
-            assert_eq!(delays, vec![Duration::ZERO]);
+            assert_eq!(fate.delivered(), 1);
         }
         assert!(FaultConfig::NONE.is_none() && !FaultConfig::loss(1, 0.1).is_none());
     }

@@ -896,12 +896,9 @@ impl Sim {
             duplicate: link.duplicate,
             max_delay: Duration::from_nanos(link.jitter_ns),
         };
-        let mut delays = [None; 2];
-        let fate = faults.apply(&mut self.rng, |d| {
-            delays[usize::from(delays[0].is_some())] = Some(d);
-        });
+        let fate = faults.apply(&mut self.rng);
         self.frames_lost += u64::from(fate.lost);
-        for delay in delays.into_iter().flatten() {
+        for delay in fate.delays.into_iter().flatten() {
             let at = sent + link.latency_ns + delay.as_nanos() as u64;
             self.schedule(at, make(frame.clone()));
         }

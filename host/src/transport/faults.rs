@@ -102,35 +102,35 @@ impl<L: FrameLink> FaultyLink<L> {
     }
 
     /// Puts a frame through the injector into `outbound` or `inbound`.
-    fn inject(&mut self, frame: Vec<u8>, outbound: bool) {
+    fn inject(&mut self, mut frame: Vec<u8>, outbound: bool) {
         let queue = if outbound {
             &mut self.outbound
         } else {
             &mut self.inbound
         };
         let now = Instant::now();
-        let mut due = [None; 2];
-        let fate = self.faults.apply(&mut self.rng, |delay| {
-            due[usize::from(due[0].is_some())] = Some(now + delay);
-        });
+        let fate = self.faults.apply(&mut self.rng);
         self.counters
             .duplicated
             .fetch_add(u64::from(fate.duplicated), Ordering::Relaxed);
         self.counters
             .lost
             .fetch_add(u64::from(fate.lost), Ordering::Relaxed);
-        match due {
-            [Some(first), Some(second)] => {
-                self.order += 1;
-                queue.heap.push(Reverse((first, self.order, frame.clone())));
-                self.order += 1;
-                queue.heap.push(Reverse((second, self.order, frame)));
-            }
-            [Some(at), None] => {
-                self.order += 1;
-                queue.heap.push(Reverse((at, self.order, frame)));
-            }
-            _ => {}
+        // The copies are filled from the front; only a second one costs a
+        // clone of the frame.
+        let [first, second] = fate.delays;
+        if let Some(delay) = first {
+            let copy = if second.is_some() {
+                frame.clone()
+            } else {
+                std::mem::take(&mut frame)
+            };
+            self.order += 1;
+            queue.heap.push(Reverse((now + delay, self.order, copy)));
+        }
+        if let Some(delay) = second {
+            self.order += 1;
+            queue.heap.push(Reverse((now + delay, self.order, frame)));
         }
     }
 

@@ -191,9 +191,10 @@ impl MemTransport {
             queue.push((now, out));
             return;
         };
-        let fate = faults.apply(&mut self.rng, |delay| {
-            queue.push((now + delay, out.clone()))
-        });
+        let fate = faults.apply(&mut self.rng);
+        for delay in fate.delays.into_iter().flatten() {
+            queue.push((now + delay, out.clone()));
+        }
         self.stats.fault_duplicated += u64::from(fate.duplicated);
         self.stats.fault_lost += u64::from(fate.lost);
     }
