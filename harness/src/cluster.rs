@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use esa_controller::jobs::{Endpoint, Job, JobRequest};
-use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline};
+use esa_controller::{Controller, GrpcSwitch, Pipeline};
 use esa_core::job::Mode;
 use esa_switch::{Switch, SwitchConfig};
 use tokio::runtime::Runtime;
@@ -57,12 +57,7 @@ impl Cluster {
             .build()
             .expect("tokio runtime");
         let (stop, stop_rx) = watch::channel(false);
-        let config = ControllerConfig {
-            pool_slots: Some(pool_slots),
-            check_interval: Duration::from_secs(2),
-            retry_interval: Duration::from_millis(200),
-            stale_after_us: None,
-        };
+        let config = control::controller_config(pool_slots, None);
         let p4runtime = switch.addr().to_string();
         let supervised = control::start_controller(
             &runtime,

@@ -55,6 +55,19 @@ pub async fn stopped(mut rx: watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
 }
 
+/// How the harness's controllers run: `pool_slots` slots and the given
+/// stale bound, the pipeline checked every 2 s, and a reconnection tried
+/// every 200 ms (the switch is on this machine, so a lost one is back
+/// soon or not at all).
+pub fn controller_config(pool_slots: u32, stale_after_us: Option<u64>) -> ControllerConfig {
+    ControllerConfig {
+        pool_slots: Some(pool_slots),
+        check_interval: Duration::from_secs(2),
+        retry_interval: Duration::from_millis(200),
+        stale_after_us,
+    }
+}
+
 /// A controller running on a runtime, for the switch at a P4Runtime
 /// address.
 #[derive(Debug)]

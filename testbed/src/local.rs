@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use esa_controller::{ControllerConfig, GrpcSwitch, Pipeline, Topology};
+use esa_controller::{GrpcSwitch, Pipeline, Topology};
 use esa_harness::control::{self, add_host, stopped};
 use esa_harness::{EmbeddedSwitch, Ports};
 use esa_host::addressing::port_host;
@@ -152,12 +152,7 @@ impl LocalStack {
             GrpcSwitch::new(&p4runtime.to_string(), switch.device_id(), ELECTION_ID),
             pipeline,
             config.topology(),
-            ControllerConfig {
-                pool_slots: Some(config.pool_slots),
-                check_interval: Duration::from_secs(2),
-                retry_interval: Duration::from_millis(200),
-                stale_after_us: None,
-            },
+            control::controller_config(config.pool_slots, None),
             stopped(stop_rx.clone()),
         )?;
         let controller = supervised.controller;

@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
-use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
+use esa_controller::{Controller, GrpcSwitch, Health, Pipeline, Role, Topology};
 use esa_core::constants::ESA_UDP_PORT;
 use esa_core::faults::FaultConfig;
 use esa_core::job::Mode;
@@ -689,12 +689,10 @@ fn run_variant(
         .map_err(|e| TestbedError::start("tokio runtime", e))?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut stage = build_stage(experiment, options, &plans)?;
-    let config = ControllerConfig {
-        pool_slots: Some(experiment.switch.pool_slots),
-        check_interval: Duration::from_secs(2),
-        retry_interval: Duration::from_millis(200),
-        stale_after_us: experiment.switch.stale_after_ms.map(|ms| ms * 1000),
-    };
+    let config = control::controller_config(
+        experiment.switch.pool_slots,
+        experiment.switch.stale_after_ms.map(|ms| ms * 1000),
+    );
     let control::Supervised {
         controller,
         task: supervisor,
