@@ -32,6 +32,7 @@ use std::fmt::Write as _;
 use std::sync::RwLock;
 
 use crate::exec::engine::{ExFn, StFn};
+use crate::exec::hash::HashAlgorithm;
 use crate::exec::interp::{Exec, RegisterCells, mask};
 use crate::ir::*;
 
@@ -300,6 +301,37 @@ impl<'a> Cx<'_, 'a> {
         self.ex.out.push_bytes(b);
     }
 
+    /// `algo` over the bits of `leaves` (value, width, whether its
+    /// header is valid: a field of an invalid header is left out, as
+    /// BMv2 does), then the unparsed payload when `with_payload`: the
+    /// closure engine's `checksum_of`, without leaving generated code.
+    #[inline]
+    pub fn checksum(
+        &mut self,
+        algo: HashAlgorithm,
+        leaves: &[(u64, u32, bool)],
+        with_payload: bool,
+    ) -> u64 {
+        if algo == HashAlgorithm::Csum16 && !with_payload {
+            return u64::from(csum16_bits(leaves));
+        }
+        let mut buf = std::mem::take(&mut self.ex.rt.scratch);
+        buf.clear();
+        let mut w = crate::exec::interp::BitWriter::with_buffer(buf);
+        for &(v, width, valid) in leaves {
+            if valid {
+                w.push(v, width);
+            }
+        }
+        let mut bytes = w.finish();
+        if with_payload {
+            bytes.extend_from_slice(self.ex.payload);
+        }
+        let h = algo.compute(&bytes).unwrap_or(0);
+        self.ex.rt.scratch = bytes;
+        h
+    }
+
     /// Runs fallback statement `i` on the closure engine.
     #[inline]
     pub fn stmt(&mut self, i: usize) -> Flow {
@@ -444,6 +476,34 @@ impl<'a> Cx<'_, 'a> {
     }
 }
 
+/// `csum16` of the bits of `leaves` (value, width, included) as
+/// [`crate::exec::hash::csum16`] gives for the bytes a `BitWriter` makes
+/// of them (the last byte and an odd last byte padded with zeros), summed
+/// 16 bits at a time as they arrive, without the bytes.
+pub fn csum16_bits(leaves: &[(u64, u32, bool)]) -> u16 {
+    let (mut acc, mut n, mut sum) = (0u128, 0u32, 0u64);
+    for &(v, w, included) in leaves {
+        if !included || w > 64 {
+            continue;
+        }
+        // at most 15 bits are pending, so 79 at most after this
+        acc = (acc << w) | u128::from(v);
+        n += w;
+        while n >= 16 {
+            n -= 16;
+            sum += ((acc >> n) & 0xffff) as u64;
+        }
+        acc &= (1u128 << n) - 1;
+    }
+    if n > 0 {
+        sum += ((acc << (16 - n)) & 0xffff) as u64;
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
 /// A narrow binary operator the generated code does not spell out.
 #[inline(always)]
 pub fn nop(op: NOp, w: u32, a: u64, b: u64) -> u64 {
@@ -476,6 +536,7 @@ pub fn generate(prog: &Compiled, name: &str) -> String {
          unreachable_patterns, clippy::all, clippy::pedantic, clippy::nursery)]\n\
          mod generated {{\n\
          use p4sim::exec::native::{{Cx, Flow, NativeProgram}};\n\
+         use p4sim::exec::hash::HashAlgorithm;\n\
          use p4sim::ir::NOp;\n\
          pub static PROGRAM: NativeProgram = NativeProgram {{\n    \
          name: {name:?},\n    hash: {:#018x},\n    parser,\n    \
@@ -1020,6 +1081,48 @@ impl Generator<'_> {
                          if let Some(c) = cx.reg({reg}).get_mut(i) {{ *c = v; }} }}"
                     );
                 }
+                ExternCall::VerifyChecksum {
+                    cond,
+                    data,
+                    checksum,
+                    algo,
+                    with_payload,
+                } => match self.checksum(cond, data, *algo, *with_payload) {
+                    Some(code) => {
+                        let want = self.ex(checksum);
+                        let m = mask(match algo {
+                            HashAlgorithm::Crc32 | HashAlgorithm::Crc32Custom => 32,
+                            HashAlgorithm::Identity => 64,
+                            _ => 16,
+                        });
+                        let error = prog.std_meta.checksum_error;
+                        let _ = writeln!(
+                            out,
+                            "{code} let want: u64 = {want}; \
+                             if h & {m} != want {{ cx.st({error}, 1); }} }}"
+                        );
+                    }
+                    None => {
+                        let f = self.fallback_st(s);
+                        let _ = writeln!(out, "{{ let _ = {f}; }}");
+                    }
+                },
+                ExternCall::UpdateChecksum {
+                    cond,
+                    data,
+                    dst: Target::N(d, w),
+                    algo,
+                    with_payload,
+                } => match self.checksum(cond, data, *algo, *with_payload) {
+                    Some(code) => {
+                        let m = mask(*w);
+                        let _ = writeln!(out, "{code} cx.st({d}, h & {m}); }}");
+                    }
+                    None => {
+                        let f = self.fallback_st(s);
+                        let _ = writeln!(out, "{{ let _ = {f}; }}");
+                    }
+                },
                 _ => {
                     let f = self.fallback_st(s);
                     let _ = writeln!(out, "{{ let _ = {f}; }}");
@@ -1030,6 +1133,103 @@ impl Generator<'_> {
                 let _ = writeln!(out, "{{ let _ = {f}; }}");
             }
         }
+    }
+
+    /// [`Self::checksum`] for `csum16` over narrow slots that one
+    /// validity bit (or none) governs, spelled out: the layout of the
+    /// leaves' bits is known here, so each 16-bit word of the sum is a few
+    /// shifts of the slots it spans. With the header invalid nothing is
+    /// summed (`!0`), as when every leaf is left out.
+    fn csum16_inline(&mut self, cond: &Ex, data: &[Leaf]) -> Option<String> {
+        // the validity slot of a leaf (`Some(None)`: always included)
+        let slot = |l: &Leaf| match &l.valid {
+            None => Some(None),
+            Some(Ex::Load(b)) => Some(Some(*b)),
+            Some(_) => None,
+        };
+        let valid = slot(data.first()?)?;
+        let mut leaves = Vec::with_capacity(data.len());
+        let mut at = 0u32;
+        for l in data {
+            let Ex::Load(v) = &l.ex else { return None };
+            let w = l.ty.width();
+            if w == 0 || w > 64 || slot(l)? != valid {
+                return None;
+            }
+            leaves.push((*v, at, w));
+            at += w;
+        }
+        let valid = match valid {
+            None => "true".to_string(),
+            Some(b) => format!("cx.ld({b}) != 0"),
+        };
+        let mut sum = String::new();
+        for k in 0..at.div_ceil(16) {
+            let (lo, hi) = (16 * k, 16 * k + 16);
+            let mut parts = Vec::new();
+            for &(slot, o, w) in &leaves {
+                let (a, b) = (o.max(lo), (o + w).min(hi));
+                if a >= b {
+                    continue;
+                }
+                // stream bits [a, b) are the leaf's value bits
+                // [o + w - b, o + w - a); they go to word bits [hi - b, hi - a)
+                let part = format!(
+                    "(((cx.ld({slot}) >> {}) & {:#x}) << {})",
+                    o + w - b,
+                    mask(b - a),
+                    hi - b
+                );
+                parts.push(part);
+            }
+            let _ = write!(sum, "sum += {};", parts.join(" | "));
+        }
+        let cond = self.ex(cond);
+        Some(format!(
+            "if {cond} != 0 {{ let h: u64 = if {valid} {{ let mut sum: u64 = 0; {sum} \
+             while sum >> 16 != 0 {{ sum = (sum & 0xffff) + (sum >> 16); }} !sum & 0xffff }} \
+             else {{ 0xffff }};"
+        ))
+    }
+
+    /// The start of a checksum's code over narrow slot leaves, ending
+    /// with the checksum in `h` inside an open `if` on its condition
+    /// (which the caller closes); `None` when a leaf is not a narrow slot
+    /// (the closure engine's [`crate::exec::engine`] rule). As the
+    /// interpreter, the condition is evaluated first, then the leaves
+    /// (a field of an invalid header left out), then the hash.
+    fn checksum(
+        &mut self,
+        cond: &Ex,
+        data: &[Leaf],
+        algo: HashAlgorithm,
+        with_payload: bool,
+    ) -> Option<String> {
+        if algo == HashAlgorithm::Csum16
+            && !with_payload
+            && let Some(code) = self.csum16_inline(cond, data)
+        {
+            return Some(code);
+        }
+        let mut leaves = Vec::with_capacity(data.len());
+        for l in data {
+            let width = l.ty.width();
+            let Ex::Load(v) = &l.ex else { return None };
+            if width > 64 {
+                return None;
+            }
+            let valid = match &l.valid {
+                None => "true".to_string(),
+                Some(Ex::Load(b)) => format!("cx.ld({b}) != 0"),
+                Some(_) => return None,
+            };
+            leaves.push(format!("(cx.ld({v}), {width}, {valid})"));
+        }
+        let cond = self.ex(cond);
+        Some(format!(
+            "if {cond} != 0 {{ let h = cx.checksum(HashAlgorithm::{algo:?}, &[{}], {with_payload});",
+            leaves.join(", ")
+        ))
     }
 
     /// A statement as an expression of type `Flow`.
@@ -1164,7 +1364,13 @@ impl Generator<'_> {
                 code
             }
             _ => {
-                if self.pure_st(s) {
+                let checksum = matches!(s, St::Extern(c) if matches!(
+                    **c,
+                    ExternCall::VerifyChecksum { .. } | ExternCall::UpdateChecksum { .. }
+                ));
+                if self.pure_st(s) || checksum {
+                    // a checksum changes no control flow: [`Self::pure`]
+                    // spells it out (or falls back)
                     let mut code = String::from("{\n");
                     self.pure(s, &mut code);
                     code.push_str("Flow::Normal }");
@@ -1792,5 +1998,63 @@ impl Refs<'_, '_> {
             Ex::TableHit(t) | Ex::TableMiss(t) => self.table(*t),
             e => e.operands().for_each(|o| self.ex(o)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csum16_bits;
+    use crate::exec::hash::csum16;
+    use crate::exec::interp::BitWriter;
+
+    /// The bit-at-a-time sum equals the byte one on the bytes a
+    /// `BitWriter` makes, for leaves of every width, odd totals, partial
+    /// last bytes and left-out leaves.
+    #[test]
+    fn csum16_of_bits_equals_csum16_of_the_packed_bytes() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..5_000 {
+            let count = (next() % 12) as usize;
+            let leaves: Vec<(u64, u32, bool)> = (0..count)
+                .map(|_| {
+                    let w = (next() % 64 + 1) as u32;
+                    let v = next() & crate::exec::interp::mask(w);
+                    (v, w, next() % 5 != 0)
+                })
+                .collect();
+            let mut bw = BitWriter::with_buffer(Vec::new());
+            for &(v, w, included) in &leaves {
+                if included {
+                    bw.push(v, w);
+                }
+            }
+            let bytes = bw.finish();
+            assert_eq!(
+                csum16_bits(&leaves),
+                csum16(&bytes),
+                "case {case}: {leaves:?}"
+            );
+        }
+        // a known IPv4 header (RFC 1071 style example): checksum field 0
+        let ipv4 = [
+            (4, 4, true),
+            (5, 4, true),
+            (0, 8, true),
+            (0x0073, 16, true),
+            (0, 16, true),
+            (0x4000, 16, true),
+            (0x40, 8, true),
+            (0x11, 8, true),
+            (0, 16, true),
+            (0xc0a8_0001, 32, true),
+            (0xc0a8_00c7, 32, true),
+        ];
+        assert_eq!(csum16_bits(&ipv4), 0xb861);
     }
 }
