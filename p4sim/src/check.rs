@@ -622,6 +622,7 @@ impl<'p> Compiler<'p> {
             n_slots: self.n_slots,
             w_init: self.w_init,
             meta_n: meta.n..meta_n_end,
+            packet_n: meta_n_end,
             meta_w: meta.w..meta_w_end,
             std_meta,
             field_lists,

@@ -1025,6 +1025,13 @@ pub struct Compiled {
     /// Narrow slots holding metadata (user metadata and standard_metadata),
     /// reset when a packet is cloned, resubmitted or recirculated.
     pub meta_n: std::ops::Range<u32>,
+    /// The narrow slots of the packet's state, `0..packet_n`: headers,
+    /// metadata and standard metadata, zeroed for every packet. The slots
+    /// after them (parameters, locals, return values, temporaries) are
+    /// written before they are read each time their code runs, so they
+    /// are left as the last packet left them (see
+    /// [`crate::v1switch::V1Switch::fill_scratch`]).
+    pub packet_n: u32,
     /// Wide slots holding metadata.
     pub meta_w: std::ops::Range<u32>,
     /// standard_metadata slots.

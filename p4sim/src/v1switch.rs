@@ -337,6 +337,8 @@ pub struct V1Switch {
     deparsed: Vec<u8>,
     /// Slot values saved for multicast replicas, reused.
     saved: Vec<u64>,
+    /// See [`V1Switch::fill_scratch`].
+    scratch_fill: Option<u64>,
 }
 
 /// Field-list values carried to a clone, resubmit or recirculation:
@@ -399,7 +401,18 @@ impl V1Switch {
             spare: Vec::new(),
             deparsed: Vec::new(),
             saved: Vec::new(),
+            scratch_fill: None,
         }
+    }
+
+    /// From now on, sets the narrow slots after the packet's state
+    /// ([`Compiled::packet_n`]: parameters, locals, return values,
+    /// temporaries) to `value` before each packet, where they would keep
+    /// what the last packet left. The program writes each of them before
+    /// reading it, so this changes nothing it sends or keeps: a
+    /// differential test runs one switch so and one without to show it.
+    pub fn fill_scratch(&mut self, value: u64) {
+        self.scratch_fill = Some(value);
     }
 
     /// The compiled program.
@@ -623,6 +636,11 @@ impl V1Switch {
     ) -> Option<usize> {
         let prog: &Compiled = &self.prog;
         frame.clear(prog);
+        if let Some(v) = self.scratch_fill
+            && let Some(s) = frame.n.get_mut(prog.packet_n as usize..)
+        {
+            s.fill(v);
+        }
         let sm = &prog.std_meta;
         let set = |f: &mut Frame, s: u32, v: u64| {
             if let Some(x) = f.n.get_mut(s as usize) {

@@ -28,13 +28,17 @@ fn compile(lanes: usize, slots: u32) -> Arc<Compiled> {
         .unwrap_or_else(|e| panic!("esa.p4 K={lanes}, {slots} slots: {e}"))
 }
 
-/// The reference and `engine` on `c`, both programmed with `jobs`.
+/// The reference and `engine` on `c`, both programmed with `jobs`. The
+/// engine under test starts each packet with garbage in its scratch slots
+/// (`V1Switch::fill_scratch`), where the reference keeps the last
+/// packet's values: reading one before writing it would show.
 fn pair(c: &Arc<Compiled>, lanes: usize, engine: Engine) -> (V1Switch, V1Switch) {
     esa_p4::register();
     let jobs = bench::jobs();
     let (mut r, _) = bench::program(&jobs, c, lanes, Engine::Reference).unwrap();
     let (mut f, _) = bench::program(&jobs, c, lanes, engine).unwrap();
     assert_eq!(f.engine(), engine, "no code for this configuration");
+    f.fill_scratch(0x5a5a_a5a5_5a5a_a5a5);
     for sw in [&mut r, &mut f] {
         esa_p4::sim::set_stale_after(sw, Arch::V1model, STALE_US).unwrap();
     }

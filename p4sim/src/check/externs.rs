@@ -663,6 +663,11 @@ impl<'p> Compiler<'p> {
                     self.block_kind = BlockKind::Function;
                     self.ret_place = ret.clone();
                     let mut body = Vec::new();
+                    // the return value starts at zero on each call (a path
+                    // without `return` reads no earlier call's or packet's)
+                    if let Some((p, t)) = &ret {
+                        self.zero(p, t, &mut body);
+                    }
                     self.block(&decl.body, &mut body)?;
                     self.bodies.push(body);
                     Ok(FunctionInfo {

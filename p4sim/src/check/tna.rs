@@ -351,6 +351,9 @@ impl<'p> Compiler<'p> {
             n_slots: self.n_slots,
             w_init: std::mem::take(&mut self.w_init),
             meta_n: 0..0,
+            // TNA's packet flow keeps its own state among the slots: all
+            // of them are zeroed
+            packet_n: self.n_slots,
             meta_w: 0..0,
             std_meta,
             field_lists: HashMap::new(),

@@ -359,9 +359,12 @@ impl Frame {
         }
     }
 
-    /// Resets every slot to zero.
+    /// Zeroes the packet's state ([`Compiled::packet_n`]) and resets the
+    /// wide slots; the narrow slots after the packet's state keep their
+    /// values (the program writes each before reading it).
     pub fn clear(&mut self, p: &Compiled) {
-        self.n.fill(0);
+        let end = (p.packet_n as usize).min(self.n.len());
+        self.n[..end].fill(0);
         self.w.clone_from(&p.w_init);
     }
 }

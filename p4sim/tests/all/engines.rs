@@ -18,10 +18,14 @@ use crate::support::Rng;
 const FAST: [Engine; 2] = [Engine::Compiled, Engine::Native];
 
 /// The reference and `engine` on `c`; the native engine must have found
-/// the code generated for `c`.
+/// the code generated for `c`. The engine under test starts each packet
+/// with its scratch slots (parameters, locals, temporaries) set to
+/// garbage where the reference keeps the last packet's values: a program
+/// that read one before writing it would tell them apart.
 fn pair(c: &Arc<Compiled>, engine: Engine) -> (V1Switch, V1Switch) {
     p4sim_native_corpus::register();
-    let f = V1Switch::with_engine(Arc::clone(c), engine);
+    let mut f = V1Switch::with_engine(Arc::clone(c), engine);
+    f.fill_scratch(0xa5a5_5a5a_a5a5_5a5a);
     assert_eq!(f.engine(), engine, "no generated code for this program");
     (V1Switch::with_engine(Arc::clone(c), Engine::Reference), f)
 }
