@@ -97,7 +97,7 @@ impl JobSpec {
     }
 
     /// Worker `worker_id`'s configuration: `lanes` lanes, the job's window
-    /// (the result cache keeps [`WorkerConfig::new`]'s size), slots hashed under
+    /// (and a result cache of four windows), slots hashed under
     /// `slot_mask` (or, for a SwitchML job, its own range, direct), the
     /// total chunk count for `srpt`, and `rto`'s timeouts.
     pub fn worker_config(
@@ -110,6 +110,7 @@ impl JobSpec {
         let mut c = WorkerConfig::new(self.id, worker_id, self.workers);
         c.lanes = lanes;
         c.window = self.window;
+        c.result_cache = 4 * self.window;
         c.policy = self.policy;
         (c.slot_mapping, c.slot_mask) = match self.mode {
             Mode::SwitchMl => (SlotMapping::Direct, self.slot_mask),

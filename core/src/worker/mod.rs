@@ -121,6 +121,10 @@ struct AllReduce {
     next: usize,
     /// Chunks of this round whose result carried `OVERFLOW`.
     overflowed: Vec<usize>,
+    /// The all-reduce this worker (re)joined at [`WorkerConfig::first_seq`]
+    /// (its first with chunks), which an earlier incarnation of the worker
+    /// may have sent chunks of already.
+    joined: bool,
 }
 
 impl AllReduce {
@@ -161,6 +165,9 @@ pub struct Worker {
     tensor_chunks: usize,
     /// The furthest seq seen ahead of this worker in a `QUERY` since then.
     query_ahead: Option<u16>,
+    /// No all-reduce with chunks has started: the next one is the one this
+    /// worker (re)joins at [`WorkerConfig::first_seq`].
+    joining: bool,
 }
 
 impl Worker {
@@ -188,6 +195,7 @@ impl Worker {
             job_start_us: None,
             tensor_chunks: 0,
             query_ahead: None,
+            joining: true,
             chunks_done: u64::from(cfg.first_seq),
             last_switch_completion_us: None,
             cfg,
@@ -228,11 +236,23 @@ impl Worker {
     /// Whether `payload`, a packet of this worker's job, proves that the
     /// job is ahead of this worker, as after a restart without
     /// [`WorkerConfig::first_seq`]: a complete `RESULT` for a seq this
-    /// worker has not sent (an earlier incarnation contributed to it), or a
-    /// `QUERY` further ahead than the running all-reduce (an overflow
-    /// re-run included) could reach. A `QUERY` ahead is remembered
-    /// ([`Worker::query_ahead`]) either way. Other packets, other jobs'
-    /// and unreadable ones prove nothing.
+    /// worker has not sent (an earlier incarnation contributed to it) that
+    /// is no chunk of the all-reduce it (re)joined, or a `QUERY` further
+    /// ahead than the running all-reduce (an overflow re-run included)
+    /// could reach. A `QUERY` ahead is remembered ([`Worker::query_ahead`])
+    /// either way. Other packets, other jobs' and unreadable ones prove
+    /// nothing.
+    ///
+    /// A worker rejoining at `first_seq` resends the chunks its earlier
+    /// incarnation sent before it died, and the job completes the ones
+    /// that incarnation sent past the point the new one has reached as
+    /// soon as their other contributions arrive, so their `RESULT`s can
+    /// come before the worker sends them. Inside the all-reduce it joined
+    /// (its first), a complete `RESULT` therefore proves the job ahead
+    /// only past what that all-reduce can send: past the end of the
+    /// running round at its exponent, or past a later overflow re-run at
+    /// that re-run's exponent. After it, no earlier incarnation can have
+    /// sent a seq this worker has not.
     pub fn check_behind(&mut self, payload: &[u8]) -> Option<Behind> {
         let packet = EsaPacket::new_checked(payload, self.cfg.lanes).ok()?;
         let key = packet.key();
@@ -240,7 +260,8 @@ impl Worker {
             return None;
         }
         // A complete RESULT is compared with the position this worker has
-        // reached (it cannot have contributed to a chunk it has not sent);
+        // reached (this incarnation cannot have contributed to a chunk it
+        // has not sent; an earlier one only to the all-reduce it joined);
         // a QUERY with the end of the running all-reduce. With the end in
         // both, a tensor of 2^15 chunks or more put the first RESULTs
         // "ahead" of the worker.
@@ -257,7 +278,9 @@ impl Worker {
         }
         let behind = match kind {
             Ok(PacketType::Result) => {
-                packet.bitmap() == self.full_bitmap && packet.count() == self.cfg.fan_in
+                packet.bitmap() == self.full_bitmap
+                    && packet.count() == self.cfg.fan_in
+                    && !self.sent_before_joining(usize::from(ahead), packet.exponent())
             }
             Ok(PacketType::Query) => {
                 self.query_ahead = Some(key.seq());
@@ -269,6 +292,33 @@ impl Worker {
             job_seq: key.seq(),
             own_seq: own,
         })
+    }
+
+    /// Whether a complete `RESULT` at `ahead` seqs past
+    /// [`Worker::send_seq`] with `exponent` can be a chunk of the all-reduce
+    /// this worker (re)joined at [`WorkerConfig::first_seq`], sent by an
+    /// earlier incarnation of it: a later seq of the running round at the
+    /// round's exponent, or a seq past the round's end at the exponent of
+    /// the *k*-th overflow re-run after it, `k × OVERFLOW_EXPONENT_STEP`
+    /// less (each re-run has at most as many chunks as the round before
+    /// it, so that re-run ends within `k` of this round's lengths past this
+    /// round's end). Both incarnations re-run the same chunks: the results
+    /// say which.
+    fn sent_before_joining(&self, ahead: usize, exponent: i8) -> bool {
+        let Some(run) = self.run.as_ref().filter(|run| run.joined) else {
+            return false;
+        };
+        let below = i16::from(run.exponent) - i16::from(exponent);
+        let step = i16::from(OVERFLOW_EXPONENT_STEP);
+        if below < 0 || below % step != 0 || exponent < MIN_EXPONENT {
+            return false;
+        }
+        let rounds_later = usize::from(below.unsigned_abs() / step.unsigned_abs());
+        let past_round = ahead.checked_sub(run.round_len - run.next);
+        match rounds_later {
+            0 => past_round.is_none(),
+            k => past_round.is_some_and(|past| past < k * run.round_len),
+        }
     }
 
     /// The furthest seq a `QUERY` of the job was seen at ahead of this
@@ -337,6 +387,7 @@ impl Worker {
             round_seq_base: seq_base,
             next: 0,
             overflowed: Vec::new(),
+            joined: std::mem::replace(&mut self.joining, false),
         });
         Ok(())
     }

@@ -1158,7 +1158,7 @@ fn packet(job: u16, seq: u16, packet_type: PacketType, bitmap: u32, count: u8) -
         bitmap,
         fan_in: 2,
         count,
-        exponent: 0,
+        exponent: quant::DEFAULT_EXPONENT,
         worker: PS_WORKER_ID,
     }
     .to_payload(&[0; 4], 4)
@@ -1172,15 +1172,24 @@ fn a_job_ahead_of_the_worker_is_told_from_results_and_queries() {
     assert_eq!(drain(&mut w, 0).len(), 2);
     assert_eq!(w.send_seq(), 2);
     // a complete RESULT for a seq not sent yet: an earlier incarnation
-    // contributed to it
-    let ahead = packet(3, 2, PacketType::Result, 0b11, 2);
+    // contributed to it; past the end of the all-reduce this worker joined
+    // (seq 4), the job is ahead of it
+    let ahead = packet(3, 4, PacketType::Result, 0b11, 2);
     assert_eq!(
         w.check_behind(&ahead),
         Some(Behind {
-            job_seq: 2,
+            job_seq: 4,
             own_seq: 2
         })
     );
+    // seqs 2 and 3 are chunks of that all-reduce, which the earlier
+    // incarnation may have sent before this one (re)joined it
+    for seq in [2, 3] {
+        assert_eq!(
+            w.check_behind(&packet(3, seq, PacketType::Result, 0b11, 2)),
+            None
+        );
+    }
     // a partial RESULT, one for a seq sent, another job's, a seq behind
     assert_eq!(
         w.check_behind(&packet(3, 5, PacketType::Result, 0b01, 1)),
@@ -1211,4 +1220,161 @@ fn a_job_ahead_of_the_worker_is_told_from_results_and_queries() {
             own_seq: 4
         })
     );
+}
+
+/// Worker `id`'s input of 4 chunks of 4 lanes in iteration `it`.
+fn rejoin_input(it: u8, id: u8) -> Vec<f32> {
+    (0..16u8)
+        .map(|i| f32::from(i) * 0.5 + f32::from(id) + f32::from(it) * 10.0)
+        .collect()
+}
+
+#[test]
+fn a_rejoined_worker_is_not_behind_for_chunks_its_earlier_incarnation_sent() {
+    let lanes = 4;
+    let mut workers: Vec<Worker> = (0..2)
+        .map(|id| Worker::new(config(3, id, 2, lanes, 2)).unwrap())
+        .collect();
+    // Iteration 0 (seqs 0..4) completes on both workers.
+    allreduce_via_switch(
+        &mut workers,
+        &[rejoin_input(0, 0), rejoin_input(0, 1)],
+        lanes,
+    );
+    let (mut w0, mut first) = {
+        let mut it = workers.into_iter();
+        (it.next().unwrap(), it.next().unwrap())
+    };
+    for w in [&mut w0, &mut first] {
+        assert!(matches!(
+            w.poll_event(),
+            Some(WorkerEvent::Completed { .. })
+        ));
+    }
+
+    // Iteration 1 (seqs 4..8): both send seqs 4 and 5, which complete.
+    let mut switch = TinySwitch::new(2, lanes);
+    w0.start_allreduce(&rejoin_input(1, 0), 0).unwrap();
+    first.start_allreduce(&rejoin_input(1, 1), 0).unwrap();
+    let mut sent = drain(&mut w0, 0);
+    sent.extend(drain(&mut first, 0));
+    let early: Vec<Vec<u8>> = sent.iter().filter_map(|p| switch.data(p)).collect();
+    assert_eq!(early.len(), 2);
+    // Worker 1 takes them first, sends seqs 6 and 7 and dies.
+    for r in &early {
+        first.handle_payload(r, 0).unwrap();
+    }
+    for p in drain(&mut first, 0) {
+        assert_eq!(switch.data(&p), None);
+    }
+    drop(first);
+    // Worker 0 sends seqs 6 and 7 after that: they complete with the dead
+    // incarnation's contributions.
+    for r in &early {
+        w0.handle_payload(r, 0).unwrap();
+    }
+    let late: Vec<Vec<u8>> = drain(&mut w0, 0)
+        .iter()
+        .filter_map(|p| switch.data(p))
+        .collect();
+    assert_eq!(late.len(), 2);
+    for r in &late {
+        w0.handle_payload(r, 0).unwrap();
+    }
+    assert!(matches!(
+        w0.poll_event(),
+        Some(WorkerEvent::Completed { .. })
+    ));
+    let sum = w0.take_result().unwrap();
+
+    // The restarted worker 1 rejoins iteration 1 at its seq and resends
+    // seqs 4 and 5 (the switch and the PS answer them from their caches).
+    let mut second = Worker::new(WorkerConfig {
+        first_seq: 4,
+        ..config(3, 1, 2, lanes, 2)
+    })
+    .unwrap();
+    second.start_allreduce(&rejoin_input(1, 1), 0).unwrap();
+    assert_eq!(drain(&mut second, 0).len(), 2);
+    assert_eq!(second.send_seq(), 6);
+    // The results of seqs 6 and 7 reach it before it sends them: chunks of
+    // the all-reduce it rejoined, not a job ahead of it. They are taken
+    // for strays.
+    for r in &late {
+        assert_eq!(second.check_behind(r), None);
+        second.handle_payload(r, 0).unwrap();
+    }
+    assert_eq!(second.stats().duplicate_results, 2);
+    for r in &early {
+        assert_eq!(second.check_behind(r), None);
+        second.handle_payload(r, 0).unwrap();
+    }
+    // It sends seqs 6 and 7 and gets their results again (from a cache).
+    assert_eq!(drain(&mut second, 0).len(), 2);
+    for r in &late {
+        assert_eq!(second.check_behind(r), None);
+        second.handle_payload(r, 0).unwrap();
+    }
+    assert_eq!(
+        second.poll_event(),
+        Some(WorkerEvent::Completed {
+            seq_base: 4,
+            chunks: 4
+        })
+    );
+    assert_eq!(second.take_result(), Some(sum));
+
+    // Iteration 2 (seqs 8..12) is not the all-reduce it rejoined: nobody
+    // but this worker could have sent seq 10 for it.
+    second.start_allreduce(&rejoin_input(2, 1), 0).unwrap();
+    assert_eq!(drain(&mut second, 0).len(), 2);
+    let ahead = result(3, 10, 2, quant::DEFAULT_EXPONENT, &[0; 4], lanes);
+    assert_eq!(
+        second.check_behind(&ahead),
+        Some(Behind {
+            job_seq: 10,
+            own_seq: 10
+        })
+    );
+}
+
+#[test]
+fn results_of_overflow_reruns_of_the_joined_allreduce_are_not_behind() {
+    let lanes = 4;
+    let mut w = Worker::new(config(3, 0, 2, lanes, 2)).unwrap();
+    // 4 chunks (seqs 0..4) at exponent 16, a window of 2: seqs 0 and 1 are
+    // sent. An earlier incarnation may have finished this round and
+    // re-run chunks at exponent 8 (at most 4 of them: seqs 4..8), then at
+    // exponent 0 (seqs up to 11).
+    w.start_allreduce(&[1.0; 16], 0).unwrap();
+    assert_eq!(drain(&mut w, 0).len(), 2);
+    let behind = |w: &mut Worker, seq: u16, exponent: i8| {
+        w.check_behind(&result(3, seq, 2, exponent, &[0; 4], lanes))
+            .map(|b| (b.job_seq, b.own_seq))
+    };
+    for (seq, exponent) in [(2, 16), (3, 16), (4, 8), (7, 8), (5, 0), (11, 0)] {
+        assert_eq!(
+            behind(&mut w, seq, exponent),
+            None,
+            "seq {seq} at {exponent}"
+        );
+    }
+    for (seq, exponent) in [
+        // the next all-reduce's first round
+        (4, 16),
+        // past what one re-run (two) can reach
+        (8, 8),
+        (12, 0),
+        // a re-run's exponent inside the first round, an exponent no
+        // re-run has, one above the round's
+        (3, 8),
+        (5, 12),
+        (5, 24),
+    ] {
+        assert_eq!(
+            behind(&mut w, seq, exponent),
+            Some((seq, 2)),
+            "seq {seq} at {exponent}"
+        );
+    }
 }
