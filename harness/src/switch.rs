@@ -240,6 +240,9 @@ impl FrameLink for PortLink {
     fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
         self.0.send(frame).map_err(|_| LinkClosed)
     }
+    fn send_frames(&mut self, frames: Vec<Vec<u8>>) -> Result<(), LinkClosed> {
+        self.0.send_frames(frames).map_err(|_| LinkClosed)
+    }
     fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
         self.0.try_recv()
     }

@@ -441,7 +441,12 @@ fn allreduce(c: &mut Criterion) {
             bytes / m.as_secs_f64() / 1e6
         );
     }
-    if let [("in_switch", model), ("host_only", host), ("esa_switch", esa)] = medians[..] {
+    if let [
+        ("in_switch", model),
+        ("host_only", host),
+        ("esa_switch", esa),
+    ] = medians[..]
+    {
         println!(
             "allreduce goodput ratio in-switch / host-only (medians): {:.2}x",
             host.as_secs_f64() / model.as_secs_f64()

@@ -585,6 +585,18 @@ impl V1Switch {
         out
     }
 
+    /// As [`V1Switch::process`], appending the packets sent to `out`
+    /// (which is not cleared), so that a caller running packet after
+    /// packet reuses one vector.
+    pub fn process_append(
+        &mut self,
+        ingress_port: u16,
+        packet: &[u8],
+        out: &mut Vec<OutputPacket>,
+    ) {
+        self.process_into(ingress_port, packet, &mut Sink::Vec(out));
+    }
+
     /// Runs a batch of packets `(ingress port, bytes)` in order, appending
     /// what they send to `out` (which is not cleared) with the index of
     /// the input each came from. The same as calling [`V1Switch::process`]

@@ -47,6 +47,9 @@ pub(crate) struct Dataplane {
     pub(crate) pending: HashMap<u32, Vec<Vec<u8>>>,
     /// Frames the current batch sends to the CPU port, in order.
     pub(crate) packet_ins: Vec<Vec<u8>>,
+    /// What the program sent for the current frame (kept for its
+    /// capacity).
+    pub(crate) outputs: Vec<p4sim::v1switch::OutputPacket>,
     /// Receive rings this thread reads itself, by port.
     #[cfg(target_os = "linux")]
     pub(crate) rings: Vec<(u32, RxRing)>,
@@ -231,7 +234,9 @@ impl Dataplane {
         if let Some(c) = counters {
             c.rx(data.len());
         }
-        if let Some(w) = self.pcap.get_mut(&port) {
+        if !self.pcap.is_empty()
+            && let Some(w) = self.pcap.get_mut(&port)
+        {
             let _ = w.write(data);
         }
         let Ok(ingress) = u16::try_from(port) else {
@@ -245,7 +250,8 @@ impl Dataplane {
             return;
         };
         let now_us = self.start.elapsed().as_micros() as u64;
-        let outputs = device.process(now_us, ingress, data);
+        let mut outputs = std::mem::take(&mut self.outputs);
+        device.process(now_us, ingress, data, &mut outputs);
         if outputs.is_empty() {
             if let Some(c) = counters {
                 c.drop_one();
@@ -253,18 +259,21 @@ impl Dataplane {
             tracing::trace!(port, len = data.len(), "dropped by the pipeline");
         }
         let cpu_port = self.shared.cpu_port;
-        for out in outputs {
+        for out in outputs.drain(..) {
             let out_port = u32::from(out.port);
             if Some(out_port) == cpu_port {
                 self.packet_ins.push(out.data);
                 continue;
             }
             // Captured when the pipeline emits it, as before batching.
-            if let Some(w) = self.pcap.get_mut(&out_port) {
+            if !self.pcap.is_empty()
+                && let Some(w) = self.pcap.get_mut(&out_port)
+            {
                 let _ = w.write(&out.data);
             }
             self.pending.entry(out_port).or_default().push(out.data);
         }
+        self.outputs = outputs;
     }
 
     /// Sends each port's queued frames, as one batch where the port can.
@@ -282,9 +291,11 @@ impl Dataplane {
             };
             match self.egress.get(&port) {
                 Some(Egress::Memory(tx)) => {
-                    for frame in frames.drain(..) {
-                        let len = frame.len();
-                        count(tx.send(frame).is_ok().then_some(len));
+                    let batch = std::mem::take(frames);
+                    let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
+                    let sent = tx.send(batch).is_ok();
+                    for len in lens {
+                        count(sent.then_some(len));
                     }
                 }
                 #[cfg(target_os = "linux")]

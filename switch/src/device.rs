@@ -155,10 +155,11 @@ impl Device {
         &mut self.switch
     }
 
-    /// Runs one packet through the pipeline at time `now_us`.
-    pub fn process(&mut self, now_us: u64, port: u16, data: &[u8]) -> Vec<OutputPacket> {
+    /// Runs one packet through the pipeline at time `now_us`, appending
+    /// the packets it sends to `out`.
+    pub fn process(&mut self, now_us: u64, port: u16, data: &[u8], out: &mut Vec<OutputPacket>) {
         self.switch.set_time_us(now_us);
-        self.switch.process(port, data)
+        self.switch.process_append(port, data, out);
     }
 
     /// Applies one update of a `Write`.

@@ -325,6 +325,7 @@ impl SwitchBuilder {
             start: Instant::now(),
             pending: HashMap::new(),
             packet_ins: Vec::new(),
+            outputs: Vec::new(),
             // Rings that all fell back leave the packet thread on the
             // channel alone.
             #[cfg(target_os = "linux")]

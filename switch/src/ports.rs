@@ -4,11 +4,12 @@
 //! drains; frames leaving the switch go to the port's egress (a channel or
 //! a raw socket).
 
-use std::sync::Arc;
+use std::collections::VecDeque;
 #[cfg(target_os = "linux")]
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SendError, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the packet thread receives.
@@ -263,7 +264,9 @@ impl Default for RingConfig {
 #[derive(Debug, Clone)]
 pub(crate) enum Egress {
     /// An in-memory port: the test's receiving end.
-    Memory(Sender<Vec<u8>>),
+    /// A batch's frames for the port go as one message (one wake-up of
+    /// a receiver waiting for them).
+    Memory(Sender<Vec<Vec<u8>>>),
     /// A Linux interface: frames of a batch go out in one `sendmmsg` when
     /// `batched`, else one `send` each.
     #[cfg(target_os = "linux")]
@@ -353,7 +356,10 @@ pub struct PortStats {
 pub struct MemoryPort {
     port: u32,
     inbound: InboundSender,
-    out: Receiver<Vec<u8>>,
+    /// The switch's batches for the port, each a packet-thread round's.
+    out: Receiver<Vec<Vec<u8>>>,
+    /// The frames of the batches received and not yet taken, in order.
+    taken: Mutex<VecDeque<Vec<u8>>>,
     counters: Arc<PortCounters>,
 }
 
@@ -366,13 +372,14 @@ impl MemoryPort {
     pub(crate) fn new(
         port: u32,
         inbound: InboundSender,
-        out: Receiver<Vec<u8>>,
+        out: Receiver<Vec<Vec<u8>>>,
         counters: Arc<PortCounters>,
     ) -> MemoryPort {
         MemoryPort {
             port,
             inbound,
             out,
+            taken: Mutex::new(VecDeque::new()),
             counters,
         }
     }
@@ -392,6 +399,17 @@ impl MemoryPort {
             .map_err(|_| Stopped)
     }
 
+    /// Sends frames into the switch on this port, in order, as one
+    /// message (the packet thread takes them in one wake-up).
+    pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Result<(), Stopped> {
+        let port = self.port;
+        self.inbound
+            .send(Inbound::Batch(
+                frames.into_iter().map(|f| (port, f)).collect(),
+            ))
+            .map_err(|_| Stopped)
+    }
+
     /// A handle that sends into this port from another thread.
     pub fn sender(&self) -> PortSender {
         PortSender {
@@ -403,12 +421,20 @@ impl MemoryPort {
     /// The next frame the switch sent out of this port, waiting up to
     /// `timeout`.
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Vec<u8>> {
-        self.out.recv_timeout(timeout).ok()
+        let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        if taken.is_empty() {
+            taken.extend(self.out.recv_timeout(timeout).ok()?);
+        }
+        taken.pop_front()
     }
 
     /// The next frame if one is waiting.
     pub fn try_recv(&self) -> Option<Vec<u8>> {
-        self.out.try_recv().ok()
+        let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        if taken.is_empty() {
+            taken.extend(self.out.try_recv().ok()?);
+        }
+        taken.pop_front()
     }
 
     /// The port's counters.

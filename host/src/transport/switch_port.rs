@@ -26,6 +26,12 @@ pub trait FrameLink: Send + std::fmt::Debug {
     /// Sends one frame; an error means the link is gone for good.
     fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed>;
 
+    /// Sends frames in order, as one message where the link can (the
+    /// in-memory port does: one wake-up of the switch for all of them).
+    fn send_frames(&mut self, frames: Vec<Vec<u8>>) -> Result<(), LinkClosed> {
+        frames.iter().try_for_each(|f| self.send_frame(f))
+    }
+
     /// The next frame if one is waiting.
     fn try_recv_frame(&mut self) -> Option<Vec<u8>>;
 
@@ -155,17 +161,21 @@ impl<L: FrameLink> Transport for SwitchPortTransport<L> {
     }
 
     fn send_batch(&mut self, batch: &mut Vec<Datagram>) -> Result<(), TransportError> {
+        let mut frames = Vec::with_capacity(batch.len());
         for d in batch.drain(..) {
-            let Some(frame) = self.frame_for(d.peer, &d.payload) else {
-                self.frames.bad_payloads += 1;
-                self.stats.send_dropped += 1;
-                continue;
-            };
-            if self.link.send_frame(&frame).is_err() {
-                return Err(TransportError::LinkClosed(self.local_addr()));
+            match self.frame_for(d.peer, &d.payload) {
+                Some(frame) => frames.push(frame),
+                None => {
+                    self.frames.bad_payloads += 1;
+                    self.stats.send_dropped += 1;
+                }
             }
-            self.stats.sent += 1;
         }
+        let n = frames.len() as u64;
+        if n > 0 && self.link.send_frames(frames).is_err() {
+            return Err(TransportError::LinkClosed(self.local_addr()));
+        }
+        self.stats.sent += n;
         Ok(())
     }
 
