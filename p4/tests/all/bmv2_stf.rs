@@ -163,6 +163,7 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
         "action_list_bound_args",
         "slice_assign",
         "subparser",
+        "subcontrol",
         "varbit_ipv4_options",
         "varbit_tlv",
     ] {

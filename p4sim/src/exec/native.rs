@@ -605,6 +605,8 @@ struct Generator<'p> {
     /// Each table's function, or `None` when the interpreter applies it.
     tables: Vec<Option<Option<usize>>>,
     label: usize,
+    /// How many statements of the program run each body (`RunBody`).
+    body_sites: Vec<usize>,
 }
 
 struct Output {
@@ -627,6 +629,7 @@ impl Generator<'_> {
             actions: vec![Done::Todo; prog.actions.len()],
             tables: vec![None; prog.tables.len()],
             label: 0,
+            body_sites: body_sites(prog),
         };
         g.mark_external();
         g.parser();
@@ -979,6 +982,24 @@ impl Generator<'_> {
                 }
             }
             St::Call(c) => {
+                if let Some((map, zeroed)) = in_place_params(c) {
+                    // inlined here, so each call site gets its own copy
+                    // of the body with the parameters renamed
+                    let (fb_st, fb_ex) = (self.fb_st.len(), self.fb_ex.len());
+                    let mut body = String::new();
+                    for a in zeroed {
+                        let _ = writeln!(body, "{{ let v: u64 = 0u64; cx.st({a}, v); }}");
+                    }
+                    for s in c.0.iter().filter(|s| matches!(s, St::RunBody(_))) {
+                        self.pure(s, &mut body);
+                    }
+                    let no_fallback = self.fb_st.len() == fb_st && self.fb_ex.len() == fb_ex;
+                    if no_fallback && let Some(text) = rename_slots(&body, &map) {
+                        self.mark_in_place(&map);
+                        out.push_str(&text);
+                        return;
+                    }
+                }
                 for s in c.0.iter().chain(c.1.iter()) {
                     self.pure(s, out);
                 }
@@ -1283,6 +1304,9 @@ impl Generator<'_> {
                 m
             }
             St::Call(call) => {
+                if let Some(code) = self.call_in_place(call) {
+                    return code;
+                }
                 let a = self.block(&call.0);
                 let b = self.block(&call.1);
                 format!(
@@ -1483,6 +1507,101 @@ impl Generator<'_> {
     /// The function running body `b`, generating it first, and counts a
     /// call; `None` while it is being generated (recursion, which P4
     /// forbids).
+    /// A call of a control or function body whose parameters are all
+    /// `inout` ([`in_place_params`]) from the one place in the program
+    /// that runs that body, generated with the parameters kept in place:
+    /// the body and every function generated for it (its tables, actions,
+    /// inner calls) use the arguments' slots instead of the parameters',
+    /// and neither the copy-in nor the copy-out is made. P4 passes `inout`
+    /// by copy, and this is the same as long as nothing in the body
+    /// reaches the arguments but through the parameters, which no P4
+    /// construct can, and the arguments do not overlap (checked). `None`
+    /// when the call does not qualify or the body needs a fallback (which
+    /// runs the program's statements, with the parameters' slots).
+    fn call_in_place(&mut self, call: &(Vec<St>, Vec<St>)) -> Option<String> {
+        let (map, zeroed) = in_place_params(call)?;
+        let Some(St::RunBody(b)) = call.0.last() else {
+            return None;
+        };
+        if self.body_sites.get(*b as usize) != Some(&1)
+            || !matches!(self.bodies.get(*b as usize), Some(Done::Todo))
+        {
+            return None;
+        }
+        let (first_fn, fb_st, fb_ex) = (self.fns.len(), self.fb_st.len(), self.fb_ex.len());
+        let f = self.body_fn(*b)?;
+        if self.fb_st.len() != fb_st || self.fb_ex.len() != fb_ex {
+            // leave the body as generated: the copies go round it
+            return self.call_with_copies(call, &f);
+        }
+        let renamed: Option<Vec<String>> = self.fns[first_fn..]
+            .iter()
+            .map(|x| rename_slots(&x.text, &map))
+            .collect();
+        let Some(renamed) = renamed else {
+            return self.call_with_copies(call, &f);
+        };
+        for (x, text) in self.fns[first_fn..].iter_mut().zip(renamed) {
+            x.text = text;
+        }
+        self.mark_in_place(&map);
+        // the copying form's code with nothing to copy but the `out`
+        // arguments' zeroing (the flow flags settled the same way)
+        let zero: Vec<St> = zeroed.iter().map(|&a| St::Set(a, Ex::Const(0))).collect();
+        let a = self.call_block(&zero, &f);
+        Some(format!(
+            "{{ let f: Flow = {a}; let exiting = cx.begin_copy_out(); \
+             cx.end_copy_out(exiting); f }}"
+        ))
+    }
+
+    /// A call as [`Self::st`] generates it, its body (function `f`)
+    /// already generated.
+    fn call_with_copies(&mut self, call: &(Vec<St>, Vec<St>), f: &str) -> Option<String> {
+        let (_, ins) = call.0.split_last()?;
+        let a = self.call_block(ins, f);
+        let b = self.block(&call.1);
+        Some(format!(
+            "{{ let f: Flow = {a}; let exiting = cx.begin_copy_out(); let g: Flow = {b}; \
+             cx.end_copy_out(exiting); if matches!(f, Flow::Normal) {{ g }} else {{ f }} }}"
+        ))
+    }
+
+    /// [`Self::block`] of `ins` then the run of body function `f`, without
+    /// generating the body again.
+    fn call_block(&mut self, ins: &[St], f: &str) -> String {
+        let l = self.label();
+        let mut s = format!("({l}: {{\n");
+        for st in ins {
+            if self.pure_st(st) {
+                self.pure(st, &mut s);
+            } else {
+                let code = self.st(st);
+                let _ = writeln!(
+                    s,
+                    "{{ let f: Flow = {code}; if let Some(r) = cx.settle(f) {{ break {l} r; }} }}"
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "{{ let f: Flow = {{ let f = {f}(cx); if matches!(f, Flow::Return) {{ Flow::Normal }} else {{ f }} }}; \
+             if let Some(r) = cx.settle(f) {{ break {l} r; }} }}"
+        );
+        s.push_str("Flow::Normal })");
+        s
+    }
+
+    /// Keeps the slots of an in-place call's parameters and arguments in
+    /// the frame, as the copies would have.
+    fn mark_in_place(&mut self, map: &[(u32, u32, u32)]) {
+        for &(p, a, len) in map {
+            for s in (p..p + len).chain(a..a + len) {
+                self.external_slot(s);
+            }
+        }
+    }
+
     fn body_fn(&mut self, b: u32) -> Option<String> {
         let name = format!("body_{b}");
         let f = match self.bodies.get(b as usize)? {
@@ -1649,6 +1768,188 @@ fn bytewise(h: &HeaderRef) -> bool {
 }
 
 /// The slots of the `cx.ld(n)` and `cx.st(n, ...)` in `text`.
+/// How many statements anywhere in `prog` (parser, stages, bodies,
+/// actions) run each body.
+fn body_sites(prog: &Compiled) -> Vec<usize> {
+    fn walk(sts: &[St], out: &mut Vec<usize>) {
+        for s in sts {
+            match s {
+                St::RunBody(b) => {
+                    if let Some(n) = out.get_mut(*b as usize) {
+                        *n += 1;
+                    }
+                }
+                St::If(_, a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                St::Block(b) => walk(b, out),
+                St::Switch(_, arms, d) => {
+                    for (_, b) in arms {
+                        walk(b, out);
+                    }
+                    walk(d, out);
+                }
+                St::SwitchAction(_, arms, d) => {
+                    for b in arms.iter().flatten() {
+                        walk(b, out);
+                    }
+                    walk(d, out);
+                }
+                St::Call(c) => {
+                    walk(&c.0, out);
+                    walk(&c.1, out);
+                }
+                St::Loop(l) => {
+                    walk(&l.body, out);
+                    walk(&l.update, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = vec![0; prog.bodies.len()];
+    walk(&prog.parser_init, &mut out);
+    for s in &prog.parser {
+        walk(&s.body, &mut out);
+    }
+    for b in [
+        &prog.verify_checksum,
+        &prog.ingress,
+        &prog.egress,
+        &prog.compute_checksum,
+        &prog.deparser,
+    ] {
+        walk(b, &mut out);
+    }
+    for b in &prog.bodies {
+        walk(b, &mut out);
+    }
+    for a in &prog.actions {
+        walk(&a.body, &mut out);
+    }
+    out
+}
+
+/// The parameters of a call that can stay in place
+/// ([`Generator::call_in_place`]): `(parameter, argument, length)` of
+/// each, and the arguments of the `out` ones, which start at zero. The
+/// call must copy every parameter in from its argument (`inout`) or zero
+/// it (a narrow `out`), run one body, and copy every parameter back out
+/// to its argument; narrow slots only, and no two of the ranges
+/// overlapping. An `in` parameter does not qualify (the body may write
+/// it).
+type InPlace = (Vec<(u32, u32, u32)>, Vec<u32>);
+
+fn in_place_params(call: &(Vec<St>, Vec<St>)) -> Option<InPlace> {
+    let pair = |s: &St| match s {
+        St::Copy(c) if c.w_len == 0 && c.n_len > 0 => Some((c.n_dst, c.n_src, c.n_len)),
+        St::Mov(d, a) | St::Set(d, Ex::Load(a)) => Some((*d, *a, 1)),
+        _ => None,
+    };
+    let (last, ins) = call.0.split_last()?;
+    if !matches!(last, St::RunBody(_)) {
+        return None;
+    }
+    let outs: Vec<(u32, u32, u32)> = call.1.iter().map(pair).collect::<Option<_>>()?;
+    if outs.is_empty() {
+        return None;
+    }
+    let mut map = Vec::with_capacity(ins.len());
+    let mut zeroed = Vec::new();
+    for s in ins {
+        match s {
+            St::Set(p, Ex::Const(0)) => {
+                // an `out` parameter: its argument is zeroed instead
+                let &(a, _, _) = outs.iter().find(|&&(_, q, l)| q == *p && l == 1)?;
+                map.push((*p, a, 1));
+                zeroed.push(a);
+            }
+            s => {
+                let (p, a, l) = pair(s)?;
+                if !outs.contains(&(a, p, l)) {
+                    return None;
+                }
+                map.push((p, a, l));
+            }
+        }
+    }
+    if map.len() != outs.len() {
+        return None;
+    }
+    let ins = map;
+    let mut ranges: Vec<(u32, u32)> = ins
+        .iter()
+        .flat_map(|&(p, a, l)| [(p, p.checked_add(l)), (a, a.checked_add(l))])
+        .map(|(s, e)| e.map(|e| (s, e)))
+        .collect::<Option<_>>()?;
+    ranges.sort_unstable();
+    if ranges.windows(2).any(|w| w[0].1 > w[1].0) {
+        return None;
+    }
+    Some((ins, zeroed))
+}
+
+/// `text` with every slot of a parameter in `map` (`(parameter, argument,
+/// length)`) replaced by its argument's: in `cx.ld(n)`, `cx.st(n, ..)`
+/// and `cx.copy(dst, src, len)`. `None` when a copy covers part of a
+/// parameter, or the text reaches slots some other way (a fallback to the
+/// closures or the interpreter, which run the program's statements).
+fn rename_slots(text: &str, map: &[(u32, u32, u32)]) -> Option<String> {
+    if ["cx.stmt(", "cx.eval(", "cx.apply_interpreted("]
+        .iter()
+        .any(|p| text.contains(p))
+    {
+        return None;
+    }
+    let slot = |n: u32| {
+        map.iter()
+            .find(|&&(p, _, l)| n >= p && n < p + l)
+            .map_or(n, |&(p, a, _)| a + (n - p))
+    };
+    // a range [s, s + len): inside one parameter, or clear of all of them
+    let range = |s: u32, len: u32| -> Option<u32> {
+        let e = s.checked_add(len)?;
+        match map.iter().find(|&&(p, _, l)| s < p + l && p < e) {
+            None => Some(s),
+            Some(&(p, a, l)) if s >= p && e <= p + l => Some(a + (s - p)),
+            Some(_) => None,
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next = ["cx.ld(", "cx.st(", "cx.copy("]
+            .iter()
+            .filter_map(|p| rest.find(p).map(|i| (i, *p)))
+            .min();
+        let Some((i, pat)) = next else {
+            out.push_str(rest);
+            return Some(out);
+        };
+        out.push_str(&rest[..i + pat.len()]);
+        rest = &rest[i + pat.len()..];
+        let number = |r: &str| -> Option<(u32, usize)> {
+            let end = r.find(|c: char| !c.is_ascii_digit())?;
+            Some((r[..end].parse().ok()?, end))
+        };
+        if pat == "cx.copy(" {
+            // `cx.copy(dst, src, len)`
+            let (d, e1) = number(rest)?;
+            let r2 = rest.get(e1 + 2..)?;
+            let (s, e2) = number(r2)?;
+            let r3 = r2.get(e2 + 2..)?;
+            let (len, e3) = number(r3)?;
+            let _ = write!(out, "{}, {}, {len}", range(d, len)?, range(s, len)?);
+            rest = &r3[e3..];
+        } else {
+            let (n, end) = number(rest)?;
+            let _ = write!(out, "{}", slot(n));
+            rest = &rest[end..];
+        }
+    }
+}
+
 fn slots_in(text: &str) -> std::collections::BTreeSet<u32> {
     let mut out = std::collections::BTreeSet::new();
     for pat in ["cx.ld(", "cx.st("] {
