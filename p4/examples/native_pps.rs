@@ -33,10 +33,13 @@ fn main() {
     assert_eq!(sw.engine(), engine, "no generated code for this program");
     let start = std::time::Instant::now();
     let mut emitted = 0usize;
+    let mut sent = Vec::new();
     for i in 0..n {
         let (port, frame) = &trace[i % trace.len()];
         sw.set_time_us(i as u64);
-        emitted += black_box(sw.process(*port, frame)).len();
+        sent.clear();
+        sw.process_append(*port, frame, &mut sent);
+        emitted += black_box(&sent).len();
     }
     let secs = start.elapsed().as_secs_f64();
     println!(

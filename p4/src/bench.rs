@@ -366,6 +366,7 @@ pub fn bench(
             };
             let (mut sw, mut pool) = program(&jobs, &compiled, options.lanes, engine)?;
             let mut arena = OutputArena::new();
+            let mut sent = Vec::new();
             let started = Instant::now();
             let mut i = 0;
             while i < options.packets {
@@ -389,9 +390,13 @@ pub fn bench(
                         i += n;
                     }
                     _ => {
+                        // one packet per call, its frames into one reused
+                        // vector, as esa-switch's packet thread runs them
                         let (port, frame) = &trace[i % trace.len()];
                         sw.set_time_us(i as u64);
-                        std::hint::black_box(sw.process(*port, frame));
+                        sent.clear();
+                        sw.process_append(*port, frame, &mut sent);
+                        std::hint::black_box(&sent);
                         i += 1;
                     }
                 }
