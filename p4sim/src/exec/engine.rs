@@ -1707,12 +1707,7 @@ impl Lower<'_> {
                 let leaves = slot_leaves(data)?;
                 let (cond, checksum) = (self.ex(cond), self.ex(checksum));
                 let (algo, with_payload) = (*algo, *with_payload);
-                let m = mask(match algo {
-                    crate::exec::hash::HashAlgorithm::Crc32
-                    | crate::exec::hash::HashAlgorithm::Crc32Custom => 32,
-                    crate::exec::hash::HashAlgorithm::Identity => 64,
-                    _ => 16,
-                });
+                let m = mask(algo.checksum_width());
                 let error = self.prog.std_meta.checksum_error as usize;
                 Some(Box::new(move |ex: &mut Exec<'_>| {
                     if cond(ex) != 0 {

@@ -354,6 +354,17 @@ impl HashAlgorithm {
         self.compute_with(data, &CRC16, &CRC32)
     }
 
+    /// The bits of a checksum `verify_checksum` compares with this
+    /// algorithm's result: 32 for the CRC32s, 64 for `identity`, 16 for
+    /// the rest.
+    pub fn checksum_width(self) -> u32 {
+        match self {
+            HashAlgorithm::Crc32 | HashAlgorithm::Crc32Custom => 32,
+            HashAlgorithm::Identity => 64,
+            _ => 16,
+        }
+    }
+
     /// The hash of `data`, using `crc16_custom` / `crc32_custom` for the
     /// custom algorithms (BMv2 keeps their parameters per calculation).
     pub fn compute_with(

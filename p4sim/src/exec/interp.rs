@@ -1335,12 +1335,7 @@ impl<'a> Exec<'a> {
                     let h = algo.compute(&bytes).unwrap_or(0);
                     self.rt.scratch = bytes;
                     let want = self.eval(checksum);
-                    let w = match algo {
-                        crate::exec::hash::HashAlgorithm::Crc32
-                        | crate::exec::hash::HashAlgorithm::Crc32Custom => 32,
-                        crate::exec::hash::HashAlgorithm::Identity => 64,
-                        _ => 16,
-                    };
+                    let w = algo.checksum_width();
                     if h & mask(w) != want {
                         self.st(self.prog.std_meta.checksum_error, 1);
                     }

@@ -1111,11 +1111,7 @@ impl Generator<'_> {
                 } => match self.checksum(cond, data, *algo, *with_payload) {
                     Some(code) => {
                         let want = self.ex(checksum);
-                        let m = mask(match algo {
-                            HashAlgorithm::Crc32 | HashAlgorithm::Crc32Custom => 32,
-                            HashAlgorithm::Identity => 64,
-                            _ => 16,
-                        });
+                        let m = mask(algo.checksum_width());
                         let error = prog.std_meta.checksum_error;
                         let _ = writeln!(
                             out,
