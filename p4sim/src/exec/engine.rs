@@ -399,10 +399,10 @@ enum CEmit {
 
 /// Hash and checksum input made of narrow slots: (slot, width, validity
 /// slot of its header).
-type SlotLeaves = Box<[(usize, u32, Option<usize>)]>;
+pub(crate) type SlotLeaves = Box<[(usize, u32, Option<usize>)]>;
 
 /// The leaves when each is a narrow slot with an optional validity slot.
-fn slot_leaves(data: &[Leaf]) -> Option<SlotLeaves> {
+pub(crate) fn slot_leaves(data: &[Leaf]) -> Option<SlotLeaves> {
     data.iter()
         .map(|l| {
             let w = l.ty.width();
@@ -427,21 +427,41 @@ fn checksum_of(
     algo: crate::exec::hash::HashAlgorithm,
     with_payload: bool,
 ) -> u64 {
-    let mut buf = std::mem::take(&mut ex.rt.scratch);
+    let mut scratch = std::mem::take(&mut ex.rt.scratch);
+    let values = leaves
+        .iter()
+        .filter(|&&(_, _, valid)| valid.is_none_or(|v| ld(ex, v) != 0))
+        .map(|&(slot, width, _)| (ld(ex, slot), width));
+    let h = hash_bits(
+        &mut scratch,
+        values,
+        with_payload.then_some(ex.payload),
+        algo,
+    );
+    ex.rt.scratch = scratch;
+    h
+}
+
+/// `algo` over the bits of `values` (value, width), then `payload`,
+/// packed as the deparser packs fields, in `scratch` (reused).
+pub(crate) fn hash_bits(
+    scratch: &mut Vec<u8>,
+    values: impl IntoIterator<Item = (u64, u32)>,
+    payload: Option<&[u8]>,
+    algo: crate::exec::hash::HashAlgorithm,
+) -> u64 {
+    let mut buf = std::mem::take(scratch);
     buf.clear();
     let mut w = crate::exec::interp::BitWriter::with_buffer(buf);
-    for &(slot, width, valid) in leaves {
-        if valid.is_some_and(|v| ld(ex, v) == 0) {
-            continue;
-        }
-        w.push(ld(ex, slot), width);
+    for (v, width) in values {
+        w.push(v, width);
     }
     let mut bytes = w.finish();
-    if with_payload {
-        bytes.extend_from_slice(ex.payload);
+    if let Some(p) = payload {
+        bytes.extend_from_slice(p);
     }
     let h = algo.compute(&bytes).unwrap_or(0);
-    ex.rt.scratch = bytes;
+    *scratch = bytes;
     h
 }
 

@@ -315,20 +315,11 @@ impl<'a> Cx<'_, 'a> {
         if algo == HashAlgorithm::Csum16 && !with_payload {
             return u64::from(csum16_bits(leaves));
         }
-        let mut buf = std::mem::take(&mut self.ex.rt.scratch);
-        buf.clear();
-        let mut w = crate::exec::interp::BitWriter::with_buffer(buf);
-        for &(v, width, valid) in leaves {
-            if valid {
-                w.push(v, width);
-            }
-        }
-        let mut bytes = w.finish();
-        if with_payload {
-            bytes.extend_from_slice(self.ex.payload);
-        }
-        let h = algo.compute(&bytes).unwrap_or(0);
-        self.ex.rt.scratch = bytes;
+        let mut scratch = std::mem::take(&mut self.ex.rt.scratch);
+        let values = leaves.iter().filter(|l| l.2).map(|&(v, w, _)| (v, w));
+        let payload = with_payload.then_some(self.ex.payload);
+        let h = crate::exec::engine::hash_bits(&mut scratch, values, payload, algo);
+        self.ex.rt.scratch = scratch;
         h
     }
 
@@ -921,18 +912,30 @@ impl Generator<'_> {
     /// A block as an expression of type `Flow`, with the closure engine's
     /// checks after each statement that may change control flow.
     fn block(&mut self, sts: &[St]) -> String {
+        self.block_then(sts, None)
+    }
+
+    /// [`Self::block`], with the call of body function `body` (already
+    /// generated) as its last statement when there is one.
+    fn block_then(&mut self, sts: &[St], body: Option<&str>) -> String {
         let l = self.label();
         let mut s = format!("({l}: {{\n");
+        let settle = |s: &mut String, f: &str| {
+            let _ = writeln!(
+                s,
+                "{{ let f: Flow = {f}; if let Some(r) = cx.settle(f) {{ break {l} r; }} }}"
+            );
+        };
         for st in sts {
             if self.pure_st(st) {
                 self.pure(st, &mut s);
             } else {
                 let f = self.st(st);
-                let _ = writeln!(
-                    s,
-                    "{{ let f: Flow = {f}; if let Some(r) = cx.settle(f) {{ break {l} r; }} }}"
-                );
+                settle(&mut s, &f);
             }
+        }
+        if let Some(f) = body {
+            settle(&mut s, &run_body(f));
         }
         s.push_str("Flow::Normal })");
         s
@@ -990,8 +993,8 @@ impl Generator<'_> {
                     for a in zeroed {
                         let _ = writeln!(body, "{{ let v: u64 = 0u64; cx.st({a}, v); }}");
                     }
-                    for s in c.0.iter().filter(|s| matches!(s, St::RunBody(_))) {
-                        self.pure(s, &mut body);
+                    if let Some(run) = c.0.last() {
+                        self.pure(run, &mut body);
                     }
                     let no_fallback = self.fb_st.len() == fb_st && self.fb_ex.len() == fb_ex;
                     if no_fallback && let Some(text) = rename_slots(&body, &map) {
@@ -1158,22 +1161,15 @@ impl Generator<'_> {
     /// shifts of the slots it spans. With the header invalid nothing is
     /// summed (`!0`), as when every leaf is left out.
     fn csum16_inline(&mut self, cond: &Ex, data: &[Leaf]) -> Option<String> {
-        // the validity slot of a leaf (`Some(None)`: always included)
-        let slot = |l: &Leaf| match &l.valid {
-            None => Some(None),
-            Some(Ex::Load(b)) => Some(Some(*b)),
-            Some(_) => None,
-        };
-        let valid = slot(data.first()?)?;
-        let mut leaves = Vec::with_capacity(data.len());
+        let slots = crate::exec::engine::slot_leaves(data)?;
+        let valid = slots.first()?.2;
+        let mut leaves = Vec::with_capacity(slots.len());
         let mut at = 0u32;
-        for l in data {
-            let Ex::Load(v) = &l.ex else { return None };
-            let w = l.ty.width();
-            if w == 0 || w > 64 || slot(l)? != valid {
+        for &(v, w, leaf_valid) in slots.iter() {
+            if w == 0 || leaf_valid != valid {
                 return None;
             }
-            leaves.push((*v, at, w));
+            leaves.push((v, at, w));
             at += w;
         }
         let valid = match valid {
@@ -1228,20 +1224,13 @@ impl Generator<'_> {
         {
             return Some(code);
         }
-        let mut leaves = Vec::with_capacity(data.len());
-        for l in data {
-            let width = l.ty.width();
-            let Ex::Load(v) = &l.ex else { return None };
-            if width > 64 {
-                return None;
-            }
-            let valid = match &l.valid {
-                None => "true".to_string(),
-                Some(Ex::Load(b)) => format!("cx.ld({b}) != 0"),
-                Some(_) => return None,
-            };
-            leaves.push(format!("(cx.ld({v}), {width}, {valid})"));
-        }
+        let leaves: Vec<String> = crate::exec::engine::slot_leaves(data)?
+            .iter()
+            .map(|&(v, width, valid)| {
+                let valid = valid.map_or("true".to_string(), |b| format!("cx.ld({b}) != 0"));
+                format!("(cx.ld({v}), {width}, {valid})")
+            })
+            .collect();
         let cond = self.ex(cond);
         Some(format!(
             "if {cond} != 0 {{ let h = cx.checksum(HashAlgorithm::{algo:?}, &[{}], {with_payload});",
@@ -1314,19 +1303,14 @@ impl Generator<'_> {
                 if self.prog.actions.get(*a as usize).is_none() {
                     return "Flow::Normal".into();
                 }
-                let f = self.action(*a);
-                format!(
-                    "{{ let f = {f}(cx); if matches!(f, Flow::Return) {{ Flow::Normal }} else {{ f }} }}"
-                )
+                run_body(&self.action(*a))
             }
             St::RunBody(b) => {
                 if self.prog.bodies.get(*b as usize).is_none() {
                     return "Flow::Normal".into();
                 }
                 match self.body_fn(*b) {
-                    Some(f) => format!(
-                        "{{ let f = {f}(cx); if matches!(f, Flow::Return) {{ Flow::Normal }} else {{ f }} }}"
-                    ),
+                    Some(f) => run_body(&f),
                     None => self.fallback_st(s),
                 }
             }
@@ -1500,16 +1484,15 @@ impl Generator<'_> {
         name
     }
 
-    /// The function running body `b`, generating it first, and counts a
-    /// call; `None` while it is being generated (recursion, which P4
-    /// forbids).
     /// A call of a control or function body whose parameters are all
-    /// `inout` ([`in_place_params`]) from the one place in the program
-    /// that runs that body, generated with the parameters kept in place:
+    /// `inout` or narrow `out` ([`in_place_params`]) from the one place in
+    /// the program that runs that body, generated with the parameters
+    /// kept in place:
     /// the body and every function generated for it (its tables, actions,
     /// inner calls) use the arguments' slots instead of the parameters',
-    /// and neither the copy-in nor the copy-out is made. P4 passes `inout`
-    /// by copy, and this is the same as long as nothing in the body
+    /// and neither the copy-in nor the copy-out is made (an `out`
+    /// argument is zeroed instead). P4 passes parameters by copy, and
+    /// this is the same as long as nothing in the body
     /// reaches the arguments but through the parameters, which no P4
     /// construct can, and the arguments do not overlap (checked). `None`
     /// when the call does not qualify or the body needs a fallback (which
@@ -1544,7 +1527,7 @@ impl Generator<'_> {
         // the copying form's code with nothing to copy but the `out`
         // arguments' zeroing (the flow flags settled the same way)
         let zero: Vec<St> = zeroed.iter().map(|&a| St::Set(a, Ex::Const(0))).collect();
-        let a = self.call_block(&zero, &f);
+        let a = self.block_then(&zero, Some(&f));
         Some(format!(
             "{{ let f: Flow = {a}; let exiting = cx.begin_copy_out(); \
              cx.end_copy_out(exiting); f }}"
@@ -1555,37 +1538,12 @@ impl Generator<'_> {
     /// already generated.
     fn call_with_copies(&mut self, call: &(Vec<St>, Vec<St>), f: &str) -> Option<String> {
         let (_, ins) = call.0.split_last()?;
-        let a = self.call_block(ins, f);
+        let a = self.block_then(ins, Some(f));
         let b = self.block(&call.1);
         Some(format!(
             "{{ let f: Flow = {a}; let exiting = cx.begin_copy_out(); let g: Flow = {b}; \
              cx.end_copy_out(exiting); if matches!(f, Flow::Normal) {{ g }} else {{ f }} }}"
         ))
-    }
-
-    /// [`Self::block`] of `ins` then the run of body function `f`, without
-    /// generating the body again.
-    fn call_block(&mut self, ins: &[St], f: &str) -> String {
-        let l = self.label();
-        let mut s = format!("({l}: {{\n");
-        for st in ins {
-            if self.pure_st(st) {
-                self.pure(st, &mut s);
-            } else {
-                let code = self.st(st);
-                let _ = writeln!(
-                    s,
-                    "{{ let f: Flow = {code}; if let Some(r) = cx.settle(f) {{ break {l} r; }} }}"
-                );
-            }
-        }
-        let _ = writeln!(
-            s,
-            "{{ let f: Flow = {{ let f = {f}(cx); if matches!(f, Flow::Return) {{ Flow::Normal }} else {{ f }} }}; \
-             if let Some(r) = cx.settle(f) {{ break {l} r; }} }}"
-        );
-        s.push_str("Flow::Normal })");
-        s
     }
 
     /// Keeps the slots of an in-place call's parameters and arguments in
@@ -1598,6 +1556,9 @@ impl Generator<'_> {
         }
     }
 
+    /// The function running body `b`, generating it first, and counts a
+    /// call; `None` while it is being generated (recursion, which P4
+    /// forbids).
     fn body_fn(&mut self, b: u32) -> Option<String> {
         let name = format!("body_{b}");
         let f = match self.bodies.get(b as usize)? {
@@ -1763,7 +1724,12 @@ fn bytewise(h: &HeaderRef) -> bool {
     at == h.bits && h.bits > 0 && h.bits <= 8 * 4096
 }
 
-/// The slots of the `cx.ld(n)` and `cx.st(n, ...)` in `text`.
+/// The call of a generated action or body function `f`, as a `Flow`
+/// expression: its `return` ends only it.
+fn run_body(f: &str) -> String {
+    format!("{{ let f = {f}(cx); if matches!(f, Flow::Return) {{ Flow::Normal }} else {{ f }} }}")
+}
+
 /// How many statements anywhere in `prog` (parser, stages, bodies,
 /// actions) run each body.
 fn body_sites(prog: &Compiled) -> Vec<usize> {
@@ -1946,6 +1912,7 @@ fn rename_slots(text: &str, map: &[(u32, u32, u32)]) -> Option<String> {
     }
 }
 
+/// The slots of the `cx.ld(n)` and `cx.st(n, ...)` in `text`.
 fn slots_in(text: &str) -> std::collections::BTreeSet<u32> {
     let mut out = std::collections::BTreeSet::new();
     for pat in ["cx.ld(", "cx.st("] {
