@@ -421,18 +421,23 @@ impl MemoryPort {
     /// The next frame the switch sent out of this port, waiting up to
     /// `timeout`.
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Vec<u8>> {
-        let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
-        if taken.is_empty() {
-            taken.extend(self.out.recv_timeout(timeout).ok()?);
-        }
-        taken.pop_front()
+        self.next_frame(|out| out.recv_timeout(timeout).ok())
     }
 
     /// The next frame if one is waiting.
     pub fn try_recv(&self) -> Option<Vec<u8>> {
+        self.next_frame(|out| out.try_recv().ok())
+    }
+
+    /// The first frame not yet taken, receiving the next batch with
+    /// `receive` when there is none.
+    fn next_frame(
+        &self,
+        receive: impl FnOnce(&Receiver<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>>,
+    ) -> Option<Vec<u8>> {
         let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
         if taken.is_empty() {
-            taken.extend(self.out.try_recv().ok()?);
+            taken.extend(receive(&self.out)?);
         }
         taken.pop_front()
     }
