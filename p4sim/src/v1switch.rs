@@ -337,6 +337,8 @@ pub struct V1Switch {
     deparsed: Vec<u8>,
     /// Slot values saved for multicast replicas, reused.
     saved: Vec<u64>,
+    /// A multicast packet's replicas, reused.
+    replicas: Vec<pre::Replica>,
     /// See [`V1Switch::fill_scratch`].
     scratch_fill: Option<u64>,
 }
@@ -401,6 +403,7 @@ impl V1Switch {
             spare: Vec::new(),
             deparsed: Vec::new(),
             saved: Vec::new(),
+            replicas: Vec::new(),
             scratch_fill: None,
         }
     }
@@ -696,33 +699,52 @@ impl V1Switch {
         stage: Stage,
         which: u8,
     ) {
+        self.run_stages(frame, fx, payload, &[(stage, which)]);
+    }
+
+    /// Runs controls `(stage, which)` one after the other in one context
+    /// (which: 0 VerifyChecksum, 1 Ingress, 2 Egress, 3 ComputeChecksum,
+    /// 4 Deparser, whose bytes are left in `self.deparsed`).
+    fn run_stages(
+        &mut self,
+        frame: &mut Frame,
+        fx: &mut Effects,
+        payload: &[u8],
+        stages: &[(Stage, u8)],
+    ) {
         let prog: &Compiled = &self.prog;
-        let body = match which {
+        let body = |which: u8| match which {
             0 => &prog.verify_checksum,
             1 => &prog.ingress,
             2 => &prog.egress,
             3 => &prog.compute_checksum,
             _ => &prog.deparser,
         };
-        if which == 4 {
+        let deparse = stages.iter().any(|&(_, w)| w == 4);
+        if deparse {
             self.deparsed.clear();
         }
-        if body.is_empty() {
+        if stages.iter().all(|&(_, w)| body(w).is_empty()) {
             return;
         }
-        let mut ex = Exec::new(prog, &mut self.rt, frame, fx, &[], payload, stage);
-        if which == 4 {
+        let first = stages.first().map_or(Stage::Other, |s| s.0);
+        let mut ex = Exec::new(prog, &mut self.rt, frame, fx, &[], payload, first);
+        if deparse {
             let mut buf = std::mem::take(&mut self.deparsed);
             buf.reserve(payload.len() + 256);
             ex.out = crate::exec::interp::BitWriter::with_buffer(buf);
         }
         match &self.engine {
-            Some(c) => c.run_control(&mut ex, usize::from(which)),
-            None => ex.run_control(body),
+            Some(c) => c.run_controls(&mut ex, stages),
+            None => {
+                for &(stage, which) in stages {
+                    ex.stage = stage;
+                    ex.run_control(body(which));
+                }
+            }
         }
-        let out = std::mem::take(&mut ex.out);
-        if which == 4 {
-            self.deparsed = out.finish();
+        if deparse {
+            self.deparsed = std::mem::take(&mut ex.out).finish();
         }
     }
 
@@ -805,8 +827,12 @@ impl V1Switch {
         }
         let payload = job.data.get(payload_at..).unwrap_or(&[]);
         let mut fx = Effects::default();
-        self.run_stage(&mut frame, &mut fx, payload, Stage::Other, 0);
-        self.run_stage(&mut frame, &mut fx, payload, Stage::Ingress, 1);
+        self.run_stages(
+            &mut frame,
+            &mut fx,
+            payload,
+            &[(Stage::Other, 0), (Stage::Ingress, 1)],
+        );
         if let Some(f) = fx.fault.take() {
             self.rt.log.push(format!("packet dropped in ingress: {f}"));
             self.frame = frame;
@@ -853,7 +879,9 @@ impl V1Switch {
         }
         let grp = Self::get(&frame, sm.mcast_grp);
         if grp != 0 {
-            let replicas = self.pre.replicate(grp as u32, 0);
+            let mut replicas = std::mem::take(&mut self.replicas);
+            replicas.clear();
+            self.pre.replicate_into(grp as u32, 0, &mut replicas);
             let shared = self
                 .engine
                 .as_ref()
@@ -865,7 +893,7 @@ impl V1Switch {
                 let mut saved = std::mem::take(&mut self.saved);
                 saved.clear();
                 saved.extend(writes.iter().map(|&s| Self::get(&frame, s)));
-                for (k, r) in replicas.into_iter().enumerate() {
+                for (k, r) in replicas.iter().enumerate() {
                     if k > 0 {
                         for (&s, &v) in writes.iter().zip(&saved) {
                             Self::put(&mut frame, s, v);
@@ -884,10 +912,11 @@ impl V1Switch {
                     );
                 }
                 self.saved = saved;
+                self.replicas = replicas;
                 self.frame = frame;
                 return;
             }
-            for r in replicas {
+            for r in &replicas {
                 let mut copy = self.spare.pop().unwrap_or_else(|| Frame {
                     n: Vec::new(),
                     w: Vec::new(),
@@ -907,6 +936,7 @@ impl V1Switch {
                 );
                 self.spare.push(copy);
             }
+            self.replicas = replicas;
             self.frame = frame;
             return;
         }
@@ -964,8 +994,12 @@ impl V1Switch {
         }
         if Self::get(&frame, sm.egress_spec) != DROP_PORT {
             let mut fx2 = Effects::default();
-            self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 3);
-            self.run_stage(&mut frame, &mut fx2, payload, Stage::Other, 4);
+            self.run_stages(
+                &mut frame,
+                &mut fx2,
+                payload,
+                &[(Stage::Other, 3), (Stage::Other, 4)],
+            );
             let mut bytes = std::mem::take(&mut self.deparsed);
             bytes.extend_from_slice(payload);
             if let Some(list) = fx.recirculate {

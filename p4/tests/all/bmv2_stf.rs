@@ -164,6 +164,7 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
         "slice_assign",
         "subparser",
         "subcontrol",
+        "unaligned_fields",
         "varbit_ipv4_options",
         "varbit_tlv",
     ] {

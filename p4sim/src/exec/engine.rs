@@ -661,16 +661,20 @@ impl CompiledProgram {
         }
     }
 
-    /// As [`Exec::run_control`] on stage `which` (0 VerifyChecksum, 1
-    /// Ingress, 2 Egress, 3 ComputeChecksum, 4 Deparser).
-    pub(crate) fn run_control(&self, ex: &mut Exec<'_>, which: usize) {
+    /// As [`Exec::run_control`] on each stage `(stage, which)` in turn
+    /// (which: 0 VerifyChecksum, 1 Ingress, 2 Egress, 3 ComputeChecksum,
+    /// 4 Deparser), `ex.stage` set to `stage` for each.
+    pub(crate) fn run_controls(&self, ex: &mut Exec<'_>, stages: &[(Stage, u8)]) {
         if let Some(n) = &self.native {
-            return n.run_control(ex, which);
+            return n.run_controls(ex, stages);
         }
-        ex.exit = false;
-        ex.halt = false;
-        if let Some(b) = self.stages.get(which) {
-            let _ = run_block(b, ex);
+        for &(stage, which) in stages {
+            ex.stage = stage;
+            ex.exit = false;
+            ex.halt = false;
+            if let Some(b) = self.stages.get(usize::from(which)) {
+                let _ = run_block(b, ex);
+            }
         }
     }
 }

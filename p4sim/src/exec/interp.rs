@@ -473,6 +473,37 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Runs `f` on a context like this one over the narrow slots `n`
+    /// (this context's own, which the native engine holds meanwhile), then
+    /// keeps what `f` changed of the parser's and the control flow's state.
+    pub(crate) fn with_slots<R>(&mut self, n: &mut [u64], f: impl FnOnce(&mut Exec<'_>) -> R) -> R {
+        let mut ex = Exec {
+            prog: self.prog,
+            rt: &mut *self.rt,
+            n,
+            w: &mut *self.w,
+            fx: &mut *self.fx,
+            pkt: self.pkt,
+            cursor: self.cursor,
+            payload: self.payload,
+            out: std::mem::take(&mut self.out),
+            stage: self.stage,
+            exit: self.exit,
+            reject: self.reject,
+            halt: self.halt,
+            current_entry: self.current_entry,
+        };
+        let r = f(&mut ex);
+        self.cursor = ex.cursor;
+        self.out = std::mem::take(&mut ex.out);
+        self.stage = ex.stage;
+        self.exit = ex.exit;
+        self.reject = ex.reject;
+        self.halt = ex.halt;
+        self.current_entry = ex.current_entry;
+        r
+    }
+
     #[inline]
     pub(crate) fn ld(&self, s: u32) -> u64 {
         self.n.get(s as usize).copied().unwrap_or(0)

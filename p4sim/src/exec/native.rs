@@ -33,7 +33,8 @@ use std::sync::RwLock;
 
 use crate::exec::engine::{ExFn, StFn};
 use crate::exec::hash::HashAlgorithm;
-use crate::exec::interp::{Exec, RegisterCells, mask};
+use crate::exec::interp::{Exec, RegisterCells, Stage, mask};
+use crate::exec::table::TableState;
 use crate::ir::*;
 
 pub use crate::exec::interp::Flow;
@@ -45,10 +46,9 @@ pub struct NativeProgram {
     pub name: &'static str,
     /// FNV-1a hash of the generated source's body.
     pub hash: u64,
-    /// The parser: the parser error code (0 when none).
-    pub parser: fn(&mut Cx<'_, '_>) -> u64,
-    /// VerifyChecksum, Ingress, Egress, ComputeChecksum, Deparser.
-    pub stages: [fn(&mut Cx<'_, '_>); 5],
+    /// Runs what the [`Entry`] asks for: the parser or some stages
+    /// (a call of [`Entry::run`] with the program's frame size).
+    pub run: fn(&mut Entry<'_, '_>),
 }
 
 static REGISTRY: RwLock<Vec<&'static NativeProgram>> = RwLock::new(Vec::new());
@@ -155,65 +155,124 @@ impl Bound {
     }
 
     pub(crate) fn run_parser(&self, ex: &mut Exec<'_>) -> u64 {
-        (self.program.parser)(&mut Cx::enter(ex, &self.fb))
+        let mut e = Entry {
+            ex,
+            fb: &self.fb,
+            stages: None,
+            parsed: 0,
+        };
+        (self.program.run)(&mut e);
+        e.parsed
     }
 
-    pub(crate) fn run_control(&self, ex: &mut Exec<'_>, which: usize) {
-        ex.exit = false;
-        ex.halt = false;
-        if let Some(f) = self.program.stages.get(which) {
-            f(&mut Cx::enter(ex, &self.fb));
-        }
+    /// The closure engine's `run_controls`: the stages run in one
+    /// context.
+    pub(crate) fn run_controls(&self, ex: &mut Exec<'_>, stages: &[(Stage, u8)]) {
+        (self.program.run)(&mut Entry {
+            ex,
+            fb: &self.fb,
+            stages: Some(stages),
+            parsed: 0,
+        });
     }
 }
 
-/// What generated code runs on: the packet's frame and the switch state,
-/// through small inlined accessors.
+/// What generated code is asked to run: the parser, or pipeline stages
+/// one after the other, on one packet's context.
+pub struct Entry<'e, 'a> {
+    ex: &'e mut Exec<'a>,
+    fb: &'e Fallbacks,
+    /// `None`: the parser; else the stages `(stage, which)`.
+    stages: Option<&'e [(Stage, u8)]>,
+    /// The parser's error code.
+    parsed: u64,
+}
+
+impl std::fmt::Debug for Entry<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("parser", &self.stages.is_none())
+            .finish()
+    }
+}
+
+impl Entry<'_, '_> {
+    /// Runs `parser` or the asked-for `stages` (VerifyChecksum, Ingress,
+    /// Egress, ComputeChecksum, Deparser) in one [`Cx`] over a frame of
+    /// `N` narrow slots, the program's [`Compiled::n_slots`]: the slot
+    /// numbers in generated code are then checked against `N` when it is
+    /// compiled instead of at each access. A frame of another size (which
+    /// a switch never makes) drops the packet with a fault.
+    #[inline]
+    pub fn run<const N: usize>(
+        &mut self,
+        parser: fn(&mut Cx<'_, '_, N>) -> u64,
+        stages: &[fn(&mut Cx<'_, '_, N>); 5],
+    ) {
+        let slots = std::mem::take(&mut self.ex.n);
+        let mut regs = std::mem::take(&mut self.ex.rt.registers);
+        match <&mut [u64; N]>::try_from(&mut *slots) {
+            Ok(n) => {
+                let mut cx = Cx {
+                    n,
+                    regs: &mut regs,
+                    ex: &mut *self.ex,
+                    fb: self.fb,
+                };
+                match self.stages {
+                    None => self.parsed = parser(&mut cx),
+                    Some(list) => {
+                        for &(stage, which) in list {
+                            cx.ex.stage = stage;
+                            cx.ex.exit = false;
+                            cx.ex.halt = false;
+                            if let Some(f) = stages.get(usize::from(which)) {
+                                f(&mut cx);
+                            }
+                        }
+                    }
+                }
+            }
+            Err(_) => {
+                self.ex.fx.fault = Some(format!(
+                    "a frame of {} slots for native code generated for {N}",
+                    slots.len()
+                ));
+            }
+        }
+        self.ex.n = slots;
+        self.ex.rt.registers = regs;
+    }
+}
+
+/// What generated code runs on: the packet's frame (`N` narrow slots)
+/// and the switch state, through small inlined accessors.
 ///
 /// The narrow slots and the registers are moved out of the interpreter's
-/// context while generated code runs (and back for each fallback and at
-/// the end), so that they are one pointer away: the compiler then keeps
-/// their addresses in registers across a stage instead of reloading them
-/// after every store.
-pub struct Cx<'e, 'a> {
-    n: &'a mut [u64],
-    regs: Vec<RegisterCells>,
+/// context while generated code runs (by [`Entry::run`]; a fallback runs
+/// on a context made of the pieces, [`Cx::with_exec`]), so that they are
+/// one pointer away: the compiler then keeps their addresses in registers
+/// across a stage instead of reloading them after every store.
+pub struct Cx<'e, 'a, const N: usize> {
+    n: &'e mut [u64; N],
+    regs: &'e mut Vec<RegisterCells>,
     ex: &'e mut Exec<'a>,
     fb: &'e Fallbacks,
 }
 
-impl<'e, 'a> Cx<'e, 'a> {
-    fn enter(ex: &'e mut Exec<'a>, fb: &'e Fallbacks) -> Cx<'e, 'a> {
-        Cx {
-            n: std::mem::take(&mut ex.n),
-            regs: std::mem::take(&mut ex.rt.registers),
-            ex,
-            fb,
-        }
-    }
-
-    /// Hands the slots and registers back to the context.
+impl<const N: usize> Cx<'_, '_, N> {
+    /// Runs `f` on the interpreter's context, with the slots and the
+    /// registers back in it.
     #[inline]
-    fn restore(&mut self) {
-        self.ex.n = std::mem::take(&mut self.n);
-        self.ex.rt.registers = std::mem::take(&mut self.regs);
-    }
-
-    /// Takes them again after [`Cx::restore`].
-    #[inline]
-    fn retake(&mut self) {
-        self.n = std::mem::take(&mut self.ex.n);
-        self.regs = std::mem::take(&mut self.ex.rt.registers);
+    fn with_exec<R>(&mut self, f: impl FnOnce(&mut Exec<'_>) -> R) -> R {
+        std::mem::swap(&mut self.ex.rt.registers, self.regs);
+        let r = self.ex.with_slots(&mut self.n[..], f);
+        std::mem::swap(&mut self.ex.rt.registers, self.regs);
+        r
     }
 }
 
-impl Drop for Cx<'_, '_> {
-    fn drop(&mut self) {
-        self.restore();
-    }
-}
-
-impl std::fmt::Debug for Cx<'_, '_> {
+impl<const N: usize> std::fmt::Debug for Cx<'_, '_, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cx")
             .field("cursor", &self.ex.cursor)
@@ -221,7 +280,7 @@ impl std::fmt::Debug for Cx<'_, '_> {
     }
 }
 
-impl<'a> Cx<'_, 'a> {
+impl<'a, const N: usize> Cx<'_, 'a, N> {
     /// Narrow slot `s` (0 outside the frame).
     #[inline(always)]
     pub fn ld(&self, s: usize) -> u64 {
@@ -329,10 +388,7 @@ impl<'a> Cx<'_, 'a> {
         let Some(f) = self.fb.st.get(i) else {
             return Flow::Normal;
         };
-        self.restore();
-        let r = f(self.ex);
-        self.retake();
-        r
+        self.with_exec(|ex| f(ex))
     }
 
     /// Evaluates fallback expression `i` on the closure engine.
@@ -341,10 +397,7 @@ impl<'a> Cx<'_, 'a> {
         let Some(f) = self.fb.ex.get(i) else {
             return 0;
         };
-        self.restore();
-        let r = f(self.ex);
-        self.retake();
-        r
+        self.with_exec(|ex| f(ex))
     }
 
     /// After a statement that may have changed control flow: `Some` with
@@ -414,6 +467,22 @@ impl<'a> Cx<'_, 'a> {
     /// [`Cx::end_action`].
     #[inline]
     pub fn lookup(&mut self, t: usize, keys: &[u128]) -> (bool, Option<usize>) {
+        self.lookup_by(t, |state| state.lookup(keys))
+    }
+
+    /// As [`Cx::lookup`] with the key values packed as
+    /// [`TableState::packs`] says (for a table that packs).
+    #[inline]
+    pub fn lookup_packed(&mut self, t: usize, key: u128) -> (bool, Option<usize>) {
+        self.lookup_by(t, |state| state.lookup_packed(key))
+    }
+
+    #[inline(always)]
+    fn lookup_by(
+        &mut self,
+        t: usize,
+        find: impl FnOnce(&TableState) -> Option<u32>,
+    ) -> (bool, Option<usize>) {
         let len = self.ld(self.fb.packet_length);
         let Some(params) = self.fb.params.get(t) else {
             return (false, None);
@@ -422,7 +491,7 @@ impl<'a> Cx<'_, 'a> {
         let Some(state) = ex.rt.tables.get_mut(t) else {
             return (false, None);
         };
-        let (hit, pos, entry) = match state.lookup(keys) {
+        let (hit, pos, entry) = match find(state) {
             Some(h) => {
                 let Some(e) = state.get_mut(h) else {
                     return (false, None);
@@ -433,14 +502,14 @@ impl<'a> Cx<'_, 'a> {
                 let Some(Some(p)) = params.get(pos) else {
                     return (true, None);
                 };
-                crate::exec::engine::copy_args(self.n, ex.w, p, &e.entry.args);
+                crate::exec::engine::copy_args(&mut self.n[..], ex.w, p, &e.entry.args);
                 (true, pos, Some((t as u32, h)))
             }
             None => match &state.default_action {
                 Some((pos, args)) => {
                     let pos = *pos;
                     if let Some(Some(p)) = params.get(pos) {
-                        crate::exec::engine::copy_args(self.n, ex.w, p, args);
+                        crate::exec::engine::copy_args(&mut self.n[..], ex.w, p, args);
                     }
                     (false, pos, None)
                 }
@@ -460,10 +529,7 @@ impl<'a> Cx<'_, 'a> {
     /// Applies table `t` on the interpreter (wide or many keys).
     #[inline]
     pub fn apply_interpreted(&mut self, t: u32) -> (bool, Option<usize>) {
-        self.restore();
-        let r = self.ex.apply_table(t);
-        self.retake();
-        r
+        self.with_exec(|ex| ex.apply_table(t))
     }
 }
 
@@ -526,12 +592,11 @@ pub fn generate(prog: &Compiled, name: &str) -> String {
          #[allow(unused, unused_braces, unused_parens, unused_variables, unused_comparisons, unreachable_code, \
          unreachable_patterns, clippy::all, clippy::pedantic, clippy::nursery)]\n\
          mod generated {{\n\
-         use p4sim::exec::native::{{Cx, Flow, NativeProgram}};\n\
+         use p4sim::exec::native::{{Cx, Entry, Flow, NativeProgram}};\n\
          use p4sim::exec::hash::HashAlgorithm;\n\
          use p4sim::ir::NOp;\n\
          pub static PROGRAM: NativeProgram = NativeProgram {{\n    \
-         name: {name:?},\n    hash: {:#018x},\n    parser,\n    \
-         stages: [stage_0, stage_1, stage_2, stage_3, stage_4],\n}};",
+         name: {name:?},\n    hash: {:#018x},\n    run,\n}};",
         g.hash
     );
     s.push_str(&g.body);
@@ -633,7 +698,7 @@ impl Generator<'_> {
         ];
         for (i, b) in stages.into_iter().enumerate() {
             let f = g.begin_fn(
-                format!("fn stage_{i}(cx: &mut Cx<'_, '_>) {{\n    @DECLS@let _ = "),
+                format!("fn stage_{i}(cx: &mut C<'_, '_>) {{\n    @DECLS@let _ = "),
                 ";\n}\n".into(),
                 Kind::Stage(i),
             );
@@ -653,7 +718,13 @@ impl Generator<'_> {
         for e in &g.fb_ex {
             refs.ex(e);
         }
-        let body = g.render();
+        let body = format!(
+            "type C<'e, 'a> = Cx<'e, 'a, {n}>;\n\n\
+             fn run(e: &mut Entry<'_, '_>) {{\n    \
+             e.run::<{n}>(parser, &[stage_0, stage_1, stage_2, stage_3, stage_4]);\n}}\n\n{}",
+            g.render(),
+            n = prog.n_slots
+        );
         Output {
             hash: fnv(&body),
             body,
@@ -826,7 +897,7 @@ impl Generator<'_> {
         let timeout = prog.error_code("ParserTimeout").unwrap_or(0);
         let no_match = prog.error_code("NoMatch").unwrap_or(0);
         let f = self.begin_fn(
-            "fn parser(cx: &mut Cx<'_, '_>) -> u64 {\n    @DECLS@".into(),
+            "fn parser(cx: &mut C<'_, '_>) -> u64 {\n    @DECLS@".into(),
             "}\n".into(),
             Kind::Parser,
         );
@@ -1332,8 +1403,8 @@ impl Generator<'_> {
                         let f = self.fallback_st(&St::Emit(vec![h.clone()]));
                         let _ = writeln!(code, "let _ = {f};");
                     } else if bytewise(h) {
-                        // whole bytes at byte positions: the header's bytes
-                        // built at constant offsets, appended at once
+                        // whole bytes: the header's bytes built at constant
+                        // offsets, appended at once
                         let nb = h.bits / 8;
                         let _ = writeln!(
                             code,
@@ -1341,14 +1412,36 @@ impl Generator<'_> {
                             h.valid
                         );
                         for f in h.fields.iter() {
-                            let (o, k) = (f.at / 8, f.width / 8);
-                            let _ = writeln!(
+                            let slot = h.base_n + f.offset;
+                            let (o, r) = (f.at / 8, f.at % 8);
+                            if r == 0 && f.width.is_multiple_of(8) {
+                                let k = f.width / 8;
+                                let _ = writeln!(
+                                    code,
+                                    "b[{o}..{}].copy_from_slice(&cx.ld({slot}).to_be_bytes()[{}..]);",
+                                    o + k,
+                                    8 - k
+                                );
+                                continue;
+                            }
+                            // the field's bits at the top of a 64- or
+                            // 128-bit word, ORed into the bytes it spans
+                            let span = (r + f.width).div_ceil(8);
+                            let (ty, top) = if span <= 8 {
+                                ("u64", 64)
+                            } else {
+                                ("u128", 128)
+                            };
+                            let _ = write!(
                                 code,
-                                "b[{o}..{}].copy_from_slice(&cx.ld({}).to_be_bytes()[{}..]);",
-                                o + k,
-                                h.base_n + f.offset,
-                                8 - k
+                                "{{ let x = ({ty}::from(cx.ld({slot}) & {}) << {}).to_be_bytes();",
+                                mask(f.width),
+                                top - r - f.width
                             );
+                            for k in 0..span {
+                                let _ = write!(code, " b[{}] |= x[{k}];", o + k);
+                            }
+                            code.push_str(" }\n");
                         }
                         code.push_str("cx.push_bytes(&b);\n}\n");
                     } else {
@@ -1393,9 +1486,7 @@ impl Generator<'_> {
         }
         let too_short = self.prog.error_code("PacketTooShort").unwrap_or(0);
         let bits = h.bits as usize;
-        let aligned = h.fields.iter().all(|f| {
-            f.at.is_multiple_of(8) && f.width.is_multiple_of(8) && f.width > 0 && f.width <= 64
-        });
+        let whole_bytes = h.fields.iter().all(|f| f.width > 0 && f.width <= 64);
         let mut code = format!(
             "{{ let start = cx.cursor(); let pkt = cx.pkt();\n\
              if start + {bits} > pkt.len() * 8 {{ Flow::Reject({too_short}) }} else {{\n"
@@ -1412,7 +1503,7 @@ impl Generator<'_> {
                 )
             })
             .collect();
-        if aligned {
+        if whole_bytes {
             let nb = bits.div_ceil(8);
             let _ = writeln!(
                 code,
@@ -1422,7 +1513,35 @@ impl Generator<'_> {
             );
             for f in h.fields.iter() {
                 let i = (f.at / 8) as usize;
+                let r = f.at % 8;
                 let slot = h.base_n + f.offset;
+                if r != 0 || !f.width.is_multiple_of(8) {
+                    // the bytes the field spans, at the top of a 64- or
+                    // 128-bit word, shifted down and masked
+                    let span = (r + f.width).div_ceil(8) as usize;
+                    let (ty, top) = if span <= 8 {
+                        ("u64", 64)
+                    } else {
+                        ("u128", 128)
+                    };
+                    let bytes: Vec<String> = (0..top / 8)
+                        .map(|k| {
+                            if k < span {
+                                format!("b[{}]", i + k)
+                            } else {
+                                "0".into()
+                            }
+                        })
+                        .collect();
+                    let _ = writeln!(
+                        code,
+                        "cx.st({slot}, ({ty}::from_be_bytes([{}]) >> {}) as u64 & {});",
+                        bytes.join(", "),
+                        top as u32 - r - f.width,
+                        mask(f.width)
+                    );
+                    continue;
+                }
                 let v = match f.width {
                     8 => format!("u64::from(b[{i}])"),
                     16 => format!("u64::from(u16::from_be_bytes([b[{i}], b[{}]]))", i + 1),
@@ -1464,7 +1583,7 @@ impl Generator<'_> {
             Some(Done::At(f)) => *f,
             Some(Done::Todo) => {
                 let f = self.begin_fn(
-                    format!("fn {name}(cx: &mut Cx<'_, '_>) -> Flow {{\n    @DECLS@"),
+                    format!("fn {name}(cx: &mut C<'_, '_>) -> Flow {{\n    @DECLS@"),
                     "\n}\n".into(),
                     Kind::Called,
                 );
@@ -1566,7 +1685,7 @@ impl Generator<'_> {
             Done::At(f) => *f,
             Done::Todo => {
                 let f = self.begin_fn(
-                    format!("fn {name}(cx: &mut Cx<'_, '_>) -> Flow {{\n    @DECLS@"),
+                    format!("fn {name}(cx: &mut C<'_, '_>) -> Flow {{\n    @DECLS@"),
                     "\n}\n".into(),
                     Kind::Called,
                 );
@@ -1601,7 +1720,7 @@ impl Generator<'_> {
             None => {
                 let f = self.begin_fn(
                     format!(
-                        "fn table_{t}(cx: &mut Cx<'_, '_>) -> (bool, Option<usize>) {{\n    @DECLS@"
+                        "fn table_{t}(cx: &mut C<'_, '_>) -> (bool, Option<usize>) {{\n    @DECLS@"
                     ),
                     "}\n".into(),
                     Kind::Called,
@@ -1612,6 +1731,22 @@ impl Generator<'_> {
                     .iter()
                     .map(|k| format!("u128::from({})", self.ex(&k.ex)))
                     .collect();
+                let lookup = if TableState::packs(table) {
+                    // packed here as TableState::pack_values does
+                    let mut packed = String::from("let mut key: u128 = 0;\n");
+                    for (k, v) in table.keys.iter().zip(&keys) {
+                        let m = (1u128 << k.width) - 1;
+                        let _ = writeln!(packed, "    key = (key << {}) | ({v} & {m});", k.width);
+                    }
+                    format!("{packed}    let (hit, pos) = cx.lookup_packed({t}, key);")
+                } else {
+                    format!(
+                        "let keys: [u128; {n}] = [{keys}];\n    \
+                         let (hit, pos) = cx.lookup({t}, &keys);",
+                        n = keys.len(),
+                        keys = keys.join(", ")
+                    )
+                };
                 let mut arms = String::new();
                 for (p, ta) in table.actions.iter().enumerate() {
                     if prog.actions.get(ta.action as usize).is_none() {
@@ -1621,11 +1756,8 @@ impl Generator<'_> {
                     let _ = writeln!(arms, "Some({p}) => {{ let _ = {a}(cx); }}");
                 }
                 let text = format!(
-                    "let keys: [u128; {n}] = [{keys}];\n    \
-                     let (hit, pos) = cx.lookup({t}, &keys);\n    \
-                     match pos {{\n{arms}_ => {{}}\n    }}\n    cx.end_action();\n    (hit, pos)\n",
-                    n = keys.len(),
-                    keys = keys.join(", ")
+                    "{lookup}\n    \
+                     match pos {{\n{arms}_ => {{}}\n    }}\n    cx.end_action();\n    (hit, pos)\n"
                 );
                 self.end_fn(f, text);
                 f
@@ -1711,17 +1843,17 @@ fn bin(op: NOp, w: u32, a: &str, b: &str) -> String {
     format!("{{ let x: u64 = {a}; let y: u64 = {b}; {v} }}")
 }
 
-/// Whether header `h` (narrow fields, no stack) is whole bytes at byte
-/// positions, back to back, at most 4 KiB: emitted as one byte array.
+/// Whether header `h` (narrow fields, no stack) is whole bytes, its
+/// fields back to back, at most 4 KiB: emitted as one byte array.
 fn bytewise(h: &HeaderRef) -> bool {
     let mut at = 0;
     for f in h.fields.iter() {
-        if f.at != at || !f.width.is_multiple_of(8) || f.width == 0 || f.width > 64 {
+        if f.at != at || f.width == 0 || f.width > 64 {
             return false;
         }
         at += f.width;
     }
-    at == h.bits && h.bits > 0 && h.bits <= 8 * 4096
+    at == h.bits && h.bits.is_multiple_of(8) && h.bits > 0 && h.bits <= 8 * 4096
 }
 
 /// The call of a generated action or body function `f`, as a `Flow`

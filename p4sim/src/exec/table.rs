@@ -97,12 +97,8 @@ impl TableState {
         let widths: Vec<u32> = t.keys.iter().map(|k| k.width).collect();
         let total: u32 = widths.iter().sum();
         let packable = total <= 128;
-        let kinds: Vec<MatchKind> = t.keys.iter().map(|k| k.kind).collect();
-        let lpm_key = kinds.iter().position(|k| *k == MatchKind::Lpm);
-        let all_exact_or_lpm = kinds
-            .iter()
-            .all(|k| matches!(k, MatchKind::Exact | MatchKind::Lpm));
-        let index = if packable && all_exact_or_lpm {
+        let lpm_key = t.keys.iter().position(|k| k.kind == MatchKind::Lpm);
+        let index = if Self::packs(t) {
             if lpm_key.is_some() {
                 Index::Lpm(Vec::new())
             } else {
@@ -127,6 +123,17 @@ impl TableState {
             let _ = s.insert(e.clone(), true);
         }
         s
+    }
+
+    /// Whether `t`'s lookups go through a hash index on its key values
+    /// packed into one `u128` (each masked to its width, the first key
+    /// most significant): every key exact or lpm, 128 bits in all. Then
+    /// [`TableState::lookup_packed`] takes the packed key.
+    pub fn packs(t: &TableIr) -> bool {
+        t.keys.iter().map(|k| k.width).sum::<u32>() <= 128
+            && t.keys
+                .iter()
+                .all(|k| matches!(k.kind, MatchKind::Exact | MatchKind::Lpm))
     }
 
     /// Number of installed entries.
@@ -315,13 +322,7 @@ impl TableState {
     #[inline]
     pub fn lookup(&self, values: &[u128]) -> Option<u32> {
         match &self.index {
-            Index::Exact(map) => map.get(&self.pack_values(values)).copied(),
-            Index::Lpm(groups) => {
-                let packed = self.pack_values(values);
-                groups
-                    .iter()
-                    .find_map(|(m, map)| map.get(&(packed & m)).copied())
-            }
+            Index::Exact(_) | Index::Lpm(_) => self.lookup_packed(self.pack_values(values)),
             Index::Scan(order) => order.iter().copied().find(|&h| {
                 self.get(h).is_some_and(|e| {
                     e.entry.keys.iter().zip(values).all(|(k, &v)| match k {
@@ -330,6 +331,20 @@ impl TableState {
                     })
                 })
             }),
+        }
+    }
+
+    /// The handle of the entry matching `packed`, the key values packed
+    /// as [`TableState::packs`] says; `None` also for a table that does
+    /// not pack.
+    #[inline]
+    pub fn lookup_packed(&self, packed: u128) -> Option<u32> {
+        match &self.index {
+            Index::Exact(map) => map.get(&packed).copied(),
+            Index::Lpm(groups) => groups
+                .iter()
+                .find_map(|(m, map)| map.get(&(packed & m)).copied()),
+            Index::Scan(_) => None,
         }
     }
 

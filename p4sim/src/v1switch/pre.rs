@@ -325,10 +325,17 @@ impl Pre {
     /// unknown group makes none (bmv2 logs a warning and drops). `lag_hash`
     /// picks the member port of each LAG.
     pub fn replicate(&self, group: u32, lag_hash: u64) -> Vec<Replica> {
-        let Some(members) = self.groups.get(&group) else {
-            return Vec::new();
-        };
         let mut out = Vec::new();
+        self.replicate_into(group, lag_hash, &mut out);
+        out
+    }
+
+    /// As [`Pre::replicate`], appending to `out` (a caller's reused
+    /// vector).
+    pub fn replicate_into(&self, group: u32, lag_hash: u64, out: &mut Vec<Replica>) {
+        let Some(members) = self.groups.get(&group) else {
+            return;
+        };
         for NodeHandle(h) in members {
             let Some(node) = self.nodes.get(h) else {
                 continue;
@@ -353,7 +360,6 @@ impl Pre {
                 }
             }
         }
-        out
     }
 
     /// `mirroring_add <session> <port>`: clones go to `port`. Replaces any
