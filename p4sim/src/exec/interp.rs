@@ -162,7 +162,19 @@ impl BitWriter {
 
     /// Appends whole bytes: copied at once when the pending bits are whole
     /// bytes, else pushed one by one (the same output either way).
+    #[inline(always)]
     pub(crate) fn push_bytes(&mut self, b: &[u8]) {
+        if self.nbits == 0 {
+            // the common case, a copy of a length the caller often knows
+            self.buf.extend_from_slice(b);
+        } else {
+            self.push_bytes_after_bits(b);
+        }
+    }
+
+    /// [`BitWriter::push_bytes`] with bits pending.
+    #[inline(never)]
+    fn push_bytes_after_bits(&mut self, b: &[u8]) {
         if !self.nbits.is_multiple_of(8) {
             for &x in b {
                 self.push(u64::from(x), 8);
@@ -248,13 +260,19 @@ impl MeterCell {
     }
 }
 
-/// Register storage.
+/// Register storage (by default, no narrow cells).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RegisterCells {
     /// Cells of width up to 64.
     Narrow(Vec<u64>),
     /// Wider cells.
     Wide(Vec<Bits>),
+}
+
+impl Default for RegisterCells {
+    fn default() -> RegisterCells {
+        RegisterCells::Narrow(Vec::new())
+    }
 }
 
 /// Everything that persists across packets.

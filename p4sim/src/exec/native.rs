@@ -199,23 +199,27 @@ impl std::fmt::Debug for Entry<'_, '_> {
 impl Entry<'_, '_> {
     /// Runs `parser` or the asked-for `stages` (VerifyChecksum, Ingress,
     /// Egress, ComputeChecksum, Deparser) in one [`Cx`] over a frame of
-    /// `N` narrow slots, the program's [`Compiled::n_slots`]: the slot
-    /// numbers in generated code are then checked against `N` when it is
-    /// compiled instead of at each access. A frame of another size (which
-    /// a switch never makes) drops the packet with a fault.
+    /// `N` narrow slots, the program's [`Compiled::n_slots`], and its `R`
+    /// registers: the slot and register numbers in generated code are
+    /// then checked against `N` and `R` when it is compiled instead of at
+    /// each access. A frame or register file of another size (which a
+    /// switch never makes) drops the packet with a fault.
     #[inline]
-    pub fn run<const N: usize>(
+    pub fn run<const N: usize, const R: usize>(
         &mut self,
-        parser: fn(&mut Cx<'_, '_, N>) -> u64,
-        stages: &[fn(&mut Cx<'_, '_, N>); 5],
+        parser: fn(&mut Cx<'_, '_, N, R>) -> u64,
+        stages: &[fn(&mut Cx<'_, '_, N, R>); 5],
     ) {
         let slots = std::mem::take(&mut self.ex.n);
         let mut regs = std::mem::take(&mut self.ex.rt.registers);
-        match <&mut [u64; N]>::try_from(&mut *slots) {
-            Ok(n) => {
+        match (
+            <&mut [u64; N]>::try_from(&mut *slots),
+            <&mut [RegisterCells; R]>::try_from(regs.as_mut_slice()),
+        ) {
+            (Ok(n), Ok(regs)) => {
                 let mut cx = Cx {
                     n,
-                    regs: &mut regs,
+                    regs,
                     ex: &mut *self.ex,
                     fb: self.fb,
                 };
@@ -233,46 +237,58 @@ impl Entry<'_, '_> {
                     }
                 }
             }
-            Err(_) => {
+            _ => {
                 self.ex.fx.fault = Some(format!(
-                    "a frame of {} slots for native code generated for {N}",
-                    slots.len()
+                    "a frame of {} slots and {} registers for native code generated for {N} and {R}",
+                    slots.len(),
+                    regs.len()
                 ));
             }
         }
         self.ex.n = slots;
-        self.ex.rt.registers = regs;
+        let left = std::mem::replace(&mut self.ex.rt.registers, regs);
+        if left.capacity() == 0 {
+            // what `take` left there, owning no memory: forgotten rather
+            // than dropped (a loop over no elements)
+            std::mem::forget(left);
+        }
     }
 }
 
-/// What generated code runs on: the packet's frame (`N` narrow slots)
-/// and the switch state, through small inlined accessors.
+/// What generated code runs on: the packet's frame (`N` narrow slots),
+/// the `R` registers and the switch state, through small inlined
+/// accessors.
 ///
 /// The narrow slots and the registers are moved out of the interpreter's
 /// context while generated code runs (by [`Entry::run`]; a fallback runs
 /// on a context made of the pieces, [`Cx::with_exec`]), so that they are
 /// one pointer away: the compiler then keeps their addresses in registers
 /// across a stage instead of reloading them after every store.
-pub struct Cx<'e, 'a, const N: usize> {
+pub struct Cx<'e, 'a, const N: usize, const R: usize> {
     n: &'e mut [u64; N],
-    regs: &'e mut Vec<RegisterCells>,
+    regs: &'e mut [RegisterCells; R],
     ex: &'e mut Exec<'a>,
     fb: &'e Fallbacks,
 }
 
-impl<const N: usize> Cx<'_, '_, N> {
+impl<const N: usize, const R: usize> Cx<'_, '_, N, R> {
     /// Runs `f` on the interpreter's context, with the slots and the
-    /// registers back in it.
+    /// registers back in it (the registers moved one by one into the
+    /// context's vector and back, which keeps its memory for the next).
     #[inline]
-    fn with_exec<R>(&mut self, f: impl FnOnce(&mut Exec<'_>) -> R) -> R {
-        std::mem::swap(&mut self.ex.rt.registers, self.regs);
+    fn with_exec<T>(&mut self, f: impl FnOnce(&mut Exec<'_>) -> T) -> T {
+        let held = &mut self.ex.rt.registers;
+        held.clear();
+        held.extend(self.regs.iter_mut().map(std::mem::take));
         let r = self.ex.with_slots(&mut self.n[..], f);
-        std::mem::swap(&mut self.ex.rt.registers, self.regs);
+        for (mine, back) in self.regs.iter_mut().zip(self.ex.rt.registers.drain(..)) {
+            *mine = back;
+        }
         r
     }
 }
 
-impl<const N: usize> std::fmt::Debug for Cx<'_, '_, N> {
+impl<const N: usize, const R: usize> std::fmt::Debug for Cx<'_, '_, N, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cx")
             .field("cursor", &self.ex.cursor)
@@ -280,7 +296,7 @@ impl<const N: usize> std::fmt::Debug for Cx<'_, '_, N> {
     }
 }
 
-impl<'a, const N: usize> Cx<'_, 'a, N> {
+impl<'a, const N: usize, const R: usize> Cx<'_, 'a, N, R> {
     /// Narrow slot `s` (0 outside the frame).
     #[inline(always)]
     pub fn ld(&self, s: usize) -> u64 {
@@ -355,7 +371,7 @@ impl<'a, const N: usize> Cx<'_, 'a, N> {
 
     /// Appends whole bytes to the deparser's output (the same bits as
     /// [`Cx::push`] of each byte).
-    #[inline]
+    #[inline(always)]
     pub fn push_bytes(&mut self, b: &[u8]) {
         self.ex.out.push_bytes(b);
     }
@@ -719,11 +735,12 @@ impl Generator<'_> {
             refs.ex(e);
         }
         let body = format!(
-            "type C<'e, 'a> = Cx<'e, 'a, {n}>;\n\n\
+            "type C<'e, 'a> = Cx<'e, 'a, {n}, {r}>;\n\n\
              fn run(e: &mut Entry<'_, '_>) {{\n    \
-             e.run::<{n}>(parser, &[stage_0, stage_1, stage_2, stage_3, stage_4]);\n}}\n\n{}",
+             e.run::<{n}, {r}>(parser, &[stage_0, stage_1, stage_2, stage_3, stage_4]);\n}}\n\n{}",
             g.render(),
-            n = prog.n_slots
+            n = prog.n_slots,
+            r = prog.registers.len()
         );
         Output {
             hash: fnv(&body),
