@@ -297,9 +297,10 @@ pub const BATCH: usize = 64;
 #[derive(Debug, Clone)]
 pub struct EngineRate {
     /// `native` (the generated code of `esa_p4`, when one matches the
-    /// program; else the line is left out), `compiled` (closures),
-    /// `batched` (closures, [`BATCH`] packets per call), `reference` or
-    /// `model`.
+    /// program; else this line and the next are left out),
+    /// `native-batched` (the same, [`BATCH`] packets per call into one
+    /// output arena), `compiled` (closures), `batched` (closures,
+    /// [`BATCH`] packets per call), `reference` or `model`.
     pub name: &'static str,
     /// Median packets per second.
     pub pps: f64,
@@ -355,13 +356,23 @@ pub fn bench(
         work.completed
     ));
     let mut rates = vec![];
-    let names = ["native", "compiled", "batched", "reference", "model"];
-    for name in names.into_iter().filter(|n| native || *n != "native") {
+    let names = [
+        "native",
+        "native-batched",
+        "compiled",
+        "batched",
+        "reference",
+        "model",
+    ];
+    for name in names
+        .into_iter()
+        .filter(|n| native || !n.starts_with("native"))
+    {
         let mut times = vec![];
         for run in 0..options.repeats {
             let engine = match name {
                 "reference" => Engine::Reference,
-                "native" => Engine::Native,
+                "native" | "native-batched" => Engine::Native,
                 _ => Engine::Compiled,
             };
             let (mut sw, mut pool) = program(&jobs, &compiled, options.lanes, engine)?;
@@ -377,7 +388,7 @@ pub fn bench(
                         std::hint::black_box(d.emit.map(|e| pool.egress(&e)));
                         i += 1;
                     }
-                    "batched" => {
+                    "batched" | "native-batched" => {
                         let n = BATCH.min(options.packets - i);
                         sw.set_time_us(i as u64);
                         arena.clear();

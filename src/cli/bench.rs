@@ -65,7 +65,7 @@ pub(crate) fn run_bench(what: BenchCommand) -> Result<()> {
     let (_, rates) = esa_p4::bench::bench(&options, |line| eprintln!("{line}"))
         .map_err(|e| anyhow::anyhow!(e))?;
     for r in &rates {
-        println!("{:<10} pps={:.0}", r.name, r.pps);
+        println!("{:<14} pps={:.0}", r.name, r.pps);
     }
     let mut bmv2_pps = None;
     if let Some(n) = bmv2 {
@@ -76,7 +76,7 @@ pub(crate) fn run_bench(what: BenchCommand) -> Result<()> {
         };
         let pps = esa_p4::bench::bench_bmv2(&tools, &bmv2_options, |l| eprintln!("{l}"))
             .map_err(|e| anyhow::anyhow!(e))?;
-        println!("{:<10} pps={pps:.0}", "bmv2");
+        println!("{:<14} pps={pps:.0}", "bmv2");
         bmv2_pps = Some(pps);
     }
     let get = |n: &str| {
@@ -88,8 +88,10 @@ pub(crate) fn run_bench(what: BenchCommand) -> Result<()> {
     let mut ratios = String::new();
     if rates.iter().any(|r| r.name == "native") {
         ratios.push_str(&format!(
-            "native/reference {:.2}x, native/compiled {:.2}x, native/model {:.3}x, ",
+            "native/reference {:.2}x, native-batched/reference {:.2}x, native/compiled {:.2}x, \
+             native/model {:.3}x, ",
             get("native") / get("reference"),
+            get("native-batched") / get("reference"),
             get("native") / get("compiled"),
             get("native") / get("model")
         ));
