@@ -261,7 +261,7 @@ impl Entry<'_, '_> {
 ///
 /// The narrow slots and the registers are moved out of the interpreter's
 /// context while generated code runs (by [`Entry::run`]; a fallback runs
-/// on a context made of the pieces, [`Cx::with_exec`]), so that they are
+/// on a context made of the pieces, `Cx::with_exec`), so that they are
 /// one pointer away: the compiler then keeps their addresses in registers
 /// across a stage instead of reloading them after every store.
 pub struct Cx<'e, 'a, const N: usize, const R: usize> {
