@@ -36,7 +36,7 @@ fn the_dataplane_bench_checks_agreement_and_rates_every_engine() {
         let names: Vec<&str> = rates.iter().map(|r| r.name).collect();
         let mut want = vec!["compiled", "batched", "reference", "model"];
         if native {
-            want.insert(0, "native");
+            want.splice(0..0, ["native", "native-batched"]);
         }
         assert_eq!(names, want);
         assert!(rates.iter().all(|r| r.pps.is_finite() && r.pps > 0.0));
