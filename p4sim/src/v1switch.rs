@@ -738,8 +738,7 @@ impl V1Switch {
             Some(c) => c.run_controls(&mut ex, stages),
             None => {
                 for &(stage, which) in stages {
-                    ex.stage = stage;
-                    ex.run_control(body(which));
+                    ex.run_control(stage, body(which));
                 }
             }
         }

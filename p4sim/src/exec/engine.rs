@@ -669,9 +669,7 @@ impl CompiledProgram {
             return n.run_controls(ex, stages);
         }
         for &(stage, which) in stages {
-            ex.stage = stage;
-            ex.exit = false;
-            ex.halt = false;
+            ex.begin_control(stage);
             if let Some(b) = self.stages.get(usize::from(which)) {
                 let _ = run_block(b, ex);
             }

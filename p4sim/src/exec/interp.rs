@@ -613,10 +613,18 @@ impl<'a> Exec<'a> {
     }
 
     /// Runs a control body.
-    pub(crate) fn run_control(&mut self, body: &[St]) {
+    pub(crate) fn run_control(&mut self, stage: Stage, body: &[St]) {
+        self.begin_control(stage);
+        let _ = self.block(body);
+    }
+
+    /// Starts a control of `stage`: no `exit` or halt carried over from
+    /// the control before it in the same context (every engine's start).
+    #[inline]
+    pub(crate) fn begin_control(&mut self, stage: Stage) {
+        self.stage = stage;
         self.exit = false;
         self.halt = false;
-        let _ = self.block(body);
     }
 
     pub(crate) fn block(&mut self, sts: &[St]) -> Flow {

@@ -47,7 +47,8 @@ pub struct NativeProgram {
     /// FNV-1a hash of the generated source's body.
     pub hash: u64,
     /// Runs what the [`Entry`] asks for: the parser or some stages
-    /// (a call of [`Entry::run`] with the program's frame size).
+    /// (a call of [`Entry::run`] with the program's frame and register
+    /// sizes).
     pub run: fn(&mut Entry<'_, '_>),
 }
 
@@ -227,9 +228,7 @@ impl Entry<'_, '_> {
                     None => self.parsed = parser(&mut cx),
                     Some(list) => {
                         for &(stage, which) in list {
-                            cx.ex.stage = stage;
-                            cx.ex.exit = false;
-                            cx.ex.halt = false;
+                            cx.ex.begin_control(stage);
                             if let Some(f) = stages.get(usize::from(which)) {
                                 f(&mut cx);
                             }
@@ -274,7 +273,8 @@ pub struct Cx<'e, 'a, const N: usize, const R: usize> {
 impl<const N: usize, const R: usize> Cx<'_, '_, N, R> {
     /// Runs `f` on the interpreter's context, with the slots and the
     /// registers back in it (the registers moved one by one into the
-    /// context's vector and back, which keeps its memory for the next).
+    /// context's vector and back; the vector keeps its memory for the
+    /// next fallback of the same [`Entry::run`]).
     #[inline]
     fn with_exec<T>(&mut self, f: impl FnOnce(&mut Exec<'_>) -> T) -> T {
         let held = &mut self.ex.rt.registers;
@@ -1443,12 +1443,7 @@ impl Generator<'_> {
                             }
                             // the field's bits at the top of a 64- or
                             // 128-bit word, ORed into the bytes it spans
-                            let span = (r + f.width).div_ceil(8);
-                            let (ty, top) = if span <= 8 {
-                                ("u64", 64)
-                            } else {
-                                ("u128", 128)
-                            };
+                            let (span, ty, top) = spanning_word(r, f.width);
                             let _ = write!(
                                 code,
                                 "{{ let x = ({ty}::from(cx.ld({slot}) & {}) << {}).to_be_bytes();",
@@ -1503,7 +1498,9 @@ impl Generator<'_> {
         }
         let too_short = self.prog.error_code("PacketTooShort").unwrap_or(0);
         let bits = h.bits as usize;
-        let whole_bytes = h.fields.iter().all(|f| f.width > 0 && f.width <= 64);
+        // every field in a u64: read from the header's bytes at once when
+        // the header starts on a byte
+        let narrow = h.fields.iter().all(|f| f.width > 0 && f.width <= 64);
         let mut code = format!(
             "{{ let start = cx.cursor(); let pkt = cx.pkt();\n\
              if start + {bits} > pkt.len() * 8 {{ Flow::Reject({too_short}) }} else {{\n"
@@ -1520,7 +1517,7 @@ impl Generator<'_> {
                 )
             })
             .collect();
-        if whole_bytes {
+        if narrow {
             let nb = bits.div_ceil(8);
             let _ = writeln!(
                 code,
@@ -1535,16 +1532,11 @@ impl Generator<'_> {
                 if r != 0 || !f.width.is_multiple_of(8) {
                     // the bytes the field spans, at the top of a 64- or
                     // 128-bit word, shifted down and masked
-                    let span = (r + f.width).div_ceil(8) as usize;
-                    let (ty, top) = if span <= 8 {
-                        ("u64", 64)
-                    } else {
-                        ("u128", 128)
-                    };
+                    let (span, ty, top) = spanning_word(r, f.width);
                     let bytes: Vec<String> = (0..top / 8)
                         .map(|k| {
                             if k < span {
-                                format!("b[{}]", i + k)
+                                format!("b[{}]", i + k as usize)
                             } else {
                                 "0".into()
                             }
@@ -1554,7 +1546,7 @@ impl Generator<'_> {
                         code,
                         "cx.st({slot}, ({ty}::from_be_bytes([{}]) >> {}) as u64 & {});",
                         bytes.join(", "),
-                        top as u32 - r - f.width,
+                        top - r - f.width,
                         mask(f.width)
                     );
                     continue;
@@ -1752,8 +1744,12 @@ impl Generator<'_> {
                     // packed here as TableState::pack_values does
                     let mut packed = String::from("let mut key: u128 = 0;\n");
                     for (k, v) in table.keys.iter().zip(&keys) {
-                        let m = (1u128 << k.width) - 1;
-                        let _ = writeln!(packed, "    key = (key << {}) | ({v} & {m});", k.width);
+                        let _ = writeln!(
+                            packed,
+                            "    key = (key << {}) | ({v} & {});",
+                            k.width,
+                            crate::exec::table::width_mask(k.width)
+                        );
                     }
                     format!("{packed}    let (hit, pos) = cx.lookup_packed({t}, key);")
                 } else {
@@ -1858,6 +1854,18 @@ fn bin(op: NOp, w: u32, a: &str, b: &str) -> String {
         op => format!("p4sim::exec::native::nop(NOp::{op:?}, {w}, x, y)"),
     };
     format!("{{ let x: u64 = {a}; let y: u64 = {b}; {v} }}")
+}
+
+/// For a field of `width` bits (at most 64) starting `r` bits into a
+/// byte: the bytes it spans, and the word (type, bits) that holds them,
+/// the field at its top: a `u64`, or a `u128` past eight bytes.
+fn spanning_word(r: u32, width: u32) -> (u32, &'static str, u32) {
+    let span = (r + width).div_ceil(8);
+    if span <= 8 {
+        (span, "u64", 64)
+    } else {
+        (span, "u128", 128)
+    }
 }
 
 /// Whether header `h` (narrow fields, no stack) is whole bytes, its

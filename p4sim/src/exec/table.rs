@@ -354,7 +354,8 @@ impl TableState {
     }
 }
 
-fn width_mask(w: u32) -> u128 {
+/// The mask of a `w`-bit key value.
+pub(crate) fn width_mask(w: u32) -> u128 {
     if w >= 128 {
         u128::MAX
     } else {
