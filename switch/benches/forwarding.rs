@@ -17,11 +17,18 @@ const RUNS: usize = 5;
 /// Frames per veth run.
 const VETH_PACKETS: usize = 200_000;
 /// The ways the switch's interfaces are measured: the default ring
-/// (TPACKET_V2 slots read by the packet thread), the same ring read by a
+/// (TPACKET_V2 slots read by the packet thread, frames sent through
+/// AF_XDP), the same ring sending with `sendmmsg`, the ring read by a
 /// reader thread per port, the block ring (TPACKET_V3), one system call
 /// per frame.
-const WAYS: usize = 4;
-const WAY_NAMES: [&str; WAYS] = ["ring", "ring+reader", "ring-blocks", "per-frame"];
+const WAYS: usize = 5;
+const WAY_NAMES: [&str; WAYS] = [
+    "ring",
+    "ring+sendmmsg",
+    "ring+reader",
+    "ring-blocks",
+    "per-frame",
+];
 /// Frames the veth sender keeps in flight at most (half the default ring).
 const WINDOW: usize = 1024;
 /// Frames sent one at a time per latency run.
@@ -215,7 +222,7 @@ fn switch_threads_cpu_ns() -> std::collections::BTreeMap<String, u64> {
 /// not the bottleneck.
 #[cfg(target_os = "linux")]
 fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
-    use esa_switch::afpacket::{RawSocket, RxRing};
+    use esa_switch::afpacket::RxRing;
     let (switch, _) = Switch::builder(SwitchConfig {
         interface_io: io.clone(),
         ..SwitchConfig::default()
@@ -228,7 +235,7 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
     assert_eq!(switch.interface_io(1), Some(io), "the switch runs as asked");
     switch.with_device(|d| install(d.expect("program loaded")));
     let poll = Duration::from_millis(200);
-    let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
+    let mut tx = Sender::open(&veths.name("a", 0));
     let mut rx = RxRing::open(&veths.name("b", 0), &RingConfig::default(), poll)
         .expect("open receiver veth");
     let f = frame();
@@ -237,7 +244,7 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
     let in_flight = AtomicUsize::new(0);
     let gave_up = AtomicBool::new(false);
     let (received, last) = std::thread::scope(|s| {
-        let (f, tx, in_flight, gave_up) = (&f, &tx, &in_flight, &gave_up);
+        let (f, tx, in_flight, gave_up) = (&f, &mut tx, &in_flight, &gave_up);
         s.spawn(move || {
             let burst = vec![&f[..]; 64];
             let mut left = packets;
@@ -252,7 +259,7 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
                 let n = left.min(burst.len());
                 in_flight.fetch_add(n, Ordering::AcqRel);
                 // A full transmit queue drops the frame; it counts as lost.
-                tx.send_many(&burst[..n], |_, _| {});
+                tx.send_many(&burst[..n]);
                 left -= n;
             }
         });
@@ -290,6 +297,37 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
         rate: received as f64 / secs,
         lost: packets - received,
         switch_cpu_ns: switch_ns as f64 / received.max(1) as f64,
+    }
+}
+
+/// The bench's load generator: an `AF_XDP` socket where the kernel has
+/// one (it costs less per frame, leaving more of a 2-core machine to the
+/// switch), else `sendmmsg` on an `AF_PACKET` socket.
+#[cfg(target_os = "linux")]
+enum Sender {
+    Xdp(Box<esa_switch::xdp::XdpSender>),
+    Raw(esa_switch::afpacket::RawSocket),
+}
+
+#[cfg(target_os = "linux")]
+impl Sender {
+    fn open(name: &str) -> Sender {
+        match esa_switch::xdp::XdpSender::open(name) {
+            Ok(x) => Sender::Xdp(Box::new(x)),
+            Err(_) => Sender::Raw(
+                esa_switch::afpacket::RawSocket::open_sender(name).expect("open sender veth"),
+            ),
+        }
+    }
+
+    /// Sends `frames`; a frame refused or dropped counts as lost.
+    fn send_many(&mut self, frames: &[&[u8]]) {
+        match self {
+            Sender::Xdp(x) => {
+                let _ = x.send_many(frames, |_, _| {});
+            }
+            Sender::Raw(r) => r.send_many(frames, |_, _| {}),
+        }
     }
 }
 
@@ -430,6 +468,10 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
     let ways = [
         InterfaceIo::default(),
         InterfaceIo::Ring(RingConfig {
+            xdp_send: false,
+            ..RingConfig::default()
+        }),
+        InterfaceIo::Ring(RingConfig {
             reader_thread: true,
             ..RingConfig::default()
         }),
@@ -493,18 +535,18 @@ fn main() {
     println!("Through two veth pairs (AF_PACKET ports), {packets} frames, median of {runs} runs:");
     match veth_rates(runs, packets) {
         Ok(results) => {
-            let [ring, _, _, per_frame] = results;
+            let [ring, sendmmsg, _, _, per_frame] = results;
             println!(
-                "  {:<11} {:>11} {:>5} {:>12} {:>10} {:>18} {:>16}",
+                "  {:<13} {:>11} {:>5} {:>12} {:>10} {:>18} {:>16}",
                 "", "frames/s", "lost", "switch CPU", "a frame", "far end down:", "= frames/s"
             );
             println!(
-                "  {:<11} {:>11} {:>5} {:>12} {:>10} {:>18} {:>16}",
+                "  {:<13} {:>11} {:>5} {:>12} {:>10} {:>18} {:>16}",
                 "", "delivered", "(max)", "ns/frame", "alone, µs", "switch ns/frame", "per core"
             );
             for (name, r) in WAY_NAMES.into_iter().zip(results) {
                 println!(
-                    "  {name:<11} {:>11.0} {:>5} {:>12.0} {:>10.0} {:>18.0} {:>16.0}",
+                    "  {name:<13} {:>11.0} {:>5} {:>12.0} {:>10.0} {:>18.0} {:>16.0}",
                     r.rate,
                     r.lost,
                     r.cpu_ns,
@@ -516,6 +558,11 @@ fn main() {
             println!(
                 "  ratio ring / per-frame, delivered {:>8.2}",
                 ring.rate / per_frame.rate
+            );
+            println!(
+                "  ratio ring / ring+sendmmsg, delivered {:>4.2}, switch CPU per frame {:.2}",
+                ring.rate / sendmmsg.rate,
+                ring.cpu_ns / sendmmsg.cpu_ns
             );
             println!(
                 "  ratio ring / raw p4sim, delivered {:>8.2}",

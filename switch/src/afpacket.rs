@@ -1,14 +1,15 @@
 //! Linux interfaces through `AF_PACKET` sockets. Everything unsafe in the
-//! crate is here; each block says why it is sound.
+//! crate is here and in [`crate::xdp`]; each block says why it is sound.
 //!
 //! Two ways to move frames, chosen per interface when the switch starts:
 //! - **Ring** (the default): the kernel writes received frames into a
 //!   memory-mapped ring ([`RxRing`]); the reader wakes, walks every frame
 //!   handed over (`TPACKET_V2` slots as soon as each is written, or
 //!   `TPACKET_V3` blocks when full or timed out, [`RingKind`]) and hands
-//!   the memory back. Frames leave in batches, one `sendmmsg` per batch
-//!   ([`RawSocket::send_many`]) on a send-only socket
-//!   ([`RawSocket::open_sender`]).
+//!   the memory back. Frames leave in batches: through an `AF_XDP`
+//!   socket where the kernel allows ([`crate::xdp::XdpSender`]), else one
+//!   `sendmmsg` per batch ([`RawSocket::send_many`]) on a send-only
+//!   socket ([`RawSocket::open_sender`]).
 //! - **Per frame** (the fallback when a ring cannot be set up, e.g. an old
 //!   kernel or a locked-memory limit): one `recvfrom` and one `send` per
 //!   frame on one socket ([`RawSocket::open`]).
@@ -315,6 +316,8 @@ struct FrameHeader {
     mac: u16,
     /// `sll_pkttype`.
     pkttype: u8,
+    /// When the kernel received the frame (`CLOCK_REALTIME`), ns.
+    stamp_ns: u64,
 }
 
 impl RxRing {
@@ -494,6 +497,13 @@ impl RxRing {
     /// As [`RxRing::recv_batch`] without waiting: the frames already
     /// handed over, at most one turn of the ring.
     pub fn recv_ready(&mut self, mut each: impl FnMut(&[u8])) -> usize {
+        self.recv_ready_stamped(|frame, _| each(frame))
+    }
+
+    /// As [`RxRing::recv_ready`], with each frame the time the kernel
+    /// received it: ns since the Unix epoch (`CLOCK_REALTIME`, as the
+    /// kernel stamps ring frames).
+    pub fn recv_ready_stamped(&mut self, mut each: impl FnMut(&[u8], u64)) -> usize {
         let mut frames = 0;
         // At most one turn of the ring per call, so the caller gets the
         // batch while the kernel refills what was just handed back.
@@ -511,7 +521,7 @@ impl RxRing {
 
     /// Calls `each` with the frames of unit `index`, which the kernel has
     /// handed over (its status is `TP_STATUS_USER`, read with Acquire).
-    fn walk(&mut self, index: usize, each: &mut impl FnMut(&[u8])) -> usize {
+    fn walk(&mut self, index: usize, each: &mut impl FnMut(&[u8], u64)) -> usize {
         // SAFETY: the unit lies in the mapping and belongs to this reader
         // until its status is handed back; the kernel does not write it
         // meanwhile, so a shared view of it is sound.
@@ -531,6 +541,7 @@ impl RxRing {
             unit.get(at + std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype))
                 .copied()
         };
+        let stamp = |sec: u32, nsec: u32| u64::from(sec) * 1_000_000_000 + u64::from(nsec);
         // Each frame header with its offset, and the next header's offset
         // (0: the last one).
         let header = |at: usize| -> Option<(FrameHeader, usize)> {
@@ -541,6 +552,10 @@ impl RxRing {
                         len: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_len))?,
                         mac: half(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_mac))?,
                         pkttype: pkttype(at + V2_ADDR_OFFSET)?,
+                        stamp_ns: stamp(
+                            word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_sec))?,
+                            word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_nsec))?,
+                        ),
                     },
                     0,
                 )),
@@ -550,6 +565,10 @@ impl RxRing {
                         len: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_len))?,
                         mac: half(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_mac))?,
                         pkttype: pkttype(at + V3_ADDR_OFFSET)?,
+                        stamp_ns: stamp(
+                            word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_sec))?,
+                            word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_nsec))?,
+                        ),
                     },
                     word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset))? as usize,
                 )),
@@ -583,7 +602,7 @@ impl RxRing {
             if h.snaplen < h.len {
                 self.oversized += 1;
             } else if h.pkttype != libc::PACKET_OUTGOING {
-                each(frame);
+                each(frame, h.stamp_ns);
                 delivered += 1;
             }
             if next == 0 {

@@ -7,7 +7,6 @@
 //! register, counter and table state the frames before it left (see the
 //! crate documentation).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
@@ -25,6 +24,11 @@ use crate::server::Shared;
 /// write waits for at most one batch).
 const BATCH_FRAMES: usize = 1024;
 
+/// How long after an `AF_XDP` socket failed the port tries a new one
+/// (sending with `sendmmsg` meanwhile).
+#[cfg(target_os = "linux")]
+const XDP_REOPEN: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Longest sleep on the rings (a doorbell or a frame ends it sooner).
 #[cfg(target_os = "linux")]
 const READ_POLL: std::time::Duration = std::time::Duration::from_millis(100);
@@ -33,18 +37,81 @@ const READ_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 #[cfg(not(target_os = "linux"))]
 type RxRing = std::convert::Infallible;
 
+/// Values by port number, in a vector sorted by port: a switch has a
+/// handful of ports, and a binary search over them costs a fraction of
+/// hashing the port, which the packet thread did several times a frame.
+#[derive(Debug)]
+pub(crate) struct PortMap<T>(Vec<(u32, T)>);
+
+impl<T> PortMap<T> {
+    pub(crate) fn new() -> PortMap<T> {
+        PortMap(Vec::new())
+    }
+
+    fn find(&self, port: u32) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&port, |(p, _)| *p)
+    }
+
+    pub(crate) fn get(&self, port: u32) -> Option<&T> {
+        self.find(port).ok().map(|i| &self.0[i].1)
+    }
+
+    pub(crate) fn get_mut(&mut self, port: u32) -> Option<&mut T> {
+        self.find(port).ok().map(|i| &mut self.0[i].1)
+    }
+
+    /// Sets `port`'s value, replacing any it had.
+    pub(crate) fn insert(&mut self, port: u32, value: T) {
+        match self.find(port) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (port, value)),
+        }
+    }
+
+    /// `port`'s value, made with `T::default()` if it had none.
+    fn get_or_default(&mut self, port: u32) -> &mut T
+    where
+        T: Default,
+    {
+        let i = match self.find(port) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (port, T::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Ports and values, in port order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.0.iter().map(|(p, v)| (*p, v))
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> {
+        self.0.iter_mut().map(|(p, v)| (*p, v))
+    }
+}
+
 /// The packet thread's state.
 #[derive(Debug)]
 pub(crate) struct Dataplane {
     pub(crate) shared: Arc<Shared>,
     pub(crate) inbound: Receiver<Inbound>,
-    pub(crate) egress: HashMap<u32, Egress>,
-    pub(crate) counters: HashMap<u32, Arc<PortCounters>>,
-    pub(crate) pcap: HashMap<u32, PcapWriter>,
+    pub(crate) egress: PortMap<Egress>,
+    pub(crate) counters: PortMap<Arc<PortCounters>>,
+    pub(crate) pcap: PortMap<PcapWriter>,
     pub(crate) start: Instant,
+    /// The timestamp the last frame entered the program with, µs since
+    /// `start`: no frame gets an earlier one.
+    pub(crate) last_us: u64,
     /// Frames the current batch sends, per egress port, in pipeline order
     /// (kept between batches for their capacity).
-    pub(crate) pending: HashMap<u32, Vec<Vec<u8>>>,
+    pub(crate) pending: PortMap<Vec<Vec<u8>>>,
     /// Frames the current batch sends to the CPU port, in order.
     pub(crate) packet_ins: Vec<Vec<u8>>,
     /// What the program sent for the current frame (kept for its
@@ -81,7 +148,7 @@ impl Dataplane {
             let mut stop = self.take_messages(&mut batch);
             if batch.is_empty() && !stop && !rings.iter().any(|(_, r)| r.has_frames()) {
                 // Idle: make captures visible before sleeping.
-                for w in self.pcap.values_mut() {
+                for (_, w) in self.pcap.iter_mut() {
                     let _ = w.flush();
                 }
                 doorbell.park();
@@ -111,7 +178,7 @@ impl Dataplane {
                 break;
             }
         }
-        for w in self.pcap.values_mut() {
+        for (_, w) in self.pcap.iter_mut() {
             let _ = w.flush();
         }
         tracing::debug!("packet thread stopped");
@@ -143,7 +210,7 @@ impl Dataplane {
                 Ok(m) => m,
                 Err(TryRecvError::Empty) => {
                     // Idle: make captures visible before blocking.
-                    for w in self.pcap.values_mut() {
+                    for (_, w) in self.pcap.iter_mut() {
                         let _ = w.flush();
                     }
                     match self.inbound.recv() {
@@ -178,7 +245,7 @@ impl Dataplane {
                 break 'run;
             }
         }
-        for w in self.pcap.values_mut() {
+        for (_, w) in self.pcap.iter_mut() {
             let _ = w.flush();
         }
         tracing::debug!("packet thread stopped");
@@ -195,16 +262,19 @@ impl Dataplane {
             for msg in batch {
                 match msg {
                     Inbound::Frame { port, data } => {
-                        self.ingress(device.as_deref_mut(), *port, data);
+                        let now = self.now_us();
+                        self.ingress(device.as_deref_mut(), *port, data, now);
                     }
                     Inbound::Batch(frames) => {
                         for (port, data) in frames {
-                            self.ingress(device.as_deref_mut(), *port, data);
+                            let now = self.now_us();
+                            self.ingress(device.as_deref_mut(), *port, data, now);
                         }
                     }
                     Inbound::Frames { port, frames } => {
                         for data in frames.iter() {
-                            self.ingress(device.as_deref_mut(), *port, data);
+                            let now = self.now_us();
+                            self.ingress(device.as_deref_mut(), *port, data, now);
                         }
                     }
                     Inbound::Stop => {}
@@ -212,7 +282,20 @@ impl Dataplane {
             }
             #[cfg(target_os = "linux")]
             for (port, ring) in rings.iter_mut() {
-                ring.recv_ready(|data| self.ingress(device.as_deref_mut(), *port, data));
+                // Frames from a ring enter the program stamped with when
+                // the kernel received them (as a switch stamps a frame at
+                // its MAC), on the switch's monotonic clock: the two clocks
+                // are read once per ring, not once per frame.
+                let mono_us = self.start.elapsed().as_micros() as u64;
+                let real_ns = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64);
+                ring.recv_ready_stamped(|data, stamp_ns| {
+                    let age_us = real_ns.saturating_sub(stamp_ns) / 1000;
+                    let now = mono_us.saturating_sub(age_us).max(self.last_us);
+                    self.last_us = now;
+                    self.ingress(device.as_deref_mut(), *port, data, now);
+                });
             }
             #[cfg(not(target_os = "linux"))]
             let _ = rings;
@@ -227,15 +310,23 @@ impl Dataplane {
         self.send_pending();
     }
 
-    /// One frame through the program (the device lock held): counts it,
-    /// captures it, and queues its outputs.
-    fn ingress(&mut self, device: Option<&mut Device>, port: u32, data: &[u8]) {
-        let counters = self.counters.get(&port);
+    /// The monotonic clock, µs since start, never behind the last frame's
+    /// timestamp.
+    fn now_us(&mut self) -> u64 {
+        let now = (self.start.elapsed().as_micros() as u64).max(self.last_us);
+        self.last_us = now;
+        now
+    }
+
+    /// One frame through the program (the device lock held) at time
+    /// `now_us`: counts it, captures it, and queues its outputs.
+    fn ingress(&mut self, device: Option<&mut Device>, port: u32, data: &[u8], now_us: u64) {
+        let counters = self.counters.get(port);
         if let Some(c) = counters {
             c.rx(data.len());
         }
         if !self.pcap.is_empty()
-            && let Some(w) = self.pcap.get_mut(&port)
+            && let Some(w) = self.pcap.get_mut(port)
         {
             let _ = w.write(data);
         }
@@ -249,7 +340,6 @@ impl Dataplane {
             tracing::trace!(port, "no pipeline loaded: frame dropped");
             return;
         };
-        let now_us = self.start.elapsed().as_micros() as u64;
         let mut outputs = std::mem::take(&mut self.outputs);
         device.process(now_us, ingress, data, &mut outputs);
         if outputs.is_empty() {
@@ -267,29 +357,29 @@ impl Dataplane {
             }
             // Captured when the pipeline emits it, as before batching.
             if !self.pcap.is_empty()
-                && let Some(w) = self.pcap.get_mut(&out_port)
+                && let Some(w) = self.pcap.get_mut(out_port)
             {
                 let _ = w.write(&out.data);
             }
-            self.pending.entry(out_port).or_default().push(out.data);
+            self.pending.get_or_default(out_port).push(out.data);
         }
         self.outputs = outputs;
     }
 
     /// Sends each port's queued frames, as one batch where the port can.
     fn send_pending(&mut self) {
-        for (&port, frames) in &mut self.pending {
+        for (port, frames) in self.pending.iter_mut() {
             if frames.is_empty() {
                 continue;
             }
-            let counters = self.counters.get(&port);
+            let counters = self.counters.get(port);
             let shared = &self.shared;
             let count = |sent: Option<usize>| match (counters, sent) {
                 (Some(c), Some(len)) => c.tx(len),
                 (Some(c), None) => c.tx_error(),
                 (None, _) => shared.count_unknown_port(),
             };
-            match self.egress.get(&port) {
+            match self.egress.get_mut(port) {
                 Some(Egress::Memory(tx)) => {
                     let batch = std::mem::take(frames);
                     let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
@@ -302,21 +392,64 @@ impl Dataplane {
                 Some(Egress::Raw {
                     socket,
                     batched: true,
+                    xdp,
+                    xdp_reopen,
                 }) => {
                     let slices: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
-                    socket.send_many(&slices, |i, result| match result {
+                    let mut report = |i: usize, result: std::io::Result<()>| match result {
                         Ok(()) => count(Some(slices[i].len())),
                         Err(e) => {
                             tracing::warn!(port, interface = socket.name(), "send: {e}");
                             count(None);
                         }
-                    });
+                    };
+                    if let Some(at) = *xdp_reopen
+                        && Instant::now() >= at
+                    {
+                        match crate::xdp::XdpSender::open(socket.name()) {
+                            Ok(x) => {
+                                tracing::info!(port, interface = socket.name(), "AF_XDP reopened");
+                                *xdp = Some(Box::new(x));
+                                *xdp_reopen = None;
+                            }
+                            Err(_) => *xdp_reopen = Some(Instant::now() + XDP_REOPEN),
+                        }
+                    }
+                    let via_xdp = match xdp {
+                        Some(x) => {
+                            let result = x.send_many(&slices, &mut report);
+                            let dropped = x.take_dropped();
+                            if dropped > 0 {
+                                tracing::debug!(
+                                    port,
+                                    interface = socket.name(),
+                                    dropped,
+                                    "the interface dropped frames (carrier down?)"
+                                );
+                            }
+                            if let Err(e) = result {
+                                tracing::warn!(
+                                    port,
+                                    interface = socket.name(),
+                                    "AF_XDP send failed ({e}): sendmmsg until it reopens"
+                                );
+                                *xdp = None;
+                                *xdp_reopen = Some(Instant::now() + XDP_REOPEN);
+                            }
+                            true
+                        }
+                        None => false,
+                    };
+                    if !via_xdp {
+                        socket.send_many(&slices, report);
+                    }
                     frames.clear();
                 }
                 #[cfg(target_os = "linux")]
                 Some(Egress::Raw {
                     socket,
                     batched: false,
+                    ..
                 }) => {
                     for frame in frames.drain(..) {
                         match socket.send(&frame) {

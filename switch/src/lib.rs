@@ -81,8 +81,10 @@ pub mod program;
 pub mod run;
 pub mod server;
 pub mod udp;
+#[cfg(target_os = "linux")]
+pub mod xdp;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -99,6 +101,7 @@ pub use program::{Program, Source};
 pub use server::Service;
 
 #[cfg(target_os = "linux")]
+use dataplane::PortMap;
 use ports::FrameBatch;
 use ports::{Egress, Inbound, InboundSender, PortCounters};
 use server::Shared;
@@ -224,8 +227,8 @@ impl SwitchBuilder {
         if let Some(program) = self.program {
             shared.install(program);
         }
-        let mut counters: HashMap<u32, Arc<PortCounters>> = HashMap::new();
-        let mut egress = HashMap::new();
+        let mut counters: PortMap<Arc<PortCounters>> = PortMap::new();
+        let mut egress = PortMap::new();
         let mut memory_ports = Vec::new();
         for p in &self.memory {
             let c = Arc::new(PortCounters::default());
@@ -242,7 +245,7 @@ impl SwitchBuilder {
         for (p, name) in &self.interfaces {
             #[cfg(target_os = "linux")]
             {
-                let (port, io) = open_interface(*p, name, &self.config.interface_io)?;
+                let (mut port, io) = open_interface(*p, name, &self.config.interface_io)?;
                 egress.insert(*p, port.egress());
                 counters.insert(*p, Arc::new(PortCounters::default()));
                 interface_io.insert(*p, io);
@@ -303,19 +306,19 @@ impl SwitchBuilder {
                 })?;
             readers.push(handle);
         }
-        let mut pcap = HashMap::new();
+        let mut pcap = PortMap::new();
         if let Some(dir) = &self.config.pcap_dir {
             std::fs::create_dir_all(dir)
                 .map_err(|e| SwitchError::Pcap(format!("{}: {e}", dir.display())))?;
-            for p in counters.keys() {
+            for (p, _) in counters.iter() {
                 let path = dir.join(format!("port{p}.pcap"));
                 let w = pcap::PcapWriter::create(&path)
                     .map_err(|e| SwitchError::Pcap(format!("{}: {e}", path.display())))?;
-                pcap.insert(*p, w);
+                pcap.insert(p, w);
             }
         }
         let stats: BTreeMap<u32, Arc<PortCounters>> =
-            counters.iter().map(|(p, c)| (*p, c.clone())).collect();
+            counters.iter().map(|(p, c)| (p, c.clone())).collect();
         let dataplane = dataplane::Dataplane {
             shared: shared.clone(),
             inbound: inbound_rx,
@@ -323,7 +326,8 @@ impl SwitchBuilder {
             counters,
             pcap,
             start: Instant::now(),
-            pending: HashMap::new(),
+            last_us: 0,
+            pending: PortMap::new(),
             packet_ins: Vec::new(),
             outputs: Vec::new(),
             // Rings that all fell back leave the packet thread on the
@@ -462,6 +466,8 @@ struct InterfacePort {
     number: u32,
     receive: Receive,
     send: Arc<afpacket::RawSocket>,
+    /// The `AF_XDP` socket batches leave by, when there is one.
+    xdp: Option<xdp::XdpSender>,
 }
 
 #[cfg(target_os = "linux")]
@@ -487,12 +493,30 @@ fn open_interface(
         match afpacket::RxRing::open(name, config, READER_POLL) {
             Ok(ring) => {
                 let send = afpacket::RawSocket::open_sender(name).map_err(failed)?;
+                let mut config = config.clone();
+                let xdp = if config.xdp_send {
+                    match xdp::XdpSender::open(name) {
+                        Ok(x) => Some(x),
+                        Err(e) => {
+                            tracing::info!(
+                                port = number,
+                                interface = name,
+                                "no AF_XDP socket ({e}): sending with sendmmsg"
+                            );
+                            config.xdp_send = false;
+                            None
+                        }
+                    }
+                } else {
+                    None
+                };
                 let port = InterfacePort {
                     number,
                     receive: Receive::Ring(ring),
                     send: Arc::new(send),
+                    xdp,
                 };
-                return Ok((port, io.clone()));
+                return Ok((port, InterfaceIo::Ring(config)));
             }
             // A missing interface is an error either way.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(failed(e)),
@@ -508,16 +532,21 @@ fn open_interface(
         number,
         receive: Receive::PerFrame(socket.clone()),
         send: socket,
+        xdp: None,
     };
     Ok((port, InterfaceIo::PerFrame))
 }
 
 #[cfg(target_os = "linux")]
 impl InterfacePort {
-    fn egress(&self) -> Egress {
+    /// Where the port's frames leave by (the `AF_XDP` socket moves
+    /// there).
+    fn egress(&mut self) -> Egress {
         Egress::Raw {
             socket: self.send.clone(),
             batched: matches!(self.receive, Receive::Ring(_)),
+            xdp: self.xdp.take().map(Box::new),
+            xdp_reopen: None,
         }
     }
 

@@ -243,6 +243,11 @@ pub struct RingConfig {
     /// packet thread, rather than in the packet thread itself (the
     /// default: one thread from ring to `sendmmsg`, no hand-off).
     pub reader_thread: bool,
+    /// Send through an `AF_XDP` socket where the kernel allows one (the
+    /// default; `sendmmsg` on the `AF_PACKET` socket otherwise). Frames
+    /// over 2 KiB are then refused and counted as transmit errors, as the
+    /// receive ring's 2 KiB slots refuse them on the way in.
+    pub xdp_send: bool,
 }
 
 impl Default for RingConfig {
@@ -256,12 +261,13 @@ impl Default for RingConfig {
             frame_size: 2048,
             block_timeout: Duration::from_millis(1),
             reader_thread: false,
+            xdp_send: true,
         }
     }
 }
 
 /// Where frames leaving a port go.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) enum Egress {
     /// An in-memory port: the test's receiving end.
     /// A batch's frames for the port go as one message (one wake-up of
@@ -275,6 +281,12 @@ pub(crate) enum Egress {
         socket: Arc<crate::afpacket::RawSocket>,
         /// Whether a batch leaves in one call.
         batched: bool,
+        /// The `AF_XDP` socket batches leave by instead, when there is
+        /// one.
+        xdp: Option<Box<crate::xdp::XdpSender>>,
+        /// When the `AF_XDP` socket failed (the interface went down or
+        /// away), when to try opening a new one.
+        xdp_reopen: Option<std::time::Instant>,
     },
     /// A port carried over UDP.
     Udp(Arc<crate::udp::UdpPort>),

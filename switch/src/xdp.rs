@@ -1,0 +1,396 @@
+//! Sending through an `AF_XDP` socket (Linux 4.18+): frames are copied
+//! into a memory area shared with the kernel (the UMEM), described in a
+//! transmit ring, and one `sendto` hands the kernel up to its per-call
+//! budget (32 frames by default) at a time. Against `sendmmsg` on an
+//! `AF_PACKET` socket this skips, per frame, the message and iovec copies,
+//! the socket's header parsing (a flow dissection) and the queueing
+//! discipline: the frame goes straight to the driver's transmit
+//! (`__dev_direct_xmit`).
+//!
+//! Only the transmit side is used. Receiving through `AF_XDP` needs an
+//! XDP program attached to the interface to redirect frames into the
+//! socket; ports keep receiving through their `AF_PACKET` ring.
+//!
+//! The socket binds in copy mode to queue 0 of the interface, so it works
+//! on any interface, veths included (the kernel builds an `sk_buff` per
+//! frame). Frames bypass the interface's queueing discipline (`tc`
+//! shaping does not apply), as with `PACKET_QDISC_BYPASS`. The ring and
+//! socket calls are those of the `xdpilone` crate. Everything unsafe
+//! about it is here: the shared memory and the raw `sendto`.
+
+#![allow(unsafe_code)]
+
+use std::io;
+use std::num::NonZeroU32;
+use std::ptr::NonNull;
+
+use xdpilone::xdp::XdpDesc;
+use xdpilone::{DeviceQueue, IfInfo, RingTx, Socket, SocketConfig, Umem, UmemConfig, User};
+
+/// Bytes per UMEM chunk: the largest frame sent this way (longer ones go
+/// by the `AF_PACKET` socket).
+pub const CHUNK: usize = 2048;
+
+/// Chunks in the UMEM (8 MiB); also the completion ring's size, so every
+/// chunk in flight has a place in it.
+const CHUNKS: u32 = 4096;
+
+/// Transmit ring entries.
+const TX_ENTRIES: u32 = 2048;
+
+/// Frames described to the kernel before each kick.
+const KICK_EVERY: usize = 256;
+
+/// Binds retried, 10 ms apart, while the queue is busy.
+const BIND_RETRIES: u32 = 100;
+
+/// `sendto` calls without progress before giving up on a batch.
+const STALLED_KICKS: u32 = 1000;
+
+/// An anonymous, page-aligned mapping, unmapped on drop.
+#[derive(Debug)]
+struct Area {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+impl Area {
+    fn new(len: usize) -> io::Result<Area> {
+        // SAFETY: an anonymous private mapping of `len` bytes; the result
+        // is checked before use.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(ptr.cast()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+        Ok(Area { ptr, len })
+    }
+}
+
+impl Drop for Area {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// A transmit-only `AF_XDP` socket on one interface.
+pub struct XdpSender {
+    // Fields drop in order: the rings and the socket go before the
+    // memory the kernel shares with them.
+    tx: RingTx,
+    device: DeviceQueue,
+    _user: User,
+    _umem: Umem,
+    area: Area,
+    /// Offsets of chunks free to fill.
+    free: Vec<u64>,
+    /// Frames the interface took but dropped (`sendto` said `EBUSY`:
+    /// carrier down, or the driver refused it).
+    dropped: u64,
+    name: String,
+}
+
+// SAFETY: the sender owns its mapping, rings and socket outright (no
+// pointer into them leaves a method call), so moving it to another thread
+// is sound; it is not `Sync`.
+unsafe impl Send for XdpSender {}
+
+impl std::fmt::Debug for XdpSender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XdpSender")
+            .field("name", &self.name)
+            .field("free", &self.free.len())
+            .field("dropped", &self.dropped)
+            .finish()
+    }
+}
+
+fn errno(what: &str, e: xdpilone::Errno) -> io::Error {
+    let e = io::Error::from_raw_os_error(e.get_raw());
+    io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+impl XdpSender {
+    /// Opens a transmit-only `AF_XDP` socket on `name`, queue 0, in copy
+    /// mode. Fails where the kernel has no `AF_XDP` (built without
+    /// `CONFIG_XDP_SOCKETS`, older than 4.18), without `CAP_NET_RAW`, or
+    /// when another `AF_XDP` socket holds queue 0.
+    pub fn open(name: &str) -> io::Result<XdpSender> {
+        let area = Area::new(CHUNKS as usize * CHUNK)?;
+        let config = UmemConfig {
+            fill_size: 64,
+            complete_size: CHUNKS,
+            frame_size: CHUNK as u32,
+            headroom: 0,
+            flags: 0,
+        };
+        let slice = NonNull::slice_from_raw_parts(area.ptr, area.len);
+        // SAFETY: the area is page-aligned (mmap), `CHUNKS` chunks long,
+        // and outlives the UMEM (field order above).
+        let umem = unsafe { Umem::new(config, slice) }.map_err(|e| errno("AF_XDP UMEM", e))?;
+        let mut info = IfInfo::invalid();
+        let cname = std::ffi::CString::new(name)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface name has NUL"))?;
+        info.from_name(&cname)
+            .map_err(|e| errno(&format!("interface {name}"), e))?;
+        info.set_queue(0);
+        let socket = Socket::with_shared(&info, &umem).map_err(|e| errno("AF_XDP socket", e))?;
+        let device = umem
+            .fq_cq(&socket)
+            .map_err(|e| errno("AF_XDP fill and completion rings", e))?;
+        let user = umem
+            .rx_tx(
+                &socket,
+                &SocketConfig {
+                    rx_size: None,
+                    tx_size: NonZeroU32::new(TX_ENTRIES),
+                    bind_flags: SocketConfig::XDP_BIND_COPY,
+                },
+            )
+            .map_err(|e| errno("AF_XDP transmit ring", e))?;
+        let tx = user
+            .map_tx()
+            .map_err(|e| errno("AF_XDP transmit ring", e))?;
+        // A socket closed on this queue a moment ago (a switch restarted
+        // on the interface) holds it until the kernel's deferred
+        // teardown ends: retry a busy queue for up to a second.
+        let mut waited = 0;
+        loop {
+            match umem.bind(&user) {
+                Ok(()) => break,
+                Err(e) if e.get_raw() == libc::EBUSY && waited < BIND_RETRIES => {
+                    waited += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => return Err(errno("AF_XDP bind", e)),
+            }
+        }
+        let free = (0..CHUNKS)
+            .rev()
+            .map(|i| u64::from(i) * CHUNK as u64)
+            .collect();
+        Ok(XdpSender {
+            tx,
+            device,
+            _user: user,
+            _umem: umem,
+            area,
+            free,
+            dropped: 0,
+            name: name.to_string(),
+        })
+    }
+
+    /// The interface name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Frames the interface took and dropped since the last call (the
+    /// kernel's `EBUSY`: carrier down, or the driver refused them).
+    pub fn take_dropped(&mut self) -> u64 {
+        std::mem::take(&mut self.dropped)
+    }
+
+    /// The kernel's statistics of the socket (`XDP_STATISTICS`): frames
+    /// it dropped as invalid descriptors, among others.
+    pub fn statistics(&self) -> io::Result<libc::xdp_statistics> {
+        // SAFETY: all-zero is a valid xdp_statistics; the kernel writes at
+        // most `len` bytes into it.
+        let mut stats: libc::xdp_statistics = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::xdp_statistics>() as libc::socklen_t;
+        // SAFETY: `stats` and `len` are valid for writes and live across
+        // the call.
+        let r = unsafe {
+            libc::getsockopt(
+                self.tx.as_raw_fd(),
+                libc::SOL_XDP,
+                libc::XDP_STATISTICS,
+                (&raw mut stats).cast(),
+                &raw mut len,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(stats)
+    }
+
+    /// Takes back the chunks whose frames the kernel is done with.
+    fn reap(&mut self) {
+        let mut done = self.device.complete(CHUNKS);
+        while let Some(addr) = done.read() {
+            self.free.push(addr);
+        }
+        done.release();
+    }
+
+    /// One `sendto`, to have the kernel take frames off the ring (at most
+    /// its per-call budget).
+    /// Returns whether the device dropped a frame (which the ring's
+    /// consumer index may show only later).
+    fn kick(&mut self) -> io::Result<bool> {
+        // SAFETY: a zero-length send on the socket's descriptor, no
+        // buffers passed.
+        let n = unsafe {
+            libc::sendto(
+                self.tx.as_raw_fd(),
+                std::ptr::null(),
+                0,
+                libc::MSG_DONTWAIT,
+                std::ptr::null(),
+                0,
+            )
+        };
+        if n >= 0 {
+            return Ok(false);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            // More to send than one call's budget, or no room in the
+            // completion ring yet: call again.
+            Some(libc::EAGAIN) | Some(libc::EINTR) => Ok(false),
+            // The frame was taken and dropped by the device.
+            Some(libc::EBUSY) => {
+                self.dropped += 1;
+                Ok(true)
+            }
+            _ => Err(e),
+        }
+    }
+
+    /// Has the kernel take every frame on the ring. On an error the frames
+    /// still on the ring stay there (the caller drops the sender, which
+    /// discards them).
+    fn flush(&mut self) -> io::Result<()> {
+        let mut stalled = 0;
+        while self.tx.pending() > 0 {
+            let before = self.tx.pending();
+            let dropped = self.kick()?;
+            self.reap();
+            if !dropped && self.tx.pending() >= before {
+                stalled += 1;
+                if stalled > STALLED_KICKS {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("{} frames stuck on the AF_XDP ring", self.tx.pending()),
+                    ));
+                }
+                std::thread::yield_now();
+            } else {
+                stalled = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends `frames` in order and reports each frame's outcome to
+    /// `sent(index, result)` in order. Frames longer than [`CHUNK`] are
+    /// refused (`InvalidInput`); the rest still go. An error of the socket
+    /// itself (the interface went away or down) is reported for the frames
+    /// it left unsent and returned; the caller should then stop using this
+    /// sender (dropping it discards what is left on its ring).
+    pub fn send_many(
+        &mut self,
+        frames: &[&[u8]],
+        mut sent: impl FnMut(usize, io::Result<()>),
+    ) -> io::Result<()> {
+        let mut start = 0;
+        let mut described: Vec<Option<XdpDesc>> = Vec::with_capacity(KICK_EVERY);
+        while start < frames.len() {
+            self.reap();
+            // This round: as many frames as there are free chunks and ring
+            // slots, up to KICK_EVERY.
+            let room = (TX_ENTRIES - self.tx.pending()) as usize;
+            let take = (frames.len() - start).min(KICK_EVERY).min(room);
+            described.clear();
+            for frame in &frames[start..start + take] {
+                if frame.len() > CHUNK {
+                    described.push(None);
+                    continue;
+                }
+                let Some(addr) = self.free.pop() else {
+                    break;
+                };
+                // SAFETY: `addr` is a free chunk (never described, or
+                // handed back through the completion ring): it lies in the
+                // area, CHUNK bytes long, and the kernel neither reads nor
+                // writes it until it is described on the ring below.
+                unsafe {
+                    let to = self.area.ptr.as_ptr().add(addr as usize);
+                    std::ptr::copy_nonoverlapping(frame.as_ptr(), to, frame.len());
+                }
+                described.push(Some(XdpDesc {
+                    addr,
+                    len: frame.len() as u32,
+                    options: 0,
+                }));
+            }
+            let count = described.iter().flatten().count() as u32;
+            // The ring has `room` free slots, so all of them fit; but a
+            // reservation is served from the cached view of the kernel's
+            // consumer index while that shows any room at all, and may be
+            // shorter than asked: reserve again for the rest (the view is
+            // then refreshed).
+            let mut descs = described.iter().flatten().copied().peekable();
+            let mut inserted = 0;
+            while descs.peek().is_some() {
+                let mut writer = self.tx.transmit(count - inserted);
+                let n = writer.insert(descs.by_ref().take(writer.capacity() as usize));
+                writer.commit();
+                if n == 0 {
+                    break;
+                }
+                inserted += n;
+            }
+            // Never seen: the ring had room. Were it full, the frames not
+            // described are refused below and their chunks freed.
+            let refused = count - inserted;
+            self.free.extend(descs.map(|d| d.addr));
+            let result = self.flush();
+            // On an error, the frames still on the ring are the last ones
+            // described; refused ones come after them.
+            let mut unsent = refused + if result.is_ok() { 0 } else { self.tx.pending() };
+            let first_unsent = count.saturating_sub(unsent);
+            let mut k_described = 0;
+            for (k, d) in described.iter().enumerate() {
+                let outcome = match (d, &result) {
+                    (None, _) => Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("frame of {} bytes over {CHUNK}", frames[start + k].len()),
+                    )),
+                    (Some(_), result) if k_described >= first_unsent && unsent > 0 => {
+                        unsent -= 1;
+                        Err(match result {
+                            Err(e) => io::Error::new(e.kind(), e.to_string()),
+                            Ok(()) => io::Error::other("AF_XDP transmit ring full"),
+                        })
+                    }
+                    (Some(_), _) => Ok(()),
+                };
+                if d.is_some() {
+                    k_described += 1;
+                }
+                sent(start + k, outcome);
+            }
+            start += described.len();
+            if let Err(e) = result {
+                for i in start..frames.len() {
+                    sent(i, Err(io::Error::new(e.kind(), e.to_string())));
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
