@@ -43,14 +43,17 @@ pub struct SwitchArgs {
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
     /// How interface ports move frames: `ring` (a memory-mapped receive
-    /// ring of 2 KiB slots read by the packet thread, and batched sends;
+    /// ring of 2 KiB slots read by the packet thread, and batched sends
+    /// through an AF_XDP socket, or sendmmsg where the kernel has none;
     /// falls back to `per-frame`, with a warning, where the ring cannot be
-    /// set up), `ring-blocks` (a TPACKET_V3 block ring: fewer wake-ups, but
-    /// a frame alone waits 1 ms), or `per-frame` (one system call per frame
-    /// each way).
+    /// set up), `ring-sendmmsg` (the same, always sending with sendmmsg:
+    /// AF_XDP frames skip the interface's tc queueing discipline),
+    /// `ring-blocks` (a TPACKET_V3 block ring: fewer wake-ups, but a frame
+    /// alone waits 1 ms), or `per-frame` (one system call per frame each
+    /// way).
     #[arg(
         long,
-        value_name = "ring|ring-blocks|per-frame",
+        value_name = "ring|ring-sendmmsg|ring-blocks|per-frame",
         default_value = "ring"
     )]
     pub interface_io: InterfaceIo,

@@ -190,18 +190,23 @@ impl Default for InterfaceIo {
 impl std::str::FromStr for InterfaceIo {
     type Err = String;
 
-    /// `ring` (the default), `ring-blocks` (a [`RingKind::Blocks`] ring) or
-    /// `per-frame`.
+    /// `ring` (the default), `ring-sendmmsg` (the ring, sending with
+    /// `sendmmsg` rather than `AF_XDP`), `ring-blocks` (a
+    /// [`RingKind::Blocks`] ring) or `per-frame`.
     fn from_str(s: &str) -> Result<InterfaceIo, String> {
         match s {
             "ring" => Ok(InterfaceIo::default()),
+            "ring-sendmmsg" => Ok(InterfaceIo::Ring(RingConfig {
+                xdp_send: false,
+                ..RingConfig::default()
+            })),
             "ring-blocks" => Ok(InterfaceIo::Ring(RingConfig {
                 kind: RingKind::Blocks,
                 ..RingConfig::default()
             })),
             "per-frame" => Ok(InterfaceIo::PerFrame),
             _ => Err(format!(
-                "`{s}` is not one of `ring`, `ring-blocks`, `per-frame`"
+                "`{s}` is not one of `ring`, `ring-sendmmsg`, `ring-blocks`, `per-frame`"
             )),
         }
     }
@@ -518,5 +523,33 @@ mod tests {
         assert_eq!(batch.byte_len(), 4);
         let frames: Vec<&[u8]> = batch.iter().collect();
         assert_eq!(frames, [&[1u8, 2, 3][..], &[], &[4]]);
+    }
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn interface_io_names_parse_to_their_ways_and_others_are_refused() {
+        let ring = |c: RingConfig| InterfaceIo::Ring(c);
+        assert_eq!("ring".parse(), Ok(InterfaceIo::default()));
+        assert_eq!(
+            "ring-sendmmsg".parse(),
+            Ok(ring(RingConfig {
+                xdp_send: false,
+                ..RingConfig::default()
+            }))
+        );
+        assert_eq!(
+            "ring-blocks".parse(),
+            Ok(ring(RingConfig {
+                kind: RingKind::Blocks,
+                ..RingConfig::default()
+            }))
+        );
+        assert_eq!("per-frame".parse(), Ok(InterfaceIo::PerFrame));
+        let err = "xdp".parse::<InterfaceIo>().unwrap_err();
+        assert!(err.contains("`xdp` is not one of"), "{err}");
     }
 }
