@@ -384,7 +384,6 @@ fn veth_latency_us(veths: &Veths, io: &InterfaceIo, frames: usize) -> f64 {
 /// most [`WINDOW`] ahead of the switch's transmit counter.
 #[cfg(target_os = "linux")]
 fn veth_sink_cpu_ns(veths: &Veths, io: &InterfaceIo, packets: usize, down: bool) -> f64 {
-    use esa_switch::afpacket::RawSocket;
     let far = veths.name("b", 0);
     let near = veths.name("b", 1);
     // The kernel applies a link change (operstate, queueing discipline)
@@ -418,7 +417,7 @@ fn veth_sink_cpu_ns(veths: &Veths, io: &InterfaceIo, packets: usize, down: bool)
     if down {
         link("down");
     }
-    let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
+    let mut tx = Sender::open(&veths.name("a", 0));
     let f = frame();
     let burst = vec![&f[..]; 64];
     let sent_out = || switch.port_stats(2).map_or(0, |s| s.tx_packets) as usize;
@@ -431,7 +430,7 @@ fn veth_sink_cpu_ns(veths: &Veths, io: &InterfaceIo, packets: usize, down: bool)
             continue;
         }
         stalled = 0;
-        tx.send_many(&burst, |_, _| {});
+        tx.send_many(&burst);
         sent += burst.len();
     }
     let mut waits = 0;
