@@ -31,9 +31,11 @@ use xdpilone::{DeviceQueue, IfInfo, RingTx, Socket, SocketConfig, Umem, UmemConf
 /// by the `AF_PACKET` socket).
 pub const CHUNK: usize = 2048;
 
-/// Chunks in the UMEM (8 MiB); also the completion ring's size, so every
-/// chunk in flight has a place in it.
-const CHUNKS: u32 = 4096;
+/// Chunks in the UMEM (4 MiB per port, as the receive ring); also the
+/// completion ring's size, so every chunk in flight has a place in it.
+/// Copy mode is done with a chunk within the `sendto` that sends it, so
+/// a batch (at most 1,024 frames) never waits for chunks.
+const CHUNKS: u32 = 2048;
 
 /// Transmit ring entries.
 const TX_ENTRIES: u32 = 2048;
