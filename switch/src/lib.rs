@@ -38,9 +38,9 @@
 //!
 //! Threads are added only around that one thread, for I/O:
 //! - interface rings ([`InterfaceIo::Ring`]) are read by the packet thread
-//!   itself by default — ring, program and `sendmmsg` on one core with no
-//!   hand-off, which measured fastest on the 2-core development machine
-//!   (README). With [`RingConfig::reader_thread`] each interface gets a
+//!   itself by default — ring, program and send (an `AF_XDP` socket,
+//!   [`xdp::XdpSender`], or `sendmmsg`) on one core with no hand-off,
+//!   which measured fastest on the 2-core development machines (README). With [`RingConfig::reader_thread`] each interface gets a
 //!   reader thread that copies batches out of its ring into the channel;
 //!   per-frame interfaces and UDP ports always have reader threads;
 //! - the P4Runtime server runs on tokio's threads and reaches the device
@@ -54,7 +54,8 @@
 //! thread would need the state split between threads (per-cell locks, or
 //! packets steered by the cell they touch, as Tofino's pipes own disjoint
 //! registers); the bench shows the one thread is not the bottleneck here
-//! (most of its time is the kernel's veth transmit), so there is one.
+//! (three quarters of its time is the kernel's transmit and the veth's
+//! delivery), so there is one.
 //!
 //! ## Use
 //! ```no_run
