@@ -24,11 +24,6 @@ use crate::server::Shared;
 /// write waits for at most one batch).
 const BATCH_FRAMES: usize = 1024;
 
-/// How long after an `AF_XDP` socket failed the port tries a new one
-/// (sending with `sendmmsg` meanwhile).
-#[cfg(target_os = "linux")]
-const XDP_REOPEN: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// Longest sleep on the rings (a doorbell or a frame ends it sooner).
 #[cfg(target_os = "linux")]
 const READ_POLL: std::time::Duration = std::time::Duration::from_millis(100);
@@ -292,8 +287,7 @@ impl Dataplane {
                     .map_or(0, |d| d.as_nanos() as u64);
                 ring.recv_ready_stamped(|data, stamp_ns| {
                     let age_us = real_ns.saturating_sub(stamp_ns) / 1000;
-                    let now = mono_us.saturating_sub(age_us).max(self.last_us);
-                    self.last_us = now;
+                    let now = self.stamp(mono_us.saturating_sub(age_us));
                     self.ingress(device.as_deref_mut(), *port, data, now);
                 });
             }
@@ -310,12 +304,15 @@ impl Dataplane {
         self.send_pending();
     }
 
-    /// The monotonic clock, µs since start, never behind the last frame's
-    /// timestamp.
+    /// The monotonic clock, µs since start, as a frame's timestamp.
     fn now_us(&mut self) -> u64 {
-        let now = (self.start.elapsed().as_micros() as u64).max(self.last_us);
-        self.last_us = now;
-        now
+        self.stamp(self.start.elapsed().as_micros() as u64)
+    }
+
+    /// `us` as the next frame's timestamp: never behind the last frame's.
+    fn stamp(&mut self, us: u64) -> u64 {
+        self.last_us = us.max(self.last_us);
+        self.last_us
     }
 
     /// One frame through the program (the device lock held) at time
@@ -393,7 +390,6 @@ impl Dataplane {
                     socket,
                     batched: true,
                     xdp,
-                    xdp_reopen,
                 }) => {
                     let slices: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
                     let mut report = |i: usize, result: std::io::Result<()>| match result {
@@ -403,43 +399,9 @@ impl Dataplane {
                             count(None);
                         }
                     };
-                    if let Some(at) = *xdp_reopen
-                        && Instant::now() >= at
-                    {
-                        match crate::xdp::XdpSender::open(socket.name()) {
-                            Ok(x) => {
-                                tracing::info!(port, interface = socket.name(), "AF_XDP reopened");
-                                *xdp = Some(Box::new(x));
-                                *xdp_reopen = None;
-                            }
-                            Err(_) => *xdp_reopen = Some(Instant::now() + XDP_REOPEN),
-                        }
-                    }
-                    let via_xdp = match xdp {
-                        Some(x) => {
-                            let result = x.send_many(&slices, &mut report);
-                            let dropped = x.take_dropped();
-                            if dropped > 0 {
-                                tracing::debug!(
-                                    port,
-                                    interface = socket.name(),
-                                    dropped,
-                                    "the interface dropped frames (carrier down?)"
-                                );
-                            }
-                            if let Err(e) = result {
-                                tracing::warn!(
-                                    port,
-                                    interface = socket.name(),
-                                    "AF_XDP send failed ({e}): sendmmsg until it reopens"
-                                );
-                                *xdp = None;
-                                *xdp_reopen = Some(Instant::now() + XDP_REOPEN);
-                            }
-                            true
-                        }
-                        None => false,
-                    };
+                    let via_xdp = xdp
+                        .as_mut()
+                        .is_some_and(|x| x.send_many(&slices, &mut report));
                     if !via_xdp {
                         socket.send_many(&slices, report);
                     }

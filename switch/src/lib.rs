@@ -40,8 +40,9 @@
 //! - interface rings ([`InterfaceIo::Ring`]) are read by the packet thread
 //!   itself by default — ring, program and send (an `AF_XDP` socket,
 //!   [`xdp::XdpSender`], or `sendmmsg`) on one core with no hand-off,
-//!   which measured fastest on the 2-core development machines (README). With [`RingConfig::reader_thread`] each interface gets a
-//!   reader thread that copies batches out of its ring into the channel;
+//!   which measured fastest on the 2-core development machines (README).
+//!   With [`RingConfig::reader_thread`] each interface gets a reader
+//!   thread that copies batches out of its ring into the channel;
 //!   per-frame interfaces and UDP ports always have reader threads;
 //! - the P4Runtime server runs on tokio's threads and reaches the device
 //!   only through the lock.
@@ -101,8 +102,8 @@ pub use ports::{InterfaceIo, MemoryPort, PortSender, PortStats, RingConfig, Ring
 pub use program::{Program, Source};
 pub use server::Service;
 
-#[cfg(target_os = "linux")]
 use dataplane::PortMap;
+#[cfg(target_os = "linux")]
 use ports::FrameBatch;
 use ports::{Egress, Inbound, InboundSender, PortCounters};
 use server::Shared;
@@ -546,8 +547,10 @@ impl InterfacePort {
         Egress::Raw {
             socket: self.send.clone(),
             batched: matches!(self.receive, Receive::Ring(_)),
-            xdp: self.xdp.take().map(Box::new),
-            xdp_reopen: None,
+            xdp: self
+                .xdp
+                .take()
+                .map(|x| Box::new(xdp::XdpEgress::new(self.number, x))),
         }
     }
 

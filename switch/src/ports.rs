@@ -286,12 +286,9 @@ pub(crate) enum Egress {
         socket: Arc<crate::afpacket::RawSocket>,
         /// Whether a batch leaves in one call.
         batched: bool,
-        /// The `AF_XDP` socket batches leave by instead, when there is
-        /// one.
-        xdp: Option<Box<crate::xdp::XdpSender>>,
-        /// When the `AF_XDP` socket failed (the interface went down or
-        /// away), when to try opening a new one.
-        xdp_reopen: Option<std::time::Instant>,
+        /// The `AF_XDP` socket batches leave by instead, when the port
+        /// sends through one.
+        xdp: Option<Box<crate::xdp::XdpEgress>>,
     },
     /// A port carried over UDP.
     Udp(Arc<crate::udp::UdpPort>),

@@ -27,8 +27,8 @@ use std::ptr::NonNull;
 use xdpilone::xdp::XdpDesc;
 use xdpilone::{DeviceQueue, IfInfo, RingTx, Socket, SocketConfig, Umem, UmemConfig, User};
 
-/// Bytes per UMEM chunk: the largest frame sent this way (longer ones go
-/// by the `AF_PACKET` socket).
+/// Bytes per UMEM chunk: the largest frame sent this way (longer ones are
+/// refused).
 pub const CHUNK: usize = 2048;
 
 /// Chunks in the UMEM (4 MiB per port, as the receive ring); also the
@@ -117,6 +117,12 @@ impl std::fmt::Debug for XdpSender {
     }
 }
 
+/// `e` again, for each frame it is reported to (`io::Error` is not
+/// `Clone`).
+fn copy(e: &io::Error) -> io::Error {
+    io::Error::new(e.kind(), e.to_string())
+}
+
 fn errno(what: &str, e: xdpilone::Errno) -> io::Error {
     let e = io::Error::from_raw_os_error(e.get_raw());
     io::Error::new(e.kind(), format!("{what}: {e}"))
@@ -193,39 +199,10 @@ impl XdpSender {
         })
     }
 
-    /// The interface name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// Frames the interface took and dropped since the last call (the
     /// kernel's `EBUSY`: carrier down, or the driver refused them).
     pub fn take_dropped(&mut self) -> u64 {
         std::mem::take(&mut self.dropped)
-    }
-
-    /// The kernel's statistics of the socket (`XDP_STATISTICS`): frames
-    /// it dropped as invalid descriptors, among others.
-    pub fn statistics(&self) -> io::Result<libc::xdp_statistics> {
-        // SAFETY: all-zero is a valid xdp_statistics; the kernel writes at
-        // most `len` bytes into it.
-        let mut stats: libc::xdp_statistics = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::xdp_statistics>() as libc::socklen_t;
-        // SAFETY: `stats` and `len` are valid for writes and live across
-        // the call.
-        let r = unsafe {
-            libc::getsockopt(
-                self.tx.as_raw_fd(),
-                libc::SOL_XDP,
-                libc::XDP_STATISTICS,
-                (&raw mut stats).cast(),
-                &raw mut len,
-            )
-        };
-        if r < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(stats)
     }
 
     /// Takes back the chunks whose frames the kernel is done with.
@@ -299,9 +276,10 @@ impl XdpSender {
     /// Sends `frames` in order and reports each frame's outcome to
     /// `sent(index, result)` in order. Frames longer than [`CHUNK`] are
     /// refused (`InvalidInput`); the rest still go. An error of the socket
-    /// itself (the interface went away or down) is reported for the frames
-    /// it left unsent and returned; the caller should then stop using this
-    /// sender (dropping it discards what is left on its ring).
+    /// itself (the interface went away or down), or chunks the kernel
+    /// never hands back, is reported for the frames left unsent and
+    /// returned; the caller should then stop using this sender (dropping
+    /// it discards what is left on its ring).
     pub fn send_many(
         &mut self,
         frames: &[&[u8]],
@@ -309,6 +287,7 @@ impl XdpSender {
     ) -> io::Result<()> {
         let mut start = 0;
         let mut described: Vec<Option<XdpDesc>> = Vec::with_capacity(KICK_EVERY);
+        let mut empty_rounds = 0;
         while start < frames.len() {
             self.reap();
             // This round: as many frames as there are free chunks and ring
@@ -357,42 +336,120 @@ impl XdpSender {
             }
             // Never seen: the ring had room. Were it full, the frames not
             // described are refused below and their chunks freed.
-            let refused = count - inserted;
             self.free.extend(descs.map(|d| d.addr));
-            let result = self.flush();
-            // On an error, the frames still on the ring are the last ones
-            // described; refused ones come after them.
-            let mut unsent = refused + if result.is_ok() { 0 } else { self.tx.pending() };
-            let first_unsent = count.saturating_sub(unsent);
-            let mut k_described = 0;
+            let mut result = self.flush();
+            if described.is_empty() {
+                // Every chunk is still the kernel's: wait for some, a
+                // bounded while.
+                empty_rounds += 1;
+                if empty_rounds > STALLED_KICKS && result.is_ok() {
+                    result = Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the kernel holds every AF_XDP chunk",
+                    ));
+                }
+                std::thread::yield_now();
+            } else {
+                empty_rounds = 0;
+            }
+            // The described frames that went out are the first ones: on an
+            // error, those still on the ring are the last.
+            let stuck = if result.is_ok() { 0 } else { self.tx.pending() };
+            let went = inserted.saturating_sub(stuck);
+            let mut nth = 0;
             for (k, d) in described.iter().enumerate() {
-                let outcome = match (d, &result) {
-                    (None, _) => Err(io::Error::new(
+                let outcome = match d {
+                    None => Err(io::Error::new(
                         io::ErrorKind::InvalidInput,
                         format!("frame of {} bytes over {CHUNK}", frames[start + k].len()),
                     )),
-                    (Some(_), result) if k_described >= first_unsent && unsent > 0 => {
-                        unsent -= 1;
-                        Err(match result {
-                            Err(e) => io::Error::new(e.kind(), e.to_string()),
-                            Ok(()) => io::Error::other("AF_XDP transmit ring full"),
-                        })
+                    Some(_) => {
+                        nth += 1;
+                        match &result {
+                            _ if nth <= went => Ok(()),
+                            Err(e) => Err(copy(e)),
+                            Ok(()) => Err(io::Error::other("AF_XDP transmit ring full")),
+                        }
                     }
-                    (Some(_), _) => Ok(()),
                 };
-                if d.is_some() {
-                    k_described += 1;
-                }
                 sent(start + k, outcome);
             }
             start += described.len();
             if let Err(e) = result {
                 for i in start..frames.len() {
-                    sent(i, Err(io::Error::new(e.kind(), e.to_string())));
+                    sent(i, Err(copy(&e)));
                 }
                 return Err(e);
             }
         }
         Ok(())
+    }
+}
+
+/// How long after its `AF_XDP` socket failed a port tries a new one.
+const REOPEN_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A port's `AF_XDP` sending: its socket, or, while the socket has
+/// failed (the interface went down or away), when to try a new one.
+#[derive(Debug)]
+pub(crate) struct XdpEgress {
+    sender: Option<XdpSender>,
+    reopen_at: std::time::Instant,
+    port: u32,
+    interface: String,
+}
+
+impl XdpEgress {
+    pub(crate) fn new(port: u32, sender: XdpSender) -> XdpEgress {
+        XdpEgress {
+            interface: sender.name.clone(),
+            sender: Some(sender),
+            reopen_at: std::time::Instant::now(),
+            port,
+        }
+    }
+
+    /// Sends `frames` as [`XdpSender::send_many`] does, opening a new
+    /// socket first if the last one failed a while ago. Returns `false`,
+    /// having sent and reported nothing, while there is no socket: the
+    /// caller sends another way.
+    pub(crate) fn send_many(
+        &mut self,
+        frames: &[&[u8]],
+        sent: impl FnMut(usize, io::Result<()>),
+    ) -> bool {
+        let (port, interface) = (self.port, self.interface.as_str());
+        if self.sender.is_none() && std::time::Instant::now() >= self.reopen_at {
+            match XdpSender::open(interface) {
+                Ok(x) => {
+                    tracing::info!(port, interface, "AF_XDP reopened");
+                    self.sender = Some(x);
+                }
+                Err(_) => self.reopen_at = std::time::Instant::now() + REOPEN_AFTER,
+            }
+        }
+        let Some(x) = &mut self.sender else {
+            return false;
+        };
+        let result = x.send_many(frames, sent);
+        let dropped = x.take_dropped();
+        if dropped > 0 {
+            tracing::debug!(
+                port,
+                interface,
+                dropped,
+                "the interface dropped frames (carrier down?)"
+            );
+        }
+        if let Err(e) = result {
+            tracing::warn!(
+                port,
+                interface,
+                "AF_XDP send failed ({e}): sendmmsg until it reopens"
+            );
+            self.sender = None;
+            self.reopen_at = std::time::Instant::now() + REOPEN_AFTER;
+        }
+        true
     }
 }
