@@ -506,6 +506,13 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
             // ESA_BENCH_SINK_ONLY=1 measures only the nobody-reading costs.
             if std::env::var_os("ESA_BENCH_SINK_ONLY").is_none() {
                 samples[way].push(veth_rate(&veths, io, packets));
+            }
+            // ESA_BENCH_DELIVERED_ONLY=1 measures only delivered frames
+            // (for profiling them, with ESA_BENCH_FRAMES for longer runs).
+            if std::env::var_os("ESA_BENCH_DELIVERED_ONLY").is_some() {
+                continue;
+            }
+            if std::env::var_os("ESA_BENCH_SINK_ONLY").is_none() {
                 latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
             }
             sink[way].push(veth_sink_cpu_ns(&veths, io, packets, true));
@@ -514,7 +521,7 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
     }
     let mut out = [WayResult::default(); WAYS];
     for (way, s) in samples.iter().enumerate() {
-        if sink[way].is_empty() {
+        if s.is_empty() && sink[way].is_empty() {
             continue;
         }
         out[way] = WayResult {
@@ -544,7 +551,12 @@ fn main() {
     println!("  p4sim V1Switch::process       {raw:>12.0} packets/s");
     println!("  esa-switch in-memory ports    {switched:>12.0} packets/s");
     println!("  ratio switch / raw            {:>12.2}", switched / raw);
-    let packets = if quick { PACKETS / 10 } else { VETH_PACKETS };
+    // ESA_BENCH_FRAMES=N sends N frames per veth run.
+    let packets = match std::env::var("ESA_BENCH_FRAMES").map(|n| n.parse()) {
+        Ok(Ok(n)) => n,
+        _ if quick => PACKETS / 10,
+        _ => VETH_PACKETS,
+    };
     println!("Through two veth pairs (AF_PACKET ports), {packets} frames, median of {runs} runs:");
     match veth_rates(runs, packets) {
         Ok(results) => {
@@ -572,6 +584,16 @@ fn main() {
                 "per core"
             );
             for (name, r) in WAY_NAMES.into_iter().zip(results) {
+                // A way ESA_BENCH_VETH left out.
+                if r.rate == 0.0 && r.unread_cpu_ns == 0.0 {
+                    continue;
+                }
+                // NaN where ESA_BENCH_DELIVERED_ONLY left the column out.
+                let per_core = if r.unread_cpu_ns > 0.0 {
+                    1e9 / r.unread_cpu_ns
+                } else {
+                    f64::NAN
+                };
                 println!(
                     "  {name:<13} {:>11.0} {:>5} {:>12.0} {:>10.0} {:>16.0} {:>16.0} {:>12.0}",
                     r.rate,
@@ -580,22 +602,30 @@ fn main() {
                     r.latency_us,
                     r.sink_cpu_ns,
                     r.unread_cpu_ns,
-                    1e9 / r.unread_cpu_ns.max(1.0)
+                    per_core
                 );
             }
-            println!(
-                "  ratio ring / per-frame, delivered {:>8.2}",
-                ring.rate / per_frame.rate
-            );
-            println!(
-                "  ratio ring / ring+sendmmsg, delivered {:>4.2}, switch CPU per frame {:.2}",
-                ring.rate / sendmmsg.rate,
-                ring.cpu_ns / sendmmsg.cpu_ns
-            );
-            println!(
-                "  ratio ring / raw p4sim, delivered {:>8.2}",
-                ring.rate / raw
-            );
+            // Ratios of the ways that ran (ESA_BENCH_VETH may leave some
+            // out).
+            if ring.rate > 0.0 && per_frame.rate > 0.0 {
+                println!(
+                    "  ratio ring / per-frame, delivered {:>8.2}",
+                    ring.rate / per_frame.rate
+                );
+            }
+            if ring.rate > 0.0 && sendmmsg.rate > 0.0 {
+                println!(
+                    "  ratio ring / ring+sendmmsg, delivered {:>4.2}, switch CPU per frame {:.2}",
+                    ring.rate / sendmmsg.rate,
+                    ring.cpu_ns / sendmmsg.cpu_ns
+                );
+            }
+            if ring.rate > 0.0 {
+                println!(
+                    "  ratio ring / raw p4sim, delivered {:>8.2}",
+                    ring.rate / raw
+                );
+            }
         }
         Err(why) => println!("  skipped: {why}"),
     }
