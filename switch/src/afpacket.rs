@@ -307,6 +307,115 @@ const fn tpacket_align(n: usize) -> usize {
 const V2_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket2_hdr>());
 const V3_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket3_hdr>());
 
+/// What [`walk_unit`] found in one unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Walked {
+    /// Frames passed on.
+    pub delivered: usize,
+    /// Frames skipped because the kernel captured less than their length
+    /// (longer than a slot or a block).
+    pub oversized: u64,
+}
+
+/// Reads one unit of a receive ring as the kernel lays it out (a
+/// `TPACKET_V2` slot, or a `TPACKET_V3` block of packed frames) and calls
+/// `each` with every frame received from the wire, in order, with the
+/// time the kernel stamped it (ns since the Unix epoch). Frames this host
+/// sent (`PACKET_OUTGOING`) are skipped, and frames longer than their slot
+/// are counted, not passed on. Every read is bounded by `unit`: headers,
+/// offsets and lengths that point outside it end the walk there, so no
+/// content of `unit` makes it read out of bounds or panic (the `ring`
+/// fuzz target in `switch/fuzz` checks this). The status word is not
+/// read: the caller owns the unit.
+pub fn walk_unit(kind: RingKind, unit: &[u8], each: &mut impl FnMut(&[u8], u64)) -> Walked {
+    let word = |at: usize| -> Option<u32> {
+        Some(u32::from_ne_bytes(
+            unit.get(at..at.checked_add(4)?)?.try_into().ok()?,
+        ))
+    };
+    let half = |at: usize| -> Option<u16> {
+        Some(u16::from_ne_bytes(
+            unit.get(at..at.checked_add(2)?)?.try_into().ok()?,
+        ))
+    };
+    let pkttype = |at: usize| {
+        unit.get(at.checked_add(std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype))?)
+            .copied()
+    };
+    let stamp = |sec: u32, nsec: u32| u64::from(sec) * 1_000_000_000 + u64::from(nsec);
+    // Each frame header with its offset, and the next header's offset
+    // (0: the last one).
+    let header = |at: usize| -> Option<(FrameHeader, usize)> {
+        match kind {
+            RingKind::Frames => Some((
+                FrameHeader {
+                    snaplen: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_snaplen))?,
+                    len: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_len))?,
+                    mac: half(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_mac))?,
+                    pkttype: pkttype(at + V2_ADDR_OFFSET)?,
+                    stamp_ns: stamp(
+                        word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_sec))?,
+                        word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_nsec))?,
+                    ),
+                },
+                0,
+            )),
+            RingKind::Blocks => Some((
+                FrameHeader {
+                    snaplen: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen))?,
+                    len: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_len))?,
+                    mac: half(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_mac))?,
+                    pkttype: pkttype(at + V3_ADDR_OFFSET)?,
+                    stamp_ns: stamp(
+                        word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_sec))?,
+                        word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_nsec))?,
+                    ),
+                },
+                word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset))? as usize,
+            )),
+        }
+    };
+    let mut walked = Walked::default();
+    // How many frames, and where the first header is.
+    let (Some(count), Some(mut at)) = (match kind {
+        RingKind::Frames => (Some(1), Some(0)),
+        RingKind::Blocks => {
+            let desc = std::mem::offset_of!(libc::tpacket_block_desc, hdr);
+            (
+                word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, num_pkts)),
+                word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt))
+                    .map(|o| o as usize),
+            )
+        }
+    }) else {
+        return walked;
+    };
+    for _ in 0..count {
+        // A header that does not fit in the unit ends the walk, so the
+        // loop runs at most once per byte of the unit.
+        let Some((h, next)) = header(at) else {
+            break;
+        };
+        let start = at + h.mac as usize;
+        // The kernel never writes a frame past its unit; if it did,
+        // stop rather than read outside it.
+        let Some(frame) = unit.get(start..start + h.snaplen as usize) else {
+            break;
+        };
+        if h.snaplen < h.len {
+            walked.oversized += 1;
+        } else if h.pkttype != libc::PACKET_OUTGOING {
+            each(frame, h.stamp_ns);
+            walked.delivered += 1;
+        }
+        if next == 0 {
+            break;
+        }
+        at += next;
+    }
+    walked
+}
+
 /// The fields of a frame header the reader uses, wherever they sit.
 struct FrameHeader {
     /// Bytes captured and the frame's length on the wire.
@@ -531,86 +640,9 @@ impl RxRing {
                 self.unit_size(),
             )
         };
-        let word = |at: usize| -> Option<u32> {
-            Some(u32::from_ne_bytes(unit.get(at..at + 4)?.try_into().ok()?))
-        };
-        let half = |at: usize| -> Option<u16> {
-            Some(u16::from_ne_bytes(unit.get(at..at + 2)?.try_into().ok()?))
-        };
-        let pkttype = |at: usize| {
-            unit.get(at + std::mem::offset_of!(libc::sockaddr_ll, sll_pkttype))
-                .copied()
-        };
-        let stamp = |sec: u32, nsec: u32| u64::from(sec) * 1_000_000_000 + u64::from(nsec);
-        // Each frame header with its offset, and the next header's offset
-        // (0: the last one).
-        let header = |at: usize| -> Option<(FrameHeader, usize)> {
-            match self.kind {
-                RingKind::Frames => Some((
-                    FrameHeader {
-                        snaplen: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_snaplen))?,
-                        len: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_len))?,
-                        mac: half(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_mac))?,
-                        pkttype: pkttype(at + V2_ADDR_OFFSET)?,
-                        stamp_ns: stamp(
-                            word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_sec))?,
-                            word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_nsec))?,
-                        ),
-                    },
-                    0,
-                )),
-                RingKind::Blocks => Some((
-                    FrameHeader {
-                        snaplen: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen))?,
-                        len: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_len))?,
-                        mac: half(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_mac))?,
-                        pkttype: pkttype(at + V3_ADDR_OFFSET)?,
-                        stamp_ns: stamp(
-                            word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_sec))?,
-                            word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_nsec))?,
-                        ),
-                    },
-                    word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset))? as usize,
-                )),
-            }
-        };
-        // How many frames, and where the first header is.
-        let (Some(count), Some(mut at)) = (match self.kind {
-            RingKind::Frames => (Some(1), Some(0)),
-            RingKind::Blocks => {
-                let desc = std::mem::offset_of!(libc::tpacket_block_desc, hdr);
-                (
-                    word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, num_pkts)),
-                    word(desc + std::mem::offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt))
-                        .map(|o| o as usize),
-                )
-            }
-        }) else {
-            return 0;
-        };
-        let mut delivered = 0;
-        for _ in 0..count {
-            let Some((h, next)) = header(at) else {
-                break;
-            };
-            let start = at + h.mac as usize;
-            // The kernel never writes a frame past its unit; if it did,
-            // stop rather than read outside it.
-            let Some(frame) = unit.get(start..start + h.snaplen as usize) else {
-                break;
-            };
-            if h.snaplen < h.len {
-                self.oversized += 1;
-            } else if h.pkttype != libc::PACKET_OUTGOING {
-                each(frame, h.stamp_ns);
-                delivered += 1;
-            }
-            if next == 0 {
-                break;
-            }
-            at += next;
-        }
-        delivered
+        let walked = walk_unit(self.kind, unit, each);
+        self.oversized += walked.oversized;
+        walked.delivered
     }
 
     /// Frames the kernel dropped because the ring was full, since the last
@@ -766,4 +798,264 @@ fn set_option<T>(fd: &OwnedFd, level: i32, name: i32, value: &T) -> io::Result<(
         return Err(last_error("setsockopt"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    fn put32(unit: &mut [u8], at: usize, v: u32) {
+        unit[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+    }
+
+    fn put16(unit: &mut [u8], at: usize, v: u16) {
+        unit[at..at + 2].copy_from_slice(&v.to_ne_bytes());
+    }
+
+    /// A `TPACKET_V2` slot holding `frame` as the kernel writes it.
+    fn v2_slot(frame: &[u8], len: u32, pkttype: u8, sec: u32, nsec: u32) -> Vec<u8> {
+        let mut unit = vec![0u8; 2048];
+        let mac = V2_ADDR_OFFSET + 32;
+        put32(&mut unit, offset_of!(libc::tpacket2_hdr, tp_len), len);
+        put32(
+            &mut unit,
+            offset_of!(libc::tpacket2_hdr, tp_snaplen),
+            frame.len() as u32,
+        );
+        put16(
+            &mut unit,
+            offset_of!(libc::tpacket2_hdr, tp_mac),
+            mac as u16,
+        );
+        put32(&mut unit, offset_of!(libc::tpacket2_hdr, tp_sec), sec);
+        put32(&mut unit, offset_of!(libc::tpacket2_hdr, tp_nsec), nsec);
+        unit[V2_ADDR_OFFSET + offset_of!(libc::sockaddr_ll, sll_pkttype)] = pkttype;
+        unit[mac..mac + frame.len()].copy_from_slice(frame);
+        unit
+    }
+
+    /// A `TPACKET_V3` block with `frames` (bytes, packet type, stamp ns)
+    /// packed one after another, as the kernel writes them.
+    fn v3_block(frames: &[(Vec<u8>, u8, u64)]) -> Vec<u8> {
+        let mut unit = vec![0u8; 8192];
+        let desc = offset_of!(libc::tpacket_block_desc, hdr);
+        let first = 64;
+        put32(
+            &mut unit,
+            desc + offset_of!(libc::tpacket_hdr_v1, num_pkts),
+            frames.len() as u32,
+        );
+        put32(
+            &mut unit,
+            desc + offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt),
+            first as u32,
+        );
+        let mut at = first;
+        for (i, (frame, pkttype, ns)) in frames.iter().enumerate() {
+            let mac = V3_ADDR_OFFSET + 32;
+            let size = tpacket_align(mac + frame.len());
+            let next = if i + 1 == frames.len() {
+                0
+            } else {
+                size as u32
+            };
+            put32(
+                &mut unit,
+                at + offset_of!(libc::tpacket3_hdr, tp_next_offset),
+                next,
+            );
+            put32(
+                &mut unit,
+                at + offset_of!(libc::tpacket3_hdr, tp_len),
+                frame.len() as u32,
+            );
+            put32(
+                &mut unit,
+                at + offset_of!(libc::tpacket3_hdr, tp_snaplen),
+                frame.len() as u32,
+            );
+            put16(
+                &mut unit,
+                at + offset_of!(libc::tpacket3_hdr, tp_mac),
+                mac as u16,
+            );
+            put32(
+                &mut unit,
+                at + offset_of!(libc::tpacket3_hdr, tp_sec),
+                (ns / 1_000_000_000) as u32,
+            );
+            put32(
+                &mut unit,
+                at + offset_of!(libc::tpacket3_hdr, tp_nsec),
+                (ns % 1_000_000_000) as u32,
+            );
+            unit[at + V3_ADDR_OFFSET + offset_of!(libc::sockaddr_ll, sll_pkttype)] = *pkttype;
+            unit[at + mac..at + mac + frame.len()].copy_from_slice(frame);
+            at += size;
+        }
+        unit
+    }
+
+    fn collect(kind: RingKind, unit: &[u8]) -> (Vec<(Vec<u8>, u64)>, Walked) {
+        let mut got = Vec::new();
+        let walked = walk_unit(kind, unit, &mut |f: &[u8], ns| got.push((f.to_vec(), ns)));
+        (got, walked)
+    }
+
+    fn frame(n: u8, len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|i| n.wrapping_mul(31).wrapping_add(i as u8))
+            .collect()
+    }
+
+    #[test]
+    fn a_v2_slot_yields_its_frame_byte_exact_with_its_stamp() {
+        let f = frame(1, 64);
+        let unit = v2_slot(&f, 64, libc::PACKET_HOST, 1_700_000_000, 123_456_789);
+        let (got, walked) = collect(RingKind::Frames, &unit);
+        assert_eq!(got, vec![(f, 1_700_000_000_123_456_789)]);
+        assert_eq!(
+            walked,
+            Walked {
+                delivered: 1,
+                oversized: 0
+            }
+        );
+    }
+
+    #[test]
+    fn a_v2_slot_skips_outgoing_frames_and_counts_cut_ones() {
+        let f = frame(2, 64);
+        let outgoing = v2_slot(&f, 64, libc::PACKET_OUTGOING, 1, 0);
+        assert_eq!(
+            collect(RingKind::Frames, &outgoing),
+            (vec![], Walked::default())
+        );
+        // Captured 64 bytes of a 9000-byte frame: counted, not passed on.
+        let cut = v2_slot(&f, 9000, libc::PACKET_HOST, 1, 0);
+        assert_eq!(
+            collect(RingKind::Frames, &cut),
+            (
+                vec![],
+                Walked {
+                    delivered: 0,
+                    oversized: 1
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn a_v3_block_yields_its_frames_in_order_skipping_outgoing() {
+        let frames = vec![
+            (frame(1, 60), libc::PACKET_HOST, 5_000_000_001),
+            (frame(2, 1514), libc::PACKET_OUTGOING, 5_000_000_002),
+            (frame(3, 61), libc::PACKET_OTHERHOST, 6_999_999_999),
+            (frame(4, 128), libc::PACKET_BROADCAST, 7_000_000_000),
+        ];
+        let unit = v3_block(&frames);
+        let (got, walked) = collect(RingKind::Blocks, &unit);
+        let want: Vec<(Vec<u8>, u64)> = [0, 2, 3]
+            .iter()
+            .map(|&i| (frames[i].0.clone(), frames[i].2))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            walked,
+            Walked {
+                delivered: 3,
+                oversized: 0
+            }
+        );
+    }
+
+    #[test]
+    fn headers_pointing_outside_the_unit_end_the_walk() {
+        let frames: Vec<_> = (0..3)
+            .map(|i| (frame(i, 100), libc::PACKET_HOST, 1))
+            .collect();
+        let good = v3_block(&frames);
+        let desc = offset_of!(libc::tpacket_block_desc, hdr);
+        let first = 64;
+        // More frames claimed than chained: the last header's next offset
+        // (0) ends the walk.
+        let mut unit = good.clone();
+        put32(
+            &mut unit,
+            desc + offset_of!(libc::tpacket_hdr_v1, num_pkts),
+            u32::MAX,
+        );
+        assert_eq!(collect(RingKind::Blocks, &unit).1.delivered, 3);
+        // A first frame beyond the block.
+        let mut unit = good.clone();
+        put32(
+            &mut unit,
+            desc + offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt),
+            u32::MAX,
+        );
+        assert_eq!(
+            collect(RingKind::Blocks, &unit),
+            (vec![], Walked::default())
+        );
+        // A second frame's next offset far past the end.
+        let mut unit = good.clone();
+        let second = first + tpacket_align(V3_ADDR_OFFSET + 32 + 100);
+        put32(
+            &mut unit,
+            second + offset_of!(libc::tpacket3_hdr, tp_next_offset),
+            u32::MAX,
+        );
+        assert_eq!(collect(RingKind::Blocks, &unit).1.delivered, 2);
+        // A frame whose bytes would run past the block.
+        let mut unit = good.clone();
+        put32(
+            &mut unit,
+            first + offset_of!(libc::tpacket3_hdr, tp_snaplen),
+            8192,
+        );
+        put32(
+            &mut unit,
+            first + offset_of!(libc::tpacket3_hdr, tp_len),
+            8192,
+        );
+        assert_eq!(
+            collect(RingKind::Blocks, &unit),
+            (vec![], Walked::default())
+        );
+        // A V2 slot whose frame offset lies past the slot.
+        let mut unit = v2_slot(&frame(9, 64), 64, libc::PACKET_HOST, 1, 0);
+        put16(&mut unit, offset_of!(libc::tpacket2_hdr, tp_mac), u16::MAX);
+        assert_eq!(
+            collect(RingKind::Frames, &unit),
+            (vec![], Walked::default())
+        );
+    }
+
+    #[test]
+    fn a_cut_unit_yields_a_prefix_of_its_frames_and_never_other_bytes() {
+        let frames: Vec<_> = (0..5)
+            .map(|i| {
+                (
+                    frame(i, 60 + 37 * usize::from(i)),
+                    libc::PACKET_HOST,
+                    u64::from(i),
+                )
+            })
+            .collect();
+        let unit = v3_block(&frames);
+        for cut in 0..=unit.len() {
+            let (got, _) = collect(RingKind::Blocks, &unit[..cut]);
+            let want: Vec<_> = frames[..got.len()]
+                .iter()
+                .map(|(f, _, ns)| (f.clone(), *ns))
+                .collect();
+            assert_eq!(got, want, "cut at {cut}");
+        }
+        let slot = v2_slot(&frame(7, 64), 64, libc::PACKET_HOST, 3, 4);
+        for cut in 0..=slot.len() {
+            let (got, _) = collect(RingKind::Frames, &slot[..cut]);
+            assert!(got.is_empty() || got[0].0 == frame(7, 64), "cut at {cut}");
+        }
+    }
 }
