@@ -978,51 +978,49 @@ mod tests {
         let good = v3_block(&frames);
         let desc = offset_of!(libc::tpacket_block_desc, hdr);
         let first = 64;
-        // More frames claimed than chained: the last header's next offset
-        // (0) ends the walk.
-        let mut unit = good.clone();
-        put32(
-            &mut unit,
-            desc + offset_of!(libc::tpacket_hdr_v1, num_pkts),
-            u32::MAX,
-        );
-        assert_eq!(collect(RingKind::Blocks, &unit).1.delivered, 3);
-        // A first frame beyond the block.
-        let mut unit = good.clone();
-        put32(
-            &mut unit,
-            desc + offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt),
-            u32::MAX,
-        );
-        assert_eq!(
-            collect(RingKind::Blocks, &unit),
-            (vec![], Walked::default())
-        );
-        // A second frame's next offset far past the end.
-        let mut unit = good.clone();
         let second = first + tpacket_align(V3_ADDR_OFFSET + 32 + 100);
-        put32(
-            &mut unit,
-            second + offset_of!(libc::tpacket3_hdr, tp_next_offset),
-            u32::MAX,
-        );
-        assert_eq!(collect(RingKind::Blocks, &unit).1.delivered, 2);
-        // A frame whose bytes would run past the block.
-        let mut unit = good.clone();
-        put32(
-            &mut unit,
-            first + offset_of!(libc::tpacket3_hdr, tp_snaplen),
-            8192,
-        );
-        put32(
-            &mut unit,
-            first + offset_of!(libc::tpacket3_hdr, tp_len),
-            8192,
-        );
-        assert_eq!(
-            collect(RingKind::Blocks, &unit),
-            (vec![], Walked::default())
-        );
+        // (what, the word overwritten, its new value, frames still passed on)
+        let cases = [
+            // The last header's next offset (0) ends the walk.
+            (
+                "more frames claimed than chained",
+                desc + offset_of!(libc::tpacket_hdr_v1, num_pkts),
+                u32::MAX,
+                3,
+            ),
+            (
+                "a first frame beyond the block",
+                desc + offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt),
+                u32::MAX,
+                0,
+            ),
+            (
+                "a second frame's next offset far past the end",
+                second + offset_of!(libc::tpacket3_hdr, tp_next_offset),
+                u32::MAX,
+                2,
+            ),
+            (
+                "a frame whose bytes would run past the block",
+                first + offset_of!(libc::tpacket3_hdr, tp_snaplen),
+                8192,
+                0,
+            ),
+        ];
+        for (what, at, value, delivered) in cases {
+            let mut unit = good.clone();
+            put32(&mut unit, at, value);
+            let (got, walked) = collect(RingKind::Blocks, &unit);
+            assert_eq!(
+                walked,
+                Walked {
+                    delivered,
+                    oversized: 0
+                },
+                "{what}"
+            );
+            assert_eq!(got.len(), delivered, "{what}");
+        }
         // A V2 slot whose frame offset lies past the slot.
         let mut unit = v2_slot(&frame(9, 64), 64, libc::PACKET_HOST, 1, 0);
         put16(&mut unit, offset_of!(libc::tpacket2_hdr, tp_mac), u16::MAX);
