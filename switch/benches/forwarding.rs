@@ -493,6 +493,11 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
     ];
     // ESA_BENCH_VETH=ring or per-frame runs only that way (for profiling).
     let only = std::env::var("ESA_BENCH_VETH").ok();
+    // ESA_BENCH_SINK_ONLY=1 measures only the nobody-reading costs;
+    // ESA_BENCH_DELIVERED_ONLY=1 only delivered frames (for profiling
+    // them, with ESA_BENCH_FRAMES for longer runs).
+    let delivered = std::env::var_os("ESA_BENCH_SINK_ONLY").is_none();
+    let sinks = std::env::var_os("ESA_BENCH_DELIVERED_ONLY").is_none();
     let names = WAY_NAMES;
     let mut samples: [Vec<VethSample>; WAYS] = Default::default();
     let mut latency: [Vec<f64>; WAYS] = Default::default();
@@ -503,20 +508,16 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
             if only.as_deref().is_some_and(|o| o != names[way]) {
                 continue;
             }
-            // ESA_BENCH_SINK_ONLY=1 measures only the nobody-reading costs.
-            if std::env::var_os("ESA_BENCH_SINK_ONLY").is_none() {
+            if delivered {
                 samples[way].push(veth_rate(&veths, io, packets));
+                if sinks {
+                    latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
+                }
             }
-            // ESA_BENCH_DELIVERED_ONLY=1 measures only delivered frames
-            // (for profiling them, with ESA_BENCH_FRAMES for longer runs).
-            if std::env::var_os("ESA_BENCH_DELIVERED_ONLY").is_some() {
-                continue;
+            if sinks {
+                sink[way].push(veth_sink_cpu_ns(&veths, io, packets, true));
+                unread[way].push(veth_sink_cpu_ns(&veths, io, packets, false));
             }
-            if std::env::var_os("ESA_BENCH_SINK_ONLY").is_none() {
-                latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
-            }
-            sink[way].push(veth_sink_cpu_ns(&veths, io, packets, true));
-            unread[way].push(veth_sink_cpu_ns(&veths, io, packets, false));
         }
     }
     let mut out = [WayResult::default(); WAYS];
