@@ -307,6 +307,40 @@ const fn tpacket_align(n: usize) -> usize {
 const V2_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket2_hdr>());
 const V3_ADDR_OFFSET: usize = tpacket_align(size_of::<libc::tpacket3_hdr>());
 
+/// Where the fields the reader uses sit in a frame header, from its start.
+struct HeaderLayout {
+    snaplen: usize,
+    len: usize,
+    mac: usize,
+    sec: usize,
+    nsec: usize,
+    /// The frame's `sockaddr_ll`.
+    addr: usize,
+    /// The next header's offset (`TPACKET_V3` packs frames in a block; a
+    /// `TPACKET_V2` slot holds one).
+    next: Option<usize>,
+}
+
+const V2_LAYOUT: HeaderLayout = HeaderLayout {
+    snaplen: std::mem::offset_of!(libc::tpacket2_hdr, tp_snaplen),
+    len: std::mem::offset_of!(libc::tpacket2_hdr, tp_len),
+    mac: std::mem::offset_of!(libc::tpacket2_hdr, tp_mac),
+    sec: std::mem::offset_of!(libc::tpacket2_hdr, tp_sec),
+    nsec: std::mem::offset_of!(libc::tpacket2_hdr, tp_nsec),
+    addr: V2_ADDR_OFFSET,
+    next: None,
+};
+
+const V3_LAYOUT: HeaderLayout = HeaderLayout {
+    snaplen: std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen),
+    len: std::mem::offset_of!(libc::tpacket3_hdr, tp_len),
+    mac: std::mem::offset_of!(libc::tpacket3_hdr, tp_mac),
+    sec: std::mem::offset_of!(libc::tpacket3_hdr, tp_sec),
+    nsec: std::mem::offset_of!(libc::tpacket3_hdr, tp_nsec),
+    addr: V3_ADDR_OFFSET,
+    next: Some(std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset)),
+};
+
 /// What [`walk_unit`] found in one unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Walked {
@@ -343,37 +377,27 @@ pub fn walk_unit(kind: RingKind, unit: &[u8], each: &mut impl FnMut(&[u8], u64))
             .copied()
     };
     let stamp = |sec: u32, nsec: u32| u64::from(sec) * 1_000_000_000 + u64::from(nsec);
+    let layout = match kind {
+        RingKind::Frames => &V2_LAYOUT,
+        RingKind::Blocks => &V3_LAYOUT,
+    };
     // Each frame header with its offset, and the next header's offset
     // (0: the last one).
     let header = |at: usize| -> Option<(FrameHeader, usize)> {
-        match kind {
-            RingKind::Frames => Some((
-                FrameHeader {
-                    snaplen: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_snaplen))?,
-                    len: word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_len))?,
-                    mac: half(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_mac))?,
-                    pkttype: pkttype(at + V2_ADDR_OFFSET)?,
-                    stamp_ns: stamp(
-                        word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_sec))?,
-                        word(at + std::mem::offset_of!(libc::tpacket2_hdr, tp_nsec))?,
-                    ),
-                },
-                0,
-            )),
-            RingKind::Blocks => Some((
-                FrameHeader {
-                    snaplen: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_snaplen))?,
-                    len: word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_len))?,
-                    mac: half(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_mac))?,
-                    pkttype: pkttype(at + V3_ADDR_OFFSET)?,
-                    stamp_ns: stamp(
-                        word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_sec))?,
-                        word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_nsec))?,
-                    ),
-                },
-                word(at + std::mem::offset_of!(libc::tpacket3_hdr, tp_next_offset))? as usize,
-            )),
-        }
+        let next = match layout.next {
+            Some(field) => word(at + field)? as usize,
+            None => 0,
+        };
+        Some((
+            FrameHeader {
+                snaplen: word(at + layout.snaplen)?,
+                len: word(at + layout.len)?,
+                mac: half(at + layout.mac)?,
+                pkttype: pkttype(at + layout.addr)?,
+                stamp_ns: stamp(word(at + layout.sec)?, word(at + layout.nsec)?),
+            },
+            next,
+        ))
     };
     let mut walked = Walked::default();
     // How many frames, and where the first header is.
