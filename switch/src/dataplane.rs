@@ -277,6 +277,9 @@ impl Dataplane {
             }
             #[cfg(target_os = "linux")]
             for (port, ring) in rings.iter_mut() {
+                if !ring.has_frames() {
+                    continue;
+                }
                 // Frames from a ring enter the program stamped with when
                 // the kernel received them (as a switch stamps a frame at
                 // its MAC), on the switch's monotonic clock: the two clocks
