@@ -117,13 +117,19 @@ fn receive_everything(fd: &OwnedFd, ifindex: i32) -> io::Result<()> {
 /// Asks for 4 MiB socket buffers: beyond `net.core.{r,w}mem_max` when
 /// root (the `FORCE` options), else as much as the limit allows.
 fn enlarge_buffers(fd: &OwnedFd) {
-    for (force, plain) in [
-        (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF),
-        (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF),
-    ] {
-        if set_option(fd, libc::SOL_SOCKET, force, &SOCKET_BUFFER_BYTES).is_err() {
-            let _ = set_option(fd, libc::SOL_SOCKET, plain, &SOCKET_BUFFER_BYTES);
-        }
+    enlarge_buffer(fd, libc::SO_RCVBUFFORCE, libc::SO_RCVBUF);
+    enlarge_send_buffer(fd);
+}
+
+/// Asks for a 4 MiB send buffer, as [`enlarge_buffers`] does (the kernel
+/// charges each frame it has built and not yet freed to it).
+pub(crate) fn enlarge_send_buffer(fd: &impl AsRawFd) {
+    enlarge_buffer(fd, libc::SO_SNDBUFFORCE, libc::SO_SNDBUF);
+}
+
+fn enlarge_buffer(fd: &impl AsRawFd, force: i32, plain: i32) {
+    if set_option(fd, libc::SOL_SOCKET, force, &SOCKET_BUFFER_BYTES).is_err() {
+        let _ = set_option(fd, libc::SOL_SOCKET, plain, &SOCKET_BUFFER_BYTES);
     }
 }
 
@@ -807,7 +813,7 @@ impl Waker {
     }
 }
 
-fn set_option<T>(fd: &OwnedFd, level: i32, name: i32, value: &T) -> io::Result<()> {
+fn set_option<T>(fd: &impl AsRawFd, level: i32, name: i32, value: &T) -> io::Result<()> {
     // SAFETY: `value` points to a live T and the length is its size.
     let rc = unsafe {
         libc::setsockopt(

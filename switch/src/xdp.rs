@@ -16,13 +16,14 @@
 //! frame). Frames bypass the interface's queueing discipline (`tc`
 //! shaping does not apply), as with `PACKET_QDISC_BYPASS`. The ring and
 //! socket calls are those of the `xdpilone` crate. Everything unsafe
-//! about it is here: the shared memory and the raw `sendto`.
+//! about it is here: the shared memory and the raw socket calls.
 
 #![allow(unsafe_code)]
 
 use std::io;
 use std::num::NonZeroU32;
 use std::ptr::NonNull;
+use std::time::{Duration, Instant};
 
 use xdpilone::xdp::XdpDesc;
 use xdpilone::{DeviceQueue, IfInfo, RingTx, Socket, SocketConfig, Umem, UmemConfig, User};
@@ -46,8 +47,27 @@ const KICK_EVERY: usize = 256;
 /// Binds retried, 10 ms apart, while the queue is busy.
 const BIND_RETRIES: u32 = 100;
 
-/// `sendto` calls without progress before giving up on a batch.
-const STALLED_KICKS: u32 = 1000;
+/// How long sending may go without progress (the kernel taking no frame
+/// off the ring, or holding every chunk) before the batch is given up and
+/// the port falls back to `sendmmsg`. Bounded by time rather than by a
+/// count of calls, whose length depends on how soon the thread gets back
+/// its core after yielding.
+const STALL_LIMIT: Duration = Duration::from_millis(20);
+
+/// A run of attempts without progress: the clock is read only once one
+/// has failed, so sending at full speed reads it never.
+#[derive(Debug, Default)]
+struct Stall {
+    since: Option<Instant>,
+}
+
+impl Stall {
+    /// Notes one more attempt without progress; whether the run has now
+    /// lasted longer than [`STALL_LIMIT`].
+    fn too_long(&mut self) -> bool {
+        self.since.get_or_insert_with(Instant::now).elapsed() > STALL_LIMIT
+    }
+}
 
 /// An anonymous, page-aligned mapping, unmapped on drop.
 #[derive(Debug)]
@@ -153,6 +173,17 @@ impl XdpSender {
             .map_err(|e| errno(&format!("interface {name}"), e))?;
         info.set_queue(0);
         let socket = Socket::with_shared(&info, &umem).map_err(|e| errno("AF_XDP socket", e))?;
+        // In copy mode each frame is an skb charged to the socket's send
+        // buffer until the device frees it. The default buffer (about
+        // 200 KiB, some 280 small frames) stalls sends while a NIC's
+        // transmit ring, or another CPU's backlog, holds that many: the
+        // same 4 MiB as the ports' AF_PACKET sockets lets every chunk be
+        // in flight.
+        // SAFETY: the descriptor is the socket's, open while `socket`
+        // lives, which outlasts this borrow.
+        crate::afpacket::enlarge_send_buffer(&unsafe {
+            std::os::fd::BorrowedFd::borrow_raw(socket.as_raw_fd())
+        });
         let device = umem
             .fq_cq(&socket)
             .map_err(|e| errno("AF_XDP fill and completion rings", e))?;
@@ -178,7 +209,7 @@ impl XdpSender {
                 Ok(()) => break,
                 Err(e) if e.get_raw() == libc::EBUSY && waited < BIND_RETRIES => {
                     waited += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    std::thread::sleep(Duration::from_millis(10));
                 }
                 Err(e) => return Err(errno("AF_XDP bind", e)),
             }
@@ -197,6 +228,28 @@ impl XdpSender {
             dropped: 0,
             name: name.to_string(),
         })
+    }
+
+    /// The socket's send buffer, bytes, as the kernel reports it (twice
+    /// what was asked, for its own bookkeeping).
+    pub fn send_buffer(&self) -> io::Result<usize> {
+        let mut bytes: i32 = 0;
+        let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
+        // SAFETY: `bytes` and `len` are valid for writes and live across
+        // the call; `len` is the size of `bytes`.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.tx.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_SNDBUF,
+                (&raw mut bytes).cast(),
+                &raw mut len,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(usize::try_from(bytes).unwrap_or(0))
     }
 
     /// Frames the interface took and dropped since the last call (the
@@ -252,14 +305,13 @@ impl XdpSender {
     /// still on the ring stay there (the caller drops the sender, which
     /// discards them).
     fn flush(&mut self) -> io::Result<()> {
-        let mut stalled = 0;
+        let mut stalled = Stall::default();
         while self.tx.pending() > 0 {
             let before = self.tx.pending();
             let dropped = self.kick()?;
             self.reap();
             if !dropped && self.tx.pending() >= before {
-                stalled += 1;
-                if stalled > STALLED_KICKS {
+                if stalled.too_long() {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         format!("{} frames stuck on the AF_XDP ring", self.tx.pending()),
@@ -267,7 +319,7 @@ impl XdpSender {
                 }
                 std::thread::yield_now();
             } else {
-                stalled = 0;
+                stalled = Stall::default();
             }
         }
         Ok(())
@@ -287,7 +339,7 @@ impl XdpSender {
     ) -> io::Result<()> {
         let mut start = 0;
         let mut described: Vec<Option<XdpDesc>> = Vec::with_capacity(KICK_EVERY);
-        let mut empty_rounds = 0;
+        let mut empty = Stall::default();
         while start < frames.len() {
             self.reap();
             // This round: as many frames as there are free chunks and ring
@@ -341,8 +393,7 @@ impl XdpSender {
             if described.is_empty() {
                 // Every chunk is still the kernel's: wait for some, a
                 // bounded while.
-                empty_rounds += 1;
-                if empty_rounds > STALLED_KICKS && result.is_ok() {
+                if empty.too_long() && result.is_ok() {
                     result = Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         "the kernel holds every AF_XDP chunk",
@@ -350,7 +401,7 @@ impl XdpSender {
                 }
                 std::thread::yield_now();
             } else {
-                empty_rounds = 0;
+                empty = Stall::default();
             }
             // The described frames that went out are the first ones: on an
             // error, those still on the ring are the last.
@@ -387,14 +438,14 @@ impl XdpSender {
 }
 
 /// How long after its `AF_XDP` socket failed a port tries a new one.
-const REOPEN_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+const REOPEN_AFTER: Duration = Duration::from_secs(1);
 
 /// A port's `AF_XDP` sending: its socket, or, while the socket has
 /// failed (the interface went down or away), when to try a new one.
 #[derive(Debug)]
 pub(crate) struct XdpEgress {
     sender: Option<XdpSender>,
-    reopen_at: std::time::Instant,
+    reopen_at: Instant,
     port: u32,
     interface: String,
 }
@@ -404,7 +455,7 @@ impl XdpEgress {
         XdpEgress {
             interface: sender.name.clone(),
             sender: Some(sender),
-            reopen_at: std::time::Instant::now(),
+            reopen_at: Instant::now(),
             port,
         }
     }
@@ -419,13 +470,13 @@ impl XdpEgress {
         sent: impl FnMut(usize, io::Result<()>),
     ) -> bool {
         let (port, interface) = (self.port, self.interface.as_str());
-        if self.sender.is_none() && std::time::Instant::now() >= self.reopen_at {
+        if self.sender.is_none() && Instant::now() >= self.reopen_at {
             match XdpSender::open(interface) {
                 Ok(x) => {
                     tracing::info!(port, interface, "AF_XDP reopened");
                     self.sender = Some(x);
                 }
-                Err(_) => self.reopen_at = std::time::Instant::now() + REOPEN_AFTER,
+                Err(_) => self.reopen_at = Instant::now() + REOPEN_AFTER,
             }
         }
         let Some(x) = &mut self.sender else {
@@ -448,7 +499,7 @@ impl XdpEgress {
                 "AF_XDP send failed ({e}): sendmmsg until it reopens"
             );
             self.sender = None;
-            self.reopen_at = std::time::Instant::now() + REOPEN_AFTER;
+            self.reopen_at = Instant::now() + REOPEN_AFTER;
         }
         true
     }

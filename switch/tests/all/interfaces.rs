@@ -637,6 +637,10 @@ fn xdp_sender_refuses_frames_over_a_chunk_and_counts_device_drops() {
     }
     let rig = Rig::create("y");
     let mut xdp = esa_switch::xdp::XdpSender::open(rig.a.end(1)).expect("AF_XDP on a veth");
+    // Every chunk may be in flight as an skb charged to the send buffer
+    // (2,048 of up to 2 KiB): asked for 4 MiB, reported doubled, where the
+    // default is about 200 KiB.
+    assert_eq!(xdp.send_buffer().unwrap(), 8 << 20, "send buffer raised");
     let capture = RxRing::open(rig.a.end(0), &RingConfig::default(), POLL).unwrap();
     let frames: Vec<Vec<u8>> = (0..300)
         .map(|seq| {
