@@ -138,16 +138,54 @@ impl OutputArena {
 /// Where output packets go.
 enum Sink<'o> {
     Vec(&'o mut Vec<OutputPacket>),
+    /// Output packets take the deparser's buffer itself, which is replaced
+    /// by a spare one (the caller returns sent packets' buffers there);
+    /// copied while there is none.
+    Reusing(&'o mut Vec<OutputPacket>, &'o mut Vec<Vec<u8>>),
     Arena(&'o mut OutputArena, u32),
 }
 
 impl Sink<'_> {
-    fn push(&mut self, port: u16, data: &[u8]) {
+    /// Sends `data` out of `port`; returns the buffer to deparse the next
+    /// packet into (`data` itself unless the packet took it).
+    fn push(&mut self, port: u16, data: Vec<u8>) -> Vec<u8> {
         match self {
             Sink::Vec(v) => v.push(OutputPacket {
                 port,
                 data: data.to_vec(),
             }),
+            Sink::Reusing(v, spare) => match spare.pop() {
+                Some(mut next) => {
+                    v.push(OutputPacket { port, data });
+                    next.clear();
+                    return next;
+                }
+                // None to swap in: copied, as without spare buffers (an
+                // exact-size copy costs no more than a new deparser
+                // buffer would).
+                None => v.push(OutputPacket {
+                    port,
+                    data: data.to_vec(),
+                }),
+            },
+            Sink::Arena(a, input) => a.push(*input, port, &data),
+        }
+        data
+    }
+
+    /// Sends a copy of `data` out of `port`.
+    fn push_copy(&mut self, port: u16, data: &[u8]) {
+        match self {
+            Sink::Vec(v) => v.push(OutputPacket {
+                port,
+                data: data.to_vec(),
+            }),
+            Sink::Reusing(v, spare) => {
+                let mut copy = spare.pop().unwrap_or_default();
+                copy.clear();
+                copy.extend_from_slice(data);
+                v.push(OutputPacket { port, data: copy });
+            }
             Sink::Arena(a, input) => a.push(*input, port, data),
         }
     }
@@ -600,6 +638,22 @@ impl V1Switch {
         self.process_into(ingress_port, packet, &mut Sink::Vec(out));
     }
 
+    /// As [`V1Switch::process_append`], without copying the packets sent:
+    /// each takes the buffer it was deparsed into, and the next packet is
+    /// deparsed into a buffer taken from `spare` (while `spare` is empty,
+    /// packets are copied as `process_append` does). A caller that puts
+    /// sent packets' buffers back into `spare` runs packet after packet
+    /// without allocating.
+    pub fn process_append_reusing(
+        &mut self,
+        ingress_port: u16,
+        packet: &[u8],
+        out: &mut Vec<OutputPacket>,
+        spare: &mut Vec<Vec<u8>>,
+    ) {
+        self.process_into(ingress_port, packet, &mut Sink::Reusing(out, spare));
+    }
+
     /// Runs a batch of packets `(ingress port, bytes)` in order, appending
     /// what they send to `out` (which is not cleared) with the index of
     /// the input each came from. The same as calling [`V1Switch::process`]
@@ -1013,7 +1067,7 @@ impl V1Switch {
                 if let Some(t) = fx.truncate.or(truncate) {
                     bytes.truncate(t as usize);
                 }
-                out.push((port & 0x1ff) as u16, &bytes);
+                bytes = out.push((port & 0x1ff) as u16, bytes);
             }
             self.deparsed = bytes;
         }

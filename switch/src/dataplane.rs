@@ -24,6 +24,9 @@ use crate::server::Shared;
 /// write waits for at most one batch).
 const BATCH_FRAMES: usize = 1024;
 
+/// Sent frames' buffers kept for reuse: a batch's worth.
+const SPARE_BUFFERS: usize = BATCH_FRAMES;
+
 /// Longest sleep on the rings (a doorbell or a frame ends it sooner).
 #[cfg(target_os = "linux")]
 const READ_POLL: std::time::Duration = std::time::Duration::from_millis(100);
@@ -112,6 +115,9 @@ pub(crate) struct Dataplane {
     /// What the program sent for the current frame (kept for its
     /// capacity).
     pub(crate) outputs: Vec<p4sim::v1switch::OutputPacket>,
+    /// Buffers of frames already sent, for the program to deparse the
+    /// next ones into (at most [`SPARE_BUFFERS`]): no allocation per frame.
+    pub(crate) spare: Vec<Vec<u8>>,
     /// Receive rings this thread reads itself, by port.
     #[cfg(target_os = "linux")]
     pub(crate) rings: Vec<(u32, RxRing)>,
@@ -341,7 +347,7 @@ impl Dataplane {
             return;
         };
         let mut outputs = std::mem::take(&mut self.outputs);
-        device.process(now_us, ingress, data, &mut outputs);
+        device.process_reusing(now_us, ingress, data, &mut outputs, &mut self.spare);
         if outputs.is_empty() {
             if let Some(c) = counters {
                 c.drop_one();
@@ -408,7 +414,8 @@ impl Dataplane {
                     if !via_xdp {
                         socket.send_many(&slices, report);
                     }
-                    frames.clear();
+                    drop(slices);
+                    reuse(&mut self.spare, frames.drain(..));
                 }
                 #[cfg(target_os = "linux")]
                 Some(Egress::Raw {
@@ -416,8 +423,8 @@ impl Dataplane {
                     batched: false,
                     ..
                 }) => {
-                    for frame in frames.drain(..) {
-                        match socket.send(&frame) {
+                    for frame in frames.iter() {
+                        match socket.send(frame) {
                             Ok(()) => count(Some(frame.len())),
                             Err(e) => {
                                 tracing::warn!(port, interface = socket.name(), "send: {e}");
@@ -425,10 +432,11 @@ impl Dataplane {
                             }
                         }
                     }
+                    reuse(&mut self.spare, frames.drain(..));
                 }
                 Some(Egress::Udp(sock)) => {
-                    for frame in frames.drain(..) {
-                        match sock.send(&frame) {
+                    for frame in frames.iter() {
+                        match sock.send(frame) {
                             Ok(()) => count(Some(frame.len())),
                             Err(e) => {
                                 tracing::debug!(port, "UDP send: {e}");
@@ -436,6 +444,7 @@ impl Dataplane {
                             }
                         }
                     }
+                    reuse(&mut self.spare, frames.drain(..));
                 }
                 None => {
                     tracing::trace!(port, "frame for a port that does not exist");
@@ -446,4 +455,11 @@ impl Dataplane {
             }
         }
     }
+}
+
+/// Keeps sent frames' buffers in `spare` for the program to deparse into,
+/// up to [`SPARE_BUFFERS`]; frees the rest.
+fn reuse(spare: &mut Vec<Vec<u8>>, sent: impl Iterator<Item = Vec<u8>>) {
+    let room = SPARE_BUFFERS.saturating_sub(spare.len());
+    spare.extend(sent.take(room));
 }

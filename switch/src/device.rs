@@ -162,6 +162,21 @@ impl Device {
         self.switch.process_append(port, data, out);
     }
 
+    /// As [`Device::process`], the packets sent taking their buffers from
+    /// `spare` rather than being copied into new ones
+    /// ([`V1Switch::process_append_reusing`]).
+    pub fn process_reusing(
+        &mut self,
+        now_us: u64,
+        port: u16,
+        data: &[u8],
+        out: &mut Vec<OutputPacket>,
+        spare: &mut Vec<Vec<u8>>,
+    ) {
+        self.switch.set_time_us(now_us);
+        self.switch.process_append_reusing(port, data, out, spare);
+    }
+
     /// Applies one update of a `Write`.
     pub fn write(&mut self, kind: v1::update::Type, entity: &v1::Entity) -> Result<()> {
         use v1::update::Type;

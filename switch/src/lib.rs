@@ -332,6 +332,7 @@ impl SwitchBuilder {
             pending: PortMap::new(),
             packet_ins: Vec::new(),
             outputs: Vec::new(),
+            spare: Vec::new(),
             // Rings that all fell back leave the packet thread on the
             // channel alone.
             #[cfg(target_os = "linux")]

@@ -169,7 +169,7 @@ impl V1Switch {
         let bypass = get(&frame, t.bypass_egress) & 1 == 1;
         for (k, &(eport, rid)) in copies.iter().enumerate() {
             if bypass {
-                out.push((eport & 0x1ff) as u16, &to_egress);
+                out.push_copy((eport & 0x1ff) as u16, &to_egress);
             } else {
                 self.tna_egress(t, &mut frame, eport, rid, k == 0, &to_egress, out);
             }
@@ -240,8 +240,7 @@ impl V1Switch {
         }
         let mut bytes = std::mem::take(&mut self.deparsed);
         bytes.extend_from_slice(payload);
-        out.push((port & 0x1ff) as u16, &bytes);
-        self.deparsed = bytes;
+        self.deparsed = out.push((port & 0x1ff) as u16, bytes);
     }
 
     /// Runs the parser (the half `gress` selects) on `data`; sets the
