@@ -680,23 +680,18 @@ impl RxRing {
     pub fn take_drops(&self) -> io::Result<u64> {
         // Both versions' statistics start with packets and drops; V3's
         // struct is the larger.
-        // SAFETY: an all-zero tpacket_stats_v3 is valid.
+        // SAFETY: tpacket_stats_v3 is a C struct of integers: all-zero, or
+        // any bytes the kernel writes, is a valid one.
         let mut stats: libc::tpacket_stats_v3 = unsafe { zeroed() };
-        let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
-        // SAFETY: `stats` and `len` are valid for writes and live across
-        // the call; `len` is the size of `stats`.
-        let rc = unsafe {
-            libc::getsockopt(
+        unsafe {
+            get_option(
                 self.fd.as_raw_fd(),
                 libc::SOL_PACKET,
                 libc::PACKET_STATISTICS,
-                (&raw mut stats).cast(),
-                &raw mut len,
+                &mut stats,
             )
-        };
-        if rc < 0 {
-            return Err(last_error("getsockopt(PACKET_STATISTICS)"));
         }
+        .map_err(|e| context(e, "getsockopt(PACKET_STATISTICS)"))?;
         Ok(u64::from(stats.tp_drops))
     }
 }
@@ -752,21 +747,9 @@ fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<Vec<(usize, io::Err
     for (i, p) in pfds.iter().enumerate() {
         if p.revents & libc::POLLERR != 0 {
             let mut code: i32 = 0;
-            let mut len = size_of::<i32>() as libc::socklen_t;
-            // SAFETY: `code` and `len` are valid for writes and live across
-            // the call; `len` is the size of `code`.
-            let rc = unsafe {
-                libc::getsockopt(
-                    p.fd,
-                    libc::SOL_SOCKET,
-                    libc::SO_ERROR,
-                    (&raw mut code).cast(),
-                    &raw mut len,
-                )
-            };
-            if rc < 0 {
-                return Err(last_error("getsockopt(SO_ERROR)"));
-            }
+            // SAFETY: any bytes are a valid i32.
+            unsafe { get_option(p.fd, libc::SOL_SOCKET, libc::SO_ERROR, &mut code) }
+                .map_err(|e| context(e, "getsockopt(SO_ERROR)"))?;
             if code != 0 {
                 errors.push((i, io::Error::from_raw_os_error(code)));
             }
@@ -826,6 +809,28 @@ fn set_option<T>(fd: &impl AsRawFd, level: i32, name: i32, value: &T) -> io::Res
     };
     if rc < 0 {
         return Err(last_error("setsockopt"));
+    }
+    Ok(())
+}
+
+/// Reads socket option `name` of `fd` into `value`, which the kernel
+/// fills (up to its size).
+///
+/// # Safety
+/// Any bytes must be a valid `T` (an integer, or a C struct of them).
+pub(crate) unsafe fn get_option<T>(
+    fd: std::os::fd::RawFd,
+    level: i32,
+    name: i32,
+    value: &mut T,
+) -> io::Result<()> {
+    let mut len = size_of::<T>() as libc::socklen_t;
+    // SAFETY: `value` and `len` are valid for writes and live across the
+    // call; `len` is the size of `value`, so the kernel writes within it,
+    // and the caller vouches that whatever it writes is a valid `T`.
+    let rc = unsafe { libc::getsockopt(fd, level, name, (value as *mut T).cast(), &raw mut len) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
     }
     Ok(())
 }

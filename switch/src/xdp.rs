@@ -234,21 +234,15 @@ impl XdpSender {
     /// what was asked, for its own bookkeeping).
     pub fn send_buffer(&self) -> io::Result<usize> {
         let mut bytes: i32 = 0;
-        let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
-        // SAFETY: `bytes` and `len` are valid for writes and live across
-        // the call; `len` is the size of `bytes`.
-        let rc = unsafe {
-            libc::getsockopt(
+        // SAFETY: any bytes are a valid i32.
+        unsafe {
+            crate::afpacket::get_option(
                 self.tx.as_raw_fd(),
                 libc::SOL_SOCKET,
                 libc::SO_SNDBUF,
-                (&raw mut bytes).cast(),
-                &raw mut len,
+                &mut bytes,
             )
-        };
-        if rc < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        }?;
         Ok(usize::try_from(bytes).unwrap_or(0))
     }
 
