@@ -1,6 +1,7 @@
 //! Generates the native code of every program p4sim's differential tests
-//! run (`../tests/conformance`, `../tests/frontend_programs`, `../tests/tna`)
-//! into OUT_DIR, with `all.rs` listing them. ESA's programs are esa-p4's
+//! run (`../tests/conformance`, `../tests/frontend_programs`, `../tests/tna`,
+//! and esa-switch's `tests/programs`) into OUT_DIR, with `all.rs` listing
+//! them. ESA's programs are esa-p4's
 //! (it generates and tests their native code).
 
 use std::fmt::Write as _;
@@ -28,6 +29,22 @@ fn main() {
         for f in files {
             let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
             programs.push((format!("{sub}/{}", stem.unwrap_or_default()), f, vec![]));
+        }
+    }
+    // esa-switch's test program, which its forwarding bench runs; by the
+    // path without `..` that the bench loads it from.
+    let switch_programs = dir.join("../../switch/tests/programs");
+    let switch_programs = std::fs::canonicalize(&switch_programs).unwrap_or(switch_programs);
+    println!("cargo:rerun-if-changed=../../switch/tests/programs");
+    if let Ok(rd) = std::fs::read_dir(&switch_programs) {
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "p4"))
+            .collect();
+        files.sort();
+        for f in files {
+            let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
+            programs.push((format!("switch/{}", stem.unwrap_or_default()), f, vec![]));
         }
     }
     let mut all = String::from("/// Every generated program: (name, program).\n");

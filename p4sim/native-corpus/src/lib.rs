@@ -1,7 +1,10 @@
 //! The programs of p4sim's differential tests (`tests/all/engines.rs`)
 //! generated into Rust for the native engine by the build script, so that
 //! those tests run every program on the native engine beside the closure
-//! engine and the reference interpreter. Not published; tests only.
+//! engine and the reference interpreter; and esa-switch's test program,
+//! which its forwarding bench runs natively, as the switch runs esa.p4
+//! (the same differential tests check it). Not published; tests and
+//! benches only.
 
 include!(concat!(env!("OUT_DIR"), "/all.rs"));
 

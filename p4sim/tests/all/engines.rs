@@ -30,11 +30,19 @@ fn pair(c: &Arc<Compiled>, engine: Engine) -> (V1Switch, V1Switch) {
     (V1Switch::with_engine(Arc::clone(c), Engine::Reference), f)
 }
 
+/// The test programs, and esa-switch's (which its forwarding bench runs
+/// on the native engine).
 fn programs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let switch = root.join("../../switch/tests/programs");
+    let switch = std::fs::canonicalize(&switch).unwrap_or(switch);
     let mut out = vec![];
-    for dir in ["conformance", "frontend_programs"] {
-        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
+    for dir in [
+        root.join("conformance"),
+        root.join("frontend_programs"),
+        switch,
+    ] {
+        if let Ok(rd) = std::fs::read_dir(dir) {
             out.extend(
                 rd.filter_map(|e| e.ok().map(|e| e.path()))
                     .filter(|p| p.extension().is_some_and(|x| x == "p4")),
