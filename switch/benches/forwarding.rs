@@ -285,9 +285,8 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
         }
         // Nothing arrived. Look again a little later: each look at the
         // ring pulls its status word to this core, away from the kernel
-        // writing it on the switch's core. The clock is read once per
-        // empty look, not on every pass (a read costs about as much as
-        // the look itself on this VM).
+        // writing it on the switch's core. The clock is read only after
+        // an empty look (a read costs about as much as a look on this VM).
         for _ in 0..IDLE_SPINS {
             std::hint::spin_loop();
         }
