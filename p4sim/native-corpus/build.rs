@@ -15,10 +15,20 @@ fn main() {
     let tests = dir.join("../tests");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
+    // esa-switch's test program, which its forwarding bench runs; by the
+    // path without `..` that the bench loads it from.
+    let switch = dir.join("../../switch/tests/programs");
+    let switch = std::fs::canonicalize(&switch).unwrap_or(switch);
+    let folders = [
+        ("conformance", tests.join("conformance")),
+        ("frontend_programs", tests.join("frontend_programs")),
+        ("tna", tests.join("tna")),
+        ("switch", switch),
+    ];
     let mut programs: Vec<Program> = Vec::new();
-    for sub in ["conformance", "frontend_programs", "tna"] {
-        println!("cargo:rerun-if-changed=../tests/{sub}");
-        let Ok(rd) = std::fs::read_dir(tests.join(sub)) else {
+    for (prefix, folder) in folders {
+        println!("cargo:rerun-if-changed={}", folder.display());
+        let Ok(rd) = std::fs::read_dir(&folder) else {
             continue;
         };
         let mut files: Vec<PathBuf> = rd
@@ -28,23 +38,7 @@ fn main() {
         files.sort();
         for f in files {
             let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
-            programs.push((format!("{sub}/{}", stem.unwrap_or_default()), f, vec![]));
-        }
-    }
-    // esa-switch's test program, which its forwarding bench runs; by the
-    // path without `..` that the bench loads it from.
-    let switch_programs = dir.join("../../switch/tests/programs");
-    let switch_programs = std::fs::canonicalize(&switch_programs).unwrap_or(switch_programs);
-    println!("cargo:rerun-if-changed=../../switch/tests/programs");
-    if let Ok(rd) = std::fs::read_dir(&switch_programs) {
-        let mut files: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "p4"))
-            .collect();
-        files.sort();
-        for f in files {
-            let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
-            programs.push((format!("switch/{}", stem.unwrap_or_default()), f, vec![]));
+            programs.push((format!("{prefix}/{}", stem.unwrap_or_default()), f, vec![]));
         }
     }
     let mut all = String::from("/// Every generated program: (name, program).\n");
