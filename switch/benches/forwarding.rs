@@ -19,14 +19,16 @@ const VETH_PACKETS: usize = 200_000;
 /// (TPACKET_V2 slots read by the packet thread, frames sent through
 /// AF_XDP), the same ring sending with `sendmmsg`, the ring read by a
 /// reader thread per port, the block ring (TPACKET_V3), one system call
-/// per frame.
-const WAYS: usize = 5;
+/// per frame; and, as the baseline, the default ring's ports with no
+/// switch between them ([`PortsOnly`]).
+const WAYS: usize = 6;
 const WAY_NAMES: [&str; WAYS] = [
     "ring",
     "ring+sendmmsg",
     "ring+reader",
     "ring-blocks",
     "per-frame",
+    "ports-only",
 ];
 /// Frames the veth sender keeps in flight at most (half the default ring).
 const WINDOW: usize = 1024;
@@ -229,19 +231,27 @@ fn switch_threads_cpu_ns() -> std::collections::BTreeMap<String, u64> {
 /// bench's own ends always use a ring and batched sends so that they are
 /// not the bottleneck.
 #[cfg(target_os = "linux")]
-fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
+fn veth_rate(veths: &Veths, io: Option<&InterfaceIo>, packets: usize) -> VethSample {
     use esa_switch::afpacket::RxRing;
-    let (switch, _) = Switch::builder(SwitchConfig {
-        interface_io: io.clone(),
-        ..SwitchConfig::default()
-    })
-    .program(program())
-    .interface(1, veths.name("a", 1))
-    .interface(2, veths.name("b", 1))
-    .build()
-    .expect("switch opens the veths");
-    assert_eq!(switch.interface_io(1), Some(io), "the switch runs as asked");
-    switch.with_device(|d| install(d.expect("program loaded")));
+    // What moves frames from `*a1` to `*b1`, held until the run ends: the
+    // switch, or the ports alone.
+    let forwarder: Box<dyn std::any::Any> = match io {
+        Some(io) => {
+            let (switch, _) = Switch::builder(SwitchConfig {
+                interface_io: io.clone(),
+                ..SwitchConfig::default()
+            })
+            .program(program())
+            .interface(1, veths.name("a", 1))
+            .interface(2, veths.name("b", 1))
+            .build()
+            .expect("switch opens the veths");
+            assert_eq!(switch.interface_io(1), Some(io), "the switch runs as asked");
+            switch.with_device(|d| install(d.expect("program loaded")));
+            Box::new(switch)
+        }
+        None => Box::new(PortsOnly::start(&veths.name("a", 1), &veths.name("b", 1))),
+    };
     let poll = Duration::from_millis(200);
     let mut tx = Sender::open(&veths.name("a", 0));
     // The far end reads blocks: the kernel, working on the switch's core
@@ -300,7 +310,7 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
         }
     }
     let cpu_after = switch_threads_cpu_ns();
-    drop(switch);
+    drop(forwarder);
     let switch_ns: u64 = cpu_after
         .iter()
         .map(|(tid, ns)| ns - cpu_before.get(tid).copied().unwrap_or(0))
@@ -310,6 +320,76 @@ fn veth_rate(veths: &Veths, io: &InterfaceIo, packets: usize) -> VethSample {
         rate: received as f64 / secs,
         lost: packets - received,
         switch_cpu_ns: switch_ns as f64 / received.max(1) as f64,
+    }
+}
+
+/// The switch's ports with no switch between them: a thread reads port
+/// 1's ring (the default ring the switch opens) and sends each frame out
+/// of port 2 through `AF_XDP`, as the packet thread does, copying it once
+/// into a reused buffer on the way and sleeping in `poll` when the ring
+/// is empty. No program runs. Its delivered rate is the most the ports
+/// and the kernel leave the switch on this machine, measured in the same
+/// run; it is named like the switch's threads, so its CPU time is counted
+/// the same way.
+#[cfg(target_os = "linux")]
+struct PortsOnly {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    waker: Arc<esa_switch::afpacket::Waker>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[cfg(target_os = "linux")]
+impl PortsOnly {
+    fn start(from: &str, to: &str) -> PortsOnly {
+        use esa_switch::afpacket::{RxRing, Waker, wait_any};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let poll = Duration::from_millis(200);
+        let mut ring = RxRing::open(from, &RingConfig::default(), poll).expect("open port 1 ring");
+        let mut xdp = esa_switch::xdp::XdpSender::open(to).expect("open port 2 AF_XDP");
+        let stop = Arc::new(AtomicBool::new(false));
+        let waker = Arc::new(Waker::new().expect("eventfd"));
+        let thread = {
+            let (stop, waker) = (stop.clone(), waker.clone());
+            std::thread::Builder::new()
+                .name("esa-switch-ports".into())
+                .spawn(move || {
+                    let (mut batch, mut spare) = (Vec::<Vec<u8>>::new(), Vec::<Vec<u8>>::new());
+                    while !stop.load(Ordering::Relaxed) {
+                        if !ring.has_frames() {
+                            let _ = wait_any(&[&ring], &waker, poll);
+                            continue;
+                        }
+                        ring.recv_ready(|data| {
+                            let mut b = spare.pop().unwrap_or_default();
+                            b.clear();
+                            b.extend_from_slice(data);
+                            batch.push(b);
+                        });
+                        let frames: Vec<&[u8]> = batch.iter().map(|b| &b[..]).collect();
+                        if xdp.send_many(&frames, |_, _| {}).is_err() {
+                            break;
+                        }
+                        spare.append(&mut batch);
+                    }
+                })
+                .expect("spawn the ports-only thread")
+        };
+        PortsOnly {
+            stop,
+            waker,
+            thread: Some(thread),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for PortsOnly {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.waker.wake();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -504,6 +584,7 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
         }),
         InterfaceIo::PerFrame,
     ];
+    let ways: Vec<Option<&InterfaceIo>> = ways.iter().map(Some).chain([None]).collect();
     // ESA_BENCH_VETH=ring or per-frame runs only that way (for profiling).
     let only = std::env::var("ESA_BENCH_VETH").ok();
     // ESA_BENCH_SINK_ONLY=1 measures only the nobody-reading costs;
@@ -522,11 +603,15 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
                 continue;
             }
             if delivered {
-                samples[way].push(veth_rate(&veths, io, packets));
-                if sinks {
+                samples[way].push(veth_rate(&veths, *io, packets));
+                if sinks && let Some(io) = io {
                     latency[way].push(veth_latency_us(&veths, io, LATENCY_FRAMES));
                 }
             }
+            // The ports alone are measured delivering only.
+            let Some(io) = io else {
+                continue;
+            };
             if sinks {
                 sink[way].push(veth_sink_cpu_ns(&veths, io, packets, true));
                 unread[way].push(veth_sink_cpu_ns(&veths, io, packets, false));
@@ -577,7 +662,7 @@ fn main() {
     println!("Through two veth pairs (AF_PACKET ports), {packets} frames, median of {runs} runs:");
     match veth_rates(runs, packets) {
         Ok(results) => {
-            let [ring, sendmmsg, _, _, per_frame] = results;
+            let [ring, sendmmsg, _, _, per_frame, ports] = results;
             println!(
                 "  {:<13} {:>11} {:>5} {:>12} {:>10} {:>16} {:>16} {:>12}",
                 "",
@@ -641,6 +726,13 @@ fn main() {
                 println!(
                     "  ratio ring / raw p4sim, delivered {:>8.2}",
                     ring.rate / raw
+                );
+            }
+            if ring.rate > 0.0 && ports.rate > 0.0 {
+                println!(
+                    "  ratio ring / ports-only, delivered {:>7.2}, switch CPU per frame {:.2}",
+                    ring.rate / ports.rate,
+                    ring.cpu_ns / ports.cpu_ns
                 );
             }
         }
