@@ -585,7 +585,8 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
         InterfaceIo::PerFrame,
     ];
     let ways: Vec<Option<&InterfaceIo>> = ways.iter().map(Some).chain([None]).collect();
-    // ESA_BENCH_VETH=ring or per-frame runs only that way (for profiling).
+    // ESA_BENCH_VETH=ring runs only that way (for profiling); a list,
+    // ESA_BENCH_VETH=ring,ports-only, runs those ways interleaved.
     let only = std::env::var("ESA_BENCH_VETH").ok();
     // ESA_BENCH_SINK_ONLY=1 measures only the nobody-reading costs;
     // ESA_BENCH_DELIVERED_ONLY=1 only delivered frames (for profiling
@@ -599,7 +600,10 @@ fn veth_rates(runs: usize, packets: usize) -> Result<[WayResult; WAYS], String> 
     let mut unread: [Vec<f64>; WAYS] = Default::default();
     for _ in 0..runs {
         for (way, io) in ways.iter().enumerate() {
-            if only.as_deref().is_some_and(|o| o != names[way]) {
+            if only
+                .as_deref()
+                .is_some_and(|o| !o.split(',').any(|w| w == names[way]))
+            {
                 continue;
             }
             if delivered {
