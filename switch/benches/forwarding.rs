@@ -226,6 +226,24 @@ fn switch_threads_cpu_ns() -> std::collections::BTreeMap<String, u64> {
     out
 }
 
+/// The switch on `*a1` (port 1) and `*b1` (port 2), `io` on both, the L2
+/// program loaded and its entry installed.
+#[cfg(target_os = "linux")]
+fn veth_switch(veths: &Veths, io: &InterfaceIo) -> Switch {
+    let (switch, _) = Switch::builder(SwitchConfig {
+        interface_io: io.clone(),
+        ..SwitchConfig::default()
+    })
+    .program(program())
+    .interface(1, veths.name("a", 1))
+    .interface(2, veths.name("b", 1))
+    .build()
+    .expect("switch opens the veths");
+    assert_eq!(switch.interface_io(1), Some(io), "the switch runs as asked");
+    switch.with_device(|d| install(d.expect("program loaded")));
+    switch
+}
+
 /// Sends `packets` frames into `*a0` and receives them out of `*b0`
 /// through the switch, moving frames on its interfaces as `io` says. The
 /// bench's own ends always use a ring and batched sends so that they are
@@ -236,20 +254,7 @@ fn veth_rate(veths: &Veths, io: Option<&InterfaceIo>, packets: usize) -> VethSam
     // What moves frames from `*a1` to `*b1`, held until the run ends: the
     // switch, or the ports alone.
     let forwarder: Box<dyn std::any::Any> = match io {
-        Some(io) => {
-            let (switch, _) = Switch::builder(SwitchConfig {
-                interface_io: io.clone(),
-                ..SwitchConfig::default()
-            })
-            .program(program())
-            .interface(1, veths.name("a", 1))
-            .interface(2, veths.name("b", 1))
-            .build()
-            .expect("switch opens the veths");
-            assert_eq!(switch.interface_io(1), Some(io), "the switch runs as asked");
-            switch.with_device(|d| install(d.expect("program loaded")));
-            Box::new(switch)
-        }
+        Some(io) => Box::new(veth_switch(veths, io)),
         None => Box::new(PortsOnly::start(&veths.name("a", 1), &veths.name("b", 1))),
     };
     let poll = Duration::from_millis(200);
@@ -431,16 +436,7 @@ impl Sender {
 #[cfg(target_os = "linux")]
 fn veth_latency_us(veths: &Veths, io: &InterfaceIo, frames: usize) -> f64 {
     use esa_switch::afpacket::{MAX_FRAME, RawSocket};
-    let (switch, _) = Switch::builder(SwitchConfig {
-        interface_io: io.clone(),
-        ..SwitchConfig::default()
-    })
-    .program(program())
-    .interface(1, veths.name("a", 1))
-    .interface(2, veths.name("b", 1))
-    .build()
-    .expect("switch opens the veths");
-    switch.with_device(|d| install(d.expect("program loaded")));
+    let switch = veth_switch(veths, io);
     let poll = Duration::from_millis(200);
     let tx = RawSocket::open_sender(&veths.name("a", 0)).expect("open sender veth");
     let rx = RawSocket::open(&veths.name("b", 0), poll).expect("open receiver veth");
@@ -497,16 +493,7 @@ fn veth_sink_cpu_ns(veths: &Veths, io: &InterfaceIo, packets: usize, down: bool)
             std::thread::sleep(Duration::from_millis(10));
         }
     };
-    let (switch, _) = Switch::builder(SwitchConfig {
-        interface_io: io.clone(),
-        ..SwitchConfig::default()
-    })
-    .program(program())
-    .interface(1, veths.name("a", 1))
-    .interface(2, veths.name("b", 1))
-    .build()
-    .expect("switch opens the veths");
-    switch.with_device(|d| install(d.expect("program loaded")));
+    let switch = veth_switch(veths, io);
     if down {
         link("down");
     }
