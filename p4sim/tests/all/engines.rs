@@ -42,15 +42,20 @@ fn programs() -> Vec<PathBuf> {
         root.join("frontend_programs"),
         switch,
     ] {
-        if let Ok(rd) = std::fs::read_dir(dir) {
-            out.extend(
-                rd.filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "p4")),
-            );
+        if let Ok(files) = p4_files(&dir) {
+            out.extend(files);
         }
     }
     out.sort();
     out
+}
+
+/// The `.p4` files in `dir`.
+fn p4_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "p4"))
+        .collect())
 }
 
 #[test]
@@ -171,12 +176,7 @@ fn process_append_reusing_sends_what_process_sends() {
     let mut sent = 0;
     let tna = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tna");
     let mut all = programs();
-    all.extend(
-        std::fs::read_dir(tna)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "p4")),
-    );
+    all.extend(p4_files(&tna).unwrap());
     for p in all {
         let Ok(c) = p4sim::check::compile_file(&p, &[]) else {
             continue;
