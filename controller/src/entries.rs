@@ -39,11 +39,7 @@ pub enum EntityKey {
 
 /// The canonical P4Runtime byte string of `value`: big-endian, no leading
 /// zero bytes, at least one byte.
-pub fn encode_value(value: u64) -> Vec<u8> {
-    let bytes = value.to_be_bytes();
-    let first = bytes.iter().position(|b| *b != 0).unwrap_or(7);
-    bytes[first..].to_vec()
-}
+pub use p4runtime_proto::bytestring::from_u64 as encode_value;
 
 /// Reads a big-endian byte string of a field `width` bits wide, padded or
 /// not; refuses a value that does not fit.

@@ -19,6 +19,8 @@
 //! - [`arbitration`]: the stream channel's client arbitration as a server
 //!   keeps it (who is primary, who may write, what each stream is told),
 //!   shared by esa-switch and the controller's fake switch.
+//! - [`bytestring`]: the canonical form of P4Runtime's binary strings, as
+//!   esa-switch returns values and the controller compares them.
 //! - [`from_p4sim`] (feature `p4sim`): p4sim's P4Info model as the
 //!   protobuf message, the one conversion esa-switch and the controller use.
 //!
@@ -54,6 +56,7 @@ pub mod p4 {
 }
 
 pub mod arbitration;
+pub mod bytestring;
 #[cfg(feature = "p4sim")]
 pub mod from_p4sim;
 

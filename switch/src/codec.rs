@@ -1,7 +1,9 @@
-//! P4Runtime's bytestrings (spec §8.4): big-endian, canonically with no
-//! leading zero bytes (zero is one `\x00` byte). Non-canonical strings with
-//! leading zeros are accepted when the value fits the field.
+//! P4Runtime's bytestrings (spec §8.4) against the fields they fill:
+//! big-endian, canonically with no leading zero bytes (the form itself is
+//! [`p4runtime_proto::bytestring`]'s). Non-canonical strings with leading
+//! zeros are accepted when the value fits the field.
 
+use p4runtime_proto::bytestring::canonical;
 use p4sim::exec::bits::{BitType, Bits};
 
 /// A bytestring that does not suit its field.
@@ -37,14 +39,6 @@ pub fn significant_bits(bytes: &[u8]) -> u32 {
     }
 }
 
-/// The canonical form of a bytestring (no leading zero bytes; zero is `[0]`).
-pub fn canonical(bytes: &[u8]) -> Vec<u8> {
-    match bytes.iter().position(|b| *b != 0) {
-        Some(i) => bytes[i..].to_vec(),
-        None => vec![0],
-    }
-}
-
 /// Checks a bytestring against a field of `width` bits and returns its
 /// canonical form.
 pub fn check(bytes: &[u8], width: u32) -> Result<Vec<u8>, ValueError> {
@@ -70,11 +64,6 @@ pub fn to_bits(bytes: &[u8], width: u32) -> Result<Bits, ValueError> {
 
 /// A p4sim value as a canonical bytestring.
 pub fn from_bits(value: &Bits) -> Vec<u8> {
-    canonical(&value.to_be_bytes())
-}
-
-/// A u32 as a canonical bytestring.
-pub fn from_u64(value: u64) -> Vec<u8> {
     canonical(&value.to_be_bytes())
 }
 

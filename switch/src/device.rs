@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use p4runtime_proto::bytestring;
 use p4runtime_proto::p4::v1;
 use p4runtime_proto::p4::v1::{entity, field_match, p4_data, packet_replication_engine_entry};
 use p4runtime_proto::prost::Message;
@@ -717,7 +718,7 @@ impl Device {
                         .iter()
                         .map(|(param_id, value)| v1::action::Param {
                             param_id: *param_id,
-                            value: codec::canonical(value),
+                            value: bytestring::canonical(value),
                         })
                         .collect(),
                 })),

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use p4runtime_proto::arbitration::{Arbitration, from_uint128};
+use p4runtime_proto::bytestring;
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::config::v1::P4Info;
 use p4runtime_proto::p4::v1::{
@@ -210,7 +211,7 @@ fn decode_header(h: &ControllerHeader, frame: &[u8]) -> Option<(Vec<PacketMetada
         offset += w;
         metadata.push(PacketMetadata {
             metadata_id: *id,
-            value: codec::canonical(&value),
+            value: bytestring::canonical(&value),
         });
     }
     Some((metadata, frame[len..].to_vec()))

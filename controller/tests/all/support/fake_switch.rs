@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use p4runtime_proto::arbitration::{Arbitration, from_uint128};
+use p4runtime_proto::bytestring::canonical;
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
@@ -62,14 +63,6 @@ pub struct FakeSwitch {
     shared: Arc<Shared>,
     /// Its P4Runtime address.
     pub addr: SocketAddr,
-}
-
-fn canonical(bytes: &[u8]) -> Vec<u8> {
-    let first = bytes
-        .iter()
-        .position(|b| *b != 0)
-        .unwrap_or(bytes.len().saturating_sub(1));
-    bytes.get(first..).unwrap_or_default().to_vec()
 }
 
 fn match_key(entry: &p4v1::TableEntry) -> Vec<(u32, Vec<u8>)> {

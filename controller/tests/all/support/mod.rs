@@ -16,6 +16,7 @@ use esa_controller::api::{JobsClient, proto};
 use esa_controller::entries::TableKind;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use p4runtime_proto::P4RuntimeClient;
+use p4runtime_proto::bytestring::{canonical, from_u64};
 use p4runtime_proto::p4::config::v1 as p4cfg;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
@@ -192,14 +193,6 @@ pub async fn read_switch(switch: SocketAddr) -> BTreeMap<Vec<u8>, p4v1::Entity> 
     out
 }
 
-fn canonical(bytes: &[u8]) -> Vec<u8> {
-    let first = bytes
-        .iter()
-        .position(|b| *b != 0)
-        .unwrap_or(bytes.len().saturating_sub(1));
-    bytes.get(first..).unwrap_or_default().to_vec()
-}
-
 #[allow(deprecated)]
 fn normalise(mut e: p4v1::Entity) -> p4v1::Entity {
     match &mut e.entity {
@@ -239,10 +232,6 @@ fn normalise(mut e: p4v1::Entity) -> p4v1::Entity {
     e
 }
 
-fn be(value: u64) -> Vec<u8> {
-    canonical(&value.to_be_bytes())
-}
-
 fn id_of(preamble: Option<&p4cfg::Preamble>) -> u32 {
     preamble.map_or(0, |p| p.id)
 }
@@ -275,7 +264,7 @@ pub fn table_entry(
             .map(|(f, &k)| p4v1::FieldMatch {
                 field_id: f.id,
                 field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(
-                    p4v1::field_match::Exact { value: be(k) },
+                    p4v1::field_match::Exact { value: from_u64(k) },
                 )),
             })
             .collect(),
@@ -286,7 +275,7 @@ pub fn table_entry(
                     .iter()
                     .map(|(name, v)| p4v1::action::Param {
                         param_id: a.params.iter().find(|p| p.name == *name).unwrap().id,
-                        value: be(*v),
+                        value: from_u64(*v),
                     })
                     .collect(),
             })),
