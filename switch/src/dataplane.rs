@@ -18,7 +18,7 @@ use crate::pcap::PcapWriter;
 #[cfg(target_os = "linux")]
 use crate::ports::Doorbell;
 use crate::ports::{Egress, Inbound, PortCounters};
-use crate::server::Shared;
+use crate::state::SwitchState;
 
 /// Frames taken from the channel per device lock, at most (a P4Runtime
 /// write waits for at most one batch).
@@ -98,7 +98,7 @@ impl<T> PortMap<T> {
 /// The packet thread's state.
 #[derive(Debug)]
 pub(crate) struct Dataplane {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) state: Arc<SwitchState>,
     pub(crate) inbound: Receiver<Inbound>,
     pub(crate) egress: PortMap<Egress>,
     pub(crate) counters: PortMap<Arc<PortCounters>>,
@@ -256,9 +256,9 @@ impl Dataplane {
     /// `rings` (straight from ring memory), under one device lock; then
     /// sends the outputs.
     fn handle_batch(&mut self, batch: &[Inbound], rings: &mut [(u32, RxRing)]) {
-        let shared = self.shared.clone();
+        let state = self.state.clone();
         let program = {
-            let mut guard = shared.lock_device();
+            let mut guard = state.lock_device();
             let mut device = guard.as_mut();
             for msg in batch {
                 match msg {
@@ -307,7 +307,7 @@ impl Dataplane {
         if !self.packet_ins.is_empty() {
             let header = program.as_ref().and_then(|p| p.packet_in.as_ref());
             for frame in self.packet_ins.drain(..) {
-                self.shared.packet_in(&frame, header);
+                self.state.packet_in(&frame, header);
             }
         }
         self.send_pending();
@@ -354,7 +354,7 @@ impl Dataplane {
             }
             tracing::trace!(port, len = data.len(), "dropped by the pipeline");
         }
-        let cpu_port = self.shared.cpu_port;
+        let cpu_port = self.state.cpu_port;
         for out in outputs.drain(..) {
             let out_port = u32::from(out.port);
             if Some(out_port) == cpu_port {
@@ -379,11 +379,11 @@ impl Dataplane {
                 continue;
             }
             let counters = self.counters.get(port);
-            let shared = &self.shared;
+            let state = &self.state;
             let count = |sent: Option<usize>| match (counters, sent) {
                 (Some(c), Some(len)) => c.tx(len),
                 (Some(c), None) => c.tx_error(),
-                (None, _) => shared.count_unknown_port(),
+                (None, _) => state.count_unknown_port(),
             };
             match self.egress.get_mut(port) {
                 Some(Egress::Memory(tx)) => {

@@ -82,6 +82,7 @@ pub mod ports;
 pub mod program;
 pub mod run;
 pub mod server;
+mod state;
 pub mod udp;
 #[cfg(target_os = "linux")]
 pub mod xdp;
@@ -106,7 +107,7 @@ use dataplane::PortMap;
 #[cfg(target_os = "linux")]
 use ports::FrameBatch;
 use ports::{Egress, Inbound, InboundSender, PortCounters};
-use server::Shared;
+use state::SwitchState;
 
 /// Switch-wide settings.
 #[derive(Debug, Clone, Default)]
@@ -220,14 +221,14 @@ impl SwitchBuilder {
         let inbound_tx = InboundSender::new(raw_tx, doorbell.clone());
         #[cfg(not(target_os = "linux"))]
         let inbound_tx = InboundSender::new(raw_tx);
-        let shared = Arc::new(Shared::new(
+        let state = Arc::new(SwitchState::new(
             self.config.device_id,
             self.config.cpu_port,
             self.config.include_dirs.clone(),
             inbound_tx.clone(),
         ));
         if let Some(program) = self.program {
-            shared.install(program);
+            state.install(program);
         }
         let mut counters: PortMap<Arc<PortCounters>> = PortMap::new();
         let mut egress = PortMap::new();
@@ -322,7 +323,7 @@ impl SwitchBuilder {
         let stats: BTreeMap<u32, Arc<PortCounters>> =
             counters.iter().map(|(p, c)| (p, c.clone())).collect();
         let dataplane = dataplane::Dataplane {
-            shared: shared.clone(),
+            state: state.clone(),
             inbound: inbound_rx,
             egress,
             counters,
@@ -349,7 +350,7 @@ impl SwitchBuilder {
             })?;
         Ok((
             Switch {
-                shared,
+                state,
                 inbound: inbound_tx,
                 stats,
                 stop,
@@ -366,7 +367,7 @@ impl SwitchBuilder {
 /// Dropping it stops the threads.
 #[derive(Debug)]
 pub struct Switch {
-    shared: Arc<Shared>,
+    state: Arc<SwitchState>,
     inbound: InboundSender,
     stats: BTreeMap<u32, Arc<PortCounters>>,
     stop: Arc<AtomicBool>,
@@ -389,7 +390,7 @@ impl Switch {
 
     /// The P4Runtime service, for a tonic server of the caller's own.
     pub fn service(&self) -> P4RuntimeServer<Service> {
-        P4RuntimeServer::new(Service::new(self.shared.clone()))
+        P4RuntimeServer::new(Service::new(self.state.clone()))
             .max_decoding_message_size(64 << 20)
             .max_encoding_message_size(64 << 20)
     }
@@ -429,19 +430,19 @@ impl Switch {
 
     /// Frames the program sent to ports that do not exist.
     pub fn unknown_port_frames(&self) -> u64 {
-        self.shared.unknown_port_frames()
+        self.state.unknown_port_frames()
     }
 
     /// PacketIns dropped because no primary controller was connected (or
     /// its stream was full).
     pub fn packet_in_drops(&self) -> u64 {
-        self.shared.packet_in_drops()
+        self.state.packet_in_drops()
     }
 
     /// Runs `f` on the loaded device (None when no program is loaded),
     /// holding the lock the packet thread uses.
     pub fn with_device<R>(&self, f: impl FnOnce(Option<&mut device::Device>) -> R) -> R {
-        let mut guard = self.shared.lock_device();
+        let mut guard = self.state.lock_device();
         f(guard.as_mut())
     }
 }

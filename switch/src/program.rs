@@ -5,12 +5,15 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use p4runtime_proto::bytestring;
 use p4runtime_proto::p4::config::v1 as pb;
+use p4runtime_proto::p4::v1::PacketMetadata;
 use p4sim::ir::Compiled;
 use p4sim::p4info::{
     Action, ActionScope, MatchField, MatchType, P4Info, Register, TableActionCall, TypeSpec,
 };
 
+use crate::codec;
 use crate::error::LoadError;
 
 /// A table as P4Runtime sees it: p4sim's P4Info entry, indexed.
@@ -57,6 +60,69 @@ impl ControllerHeader {
     pub fn byte_len(&self) -> usize {
         let bits: u32 = self.fields.iter().map(|f| f.2).sum();
         bits.div_ceil(8) as usize
+    }
+
+    /// Reads the header's fields off the front of a frame (a PacketIn's
+    /// metadata) and returns them with the payload behind the header;
+    /// `None` when the frame is shorter than the header.
+    pub(crate) fn decode(&self, frame: &[u8]) -> Option<(Vec<PacketMetadata>, Vec<u8>)> {
+        let len = self.byte_len();
+        if frame.len() < len {
+            return None;
+        }
+        let mut offset = 0usize;
+        let mut metadata = Vec::new();
+        for (id, _, width) in &self.fields {
+            let w = *width as usize;
+            let mut value = vec![0u8; w.div_ceil(8)];
+            for i in 0..w {
+                let bit = offset + i;
+                if frame[bit / 8] & (0x80 >> (bit % 8)) != 0 {
+                    // Bit i of the field, counted from its most significant.
+                    let pos = w - 1 - i;
+                    let n = value.len();
+                    value[n - 1 - pos / 8] |= 1 << (pos % 8);
+                }
+            }
+            offset += w;
+            metadata.push(PacketMetadata {
+                metadata_id: *id,
+                value: bytestring::canonical(&value),
+            });
+        }
+        Some((metadata, frame[len..].to_vec()))
+    }
+
+    /// Builds the header from a PacketOut's metadata (absent fields are 0).
+    pub(crate) fn encode(&self, metadata: &[PacketMetadata]) -> Result<Vec<u8>, String> {
+        for m in metadata {
+            if !self.fields.iter().any(|f| f.0 == m.metadata_id) {
+                return Err(format!(
+                    "packet_out has no metadata field with id {}",
+                    m.metadata_id
+                ));
+            }
+        }
+        let mut out = vec![0u8; self.byte_len()];
+        let mut offset = 0usize;
+        for (id, name, width) in &self.fields {
+            let w = *width as usize;
+            if let Some(m) = metadata.iter().find(|m| m.metadata_id == *id) {
+                let value = codec::check(&m.value, *width)
+                    .map_err(|e| format!("packet_out metadata `{name}`: {e}"))?;
+                let n = value.len();
+                for i in 0..w {
+                    let pos = w - 1 - i;
+                    let byte = pos / 8;
+                    if byte < n && value[n - 1 - byte] & (1 << (pos % 8)) != 0 {
+                        let bit = offset + i;
+                        out[bit / 8] |= 0x80 >> (bit % 8);
+                    }
+                }
+            }
+            offset += w;
+        }
+        Ok(out)
     }
 }
 
@@ -334,5 +400,36 @@ fn register_width(r: &Register) -> u32 {
     match &r.type_spec {
         TypeSpec::Bit(w) | TypeSpec::Int(w) => *w,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controller_header_round_trip() {
+        let h = ControllerHeader {
+            fields: vec![(1, "port".into(), 9), (2, "pad".into(), 7)],
+        };
+        let md = vec![PacketMetadata {
+            metadata_id: 1,
+            value: vec![1, 0x23],
+        }];
+        let bytes = h.encode(&md).unwrap();
+        assert_eq!(bytes, vec![0x91, 0x80]);
+        let mut frame = bytes.clone();
+        frame.extend_from_slice(&[0xaa]);
+        let (decoded, payload) = h.decode(&frame).unwrap();
+        assert_eq!(payload, vec![0xaa]);
+        assert_eq!(decoded[0].value, vec![1, 0x23]);
+        assert_eq!(decoded[1].value, vec![0]);
+        assert!(
+            h.encode(&[PacketMetadata {
+                metadata_id: 1,
+                value: vec![2, 0]
+            }])
+            .is_err()
+        );
     }
 }

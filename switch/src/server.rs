@@ -1,21 +1,19 @@
 //! The P4Runtime service: arbitration on the stream channel, pipeline
-//! configuration, Write and Read on the [`Device`], packet I/O through the
-//! CPU port, and Capabilities.
+//! configuration, Write and Read on the [`Device`](crate::device::Device),
+//! packet I/O through the CPU port, and Capabilities. What it shares with
+//! the packet thread is [`SwitchState`].
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use p4runtime_proto::arbitration::{Arbitration, from_uint128};
-use p4runtime_proto::bytestring;
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::config::v1::P4Info;
 use p4runtime_proto::p4::v1::{
     self as v1, CapabilitiesRequest, CapabilitiesResponse, ForwardingPipelineConfig,
-    GetForwardingPipelineConfigRequest, GetForwardingPipelineConfigResponse, PacketIn,
-    PacketMetadata, ReadRequest, ReadResponse, SetForwardingPipelineConfigRequest,
-    SetForwardingPipelineConfigResponse, StreamError, StreamMessageRequest, StreamMessageResponse,
-    Uint128, WriteRequest, WriteResponse, stream_message_request, stream_message_response,
+    GetForwardingPipelineConfigRequest, GetForwardingPipelineConfigResponse, ReadRequest,
+    ReadResponse, SetForwardingPipelineConfigRequest, SetForwardingPipelineConfigResponse,
+    StreamError, StreamMessageRequest, StreamMessageResponse, Uint128, WriteRequest, WriteResponse,
+    stream_message_request, stream_message_response,
 };
 use p4runtime_proto::prost::Message;
 use p4runtime_proto::tonic::{self, Code, Request, Response, Status, Streaming};
@@ -24,17 +22,15 @@ use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::codec;
-use crate::device::{Device, UpdateError};
-use crate::ports::{Inbound, InboundSender};
-use crate::program::{ControllerHeader, Program, Source};
+use crate::device::UpdateError;
+use crate::ports::Inbound;
+use crate::program::{Program, Source};
+use crate::state::{Configured, StreamTx, SwitchState};
 
 /// Messages queued per stream before PacketIns are dropped.
 const STREAM_QUEUE: usize = 1024;
 /// Entities per ReadResponse.
 const READ_CHUNK: usize = 1000;
-
-type StreamTx = mpsc::Sender<Result<StreamMessageResponse, Status>>;
 
 /// Tells every arbitrated stream who the primary is.
 fn announce(arbitration: &Arbitration<StreamTx>, device_id: u64) {
@@ -45,127 +41,8 @@ fn announce(arbitration: &Arbitration<StreamTx>, device_id: u64) {
     }
 }
 
-/// The pipeline as configured through P4Runtime.
-#[derive(Debug, Clone)]
-struct Configured {
-    program: Arc<Program>,
-    /// What GetForwardingPipelineConfig returns.
-    config: ForwardingPipelineConfig,
-}
-
-/// State shared by the gRPC service and the packet thread.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) device_id: u64,
-    pub(crate) cpu_port: Option<u32>,
-    include_dirs: Vec<PathBuf>,
-    device: Mutex<Option<Device>>,
-    configured: Mutex<Option<Configured>>,
-    saved: Mutex<Option<Configured>>,
-    arbitration: Mutex<Arbitration<StreamTx>>,
-    inbound: Mutex<InboundSender>,
-    unknown_port: AtomicU64,
-    packet_in_dropped: AtomicU64,
-}
-
-/// Locks a mutex, taking over the data if a holder panicked (the state is
-/// updated in single steps, so it is still consistent).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Shared {
-    pub(crate) fn new(
-        device_id: u64,
-        cpu_port: Option<u32>,
-        include_dirs: Vec<PathBuf>,
-        inbound: InboundSender,
-    ) -> Shared {
-        Shared {
-            device_id,
-            cpu_port,
-            include_dirs,
-            device: Mutex::new(None),
-            configured: Mutex::new(None),
-            saved: Mutex::new(None),
-            arbitration: Mutex::new(Arbitration::default()),
-            inbound: Mutex::new(inbound),
-            unknown_port: AtomicU64::new(0),
-            packet_in_dropped: AtomicU64::new(0),
-        }
-    }
-
-    pub(crate) fn lock_device(&self) -> MutexGuard<'_, Option<Device>> {
-        lock(&self.device)
-    }
-
-    /// Installs a program loaded at start-up (as if a controller had
-    /// committed it without a P4Info).
-    pub(crate) fn install(&self, program: Program) {
-        let program = Arc::new(program);
-        let config = ForwardingPipelineConfig {
-            p4info: Some(program.p4info.clone()),
-            p4_device_config: program.source.clone(),
-            cookie: None,
-        };
-        self.commit(Configured { program, config });
-    }
-
-    fn commit(&self, c: Configured) {
-        *self.lock_device() = Some(Device::new(c.program.clone()));
-        *lock(&self.configured) = Some(c);
-    }
-
-    pub(crate) fn inbound(&self) -> InboundSender {
-        lock(&self.inbound).clone()
-    }
-
-    pub(crate) fn count_unknown_port(&self) {
-        self.unknown_port.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Frames sent to ports that do not exist.
-    pub(crate) fn unknown_port_frames(&self) -> u64 {
-        self.unknown_port.load(Ordering::Relaxed)
-    }
-
-    /// PacketIns dropped (no primary, or its stream full).
-    pub(crate) fn packet_in_drops(&self) -> u64 {
-        self.packet_in_dropped.load(Ordering::Relaxed)
-    }
-
-    /// Delivers a frame the pipeline sent to the CPU port to the primary
-    /// controller, its `packet_in` header turned into metadata.
-    pub(crate) fn packet_in(&self, frame: &[u8], header: Option<&ControllerHeader>) {
-        let (metadata, payload) = match header {
-            Some(h) => match decode_header(h, frame) {
-                Some(x) => x,
-                None => {
-                    tracing::warn!(
-                        len = frame.len(),
-                        "frame to the CPU port is shorter than packet_in"
-                    );
-                    self.packet_in_dropped.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-            },
-            None => (Vec::new(), frame.to_vec()),
-        };
-        let arbitration = lock(&self.arbitration);
-        let delivered = arbitration.primary().is_some_and(|tx| {
-            tx.try_send(Ok(StreamMessageResponse {
-                update: Some(stream_message_response::Update::Packet(PacketIn {
-                    payload,
-                    metadata,
-                })),
-            }))
-            .is_ok()
-        });
-        if !delivered {
-            self.packet_in_dropped.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
+/// The checks every request makes of the switch it names.
+impl SwitchState {
     fn check_device(&self, device_id: u64) -> Result<(), Status> {
         if device_id != self.device_id {
             return Err(Status::not_found(format!(
@@ -184,80 +61,19 @@ impl Shared {
     }
 
     fn check_primary(&self, election_id: Option<&Uint128>) -> Result<(), Status> {
-        lock(&self.arbitration).check_primary(election_id)
+        self.arbitration().check_primary(election_id)
     }
-}
-
-/// Reads a controller header's fields off the front of a frame.
-fn decode_header(h: &ControllerHeader, frame: &[u8]) -> Option<(Vec<PacketMetadata>, Vec<u8>)> {
-    let len = h.byte_len();
-    if frame.len() < len {
-        return None;
-    }
-    let mut offset = 0usize;
-    let mut metadata = Vec::new();
-    for (id, _, width) in &h.fields {
-        let w = *width as usize;
-        let mut value = vec![0u8; w.div_ceil(8)];
-        for i in 0..w {
-            let bit = offset + i;
-            if frame[bit / 8] & (0x80 >> (bit % 8)) != 0 {
-                // Bit i of the field, counted from its most significant.
-                let pos = w - 1 - i;
-                let n = value.len();
-                value[n - 1 - pos / 8] |= 1 << (pos % 8);
-            }
-        }
-        offset += w;
-        metadata.push(PacketMetadata {
-            metadata_id: *id,
-            value: bytestring::canonical(&value),
-        });
-    }
-    Some((metadata, frame[len..].to_vec()))
-}
-
-/// Builds a controller header from PacketOut metadata (absent fields are 0).
-fn encode_header(h: &ControllerHeader, metadata: &[PacketMetadata]) -> Result<Vec<u8>, String> {
-    for m in metadata {
-        if !h.fields.iter().any(|f| f.0 == m.metadata_id) {
-            return Err(format!(
-                "packet_out has no metadata field with id {}",
-                m.metadata_id
-            ));
-        }
-    }
-    let mut out = vec![0u8; h.byte_len()];
-    let mut offset = 0usize;
-    for (id, name, width) in &h.fields {
-        let w = *width as usize;
-        if let Some(m) = metadata.iter().find(|m| m.metadata_id == *id) {
-            let value = codec::check(&m.value, *width)
-                .map_err(|e| format!("packet_out metadata `{name}`: {e}"))?;
-            let n = value.len();
-            for i in 0..w {
-                let pos = w - 1 - i;
-                let byte = pos / 8;
-                if byte < n && value[n - 1 - byte] & (1 << (pos % 8)) != 0 {
-                    let bit = offset + i;
-                    out[bit / 8] |= 0x80 >> (bit % 8);
-                }
-            }
-        }
-        offset += w;
-    }
-    Ok(out)
 }
 
 /// The P4Runtime gRPC service of one switch.
 #[derive(Debug, Clone)]
 pub struct Service {
-    shared: Arc<Shared>,
+    state: Arc<SwitchState>,
 }
 
 impl Service {
-    pub(crate) fn new(shared: Arc<Shared>) -> Service {
-        Service { shared }
+    pub(crate) fn new(state: Arc<SwitchState>) -> Service {
+        Service { state }
     }
 }
 
@@ -318,18 +134,18 @@ impl P4Runtime for Service {
         request: Request<WriteRequest>,
     ) -> Result<Response<WriteResponse>, Status> {
         let req = request.into_inner();
-        let shared = &self.shared;
-        shared.check_device(req.device_id)?;
+        let state = &self.state;
+        state.check_device(req.device_id)?;
         #[allow(deprecated)]
-        Shared::check_role(req.role_id, &req.role)?;
-        shared.check_primary(req.election_id.as_ref())?;
+        SwitchState::check_role(req.role_id, &req.role)?;
+        state.check_primary(req.election_id.as_ref())?;
         if req.atomicity != v1::write_request::Atomicity::ContinueOnError as i32 {
             return Err(Status::unimplemented(
                 "only CONTINUE_ON_ERROR atomicity is supported",
             ));
         }
         let results: Vec<Result<(), UpdateError>> = {
-            let mut guard = shared.lock_device();
+            let mut guard = state.lock_device();
             let Some(device) = guard.as_mut() else {
                 return Err(Status::failed_precondition(
                     "no forwarding pipeline is configured",
@@ -366,10 +182,10 @@ impl P4Runtime for Service {
         request: Request<ReadRequest>,
     ) -> Result<Response<Self::ReadStream>, Status> {
         let req = request.into_inner();
-        self.shared.check_device(req.device_id)?;
-        Shared::check_role(0, &req.role)?;
+        self.state.check_device(req.device_id)?;
+        SwitchState::check_role(0, &req.role)?;
         let entities = {
-            let mut guard = self.shared.lock_device();
+            let mut guard = self.state.lock_device();
             let Some(device) = guard.as_mut() else {
                 return Err(Status::failed_precondition(
                     "no forwarding pipeline is configured",
@@ -401,11 +217,11 @@ impl P4Runtime for Service {
     ) -> Result<Response<SetForwardingPipelineConfigResponse>, Status> {
         use v1::set_forwarding_pipeline_config_request::Action;
         let req = request.into_inner();
-        let shared = self.shared.clone();
-        shared.check_device(req.device_id)?;
+        let state = self.state.clone();
+        state.check_device(req.device_id)?;
         #[allow(deprecated)]
-        Shared::check_role(req.role_id, &req.role)?;
-        shared.check_primary(req.election_id.as_ref())?;
+        SwitchState::check_role(req.role_id, &req.role)?;
+        state.check_primary(req.election_id.as_ref())?;
         let action =
             Action::try_from(req.action).map_err(|_| Status::invalid_argument("unknown action"))?;
         match action {
@@ -418,11 +234,11 @@ impl P4Runtime for Service {
                 ));
             }
             Action::Commit => {
-                let saved = lock(&shared.saved).take().ok_or_else(|| {
+                let saved = state.take_saved().ok_or_else(|| {
                     Status::failed_precondition("COMMIT without a saved config (VERIFY_AND_SAVE)")
                 })?;
                 tracing::info!("committing the saved pipeline");
-                shared.commit(saved);
+                state.commit(saved);
                 return Ok(Response::new(SetForwardingPipelineConfigResponse {}));
             }
             Action::Verify | Action::VerifyAndSave | Action::VerifyAndCommit => {}
@@ -440,7 +256,7 @@ impl P4Runtime for Service {
                 "p4_device_config is empty: it must be the P4 program's source text",
             ));
         }
-        let include_dirs = shared.include_dirs.clone();
+        let include_dirs = state.include_dirs.clone();
         let program =
             tokio::task::spawn_blocking(move || Program::load(Source::Text(&text), &include_dirs))
                 .await
@@ -466,10 +282,10 @@ impl P4Runtime for Service {
             },
         };
         match action {
-            Action::VerifyAndSave => *lock(&shared.saved) = Some(configured),
+            Action::VerifyAndSave => state.save(configured),
             Action::VerifyAndCommit => {
                 tracing::info!("new forwarding pipeline committed");
-                shared.commit(configured);
+                state.commit(configured);
             }
             _ => {}
         }
@@ -482,9 +298,10 @@ impl P4Runtime for Service {
     ) -> Result<Response<GetForwardingPipelineConfigResponse>, Status> {
         use v1::get_forwarding_pipeline_config_request::ResponseType;
         let req = request.into_inner();
-        self.shared.check_device(req.device_id)?;
-        let configured = lock(&self.shared.configured)
-            .clone()
+        self.state.check_device(req.device_id)?;
+        let configured = self
+            .state
+            .configured()
             .ok_or_else(|| Status::failed_precondition("no forwarding pipeline is configured"))?;
         let mut config = configured.config;
         match ResponseType::try_from(req.response_type) {
@@ -510,8 +327,8 @@ impl P4Runtime for Service {
     ) -> Result<Response<Self::StreamChannelStream>, Status> {
         let mut incoming = request.into_inner();
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
-        let shared = self.shared.clone();
-        let id = lock(&shared.arbitration).open(tx.clone());
+        let state = self.state.clone();
+        let id = state.arbitration().open(tx.clone());
         tracing::debug!(stream = id, "stream channel opened");
         tokio::spawn(async move {
             while let Some(message) = incoming.next().await {
@@ -522,14 +339,14 @@ impl P4Runtime for Service {
                         break;
                     }
                 };
-                if let Err(status) = handle_stream_message(&shared, id, &tx, message) {
+                if let Err(status) = handle_stream_message(&state, id, &tx, message) {
                     let _ = tx.send(Err(status)).await;
                     break;
                 }
             }
-            let mut a = lock(&shared.arbitration);
+            let mut a = state.arbitration();
             if a.close(id) {
-                announce(&a, shared.device_id);
+                announce(&a, state.device_id);
             }
             tracing::debug!(stream = id, "stream channel closed");
         });
@@ -549,15 +366,15 @@ impl P4Runtime for Service {
 
 /// Handles one message of a stream channel; an error ends the stream.
 fn handle_stream_message(
-    shared: &Shared,
+    state: &SwitchState,
     id: u64,
     tx: &StreamTx,
     message: StreamMessageRequest,
 ) -> Result<(), Status> {
-    let arbitrated = lock(&shared.arbitration).is_arbitrated(id);
+    let arbitrated = state.arbitration().is_arbitrated(id);
     match message.update {
         Some(stream_message_request::Update::Arbitration(a)) => {
-            shared.check_device(a.device_id)?;
+            state.check_device(a.device_id)?;
             #[allow(deprecated)]
             if let Some(role) = &a.role
                 && (role.id != 0 || !role.name.is_empty() || role.config.is_some())
@@ -565,10 +382,10 @@ fn handle_stream_message(
                 return Err(Status::unimplemented("only the default role is supported"));
             }
             let election_id = from_uint128(&a.election_id.unwrap_or_default());
-            let mut arbitration = lock(&shared.arbitration);
+            let mut arbitration = state.arbitration();
             arbitration.arbitrate(id, election_id)?;
             tracing::info!(stream = id, election_id, "arbitration");
-            announce(&arbitration, shared.device_id);
+            announce(&arbitration, state.device_id);
             Ok(())
         }
         _ if !arbitrated => Err(Status::failed_precondition(
@@ -576,7 +393,7 @@ fn handle_stream_message(
         )),
         Some(stream_message_request::Update::Packet(p)) => {
             tracing::trace!(stream = id, "PacketOut received");
-            let is_primary = lock(&shared.arbitration).is_primary(id);
+            let is_primary = state.arbitration().is_primary(id);
             let error = |code: Code, message: String| {
                 let _ = tx.try_send(Ok(StreamMessageResponse {
                     update: Some(stream_message_response::Update::Error(StreamError {
@@ -596,14 +413,14 @@ fn handle_stream_message(
                 );
                 return Ok(());
             }
-            let Some(cpu_port) = shared.cpu_port else {
+            let Some(cpu_port) = state.cpu_port else {
                 error(
                     Code::FailedPrecondition,
                     "the switch has no CPU port (start it with --cpu-port)".into(),
                 );
                 return Ok(());
             };
-            let header = shared
+            let header = state
                 .lock_device()
                 .as_ref()
                 .map(|d| d.program().packet_out.clone());
@@ -615,7 +432,7 @@ fn handle_stream_message(
                 return Ok(());
             };
             let frame = match header {
-                Some(h) => match encode_header(&h, &p.metadata) {
+                Some(h) => match h.encode(&p.metadata) {
                     Ok(mut bytes) => {
                         bytes.extend_from_slice(&p.payload);
                         bytes
@@ -628,7 +445,7 @@ fn handle_stream_message(
                 None => p.payload.clone(),
             };
             tracing::trace!(stream = id, len = frame.len(), "packet out");
-            if shared
+            if state
                 .inbound()
                 .send(Inbound::Frame {
                     port: cpu_port,
@@ -654,39 +471,5 @@ fn handle_stream_message(
             }));
             Ok(())
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn controller_header_round_trip() {
-        let h = ControllerHeader {
-            fields: vec![(1, "port".into(), 9), (2, "pad".into(), 7)],
-        };
-        let md = vec![PacketMetadata {
-            metadata_id: 1,
-            value: vec![1, 0x23],
-        }];
-        let bytes = encode_header(&h, &md).unwrap();
-        assert_eq!(bytes, vec![0x91, 0x80]);
-        let mut frame = bytes.clone();
-        frame.extend_from_slice(&[0xaa]);
-        let (decoded, payload) = decode_header(&h, &frame).unwrap();
-        assert_eq!(payload, vec![0xaa]);
-        assert_eq!(decoded[0].value, vec![1, 0x23]);
-        assert_eq!(decoded[1].value, vec![0]);
-        assert!(
-            encode_header(
-                &h,
-                &[PacketMetadata {
-                    metadata_id: 1,
-                    value: vec![2, 0]
-                }]
-            )
-            .is_err()
-        );
     }
 }
