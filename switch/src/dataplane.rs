@@ -14,10 +14,11 @@ use std::time::Instant;
 #[cfg(target_os = "linux")]
 use crate::afpacket::{RxRing, wait_any};
 use crate::device::Device;
-use crate::pcap::PcapWriter;
 #[cfg(target_os = "linux")]
-use crate::ports::Doorbell;
-use crate::ports::{Egress, Inbound, PortCounters};
+use crate::inbound::Doorbell;
+use crate::inbound::{FrameBatch, Inbound};
+use crate::pcap::PcapWriter;
+use crate::ports::{Egress, PortCounters};
 use crate::state::SwitchState;
 
 /// Frames taken from the channel per device lock, at most (a P4Runtime
@@ -188,13 +189,13 @@ impl Dataplane {
     /// Moves up to [`BATCH_FRAMES`] frames' worth of waiting messages into
     /// `batch` without waiting. Returns whether to stop after them.
     #[cfg(target_os = "linux")]
-    fn take_messages(&mut self, batch: &mut Vec<Inbound>) -> bool {
-        let mut frames = batch.iter().map(Inbound::frame_count).sum::<usize>();
+    fn take_messages(&mut self, batch: &mut Vec<FrameBatch>) -> bool {
+        let mut frames = batch.iter().map(FrameBatch::len).sum::<usize>();
         while frames < BATCH_FRAMES {
             match self.inbound.try_recv() {
                 Ok(Inbound::Stop) | Err(TryRecvError::Disconnected) => return true,
-                Ok(m) => {
-                    frames += m.frame_count();
+                Ok(Inbound::Frames(m)) => {
+                    frames += m.len();
                     batch.push(m);
                 }
                 Err(TryRecvError::Empty) => break,
@@ -221,10 +222,10 @@ impl Dataplane {
                 }
                 Err(TryRecvError::Disconnected) => break,
             };
-            if matches!(first, Inbound::Stop) {
+            let Inbound::Frames(first) = first else {
                 break;
-            }
-            let mut frames = first.frame_count();
+            };
+            let mut frames = first.len();
             batch.push(first);
             let mut stop = false;
             while frames < BATCH_FRAMES {
@@ -233,8 +234,8 @@ impl Dataplane {
                         stop = true;
                         break;
                     }
-                    Ok(m) => {
-                        frames += m.frame_count();
+                    Ok(Inbound::Frames(m)) => {
+                        frames += m.len();
                         batch.push(m);
                     }
                     Err(_) => break,
@@ -255,31 +256,14 @@ impl Dataplane {
     /// Runs every frame of `batch` in order, then every frame waiting in
     /// `rings` (straight from ring memory), under one device lock; then
     /// sends the outputs.
-    fn handle_batch(&mut self, batch: &[Inbound], rings: &mut [(u32, RxRing)]) {
+    fn handle_batch(&mut self, batch: &[FrameBatch], rings: &mut [(u32, RxRing)]) {
         let state = self.state.clone();
         let program = {
             let mut guard = state.lock_device();
             let mut device = guard.as_mut();
-            for msg in batch {
-                match msg {
-                    Inbound::Frame { port, data } => {
-                        let now = self.now_us();
-                        self.ingress(device.as_deref_mut(), *port, data, now);
-                    }
-                    Inbound::Batch(frames) => {
-                        for (port, data) in frames {
-                            let now = self.now_us();
-                            self.ingress(device.as_deref_mut(), *port, data, now);
-                        }
-                    }
-                    Inbound::Frames { port, frames } => {
-                        for data in frames.iter() {
-                            let now = self.now_us();
-                            self.ingress(device.as_deref_mut(), *port, data, now);
-                        }
-                    }
-                    Inbound::Stop => {}
-                }
+            for (port, data) in batch.iter().flat_map(FrameBatch::iter) {
+                let now = self.now_us();
+                self.ingress(device.as_deref_mut(), port, data, now);
             }
             #[cfg(target_os = "linux")]
             for (port, ring) in rings.iter_mut() {

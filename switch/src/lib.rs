@@ -77,6 +77,7 @@ pub mod codec;
 mod dataplane;
 pub mod device;
 pub mod error;
+mod inbound;
 pub mod pcap;
 pub mod ports;
 pub mod program;
@@ -105,8 +106,9 @@ pub use server::Service;
 
 use dataplane::PortMap;
 #[cfg(target_os = "linux")]
-use ports::FrameBatch;
-use ports::{Egress, Inbound, InboundSender, PortCounters};
+use inbound::FrameBatch;
+use inbound::{Inbound, InboundSender};
+use ports::{Egress, PortCounters};
 use state::SwitchState;
 
 /// Switch-wide settings.
@@ -208,7 +210,7 @@ impl SwitchBuilder {
         #[cfg(target_os = "linux")]
         let doorbell = match &self.config.interface_io {
             InterfaceIo::Ring(c) if !c.reader_thread && !self.interfaces.is_empty() => {
-                Some(Arc::new(ports::Doorbell::new().map_err(|e| {
+                Some(Arc::new(inbound::Doorbell::new().map_err(|e| {
                     SwitchError::Port {
                         port: 0,
                         message: format!("cannot make the packet thread's waker: {e}"),
@@ -568,15 +570,15 @@ impl InterfacePort {
         match self.receive {
             Receive::Ring(mut ring) => builder.spawn(move || {
                 // Sized like the last batch, so a burst allocates once.
-                let (mut frames_hint, mut bytes_hint) = (0, 0);
+                let mut bytes_hint = 0;
                 let mut oversized_warned = false;
                 while !stop.load(Ordering::Relaxed) {
-                    let mut frames = FrameBatch::with_capacity(frames_hint, bytes_hint);
-                    match ring.recv_batch(|frame| frames.push(frame)) {
+                    let mut frames = FrameBatch::with_capacity(bytes_hint);
+                    match ring.recv_batch(|frame| frames.push(p, frame)) {
                         Ok(0) => {}
                         Ok(_) => {
-                            (frames_hint, bytes_hint) = (frames.len(), frames.byte_len());
-                            if tx.send(Inbound::Frames { port: p, frames }).is_err() {
+                            bytes_hint = frames.buffer_len();
+                            if tx.send_frames(frames).is_err() {
                                 break;
                             }
                         }
@@ -600,11 +602,7 @@ impl InterfacePort {
                 while !stop.load(Ordering::Relaxed) {
                     match sock.recv(&mut buf) {
                         Ok(Some(n)) => {
-                            let frame = Inbound::Frame {
-                                port: p,
-                                data: buf[..n].to_vec(),
-                            };
-                            if tx.send(frame).is_err() {
+                            if tx.send_frames(FrameBatch::one(p, &buf[..n])).is_err() {
                                 break;
                             }
                         }

@@ -1,173 +1,13 @@
-//! Ports: in-memory ports for in-process use, and the per-port counters.
-//!
-//! Every port's received frames go into one channel that the packet thread
-//! drains; frames leaving the switch go to the port's egress (a channel or
-//! a raw socket).
+//! Ports: how interface ports move frames ([`InterfaceIo`]), in-memory
+//! ports for in-process use, and the per-port counters.
 
 use std::collections::VecDeque;
-#[cfg(target_os = "linux")]
-use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SendError, Sender};
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// What the packet thread receives.
-#[derive(Debug)]
-pub(crate) enum Inbound {
-    /// A frame received on `port`.
-    Frame {
-        /// Ingress port.
-        port: u32,
-        /// The frame.
-        data: Vec<u8>,
-    },
-    /// Frames received, each with its ingress port, in arrival order.
-    Batch(Vec<(u32, Vec<u8>)>),
-    /// Frames received on `port` in one wake-up of its reader, in order.
-    Frames {
-        /// Ingress port.
-        port: u32,
-        /// The frames.
-        frames: FrameBatch,
-    },
-    /// Stop the packet thread.
-    Stop,
-}
-
-/// The sending side of the packet thread's channel. When the packet thread
-/// reads interface rings itself it sleeps in `poll` on them rather than on
-/// the channel; then each message also rings its doorbell, if it sleeps.
-#[derive(Debug, Clone)]
-pub(crate) struct InboundSender {
-    tx: Sender<Inbound>,
-    #[cfg(target_os = "linux")]
-    doorbell: Option<Arc<Doorbell>>,
-}
-
-impl InboundSender {
-    #[cfg(target_os = "linux")]
-    pub(crate) fn new(tx: Sender<Inbound>, doorbell: Option<Arc<Doorbell>>) -> InboundSender {
-        InboundSender { tx, doorbell }
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub(crate) fn new(tx: Sender<Inbound>) -> InboundSender {
-        InboundSender { tx }
-    }
-
-    /// Sends `message`, waking the packet thread if it sleeps on its rings.
-    pub(crate) fn send(&self, message: Inbound) -> Result<(), SendError<Inbound>> {
-        self.tx.send(message)?;
-        #[cfg(target_os = "linux")]
-        if let Some(d) = &self.doorbell {
-            d.ring();
-        }
-        Ok(())
-    }
-}
-
-/// How senders wake a packet thread sleeping on its rings: it sets
-/// `parked`, looks at the channel once more, and waits; a sender queues
-/// its message, then wakes it if `parked` is set. One of the two always
-/// sees the other (both sides order their store before their load).
-#[cfg(target_os = "linux")]
-#[derive(Debug)]
-pub(crate) struct Doorbell {
-    parked: AtomicBool,
-    waker: crate::afpacket::Waker,
-}
-
-#[cfg(target_os = "linux")]
-impl Doorbell {
-    pub(crate) fn new() -> std::io::Result<Doorbell> {
-        Ok(Doorbell {
-            parked: AtomicBool::new(false),
-            waker: crate::afpacket::Waker::new()?,
-        })
-    }
-
-    fn ring(&self) {
-        std::sync::atomic::fence(Ordering::SeqCst);
-        if self.parked.load(Ordering::SeqCst) {
-            self.waker.wake();
-        }
-    }
-
-    /// The packet thread is about to look at the channel a last time and
-    /// wait.
-    pub(crate) fn park(&self) {
-        self.parked.store(true, Ordering::SeqCst);
-        std::sync::atomic::fence(Ordering::SeqCst);
-    }
-
-    /// The packet thread is awake again. Returns whether a sender rang.
-    pub(crate) fn unpark(&self) -> bool {
-        self.parked.store(false, Ordering::SeqCst);
-        self.waker.clear()
-    }
-
-    pub(crate) fn waker(&self) -> &crate::afpacket::Waker {
-        &self.waker
-    }
-}
-
-impl Inbound {
-    /// How many frames the message carries.
-    pub(crate) fn frame_count(&self) -> usize {
-        match self {
-            Inbound::Frame { .. } => 1,
-            Inbound::Batch(frames) => frames.len(),
-            Inbound::Frames { frames, .. } => frames.len(),
-            Inbound::Stop => 0,
-        }
-    }
-}
-
-/// Frames stored back to back: one allocation per batch, not per frame.
-#[derive(Debug, Default)]
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(crate) struct FrameBatch {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-impl FrameBatch {
-    /// An empty batch with room for `frames` frames of `bytes` in all.
-    pub(crate) fn with_capacity(frames: usize, bytes: usize) -> FrameBatch {
-        FrameBatch {
-            bytes: Vec::with_capacity(bytes),
-            ends: Vec::with_capacity(frames),
-        }
-    }
-
-    /// Appends a copy of `frame`.
-    pub(crate) fn push(&mut self, frame: &[u8]) {
-        self.bytes.extend_from_slice(frame);
-        self.ends.push(self.bytes.len());
-    }
-
-    /// The number of frames.
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// The bytes of all frames.
-    pub(crate) fn byte_len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// The frames, in the order pushed.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let mut start = 0;
-        self.ends.iter().map(move |&end| {
-            let frame = &self.bytes[start..end];
-            start = end;
-            frame
-        })
-    }
-}
+use crate::inbound::{FrameBatch, InboundSender};
 
 /// How interface ports move frames (Linux `AF_PACKET`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -406,22 +246,18 @@ impl MemoryPort {
     /// Sends a frame into the switch on this port.
     pub fn send(&self, frame: &[u8]) -> Result<(), Stopped> {
         self.inbound
-            .send(Inbound::Frame {
-                port: self.port,
-                data: frame.to_vec(),
-            })
+            .send_frames(FrameBatch::one(self.port, frame))
             .map_err(|_| Stopped)
     }
 
     /// Sends frames into the switch on this port, in order, as one
     /// message (the packet thread takes them in one wake-up).
     pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Result<(), Stopped> {
-        let port = self.port;
-        self.inbound
-            .send(Inbound::Batch(
-                frames.into_iter().map(|f| (port, f)).collect(),
-            ))
-            .map_err(|_| Stopped)
+        let mut batch = FrameBatch::default();
+        for frame in &frames {
+            batch.push(self.port, frame);
+        }
+        self.inbound.send_frames(batch).map_err(|_| Stopped)
     }
 
     /// A handle that sends into this port from another thread.
@@ -474,52 +310,8 @@ impl PortSender {
     /// Sends a frame into the switch on this port.
     pub fn send(&self, frame: &[u8]) -> Result<(), Stopped> {
         self.inbound
-            .send(Inbound::Frame {
-                port: self.port,
-                data: frame.to_vec(),
-            })
+            .send_frames(FrameBatch::one(self.port, frame))
             .map_err(|_| Stopped)
-    }
-}
-
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    use super::*;
-
-    fn sender() -> (InboundSender, Receiver<Inbound>, Arc<Doorbell>) {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let doorbell = Arc::new(Doorbell::new().unwrap());
-        (InboundSender::new(tx, Some(doorbell.clone())), rx, doorbell)
-    }
-
-    #[test]
-    fn a_message_to_a_parked_packet_thread_rings_the_doorbell() {
-        let (tx, rx, doorbell) = sender();
-        doorbell.park();
-        tx.send(Inbound::Stop).unwrap();
-        assert!(doorbell.unpark(), "woken");
-        assert!(matches!(rx.try_recv(), Ok(Inbound::Stop)));
-    }
-
-    #[test]
-    fn a_message_to_a_running_packet_thread_does_not() {
-        let (tx, rx, doorbell) = sender();
-        tx.send(Inbound::Stop).unwrap();
-        doorbell.park();
-        assert!(!doorbell.unpark(), "no system call when it is awake");
-        assert!(matches!(rx.try_recv(), Ok(Inbound::Stop)));
-    }
-
-    #[test]
-    fn frame_batches_keep_frames_apart_and_in_order() {
-        let mut batch = FrameBatch::with_capacity(0, 0);
-        for f in [&[1u8, 2, 3][..], &[], &[4]] {
-            batch.push(f);
-        }
-        assert_eq!(batch.len(), 3);
-        assert_eq!(batch.byte_len(), 4);
-        let frames: Vec<&[u8]> = batch.iter().collect();
-        assert_eq!(frames, [&[1u8, 2, 3][..], &[], &[4]]);
     }
 }
 

@@ -23,7 +23,7 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::device::UpdateError;
-use crate::ports::Inbound;
+use crate::inbound::FrameBatch;
 use crate::program::{Program, Source};
 use crate::state::{Configured, StreamTx, SwitchState};
 
@@ -447,10 +447,7 @@ fn handle_stream_message(
             tracing::trace!(stream = id, len = frame.len(), "packet out");
             if state
                 .inbound()
-                .send(Inbound::Frame {
-                    port: cpu_port,
-                    data: frame,
-                })
+                .send_frames(FrameBatch::one(cpu_port, &frame))
                 .is_err()
             {
                 error(Code::Unavailable, "the switch is stopping".into());

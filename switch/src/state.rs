@@ -19,7 +19,7 @@ use p4runtime_proto::tonic::Status;
 use tokio::sync::mpsc;
 
 use crate::device::Device;
-use crate::ports::InboundSender;
+use crate::inbound::InboundSender;
 use crate::program::{ControllerHeader, Program};
 
 /// A stream channel's sending side: what arbitration keeps per controller.

@@ -25,7 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::ports::{Inbound, InboundSender, PortCounters};
+use crate::inbound::{FrameBatch, InboundSender};
+use crate::ports::PortCounters;
 
 /// What a host sends to announce its address to its port: an empty
 /// datagram.
@@ -173,7 +174,7 @@ pub(crate) fn spawn_reader(
         .spawn(move || {
             let mut events = mio::Events::with_capacity(ports.len().max(1));
             let mut buf = vec![0u8; MAX_DATAGRAM];
-            let mut batch: Vec<(u32, Vec<u8>)> = Vec::with_capacity(BATCH);
+            let mut batch = FrameBatch::default();
             while !stop.load(Ordering::Relaxed) {
                 if let Err(e) = poll.poll(&mut events, Some(Duration::from_millis(100))) {
                     if e.kind() != io::ErrorKind::Interrupted {
@@ -190,9 +191,9 @@ pub(crate) fn spawn_reader(
                     loop {
                         match p.socket.recv(&mut buf) {
                             Ok(Received::Frame(n)) => {
-                                batch.push((p.port, buf[..n].to_vec()));
+                                batch.push(p.port, &buf[..n]);
                                 if batch.len() == BATCH
-                                    && tx.send(Inbound::Batch(std::mem::take(&mut batch))).is_err()
+                                    && tx.send_frames(std::mem::take(&mut batch)).is_err()
                                 {
                                     return;
                                 }
@@ -212,14 +213,11 @@ pub(crate) fn spawn_reader(
                     // Hand each port's frames over as soon as they are
                     // read: the packet thread works while the next port
                     // is drained.
-                    if !batch.is_empty()
-                        && tx.send(Inbound::Batch(std::mem::take(&mut batch))).is_err()
-                    {
+                    if !batch.is_empty() && tx.send_frames(std::mem::take(&mut batch)).is_err() {
                         return;
                     }
                 }
-                if !batch.is_empty() && tx.send(Inbound::Batch(std::mem::take(&mut batch))).is_err()
-                {
+                if !batch.is_empty() && tx.send_frames(std::mem::take(&mut batch)).is_err() {
                     return;
                 }
             }
