@@ -1,7 +1,8 @@
 //! The packet thread: drains the inbound channel in batches, runs each
 //! batch's frames through the loaded program under one device lock with
 //! the monotonic clock, then hands the outputs to the egress ports (one
-//! batch per port), the CPU port (PacketIn) and the pcap files.
+//! batch per port, through its [`Egress`]), the CPU port (PacketIn) and
+//! the pcap files.
 //!
 //! It is the only thread that runs the program: every frame sees the
 //! register, counter and table state the frames before it left (see the
@@ -14,11 +15,12 @@ use std::time::Instant;
 #[cfg(target_os = "linux")]
 use crate::afpacket::{RxRing, wait_any};
 use crate::device::Device;
+use crate::egress::Egress;
 #[cfg(target_os = "linux")]
 use crate::inbound::Doorbell;
 use crate::inbound::{FrameBatch, Inbound};
 use crate::pcap::PcapWriter;
-use crate::ports::{Egress, PortCounters};
+use crate::ports::PortCounters;
 use crate::state::SwitchState;
 
 /// Frames taken from the channel per device lock, at most (a P4Runtime
@@ -96,13 +98,31 @@ impl<T> PortMap<T> {
     }
 }
 
+/// A port as the packet thread sees it.
+#[derive(Debug)]
+pub(crate) struct Port {
+    /// The port's counters (shared with [`crate::Switch::port_stats`]).
+    pub(crate) counters: Arc<PortCounters>,
+    /// Where the port's frames leave.
+    pub(crate) egress: Box<dyn Egress>,
+}
+
+impl Port {
+    /// A port whose frames leave by `egress`, its counters at zero.
+    pub(crate) fn new(egress: Box<dyn Egress>) -> Port {
+        Port {
+            counters: Arc::new(PortCounters::default()),
+            egress,
+        }
+    }
+}
+
 /// The packet thread's state.
 #[derive(Debug)]
 pub(crate) struct Dataplane {
     pub(crate) state: Arc<SwitchState>,
     pub(crate) inbound: Receiver<Inbound>,
-    pub(crate) egress: PortMap<Egress>,
-    pub(crate) counters: PortMap<Arc<PortCounters>>,
+    pub(crate) ports: PortMap<Port>,
     pub(crate) pcap: PortMap<PcapWriter>,
     pub(crate) start: Instant,
     /// The timestamp the last frame entered the program with, µs since
@@ -311,7 +331,7 @@ impl Dataplane {
     /// One frame through the program (the device lock held) at time
     /// `now_us`: counts it, captures it, and queues its outputs.
     fn ingress(&mut self, device: Option<&mut Device>, port: u32, data: &[u8], now_us: u64) {
-        let counters = self.counters.get(port);
+        let counters = self.ports.get(port).map(|p| &p.counters);
         if let Some(c) = counters {
             c.rx(data.len());
         }
@@ -356,87 +376,22 @@ impl Dataplane {
         self.outputs = outputs;
     }
 
-    /// Sends each port's queued frames, as one batch where the port can.
+    /// Sends each port's queued frames, one call per port.
     fn send_pending(&mut self) {
         for (port, frames) in self.pending.iter_mut() {
             if frames.is_empty() {
                 continue;
             }
-            let counters = self.counters.get(port);
-            let state = &self.state;
-            let count = |sent: Option<usize>| match (counters, sent) {
-                (Some(c), Some(len)) => c.tx(len),
-                (Some(c), None) => c.tx_error(),
-                (None, _) => state.count_unknown_port(),
-            };
-            match self.egress.get_mut(port) {
-                Some(Egress::Memory(tx)) => {
-                    let batch = std::mem::take(frames);
-                    let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
-                    let sent = tx.send(batch).is_ok();
-                    for len in lens {
-                        count(sent.then_some(len));
-                    }
-                }
-                #[cfg(target_os = "linux")]
-                Some(Egress::Raw {
-                    socket,
-                    batched: true,
-                    xdp,
-                }) => {
-                    let slices: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
-                    let mut report = |i: usize, result: std::io::Result<()>| match result {
-                        Ok(()) => count(Some(slices[i].len())),
-                        Err(e) => {
-                            tracing::warn!(port, interface = socket.name(), "send: {e}");
-                            count(None);
-                        }
-                    };
-                    let via_xdp = xdp
-                        .as_mut()
-                        .is_some_and(|x| x.send_many(&slices, &mut report));
-                    if !via_xdp {
-                        socket.send_many(&slices, report);
-                    }
-                    drop(slices);
-                    reuse(&mut self.spare, frames.drain(..));
-                }
-                #[cfg(target_os = "linux")]
-                Some(Egress::Raw {
-                    socket,
-                    batched: false,
-                    ..
-                }) => {
-                    for frame in frames.iter() {
-                        match socket.send(frame) {
-                            Ok(()) => count(Some(frame.len())),
-                            Err(e) => {
-                                tracing::warn!(port, interface = socket.name(), "send: {e}");
-                                count(None);
-                            }
-                        }
-                    }
-                    reuse(&mut self.spare, frames.drain(..));
-                }
-                Some(Egress::Udp(sock)) => {
-                    for frame in frames.iter() {
-                        match sock.send(frame) {
-                            Ok(()) => count(Some(frame.len())),
-                            Err(e) => {
-                                tracing::debug!(port, "UDP send: {e}");
-                                count(None);
-                            }
-                        }
-                    }
-                    reuse(&mut self.spare, frames.drain(..));
-                }
+            match self.ports.get_mut(port) {
+                Some(out) => out.egress.send(frames, &out.counters),
                 None => {
                     tracing::trace!(port, "frame for a port that does not exist");
-                    for _ in frames.drain(..) {
-                        count(None);
+                    for _ in frames.iter() {
+                        self.state.count_unknown_port();
                     }
                 }
             }
+            reuse(&mut self.spare, frames.drain(..));
         }
     }
 }

@@ -76,8 +76,11 @@ pub mod afpacket;
 pub mod codec;
 mod dataplane;
 pub mod device;
+mod egress;
 pub mod error;
 mod inbound;
+#[cfg(target_os = "linux")]
+mod interface;
 pub mod pcap;
 pub mod ports;
 pub mod program;
@@ -95,7 +98,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use p4runtime_proto::P4RuntimeServer;
 
@@ -104,11 +107,12 @@ pub use ports::{InterfaceIo, MemoryPort, PortSender, PortStats, RingConfig, Ring
 pub use program::{Program, Source};
 pub use server::Service;
 
-use dataplane::PortMap;
-#[cfg(target_os = "linux")]
-use inbound::FrameBatch;
+use dataplane::{Port, PortMap};
+use egress::{MemoryEgress, UdpEgress};
 use inbound::{Inbound, InboundSender};
-use ports::{Egress, PortCounters};
+#[cfg(target_os = "linux")]
+use interface::{Receive, open_interface};
+use ports::PortCounters;
 use state::SwitchState;
 
 /// Switch-wide settings.
@@ -232,29 +236,31 @@ impl SwitchBuilder {
         if let Some(program) = self.program {
             state.install(program);
         }
-        let mut counters: PortMap<Arc<PortCounters>> = PortMap::new();
-        let mut egress = PortMap::new();
+        let mut ports: PortMap<Port> = PortMap::new();
         let mut memory_ports = Vec::new();
         for p in &self.memory {
-            let c = Arc::new(PortCounters::default());
             let (tx, rx) = mpsc::channel();
-            egress.insert(*p, Egress::Memory(tx));
-            counters.insert(*p, c.clone());
-            memory_ports.push(MemoryPort::new(*p, inbound_tx.clone(), rx, c));
+            let port = Port::new(Box::new(MemoryEgress::new(tx)));
+            memory_ports.push(MemoryPort::new(
+                *p,
+                inbound_tx.clone(),
+                rx,
+                port.counters.clone(),
+            ));
+            ports.insert(*p, port);
         }
         let stop = Arc::new(AtomicBool::new(false));
         let mut readers = Vec::new();
         let mut interface_io = BTreeMap::new();
         #[cfg(target_os = "linux")]
-        let mut opened = Vec::new();
+        let mut receivers = Vec::new();
         for (p, name) in &self.interfaces {
             #[cfg(target_os = "linux")]
             {
-                let (mut port, io) = open_interface(*p, name, &self.config.interface_io)?;
-                egress.insert(*p, port.egress());
-                counters.insert(*p, Arc::new(PortCounters::default()));
-                interface_io.insert(*p, io);
-                opened.push(port);
+                let opened = open_interface(*p, name, &self.config.interface_io)?;
+                ports.insert(*p, Port::new(opened.egress));
+                interface_io.insert(*p, opened.io);
+                receivers.push((*p, opened.receive));
             }
             #[cfg(not(target_os = "linux"))]
             {
@@ -268,17 +274,16 @@ impl SwitchBuilder {
         #[cfg(target_os = "linux")]
         let mut pipeline_rings = Vec::new();
         #[cfg(target_os = "linux")]
-        for port in opened {
-            let number = port.number;
-            let port = match port.receive {
+        for (number, receive) in receivers {
+            let receive = match receive {
                 Receive::Ring(ring) if doorbell.is_some() => {
                     pipeline_rings.push((number, ring));
                     continue;
                 }
-                receive => InterfacePort { receive, ..port },
+                receive => receive,
             };
-            let handle = port
-                .spawn_reader(inbound_tx.clone(), stop.clone())
+            let handle = receive
+                .spawn_reader(number, inbound_tx.clone(), stop.clone())
                 .map_err(|e| SwitchError::Interface {
                     name: format!("port {number}"),
                     message: format!("cannot start reader thread: {e}"),
@@ -292,14 +297,13 @@ impl SwitchBuilder {
                 message: format!("cannot bind UDP {local}: {e}"),
             })?;
             let sock = Arc::new(sock);
-            let c = Arc::new(PortCounters::default());
-            egress.insert(*p, Egress::Udp(sock.clone()));
-            counters.insert(*p, c.clone());
+            let port = Port::new(Box::new(UdpEgress::new(*p, sock.clone())));
             udp_ports.push(udp::ReaderPort {
                 port: *p,
                 socket: sock,
-                counters: c,
+                counters: port.counters.clone(),
             });
+            ports.insert(*p, port);
         }
         if !udp_ports.is_empty() {
             let handle =
@@ -315,7 +319,7 @@ impl SwitchBuilder {
         if let Some(dir) = &self.config.pcap_dir {
             std::fs::create_dir_all(dir)
                 .map_err(|e| SwitchError::Pcap(format!("{}: {e}", dir.display())))?;
-            for (p, _) in counters.iter() {
+            for (p, _) in ports.iter() {
                 let path = dir.join(format!("port{p}.pcap"));
                 let w = pcap::PcapWriter::create(&path)
                     .map_err(|e| SwitchError::Pcap(format!("{}: {e}", path.display())))?;
@@ -323,12 +327,11 @@ impl SwitchBuilder {
             }
         }
         let stats: BTreeMap<u32, Arc<PortCounters>> =
-            counters.iter().map(|(p, c)| (p, c.clone())).collect();
+            ports.iter().map(|(p, c)| (p, c.counters.clone())).collect();
         let dataplane = dataplane::Dataplane {
             state: state.clone(),
             inbound: inbound_rx,
-            egress,
-            counters,
+            ports,
             pcap,
             start: Instant::now(),
             last_us: 0,
@@ -458,162 +461,6 @@ impl Drop for Switch {
         }
         for r in self.readers.drain(..) {
             let _ = r.join();
-        }
-    }
-}
-
-/// How long a reader waits for frames before looking at the stop flag.
-#[cfg(target_os = "linux")]
-const READER_POLL: Duration = Duration::from_millis(100);
-
-/// An opened interface port, before its reader thread starts.
-#[cfg(target_os = "linux")]
-struct InterfacePort {
-    number: u32,
-    receive: Receive,
-    send: Arc<afpacket::RawSocket>,
-    /// The `AF_XDP` socket batches leave by, when there is one.
-    xdp: Option<xdp::XdpSender>,
-}
-
-#[cfg(target_os = "linux")]
-enum Receive {
-    Ring(afpacket::RxRing),
-    PerFrame(Arc<afpacket::RawSocket>),
-}
-
-/// Opens interface `name` as port `number` the way `io` asks, falling back
-/// to one frame per system call (with one warning) where a ring cannot be
-/// set up. Returns the port and the way it actually moves frames.
-#[cfg(target_os = "linux")]
-fn open_interface(
-    number: u32,
-    name: &str,
-    io: &InterfaceIo,
-) -> Result<(InterfacePort, InterfaceIo), SwitchError> {
-    let failed = |e: std::io::Error| SwitchError::Interface {
-        name: name.to_string(),
-        message: e.to_string(),
-    };
-    if let InterfaceIo::Ring(config) = io {
-        match afpacket::RxRing::open(name, config, READER_POLL) {
-            Ok(ring) => {
-                let send = afpacket::RawSocket::open_sender(name).map_err(failed)?;
-                let mut config = config.clone();
-                let xdp = if config.xdp_send {
-                    match xdp::XdpSender::open(name) {
-                        Ok(x) => Some(x),
-                        Err(e) => {
-                            tracing::info!(
-                                port = number,
-                                interface = name,
-                                "no AF_XDP socket ({e}): sending with sendmmsg"
-                            );
-                            config.xdp_send = false;
-                            None
-                        }
-                    }
-                } else {
-                    None
-                };
-                let port = InterfacePort {
-                    number,
-                    receive: Receive::Ring(ring),
-                    send: Arc::new(send),
-                    xdp,
-                };
-                return Ok((port, InterfaceIo::Ring(config)));
-            }
-            // A missing interface is an error either way.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(failed(e)),
-            Err(e) => tracing::warn!(
-                port = number,
-                interface = name,
-                "no receive ring ({e}): one system call per frame on this interface"
-            ),
-        }
-    }
-    let socket = Arc::new(afpacket::RawSocket::open(name, READER_POLL).map_err(failed)?);
-    let port = InterfacePort {
-        number,
-        receive: Receive::PerFrame(socket.clone()),
-        send: socket,
-        xdp: None,
-    };
-    Ok((port, InterfaceIo::PerFrame))
-}
-
-#[cfg(target_os = "linux")]
-impl InterfacePort {
-    /// Where the port's frames leave by (the `AF_XDP` socket moves
-    /// there).
-    fn egress(&mut self) -> Egress {
-        Egress::Raw {
-            socket: self.send.clone(),
-            batched: matches!(self.receive, Receive::Ring(_)),
-            xdp: self
-                .xdp
-                .take()
-                .map(|x| Box::new(xdp::XdpEgress::new(self.number, x))),
-        }
-    }
-
-    /// The port's reader thread: frames into the packet thread's channel
-    /// until `stop` (looked at every [`READER_POLL`]).
-    fn spawn_reader(
-        self,
-        tx: InboundSender,
-        stop: Arc<AtomicBool>,
-    ) -> std::io::Result<JoinHandle<()>> {
-        let p = self.number;
-        let builder = std::thread::Builder::new().name(format!("esa-switch-rx-{p}"));
-        match self.receive {
-            Receive::Ring(mut ring) => builder.spawn(move || {
-                // Sized like the last batch, so a burst allocates once.
-                let mut bytes_hint = 0;
-                let mut oversized_warned = false;
-                while !stop.load(Ordering::Relaxed) {
-                    let mut frames = FrameBatch::with_capacity(bytes_hint);
-                    match ring.recv_batch(|frame| frames.push(p, frame)) {
-                        Ok(0) => {}
-                        Ok(_) => {
-                            bytes_hint = frames.buffer_len();
-                            if tx.send_frames(frames).is_err() {
-                                break;
-                            }
-                        }
-                        Err(e) => {
-                            tracing::error!(port = p, interface = ring.name(), "receive: {e}");
-                            std::thread::sleep(READER_POLL);
-                        }
-                    }
-                    if !oversized_warned && ring.oversized() > 0 {
-                        oversized_warned = true;
-                        tracing::warn!(
-                            port = p,
-                            interface = ring.name(),
-                            "frames longer than a ring slot are dropped (the first of them now)"
-                        );
-                    }
-                }
-            }),
-            Receive::PerFrame(sock) => builder.spawn(move || {
-                let mut buf = vec![0u8; afpacket::MAX_FRAME];
-                while !stop.load(Ordering::Relaxed) {
-                    match sock.recv(&mut buf) {
-                        Ok(Some(n)) => {
-                            if tx.send_frames(FrameBatch::one(p, &buf[..n])).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(e) => {
-                            tracing::error!(port = p, interface = sock.name(), "receive: {e}");
-                            std::thread::sleep(READER_POLL);
-                        }
-                    }
-                }
-            }),
         }
     }
 }

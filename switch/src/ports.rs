@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -111,29 +111,6 @@ impl Default for RingConfig {
     }
 }
 
-/// Where frames leaving a port go.
-#[derive(Debug)]
-pub(crate) enum Egress {
-    /// An in-memory port: the test's receiving end.
-    /// A batch's frames for the port go as one message (one wake-up of
-    /// a receiver waiting for them).
-    Memory(Sender<Vec<Vec<u8>>>),
-    /// A Linux interface: frames of a batch go out in one `sendmmsg` when
-    /// `batched`, else one `send` each.
-    #[cfg(target_os = "linux")]
-    Raw {
-        /// The socket frames leave by.
-        socket: Arc<crate::afpacket::RawSocket>,
-        /// Whether a batch leaves in one call.
-        batched: bool,
-        /// The `AF_XDP` socket batches leave by instead, when the port
-        /// sends through one.
-        xdp: Option<Box<crate::xdp::XdpEgress>>,
-    },
-    /// A port carried over UDP.
-    Udp(Arc<crate::udp::UdpPort>),
-}
-
 /// Counters of one port, updated by the packet thread.
 #[derive(Debug, Default)]
 pub(crate) struct PortCounters {
@@ -157,7 +134,12 @@ impl PortCounters {
     }
 
     pub(crate) fn tx(&self, bytes: usize) {
-        self.tx_packets.fetch_add(1, Ordering::Relaxed);
+        self.tx_many(1, bytes);
+    }
+
+    /// `frames` frames sent, of `bytes` bytes in all.
+    pub(crate) fn tx_many(&self, frames: usize, bytes: usize) {
+        self.tx_packets.fetch_add(frames as u64, Ordering::Relaxed);
         self.tx_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
@@ -166,7 +148,12 @@ impl PortCounters {
     }
 
     pub(crate) fn tx_error(&self) {
-        self.tx_errors.fetch_add(1, Ordering::Relaxed);
+        self.tx_errors(1);
+    }
+
+    /// `frames` frames not sent.
+    pub(crate) fn tx_errors(&self, frames: usize) {
+        self.tx_errors.fetch_add(frames as u64, Ordering::Relaxed);
     }
 
     pub(crate) fn snapshot(&self) -> PortStats {
