@@ -8,17 +8,27 @@
 //!
 //! ## Layout
 //! - [`program`]: a compiled program, its P4Info (p4sim's, as protobuf by
-//!   `p4runtime_proto::from_p4sim`) and the id lookups; [`codec`]:
-//!   P4Runtime bytestrings.
-//! - [`device`]: P4Runtime entities (tables, defaults, multicast groups,
-//!   clone sessions, counters, registers) on a p4sim `V1Switch`.
+//!   `p4runtime_proto::from_p4sim`), the id lookups and the controller
+//!   headers' packing; [`codec`]: P4Runtime bytestrings against their
+//!   fields.
+//! - [`device`]: P4Runtime entities on a p4sim `V1Switch`, a module per
+//!   kind (tables and defaults, direct counters, counter and register
+//!   arrays, multicast groups and clone sessions).
+//! - `state`: what the server and the packet thread share (the device
+//!   lock, the configured pipeline, arbitration, the CPU port, counters);
+//!   below both, so neither reaches into the other.
 //! - [`server`]: the P4Runtime service (arbitration by
 //!   `p4runtime_proto::arbitration`, pipeline config,
 //!   Write / Read, packet I/O, Capabilities).
-//! - `dataplane`: the packet thread; [`ports`]: in-memory ports and port
-//!   counters; [`afpacket`]: Linux interfaces (receive rings, batched
-//!   sends, the per-frame fallback); [`udp`]: ports carried over UDP
-//!   (frames in datagrams; no root); [`pcap`]: capture files.
+//! - `dataplane`: the packet thread; `inbound`: its channel, whose one
+//!   message is a batch of frames with their ports; `egress`: a port's
+//!   way out, one implementation per kind of port.
+//! - [`ports`]: in-memory ports, port counters and how interfaces move
+//!   frames; `interface`: opening an interface port and its reader;
+//!   [`afpacket`]: Linux interfaces (receive rings, batched sends, the
+//!   per-frame fallback); [`xdp`]: sending through `AF_XDP`; [`udp`]:
+//!   ports carried over UDP (frames in datagrams; no root); [`pcap`]:
+//!   capture files.
 //! - [`run`]: the switch as a process (`esa switch`, whose flags are the
 //!   `esa` binary's): ports, program and P4Runtime server until shutdown.
 //!

@@ -1,7 +1,7 @@
 //! The P4Runtime service: arbitration on the stream channel, pipeline
 //! configuration, Write and Read on the [`Device`](crate::device::Device),
 //! packet I/O through the CPU port, and Capabilities. What it shares with
-//! the packet thread is [`SwitchState`].
+//! the packet thread is `state::SwitchState`.
 
 use std::sync::Arc;
 
