@@ -3,8 +3,10 @@
 //! verdicts and counter layout of this crate, so the data planes and the
 //! Rust side cannot drift apart: `p4/include/constants.p4` (included by
 //! both programs) is [`constants_p4`]'s output, `p4/tna/rows.p4` (the
-//! Tofino program's counter rows) [`tna_rows_p4`]'s, and a test fails when
-//! a file differs.
+//! Tofino program's counter rows) [`tna_rows_p4`]'s, `p4/tna/lane_list.p4`
+//! (its lanes, one per line) [`tna_lane_list_p4`]'s, and a test fails when
+//! a file differs. The lane counts both lane files accept are
+//! [`LANE_COUNTS`].
 //!
 //! Regenerate with `ESA_BLESS=1 cargo test -p esa-p4 --test all constants::`.
 
@@ -159,15 +161,61 @@ pub fn constants_p4() -> String {
         let _ = writeln!(w, "#define ESA_FOR_EACH_LANE(M) {}", list.join(" "));
     }
     let _ = writeln!(w, "#else");
+    lane_count_error(w);
+    let _ = writeln!(w, "#endif");
+    debug_assert!(LANE_COUNTS.iter().all(|k| *k <= MAX_LANES));
+    let _ = writeln!(w, "\n#endif  // ESA_CONSTANTS_P4");
+    s
+}
+
+/// The `#error` line of a program compiled for a lane count not in
+/// [`LANE_COUNTS`].
+fn lane_count_error(w: &mut String) {
     let counts: Vec<String> = LANE_COUNTS.iter().map(|k| k.to_string()).collect();
     let _ = writeln!(
         w,
         "#error \"ESA_LANES must be one of {}\"",
         counts.join(", ")
     );
+}
+
+/// The text of `p4/tna/lane_list.p4`: `ESA_TNA_LANE(i)` for each lane
+/// `i < ESA_LANES`, one invocation per line, in blocks that each lane count
+/// of [`LANE_COUNTS`] adds. Every count is expanded, 64 too, so that
+/// `bf-p4c` itself says 64 lanes do not fit one pass (`p4/tna/README.md`,
+/// "Lanes per pass").
+pub fn tna_lane_list_p4() -> String {
+    let mut s = String::new();
+    let w = &mut s;
+    generated_header(w);
+    let _ = writeln!(
+        w,
+        "// ESA_TNA_LANE(i) for each lane i < ESA_LANES, one invocation per line.\n\
+         // esa.p4 includes this twice (declarations, applies) with ESA_TNA_LANE\n\
+         // defined differently. It is constants.p4's ESA_FOR_EACH_LANE written one\n\
+         // lane per line: bf-p4c -g stores each IR node's whole source line, and\n\
+         // all lanes on one line made its debug IR dump about a gigabyte."
+    );
+    let unknown: Vec<String> = LANE_COUNTS
+        .iter()
+        .map(|k| format!("ESA_LANES != {k}"))
+        .collect();
+    let _ = writeln!(w, "#if {}", unknown.join(" && "));
+    lane_count_error(w);
     let _ = writeln!(w, "#endif");
-    debug_assert!(LANE_COUNTS.iter().all(|k| *k <= MAX_LANES));
-    let _ = writeln!(w, "\n#endif  // ESA_CONSTANTS_P4");
+    let mut from = 0;
+    for (n, k) in LANE_COUNTS.iter().enumerate() {
+        if n > 0 {
+            let _ = writeln!(w, "#if ESA_LANES > {from}");
+        }
+        for lane in from..*k {
+            let _ = writeln!(w, "ESA_TNA_LANE({lane})");
+        }
+        if n > 0 {
+            let _ = writeln!(w, "#endif");
+        }
+        from = *k;
+    }
     s
 }
 

@@ -7,8 +7,14 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
-/// Lane counts the programs can be compiled for (`-DESA_LANES=K`).
+/// Lane counts the programs can be compiled for (`-DESA_LANES=K`): the
+/// lanes `constants.p4` and `tna/lane_list.p4` expand
+/// ([`crate::constants`] generates both from this list).
 pub const LANE_COUNTS: [usize; 5] = [4, 8, 16, 32, 64];
+
+/// Lane counts the Tofino program fits in one pass through Tofino 1's
+/// stages (`p4/tna/README.md`, "Lanes per pass"; `bf-p4c` refuses 64).
+pub const TNA_LANE_COUNTS: [usize; 4] = [4, 8, 16, 32];
 
 /// Which of the ESA programs a switch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -40,6 +46,39 @@ impl Arch {
         match self {
             Arch::V1model => "v1model",
             Arch::Tna => "tna",
+        }
+    }
+
+    /// The lane counts the architecture's program runs with.
+    pub const fn lane_counts(self) -> &'static [usize] {
+        match self {
+            Arch::V1model => &LANE_COUNTS,
+            Arch::Tna => &TNA_LANE_COUNTS,
+        }
+    }
+
+    /// Checks that the architecture's program runs with `lanes` lanes; the
+    /// error says which counts it takes (`must be 4, 8, 16, 32 or 64`, `the
+    /// Tofino program takes 4, 8, 16 or 32 lanes (one pass)`).
+    pub fn check_lanes(self, lanes: usize) -> Result<(), String> {
+        if !LANE_COUNTS.contains(&lanes) {
+            return Err(format!("must be {}", in_words(&LANE_COUNTS)));
+        }
+        if !self.lane_counts().contains(&lanes) {
+            return Err(format!(
+                "the {} program takes {} lanes (one pass)",
+                self.hardware(),
+                in_words(self.lane_counts())
+            ));
+        }
+        Ok(())
+    }
+
+    /// The hardware the architecture's program is written for.
+    const fn hardware(self) -> &'static str {
+        match self {
+            Arch::V1model => "BMv2",
+            Arch::Tna => "Tofino",
         }
     }
 
@@ -78,6 +117,16 @@ impl FromStr for Arch {
             .into_iter()
             .find(|a| a.name() == s)
             .ok_or_else(|| format!("unknown arch `{s}` (v1model or tna)"))
+    }
+}
+
+/// `4, 8, 16 or 32`.
+fn in_words(counts: &[usize]) -> String {
+    let words: Vec<String> = counts.iter().map(usize::to_string).collect();
+    match words.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -184,6 +233,20 @@ mod tests {
         assert!("tofino".parse::<Arch>().is_err());
         assert_eq!(Arch::from_pkg_arch("v1model"), Arch::V1model);
         assert_eq!(Arch::from_pkg_arch("psa"), Arch::V1model);
+    }
+
+    #[test]
+    fn lane_counts_are_checked_per_program() {
+        assert_eq!(Arch::V1model.check_lanes(64), Ok(()));
+        assert_eq!(Arch::Tna.check_lanes(32), Ok(()));
+        assert_eq!(
+            Arch::V1model.check_lanes(3).unwrap_err(),
+            "must be 4, 8, 16, 32 or 64"
+        );
+        assert_eq!(
+            Arch::Tna.check_lanes(64).unwrap_err(),
+            "the Tofino program takes 4, 8, 16 or 32 lanes (one pass)"
+        );
     }
 
     #[test]

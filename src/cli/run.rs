@@ -146,11 +146,10 @@ pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
             ArchArg::V1model => esa_testbed::experiment::Arch::V1model,
             ArchArg::Tna => esa_testbed::experiment::Arch::Tna,
         };
-        if experiment.switch.arch == esa_testbed::experiment::Arch::Tna
-            && !matches!(experiment.switch.lanes, 4 | 8 | 16 | 32)
-        {
+        if let Err(e) = experiment.switch.arch.check_lanes(experiment.switch.lanes) {
             bail!(
-                "--arch tna: the Tofino program takes 4, 8, 16 or 32 lanes; the experiment has {}",
+                "--arch {}: {e}; the experiment has {}",
+                experiment.switch.arch,
                 experiment.switch.lanes
             );
         }

@@ -814,13 +814,6 @@ impl Lines<'_> {
 
 fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, TestbedError> {
     let at = |key: &str| format!("switch.{key}{}", lines.mention(Table::Switch, key));
-    if ![4, 8, 16, 32, 64].contains(&s.lanes) {
-        return Err(invalid(format!(
-            "{} = {}: must be 4, 8, 16, 32 or 64",
-            at("lanes"),
-            s.lanes
-        )));
-    }
     if !s.pool_slots.is_power_of_two() || s.pool_slots > 1 << 16 {
         return Err(invalid(format!(
             "{} = {}: must be a power of two up to 65536",
@@ -860,13 +853,8 @@ fn check_switch(s: SwitchSection, lines: &Lines<'_>) -> Result<SwitchSpec, Testb
             .parse::<Arch>()
             .map_err(|_| invalid(format!("{} = {name:?}: must be v1model or tna", at("arch"))))?,
     };
-    if arch == Arch::Tna && !matches!(s.lanes, 4 | 8 | 16 | 32) {
-        return Err(invalid(format!(
-            "{} = {}: the Tofino program takes 4, 8, 16 or 32 lanes (one pass)",
-            at("lanes"),
-            s.lanes
-        )));
-    }
+    arch.check_lanes(s.lanes)
+        .map_err(|e| invalid(format!("{} = {}: {e}", at("lanes"), s.lanes)))?;
     Ok(SwitchSpec {
         arch,
         lanes: s.lanes,

@@ -32,3 +32,11 @@ fn tna_counter_rows_match_the_rust_layout() {
         esa_p4::constants::tna_rows_p4(),
     );
 }
+
+#[test]
+fn tna_lane_list_matches_the_lane_counts() {
+    check(
+        esa_p4::program::source_dir().join("tna/lane_list.p4"),
+        esa_p4::constants::tna_lane_list_p4(),
+    );
+}
