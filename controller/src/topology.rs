@@ -14,6 +14,11 @@
 //! Every host gets an L2 entry (its MAC → its port) and an `egress_host`
 //! entry (its port → its MAC and IP). Names, MACs and ports are unique: the
 //! egress host table has one host per port.
+//!
+//! [`Topology::add_entry`] reads and checks one `[[host]]`; `esa run`'s
+//! hosts file (`esa_testbed`), whose hosts carry a namespace too, reads its
+//! hosts with it, so both files take the same keys with the same checks and
+//! messages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -70,8 +75,22 @@ struct SwitchSection {
 struct HostSection {
     name: String,
     mac: String,
-    ip: std::net::Ipv4Addr,
+    ip: String,
     port: u16,
+}
+
+/// One `[[host]]` of a file as written, before [`Topology::add_entry`]
+/// checks it.
+#[derive(Debug, Clone, Copy)]
+pub struct HostEntry<'a> {
+    /// `name`: unique, not empty.
+    pub name: &'a str,
+    /// `mac`: `aa:bb:cc:dd:ee:ff` (or with `-`), unique.
+    pub mac: &'a str,
+    /// `ip`: an IPv4 address.
+    pub ip: &'a str,
+    /// `port`: its switch port, unique, `0..=`[`MAX_PORT`].
+    pub port: u16,
 }
 
 /// Parses `aa:bb:cc:dd:ee:ff` (or with `-`).
@@ -114,44 +133,62 @@ impl Topology {
                 )));
             }
         }
-        let mut macs = BTreeSet::new();
-        let mut ports = BTreeSet::new();
-        for h in file.host {
-            let mac = parse_mac(&h.mac).ok_or_else(|| {
-                TopologyError::Invalid(format!("host `{}`: bad MAC address `{}`", h.name, h.mac))
-            })?;
-            if h.name.is_empty() {
-                return Err(TopologyError::Invalid("a host without a name".into()));
-            }
-            topology
-                .check_port(h.port)
-                .map_err(|e| TopologyError::Invalid(format!("host `{}`: {e}", h.name)))?;
-            if !macs.insert(mac) {
-                return Err(TopologyError::Invalid(format!(
-                    "host `{}`: MAC {mac} used twice",
-                    h.name
-                )));
-            }
-            if !ports.insert(h.port) {
-                return Err(TopologyError::Invalid(format!(
-                    "host `{}`: port {} already has a host (one host per port)",
-                    h.name, h.port
-                )));
-            }
-            let host = Host {
-                name: h.name.clone(),
-                mac,
-                ip: Ipv4Addr(h.ip.octets()),
+        for (index, h) in file.host.iter().enumerate() {
+            let entry = HostEntry {
+                name: &h.name,
+                mac: &h.mac,
+                ip: &h.ip,
                 port: h.port,
             };
-            if topology.hosts.insert(h.name.clone(), host).is_some() {
-                return Err(TopologyError::Invalid(format!(
-                    "host name `{}` used twice",
-                    h.name
-                )));
-            }
+            topology
+                .add_entry(index, entry)
+                .map_err(TopologyError::Invalid)?;
         }
         Ok(topology)
+    }
+
+    /// Adds `[[host]]` number `index` (0-based) of a file, checked: its
+    /// name is not empty, its MAC and IPv4 address parse, its port is a
+    /// switch port ([`Topology::check_port`]), and no host before it has its
+    /// name, port or MAC. The error names the host and the key:
+    /// `host[1] ("w2"): port 1 is taken by w1`.
+    pub fn add_entry(&mut self, index: usize, entry: HostEntry<'_>) -> Result<&Host, String> {
+        let HostEntry {
+            name,
+            mac,
+            ip,
+            port,
+        } = entry;
+        let at = format!("host[{index}] ({name:?})");
+        if name.is_empty() {
+            return Err(format!("{at}: a host without a name"));
+        }
+        let mac_addr =
+            parse_mac(mac).ok_or_else(|| format!("{at}.mac = {mac:?} is not a MAC address"))?;
+        let ip: std::net::Ipv4Addr = ip
+            .parse()
+            .map_err(|_| format!("{at}.ip = {ip:?} is not an IPv4 address"))?;
+        if port > MAX_PORT {
+            return Err(format!("{at}.port = {port}: ports are 0..={MAX_PORT}"));
+        }
+        self.check_port(port)
+            .map_err(|e| format!("{at}.port = {port}: {e}"))?;
+        if let Some(other) = self.hosts.get(name) {
+            return Err(format!("{at}: the name is taken by port {}", other.port));
+        }
+        if let Some(other) = self.host_on(port) {
+            return Err(format!("{at}: port {port} is taken by {}", other.name));
+        }
+        if let Some(other) = self.hosts.values().find(|h| h.mac == mac_addr) {
+            return Err(format!("{at}: mac {mac} is taken by {}", other.name));
+        }
+        let host = Host {
+            name: name.to_owned(),
+            mac: mac_addr,
+            ip: Ipv4Addr(ip.octets()),
+            port,
+        };
+        Ok(self.hosts.entry(name.to_owned()).or_insert(host))
     }
 
     /// Whether `port` may be used: within [`MAX_PORT`] and listed (when a
@@ -223,6 +260,20 @@ mod tests {
         assert!(Topology::parse(bad_port).is_err());
         assert!(Topology::parse("[[host]]\nname='a'\nmac='zz'\nip='1.2.3.4'\nport=1").is_err());
         assert!(Topology::parse("bogus = 1").is_err());
+        let host = |name: &str, mac: &str, port: u16| {
+            format!("[[host]]\nname = {name:?}\nmac = {mac:?}\nip = '10.0.0.1'\nport = {port}\n")
+        };
+        let error = |text: String| Topology::parse(&text).unwrap_err().to_string();
+        let a = host("a", "02:00:00:00:00:01", 1);
+        assert_eq!(
+            error(format!("{a}{}", host("b", "02:00:00:00:00:02", 1))),
+            "topology: host[1] (\"b\"): port 1 is taken by a"
+        );
+        assert!(error(format!("{a}{a}")).contains("the name is taken by port 1"));
+        assert!(error(format!("{a}{}", host("b", "02:00:00:00:00:01", 2))).contains("mac"));
+        assert!(error(host("a", "02:00:00:00:00:01", 511)).contains("ports are 0..=510"));
+        assert!(error(a.replace("10.0.0.1", "10.0.0")).contains("host[0] (\"a\").ip"));
+        assert!(error(host("", "02:00:00:00:00:01", 1)).contains("without a name"));
         assert_eq!(
             parse_mac("02-00-00-00-00-0a"),
             Some(MacAddr([2, 0, 0, 0, 0, 10]))

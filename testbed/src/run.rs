@@ -25,7 +25,6 @@ use esa_core::job::Mode;
 use esa_core::job::SlotMapping;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::synthetic::gradient_value;
-use esa_core::wire::Ipv4Addr;
 use esa_core::worker::WorkerConfig;
 use esa_harness::control::{self, add_host, stopped};
 use esa_harness::{EmbeddedSwitch, PortLink, Ports};
@@ -288,13 +287,13 @@ fn plan_hosts(jobs: &[JobSpec], given: Option<&HostsFile>) -> (Vec<JobHosts>, To
     let mut take = |name: String| {
         if let Some(h) = given_hosts.as_mut().and_then(Iterator::next) {
             return HostPlan {
-                name: h.name.clone(),
+                name: h.host.name.clone(),
                 address: HostAddress {
-                    mac: h.mac,
-                    ip: Ipv4Addr(h.ip.octets()),
+                    mac: h.host.mac,
+                    ip: h.host.ip,
                     gateway_mac: SWITCH_MAC,
                 },
-                port: h.port,
+                port: h.host.port,
                 netns: h.netns.clone(),
             };
         }

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use esa_controller::Pipeline;
-use esa_controller::topology::parse_mac;
-use esa_core::wire::MacAddr;
+use esa_controller::topology::{Host, HostEntry};
+use esa_controller::{Pipeline, Topology};
+use esa_host::addressing::SWITCH_IP;
 use serde::Deserialize;
 
 use crate::error::TestbedError;
@@ -313,14 +313,9 @@ pub struct ExternalSwitch {
 /// One host of a hosts file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalHost {
-    /// Name in the controller's topology.
-    pub name: String,
-    /// Its MAC address.
-    pub mac: MacAddr,
-    /// Its IPv4 address; the host's UDP socket binds to it.
-    pub ip: Ipv4Addr,
-    /// The switch port it is cabled to.
-    pub port: u16,
+    /// Its name, MAC and IPv4 address (its UDP socket binds to it) in the
+    /// controller's topology, and the switch port it is cabled to.
+    pub host: Host,
     /// A network namespace (`ip netns`) to bind the host's socket in.
     pub netns: Option<String>,
 }
@@ -385,50 +380,37 @@ impl HostsFile {
             Some(s) => s
                 .parse()
                 .map_err(|_| bad(format!("switch_ip = {s:?} is not an IPv4 address")))?,
-            None => Ipv4Addr::new(10, 255, 255, 254),
+            None => SWITCH_IP,
         };
+        // The controller's checks of a topology file's hosts, then the one
+        // a hosts file adds: each host binds its address, so two hosts in
+        // one namespace cannot share it.
+        let mut topology = Topology::default();
         let mut hosts: Vec<ExternalHost> = Vec::new();
         for (i, h) in raw.host.into_iter().enumerate() {
-            let at = format!("host[{i}] ({:?})", h.name);
-            let mac = parse_mac(&h.mac)
-                .ok_or_else(|| bad(format!("{at}.mac = {:?} is not a MAC address", h.mac)))?;
-            let ip: Ipv4Addr =
-                h.ip.parse()
-                    .map_err(|_| bad(format!("{at}.ip = {:?} is not an IPv4 address", h.ip)))?;
-            if h.port > 510 {
-                return Err(bad(format!("{at}.port = {}: ports are 0..=510", h.port)));
-            }
-            if let Some(other) = hosts.iter().find(|o| o.name == h.name) {
+            let entry = HostEntry {
+                name: &h.name,
+                mac: &h.mac,
+                ip: &h.ip,
+                port: h.port,
+            };
+            let host = topology.add_entry(i, entry).map_err(bad)?.clone();
+            if let Some(other) = hosts
+                .iter()
+                .find(|o| o.host.ip == host.ip && o.netns == h.netns)
+            {
                 return Err(bad(format!(
-                    "{at}: the name is taken by port {}",
-                    other.port
-                )));
-            }
-            if let Some(other) = hosts.iter().find(|o| o.port == h.port) {
-                return Err(bad(format!(
-                    "{at}: port {} is taken by {}",
-                    h.port, other.name
-                )));
-            }
-            if let Some(other) = hosts.iter().find(|o| o.mac == mac) {
-                return Err(bad(format!(
-                    "{at}: mac {} is taken by {}",
-                    h.mac, other.name
-                )));
-            }
-            if let Some(other) = hosts.iter().find(|o| o.ip == ip && o.netns == h.netns) {
-                return Err(bad(format!(
-                    "{at}: ip {ip} is taken by {} in the same namespace (each host binds \
-                     {ip}:{})",
-                    other.name,
+                    "host[{i}] ({:?}): ip {} is taken by {} in the same namespace (each host \
+                     binds {}:{})",
+                    h.name,
+                    host.ip,
+                    other.host.name,
+                    host.ip,
                     esa_core::constants::ESA_UDP_PORT
                 )));
             }
             hosts.push(ExternalHost {
-                name: h.name,
-                mac,
-                ip,
-                port: h.port,
+                host,
                 netns: h.netns,
             });
         }
@@ -439,6 +421,8 @@ impl HostsFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use esa_core::wire::MacAddr;
 
     #[test]
     fn hosts_files_parse_with_defaults() {
@@ -462,7 +446,7 @@ netns = "blue"
         assert_eq!(f.switch_ip, Ipv4Addr::new(10, 255, 255, 254));
         assert_eq!(f.hosts.len(), 2);
         assert_eq!(f.hosts[1].netns.as_deref(), Some("blue"));
-        assert_eq!(f.hosts[0].mac, MacAddr([2, 0, 0, 0, 0, 1]));
+        assert_eq!(f.hosts[0].host.mac, MacAddr([2, 0, 0, 0, 0, 1]));
     }
 
     fn error(text: &str) -> String {
