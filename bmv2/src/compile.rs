@@ -1,4 +1,5 @@
-//! `p4c-bm2-ss`: a v1model program to BMv2 JSON and P4Info.
+//! `p4c-bm2-ss` (or the `p4c` driver): a v1model program to BMv2 JSON and
+//! P4Info.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -49,6 +50,19 @@ pub fn compile(
     defines: &[(String, String)],
     out_dir: &Path,
 ) -> Result<Compiled, Error> {
+    compile_with(&tools.p4c, program, includes, defines, out_dir)
+}
+
+/// [`compile`] with `compiler`: `p4c-bm2-ss`, or the `p4c` driver, which
+/// takes `--target bmv2` and a folder as `-o` (it names the JSON after the
+/// program, as [`compile`] does).
+pub fn compile_with(
+    compiler: &Path,
+    program: &Path,
+    includes: &[PathBuf],
+    defines: &[(String, String)],
+    out_dir: &Path,
+) -> Result<Compiled, Error> {
     std::fs::create_dir_all(out_dir)
         .map_err(Error::io(format!("creating {}", out_dir.display())))?;
     let stem = program
@@ -57,7 +71,11 @@ pub fn compile(
         .unwrap_or_else(|| "program".into());
     let json = out_dir.join(format!("{stem}.json"));
     let p4info = out_dir.join(format!("{stem}.p4info.txtpb"));
-    let mut command = Command::new(&tools.p4c);
+    let is_driver = compiler.file_name().is_some_and(|n| n == "p4c");
+    let mut command = Command::new(compiler);
+    if is_driver {
+        command.args(["--target", "bmv2"]);
+    }
     command.args(["--arch", "v1model", "--std", "p4-16"]);
     for dir in includes {
         command.arg("-I").arg(dir);
@@ -67,19 +85,20 @@ pub fn compile(
     }
     command
         .arg("-o")
-        .arg(&json)
+        .arg(if is_driver { out_dir } else { &json })
         .arg("--p4runtime-files")
         .arg(&p4info)
         .arg(program);
     let out = command
         .stdin(Stdio::null())
         .output()
-        .map_err(Error::io(format!("running {}", tools.p4c.display())))?;
+        .map_err(Error::io(format!("running {}", compiler.display())))?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
         return Err(Error::Compile {
             program: program.to_path_buf(),
-            stderr,
+            command: format!("{command:?}"),
+            stderr: stderr.trim().to_owned(),
         });
     }
     Ok(Compiled {

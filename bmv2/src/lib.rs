@@ -6,13 +6,18 @@
 //! `simple_switch` whose ports are one nanomsg socket (so packets enter in
 //! exactly the order they are sent, with no root and no interfaces), programs
 //! it through BMv2's runtime CLI over Thrift, and runs STF tests on it with the
-//! same comparison as p4sim's runner.
+//! same comparison as p4sim's runner. It also starts the `simple_switch_grpc`
+//! that `esa run --switch bmv2` runs experiments on.
 //!
 //! Layout:
 //! - [`Tools`]: where the binaries are (`ESA_BMV2_DIR/bin`, then `PATH`).
-//! - [`mod@compile`]: `p4c-bm2-ss` to BMv2 JSON and P4Info, with its warnings.
+//! - [`mod@compile`]: `p4c-bm2-ss` (or the `p4c` driver) to BMv2 JSON and
+//!   P4Info, with its warnings.
 //! - [`nanomsg`]: the client end of BMv2's `--packet-in` PAIR socket.
 //! - [`switch`]: a `simple_switch` process and its packet pipe.
+//! - [`grpc_switch`]: a `simple_switch_grpc` process serving P4Runtime on
+//!   Linux interfaces, and the tools it takes ([`GrpcTools`]), as
+//!   `esa run --switch bmv2` starts it.
 //! - [`cli`]: `simple_switch_CLI` commands and their answers.
 //! - [`program`]: table and action layouts read from the BMv2 JSON.
 //! - [`stf`]: STF tests on BMv2.
@@ -21,12 +26,14 @@ use std::path::{Path, PathBuf};
 
 pub mod cli;
 pub mod compile;
+pub mod grpc_switch;
 pub mod nanomsg;
 pub mod program;
 pub mod stf;
 pub mod switch;
 
-pub use compile::{Compiled, Warning, compile};
+pub use compile::{Compiled, Warning, compile, compile_with};
+pub use grpc_switch::{GrpcTools, SwitchProcess};
 pub use switch::SimpleSwitch;
 
 /// What can go wrong driving the reference tools.
@@ -49,12 +56,44 @@ pub enum Error {
         source: std::io::Error,
     },
     /// p4c rejected the program.
-    #[error("p4c-bm2-ss failed on {program}:\n{stderr}")]
+    #[error("compiling {} for BMv2 failed ({command}):\n{stderr}", program.display())]
     Compile {
         /// The program.
         program: PathBuf,
+        /// The command as run.
+        command: String,
         /// What p4c printed.
         stderr: String,
+    },
+    /// `simple_switch_grpc` exited before it served P4Runtime.
+    #[error(
+        "{command} exited ({status}) before serving P4Runtime; its output ({}):\n{output}",
+        log.display()
+    )]
+    Exited {
+        /// The command as run.
+        command: String,
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// Where its output went.
+        log: PathBuf,
+        /// Its output.
+        output: String,
+    },
+    /// `simple_switch_grpc` did not serve P4Runtime in time.
+    #[error(
+        "{command} did not serve P4Runtime on {addr} within {timeout:?} (its output is in {})",
+        log.display()
+    )]
+    NotServing {
+        /// The command as run.
+        command: String,
+        /// Its P4Runtime address.
+        addr: std::net::SocketAddr,
+        /// How long it was given.
+        timeout: std::time::Duration,
+        /// Where its output goes.
+        log: PathBuf,
     },
     /// The switch process ended or misbehaved.
     #[error("simple_switch: {0}")]

@@ -61,7 +61,8 @@ struct LogWatch {
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 const RECEIVED_MARK: &str = "Processing packet received on port";
 
-fn free_port() -> Result<u16, Error> {
+/// A loopback TCP port nobody listens on now.
+pub(crate) fn free_port() -> Result<u16, Error> {
     let l = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0))
         .map_err(Error::io("finding a free port"))?;
     Ok(l.local_addr()
