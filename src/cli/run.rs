@@ -1,7 +1,12 @@
 //! `esa run`: a multi-job experiment on the chosen switch and fabric.
 
+use std::sync::Arc;
+
 use anyhow::{Result, bail};
 use clap::ValueEnum;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use esa_testbed::experiment::FabricKind;
+use esa_testbed::{Bmv2Target, EmbeddedTarget, ExternalTarget, HostsFile, SwitchTarget};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
@@ -19,8 +24,8 @@ pub(crate) struct RunArgs {
     /// model, links with bandwidth, real model sizes by default; the
     /// file's [fabric] sets its parameters). Default: the file's `[fabric]
     /// kind`, else inprocess, or netns with `--switch bmv2`.
-    #[arg(long, value_enum)]
-    fabric: Option<FabricArg>,
+    #[arg(long, value_parser = fabric_kinds())]
+    fabric: Option<FabricKind>,
     /// The switch: `embedded` (esa-switch in process), `bmv2`
     /// (simple_switch_grpc and p4c from PATH, on the netns fabric) or
     /// `external` (a running switch at --p4runtime, hosts from --hosts).
@@ -54,11 +59,10 @@ pub(crate) struct RunArgs {
     work_dir: Option<std::path::PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FabricArg {
-    Inprocess,
-    Netns,
-    Sim,
+/// `--fabric`: the names of the experiment file's `[fabric] kind`.
+fn fabric_kinds() -> impl TypedValueParser<Value = FabricKind> {
+    PossibleValuesParser::new(FabricKind::ALL.map(FabricKind::name))
+        .try_map(|name| name.parse::<FabricKind>())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -68,14 +72,8 @@ pub(crate) enum SwitchArg {
     External,
 }
 
-/// The switch and fabric `esa run` was asked for; errors name the flag.
-/// `file_fabric` is the experiment's `[fabric] kind`, the default.
-pub(crate) fn run_target(
-    args: &RunArgs,
-    file_fabric: esa_testbed::experiment::FabricKind,
-) -> Result<(esa_testbed::SwitchTarget, esa_testbed::Fabric)> {
-    use esa_testbed::experiment::FabricKind;
-    use esa_testbed::{ExternalSwitch, Fabric, HostsFile, SwitchTarget};
+/// The switch `esa run` was asked for; errors name the flag.
+pub(crate) fn switch_target(args: &RunArgs) -> Result<Arc<dyn SwitchTarget>> {
     let external_only = [
         ("--p4runtime", args.p4runtime.is_some()),
         ("--hosts", args.hosts.is_some()),
@@ -86,9 +84,9 @@ pub(crate) fn run_target(
     {
         bail!("{flag} is for --switch external");
     }
-    let switch = match args.switch {
-        SwitchArg::Embedded => SwitchTarget::Embedded,
-        SwitchArg::Bmv2 => SwitchTarget::Bmv2(esa_testbed::Bmv2::find()?),
+    Ok(match args.switch {
+        SwitchArg::Embedded => Arc::new(EmbeddedTarget),
+        SwitchArg::Bmv2 => Arc::new(Bmv2Target::default()),
         SwitchArg::External => {
             let Some(p4runtime) = args.p4runtime.clone() else {
                 bail!(
@@ -100,26 +98,14 @@ pub(crate) fn run_target(
                     "--switch external needs --hosts FILE (the hosts' addresses and switch ports)"
                 );
             };
-            SwitchTarget::External(ExternalSwitch {
+            Arc::new(ExternalTarget {
                 p4runtime,
                 device_id: args.device_id,
                 hosts: HostsFile::load(hosts)?,
                 pipeline_files: args.device_config.clone().zip(args.p4info.clone()),
             })
         }
-    };
-    let asked = match args.fabric {
-        Some(FabricArg::Inprocess) => Some(Fabric::InProcess),
-        Some(FabricArg::Netns) => Some(Fabric::Netns),
-        Some(FabricArg::Sim) => bail!("--fabric sim runs on the pool model, not a switch"),
-        None => match file_fabric {
-            // The file's choice, unless the switch rules it out.
-            FabricKind::Netns => Some(Fabric::Netns),
-            FabricKind::InProcess | FabricKind::Sim => None,
-        },
-    };
-    let fabric = esa_testbed::target::resolve_fabric(&switch, asked)?.unwrap_or_default();
-    Ok((switch, fabric))
+    })
 }
 
 /// `esa run --arch`.
@@ -134,13 +120,7 @@ pub(crate) enum ArchArg {
 /// Runs `esa run`: every variant of the experiment, the summary table on
 /// stdout, the report files in `out`; fails when a job did not verify.
 pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
-    use esa_testbed::experiment::FabricKind;
-    let asked = args.fabric.map(|f| match f {
-        FabricArg::Inprocess => FabricKind::InProcess,
-        FabricArg::Netns => FabricKind::Netns,
-        FabricArg::Sim => FabricKind::Sim,
-    });
-    let mut experiment = esa_testbed::Experiment::load_as(&args.experiment, asked)?;
+    let mut experiment = esa_testbed::Experiment::load_as(&args.experiment, args.fabric)?;
     if let Some(arch) = args.arch {
         experiment.switch.arch = match arch {
             ArchArg::V1model => esa_testbed::experiment::Arch::V1model,
@@ -157,29 +137,14 @@ pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
     if let Some(dir) = &args.out {
         esa_testbed::ExperimentReport::prepare_dir(dir)?;
     }
-    if experiment.fabric.kind == FabricKind::Sim {
-        if args.switch != SwitchArg::Embedded {
-            bail!("the sim fabric runs on the pool model: --switch does not apply");
-        }
-        if !args.quiet {
-            eprintln!(
-                "{}: {} jobs in virtual time",
-                experiment.name,
-                experiment.jobs.len()
-            );
-        }
-        let report = esa_testbed::virtual_time::run_experiment_sim(&experiment, !args.quiet)?;
-        return finish_report(args, &report);
-    }
-    let (switch, fabric) = run_target(args, experiment.fabric.kind)?;
     let options = esa_testbed::RunOptions {
         progress: !args.quiet,
-        switch,
-        fabric,
+        switch: switch_target(args)?,
+        fabric: args.fabric,
         work_dir: args.work_dir.clone(),
         ..esa_testbed::RunOptions::default()
     };
-    if esa_testbed::run::makes_namespaces(&options) {
+    if esa_testbed::makes_namespaces(&experiment, &options) {
         // Interrupted, the run's topologies never drop: remove them here.
         // (A switch process the run started gets the terminal's SIGINT
         // too; one that does not dies with its veth ends.) Without
@@ -193,9 +158,6 @@ pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
             eprintln!("interrupted: removed {removed} network namespaces");
             std::process::exit(130);
         });
-    }
-    if !args.quiet {
-        eprintln!("{}: {}", experiment.name, options.setup_description());
     }
     let report = esa_testbed::run_experiment(&experiment, &options)?;
     finish_report(args, &report)

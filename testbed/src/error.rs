@@ -43,6 +43,10 @@ pub enum TestbedError {
     /// The in-process switch or its controller did not start.
     #[error("cannot start the testbed: {0}")]
     Harness(#[from] esa_harness::HarnessError),
+    /// p4c did not compile the program for BMv2, or `simple_switch_grpc`
+    /// did not start.
+    #[error("cannot start the testbed: {0}")]
+    Bmv2(#[from] esa_bmv2::Error),
     /// The switch went out of reach while jobs ran and did not come back:
     /// the run was stopped and reports no job.
     #[error(

@@ -15,9 +15,9 @@ use serde::Deserialize;
 use crate::error::TestbedError;
 use crate::train::TrainSpec;
 
-/// Largest number of hosts (workers and PSes) in one experiment: switch
-/// ports 1..=510.
-pub const MAX_HOSTS: usize = 510;
+/// Largest number of hosts (workers and PSes) in one experiment: a host
+/// per switch port, ports 1..=[`MAX_PORT`](esa_controller::topology::MAX_PORT).
+pub const MAX_HOSTS: usize = esa_controller::topology::MAX_PORT as usize;
 
 /// A built-in model profile. Two sets of numbers:
 ///
@@ -313,6 +313,17 @@ pub struct SwitchSpec {
     pub stale_after_ms: Option<u64>,
 }
 
+impl SwitchSpec {
+    /// The loss probability of a worker's (`ps` false) or a PS's link.
+    pub fn link_loss(&self, ps: bool) -> f64 {
+        if self.loss_links.covers(ps) {
+            self.loss
+        } else {
+            0.0
+        }
+    }
+}
+
 /// Which host links `loss` applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LossLinks {
@@ -459,7 +470,9 @@ pub struct Experiment {
     pub scale: Option<f64>,
 }
 
-/// Where an experiment's hosts run.
+/// Where an experiment's hosts run: `[fabric] kind` in the file and `esa
+/// run --fabric` alike. The emulator fabrics are [`crate::fabric`]'s; the
+/// sim fabric is [`crate::virtual_time`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FabricKind {
     /// Threads on in-memory switch ports (the default).
@@ -471,25 +484,34 @@ pub enum FabricKind {
     Sim,
 }
 
+impl FabricKind {
+    /// Every fabric.
+    pub const ALL: [FabricKind; 3] = [FabricKind::InProcess, FabricKind::Netns, FabricKind::Sim];
+
+    /// `inprocess`, `netns` or `sim`, as in experiment files and on the
+    /// command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FabricKind::InProcess => "inprocess",
+            FabricKind::Netns => "netns",
+            FabricKind::Sim => "sim",
+        }
+    }
+}
+
 impl std::str::FromStr for FabricKind {
     type Err = String;
     fn from_str(s: &str) -> Result<FabricKind, String> {
-        match s {
-            "inprocess" => Ok(FabricKind::InProcess),
-            "netns" => Ok(FabricKind::Netns),
-            "sim" => Ok(FabricKind::Sim),
-            other => Err(format!("{other:?}: must be inprocess, netns or sim")),
-        }
+        FabricKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("{s:?}: must be inprocess, netns or sim"))
     }
 }
 
 impl std::fmt::Display for FabricKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            FabricKind::InProcess => "inprocess",
-            FabricKind::Netns => "netns",
-            FabricKind::Sim => "sim",
-        })
+        f.write_str(self.name())
     }
 }
 

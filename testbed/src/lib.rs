@@ -1,24 +1,35 @@
 //! # esa-testbed
 //!
-//! Experiments: multi-job training workloads on ESA's embedded switch, in
-//! one process, with a report of each job's completion time (JCT), how much
-//! of its aggregation the switch did, and plots. This is what
+//! Experiments: multi-job training workloads on ESA's switches (esa-switch
+//! in process by default, BMv2, or an external switch; or in virtual time),
+//! with a report of each job's completion time (JCT), how much of its
+//! aggregation the switch did, and plots. This is what
 //! `esa run EXPERIMENT.toml` runs.
 //!
 //! ## Layout
 //! - [`experiment`]: the experiment file (TOML): the switch (lanes, pool),
 //!   the jobs (arrival, workers, model profile, iterations, mode, policy),
-//!   and the variants to compare.
-//! - [`run`]: one variant at a time: esa-switch with in-memory ports, the
-//!   controller over P4Runtime on 127.0.0.1, each job admitted at its
-//!   arrival time, its PS and workers on threads, each host on its own
-//!   switch port (`esa_host::transport::SwitchPortTransport`).
+//!   the variants to compare and the fabric ([`FabricKind`]).
+//! - [`run`]: [`run_experiment`]: where the experiment runs (a
+//!   [`VariantRunner`]: emulated on a switch target and a fabric, or
+//!   simulated in virtual time), checked before anything starts, then each
+//!   variant; a job's run (its PS and workers on threads, each on its own
+//!   link) and the progress bars.
+//! - [`switch_target`]: switch targets ([`SwitchTarget`]): esa-switch in
+//!   process, BMv2's `simple_switch_grpc`, a switch somebody else runs.
+//! - [`fabric`]: where the hosts run and how they reach the switch
+//!   ([`Fabric`]): in-memory ports, network namespaces on veth pairs, a
+//!   hosts file's addresses.
+//! - [`virtual_time`]: the sim fabric, the pool model in virtual time.
+//! - [`netns`]: the namespace fabric's checks and sockets (on `esa-netns`).
 //! - [`report`]: per-job results, the summary table, `report.json`,
 //!   `report.md`; [`svg`]: the plots.
 //! - [`workload`]: generated jobs: Poisson arrivals at a target offered
 //!   load, trace files (CSV), and the load arithmetic.
 //! - [`train`]: the real model training jobs run (softmax regression on a
 //!   seeded synthetic data set) and its single-process reference.
+//! - [`local`]: `esa local`, a switch and its controller for hosts started
+//!   elsewhere.
 //!
 //! ## Use
 //! ```no_run
@@ -33,12 +44,13 @@
 
 mod error;
 pub mod experiment;
+pub mod fabric;
 pub mod local;
 pub mod netns;
 pub mod report;
 pub mod run;
 pub mod svg;
-pub mod target;
+pub mod switch_target;
 pub mod train;
 pub mod virtual_time;
 pub mod workload;
@@ -47,6 +59,7 @@ pub use error::TestbedError;
 pub use experiment::{
     Experiment, FabricKind, FabricSpec, JobSpec, LossLinks, Profile, SimParams, Variant,
 };
+pub use fabric::{Fabric, HostsFile};
 pub use report::{ExperimentReport, JobReport, VariantReport};
-pub use run::{RunOptions, preflight, run_experiment};
-pub use target::{Bmv2, ExternalSwitch, Fabric, HostsFile, SwitchTarget};
+pub use run::{RunOptions, VariantRunner, makes_namespaces, preflight, run_experiment};
+pub use switch_target::{Bmv2Target, EmbeddedTarget, ExternalTarget, SwitchTarget};

@@ -1,54 +1,51 @@
-//! Running an experiment: a switch (esa-switch in process, BMv2, or an
-//! external one; see [`crate::target`]), the controller against it over
-//! P4Runtime, and every job's parameter server and workers on threads of
-//! this process. On the in-process fabric each host is on its own
-//! in-memory switch port through a [`SwitchPortTransport`]; on the netns
-//! fabric (and with an external switch) each host has a kernel UDP socket,
-//! in its own network namespace.
+//! Running an experiment: [`run_experiment`] settles where it runs (a
+//! [`VariantRunner`]: emulated, a switch target and a fabric, or
+//! simulated, in virtual time), checks before anything starts that it can
+//! run there, and runs each variant.
 //!
-//! One variant runs at a time, each on a fresh switch, fresh namespaces
-//! and a fresh controller.
+//! - [`emulated`](Emulated): a switch ([`crate::switch_target`]: esa-switch in
+//!   process, BMv2, or an external one), the controller against it over
+//!   P4Runtime, and every job's parameter server and workers on threads of
+//!   this process, on the hosts' links ([`crate::fabric`]: in-memory
+//!   ports, namespaces, a hosts file's addresses). One variant runs at a
+//!   time, each on a fresh switch, fresh links and a fresh controller.
+//! - [`Simulated`]: the pool model in virtual time
+//!   ([`crate::virtual_time`]).
+//!
+//! A job's run (its PS and workers on threads, the synthetic sums and the
+//! training loop, checked against the exact result) and the progress bars
+//! live here too.
 
-use std::collections::BTreeMap;
-use std::net::{SocketAddr, SocketAddrV4};
+mod emulated;
+
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
-use esa_controller::{Controller, GrpcSwitch, Health, Pipeline, Role, Topology};
-use esa_core::constants::ESA_UDP_PORT;
-use esa_core::faults::FaultConfig;
+use esa_controller::jobs::Job;
+use esa_controller::{Controller, GrpcSwitch};
 use esa_core::job::Mode;
 use esa_core::job::SlotMapping;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::synthetic::gradient_value;
 use esa_core::worker::WorkerConfig;
-use esa_harness::control::{self, add_host, stopped};
-use esa_harness::{EmbeddedSwitch, PortLink, Ports};
 use esa_host::ParameterServer;
-use esa_host::transport::{
-    FaultCounters, FaultyLink, HostAddress, SwitchPortTransport, Transport, UdpTransport,
-};
+use esa_host::transport::Transport;
 use esa_host::worker::{Worker, WorkerOptions};
-use esa_switch::SwitchConfig;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use tokio::sync::watch;
 
 use crate::error::TestbedError;
-use crate::experiment::{Experiment, JobSpec, Variant};
-use crate::netns::{self, NamespaceHost, Namespaces};
+use crate::experiment::{Experiment, FabricKind, JobSpec, Variant};
+use crate::fabric::{self, LossMeter};
 use crate::report::{ExperimentReport, JobReport, TrainingReport, VariantReport};
-use crate::target::{Fabric, HostsFile, SwitchProcess, SwitchTarget};
+use crate::switch_target::{EmbeddedTarget, StartOptions, SwitchTarget};
 use crate::train::{self, Dataset};
+use crate::virtual_time::Simulated;
 
-use esa_host::addressing::{SWITCH_IP, SWITCH_MAC, port_host};
-
-fn switch_addr(ip: std::net::Ipv4Addr) -> SocketAddr {
-    SocketAddr::V4(SocketAddrV4::new(ip, ESA_UDP_PORT))
-}
+pub use emulated::Emulated;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -58,11 +55,16 @@ pub struct RunOptions {
     /// How long the controller may take to push the pipeline and sync
     /// (and a started BMv2 to serve P4Runtime).
     pub setup_timeout: Duration,
-    /// The switch that runs the data plane.
-    pub switch: SwitchTarget,
-    /// Where the hosts run (ignored with an external switch: the hosts
-    /// file says); settle it with [`crate::target::resolve_fabric`].
-    pub fabric: Fabric,
+    /// The switch that runs the data plane (default: the embedded
+    /// esa-switch).
+    pub switch: Arc<dyn SwitchTarget>,
+    /// The fabric asked for in place of the experiment's `[fabric] kind`
+    /// (`esa run --fabric`; load the experiment with
+    /// [`Experiment::load_as`] and the same fabric, whose defaults it
+    /// decides). `None`: the file's, when it names one; else the switch's
+    /// default (in-process; the netns fabric for BMv2; the hosts file for
+    /// an external switch).
+    pub fabric: Option<FabricKind>,
     /// Where BMv2's build products and log go (default: a folder under
     /// the system's temporary folder).
     pub work_dir: Option<PathBuf>,
@@ -79,8 +81,8 @@ impl Default for RunOptions {
         RunOptions {
             progress: true,
             setup_timeout: Duration::from_secs(60),
-            switch: SwitchTarget::Embedded,
-            fabric: Fabric::InProcess,
+            switch: Arc::new(EmbeddedTarget),
+            fabric: None,
             work_dir: None,
             switch_lost_after: Duration::from_secs(10),
         }
@@ -88,35 +90,55 @@ impl Default for RunOptions {
 }
 
 impl RunOptions {
-    /// What runs where, for reports: `esa-switch (in process) on in-memory
-    /// ports`, ...
-    pub fn setup_description(&self) -> String {
-        match (&self.switch, self.fabric) {
-            (SwitchTarget::Embedded, Fabric::InProcess) => {
-                "esa-switch (p4sim, in process); hosts on in-memory ports".into()
-            }
-            (SwitchTarget::Embedded, Fabric::Netns) => {
-                "esa-switch (p4sim, in process) on AF_PACKET veth ports; hosts in network \
-                 namespaces on kernel UDP"
-                    .into()
-            }
-            (SwitchTarget::Bmv2(_), _) => {
-                "BMv2 simple_switch_grpc on veth ports; hosts in network namespaces on kernel UDP"
-                    .into()
-            }
-            (SwitchTarget::External(x), _) => format!(
-                "external switch at {} (device {}); hosts on kernel UDP at the hosts file's \
-                 addresses",
-                x.p4runtime, x.device_id
-            ),
+    /// What the switch target may use for `experiment`.
+    fn start_options(&self, experiment: &str) -> StartOptions {
+        StartOptions {
+            work_dir: self.work_dir.clone().unwrap_or_else(|| {
+                std::env::temp_dir().join(format!("esa-run-{experiment}-{}", std::process::id()))
+            }),
+            timeout: self.setup_timeout,
+            progress: self.progress,
         }
     }
+}
 
-    fn work_dir(&self, experiment: &str) -> PathBuf {
-        self.work_dir.clone().unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("esa-run-{experiment}-{}", std::process::id()))
-        })
+/// What runs an experiment's variants.
+pub trait VariantRunner {
+    /// What runs where, for the report.
+    fn setup(&self) -> Setup;
+
+    /// What `esa run` says it is about to do, after the experiment's name.
+    fn headline(&self, _experiment: &Experiment) -> String {
+        self.setup().description
     }
+
+    /// Whether running makes network namespaces, which a process
+    /// interrupted outright must remove itself
+    /// (`esa_netns::remove_this_process`).
+    fn makes_namespaces(&self) -> bool;
+
+    /// Checks, before anything starts, that `experiment` can run here;
+    /// the error names what is missing.
+    fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError>;
+
+    /// Runs one variant of `experiment`.
+    fn run_variant(
+        &mut self,
+        experiment: &Experiment,
+        variant: &Variant,
+    ) -> Result<VariantReport, TestbedError>;
+}
+
+/// What runs where: the report's `setup`, `switch` and `fabric`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// In words: `esa-switch (p4sim, in process); hosts on in-memory
+    /// ports`.
+    pub description: String,
+    /// `embedded`, `bmv2`, `external`, or `model` (the sim fabric).
+    pub switch: &'static str,
+    /// `inprocess`, `netns`, `external` or `sim`.
+    pub fabric: &'static str,
 }
 
 /// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
@@ -129,394 +151,77 @@ pub fn program_path(experiment: &Experiment) -> PathBuf {
         .unwrap_or_else(|| experiment.switch.arch.program())
 }
 
-/// Checks, before anything starts, that the experiment can run on the
-/// chosen switch and fabric: root and iproute2 for namespaces, nftables
-/// for loss on them, no loss injection on an external switch, enough
-/// hosts in the hosts file.
-pub fn preflight(experiment: &Experiment, options: &RunOptions) -> Result<(), TestbedError> {
-    let loss = experiment.switch.loss > 0.0;
-    if experiment.switch.arch == crate::experiment::Arch::Tna
-        && matches!(options.switch, SwitchTarget::Bmv2(_))
-    {
-        return Err(setup(
-            "switch.arch = \"tna\": BMv2 runs v1model programs only; run the Tofino program \
-             on the embedded switch (p4sim's TNA) or an external Tofino",
-        ));
-    }
-    match &options.switch {
-        SwitchTarget::External(x) => {
-            if loss {
-                return Err(setup(
-                    "switch.loss cannot be injected on an external switch's links (the \
-                     testbed does not own them): remove it, or lose frames on the links \
-                     yourself",
-                ));
-            }
-            let needed = hosts_needed(&experiment.jobs);
-            if x.hosts.hosts.len() < needed {
-                return Err(setup(format!(
-                    "the hosts file lists {} hosts; the experiment needs {needed} (every \
-                     job's workers and one PS each)",
-                    x.hosts.hosts.len()
-                )));
-            }
-            if x.hosts.hosts.iter().any(|h| h.netns.is_some()) && !netns::is_root() {
-                return Err(setup(
-                    "the hosts file puts hosts in network namespaces; entering them needs root",
-                ));
-            }
-            Ok(())
+/// Where `experiment` runs with `options`: the fabric asked for (the
+/// options', else the file's when it names one), on the sim fabric the
+/// pool model in virtual time, else the switch target with the fabric it
+/// settles on. Starts and checks nothing; a fabric the switch cannot be
+/// reached over is an error naming the flags.
+pub fn variant_runner(
+    experiment: &Experiment,
+    options: &RunOptions,
+) -> Result<Box<dyn VariantRunner>, TestbedError> {
+    let file = Some(experiment.fabric.kind).filter(|kind| *kind != FabricKind::default());
+    let asked = options.fabric.or(file);
+    if asked == Some(FabricKind::Sim) {
+        if !options.switch.modelled_by_sim() {
+            return Err(setup(
+                "the sim fabric runs on the pool model: --switch does not apply",
+            ));
         }
-        _ if makes_namespaces(options) => netns::preflight(loss),
-        _ => Ok(()),
+        return Ok(Box::new(Simulated::new(
+            experiment.fabric.sim,
+            options.progress,
+        )));
     }
+    let fabric = options.switch.fabric(asked.and_then(fabric::emulated))?;
+    Ok(Box::new(Emulated::new(
+        Arc::clone(&options.switch),
+        fabric,
+        experiment,
+        options,
+    )))
 }
 
-/// Runs every variant of `experiment` and reports on each.
+/// Checks, before anything starts, that the experiment can run on the
+/// chosen switch and fabric: root and iproute2 for namespaces, nftables
+/// for loss on them, BMv2 and its compiler, no loss injection on an
+/// external switch, enough hosts in the hosts file.
+pub fn preflight(experiment: &Experiment, options: &RunOptions) -> Result<(), TestbedError> {
+    variant_runner(experiment, options)?.preflight(experiment)
+}
+
+/// Whether running `experiment` with `options` makes network namespaces
+/// (which an interrupted process must remove itself:
+/// `esa_netns::remove_this_process`).
+pub fn makes_namespaces(experiment: &Experiment, options: &RunOptions) -> bool {
+    variant_runner(experiment, options).is_ok_and(|runner| runner.makes_namespaces())
+}
+
+/// Runs every variant of `experiment` where `options` say, and reports on
+/// each.
 pub fn run_experiment(
     experiment: &Experiment,
     options: &RunOptions,
 ) -> Result<ExperimentReport, TestbedError> {
-    preflight(experiment, options)?;
-    if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
-        return Err(TestbedError::Invalid(format!(
-            "variant {:?} (no in-network aggregation) runs on the sim fabric only",
-            v.label
-        )));
+    let mut runner = variant_runner(experiment, options)?;
+    if options.progress {
+        eprintln!("{}: {}", experiment.name, runner.headline(experiment));
     }
-    let program = program_path(experiment);
-    if experiment.switch.program.is_none() && !program.is_file() {
-        return Err(TestbedError::Setup(format!(
-            "the built-in P4 program {} is not there (was the source tree moved?): \
-             give its path as `program` in [switch]",
-            program.display()
-        )));
-    }
-    let defines =
-        esa_p4::Defines::new(experiment.switch.lanes, experiment.switch.pool_slots).pairs();
-    let pipeline = match &options.switch {
-        SwitchTarget::Bmv2(bmv2) => {
-            let dir = options.work_dir(&experiment.name);
-            if options.progress {
-                eprintln!(
-                    "compiling {} for BMv2 into {}",
-                    program.display(),
-                    dir.display()
-                );
-            }
-            bmv2.compile(&program, &defines, &dir)?
-        }
-        SwitchTarget::External(x) if x.pipeline_files.is_some() => {
-            let (config, p4info) = x.pipeline_files.clone().unwrap_or_default();
-            Pipeline::from_files(&config, &p4info)
-                .map_err(|e| TestbedError::start("loading the pipeline", e))?
-        }
-        _ => Pipeline::from_p4_source(&program, &defines)
-            .map_err(|e| TestbedError::start("loading the P4 program", e))?,
-    };
+    runner.preflight(experiment)?;
     let mut variants = Vec::new();
     for variant in &experiment.variants {
-        if options.progress {
-            eprintln!("== {}: variant {}", experiment.name, variant.label);
-        }
-        variants.push(run_variant(experiment, variant, &pipeline, options)?);
+        variants.push(runner.run_variant(experiment, variant)?);
     }
+    let setup = runner.setup();
     Ok(ExperimentReport {
         experiment: experiment.name.clone(),
         lanes: experiment.switch.lanes,
         pool_slots: experiment.switch.pool_slots,
-        setup: options.setup_description(),
-        switch: options.switch.name().into(),
-        fabric: match options.switch {
-            SwitchTarget::External(_) => "external".into(),
-            _ => options.fabric.to_string(),
-        },
+        setup: setup.description,
+        switch: setup.switch.into(),
+        fabric: setup.fabric.into(),
         variants,
     })
-}
-
-/// Whether the run creates network namespaces.
-/// Whether the run makes network namespaces (which an interrupted
-/// process must remove itself: `esa_netns::remove_this_process`).
-pub fn makes_namespaces(options: &RunOptions) -> bool {
-    match options.switch {
-        SwitchTarget::Embedded => options.fabric == Fabric::Netns,
-        SwitchTarget::Bmv2(_) => true,
-        SwitchTarget::External(_) => false,
-    }
-}
-
-/// Hosts an experiment needs: every job's workers and one PS each.
-fn hosts_needed(jobs: &[JobSpec]) -> usize {
-    jobs.iter().map(|j| usize::from(j.workers) + 1).sum()
-}
-
-/// A host of the experiment's topology.
-#[derive(Debug, Clone)]
-struct HostPlan {
-    name: String,
-    address: HostAddress,
-    port: u16,
-    /// The namespace its socket is bound in (hosts file of an external
-    /// switch; the netns fabric makes its own).
-    netns: Option<String>,
-}
-
-/// Host `n` (1-based, also its switch port) of a generated topology.
-fn host_plan(name: String, n: u16) -> HostPlan {
-    HostPlan {
-        name,
-        address: port_host(n),
-        port: n,
-        netns: None,
-    }
-}
-
-/// Job `i`'s workers and PS.
-#[derive(Debug, Clone)]
-struct JobHosts {
-    workers: Vec<HostPlan>,
-    ps: HostPlan,
-}
-
-/// The hosts of every job: generated (host *n* on port *n*), or taken in
-/// order from an external switch's hosts file.
-fn plan_hosts(jobs: &[JobSpec], given: Option<&HostsFile>) -> (Vec<JobHosts>, Topology) {
-    let mut next: u16 = 1;
-    let mut given_hosts = given.map(|f| f.hosts.iter());
-    let mut take = |name: String| {
-        if let Some(h) = given_hosts.as_mut().and_then(Iterator::next) {
-            return HostPlan {
-                name: h.host.name.clone(),
-                address: HostAddress {
-                    mac: h.host.mac,
-                    ip: h.host.ip,
-                    gateway_mac: SWITCH_MAC,
-                },
-                port: h.host.port,
-                netns: h.netns.clone(),
-            };
-        }
-        let h = host_plan(name, next);
-        next += 1;
-        h
-    };
-    let mut plans = Vec::new();
-    for j in jobs {
-        let workers = (0..j.workers)
-            .map(|w| take(format!("{}-w{w}", j.name)))
-            .collect();
-        let ps = take(format!("{}-ps", j.name));
-        plans.push(JobHosts { workers, ps });
-    }
-    let mut topology = Topology::default();
-    for (h, _) in all_hosts(&plans) {
-        add_host(&mut topology, &h.name, h.address, h.port);
-    }
-    (plans, topology)
-}
-
-/// The hosts' ends of their links, by switch port.
-#[derive(Debug)]
-enum HostLinks {
-    Memory(BTreeMap<u16, SwitchPortTransport<FaultyLink<PortLink>>>),
-    Udp(BTreeMap<u16, UdpTransport>),
-}
-
-/// How the frames a host's link lost are counted.
-#[derive(Debug, Clone)]
-enum LossMeter {
-    /// The in-memory link counts them.
-    Memory(Arc<FaultCounters>),
-    /// The nftables rules in the host's namespace count them.
-    Namespace(Arc<Namespaces>, u16),
-}
-
-impl LossMeter {
-    fn count(&self) -> u64 {
-        match self {
-            LossMeter::Memory(n) => n.lost.load(Ordering::Relaxed),
-            LossMeter::Namespace(ns, port) => ns.frames_lost(*port),
-        }
-    }
-}
-
-/// A variant's switch and the hosts' links to it. Fields drop in order:
-/// the switch process before the namespaces its ports are in.
-#[derive(Debug)]
-struct Stage {
-    /// Where the controller reaches the switch.
-    p4runtime: String,
-    device_id: u64,
-    /// Where hosts send ESA packets.
-    switch_addr: SocketAddr,
-    hosts: HostLinks,
-    /// Lost-frame counters of the links that lose frames on purpose, by
-    /// port (none with an external switch).
-    meters: BTreeMap<u16, LossMeter>,
-    #[expect(dead_code, reason = "held for its Drop: stops the embedded switch")]
-    embedded: Option<EmbeddedSwitch>,
-    #[expect(dead_code, reason = "held for its Drop: kills the switch process")]
-    process: Option<SwitchProcess>,
-    #[expect(dead_code, reason = "held for its Drop: removes the namespaces")]
-    namespaces: Option<Arc<Namespaces>>,
-}
-
-/// The loss probability of a host's link.
-fn link_loss(experiment: &Experiment, ps: bool) -> f64 {
-    if experiment.switch.loss_links.covers(ps) {
-        experiment.switch.loss
-    } else {
-        0.0
-    }
-}
-
-/// Every host of the plan with whether it is a PS.
-fn all_hosts(plans: &[JobHosts]) -> Vec<(&HostPlan, bool)> {
-    plans
-        .iter()
-        .flat_map(|p| p.workers.iter().map(|h| (h, false)).chain([(&p.ps, true)]))
-        .collect()
-}
-
-/// Binds every host's UDP socket (in its namespace), so that an address
-/// in use is an error before any job starts.
-fn bind_hosts(
-    hosts: &[(&HostPlan, bool)],
-    namespace_of: impl Fn(&HostPlan) -> Option<String>,
-) -> Result<BTreeMap<u16, UdpTransport>, TestbedError> {
-    let mut links = BTreeMap::new();
-    for (h, _) in hosts {
-        let ip = std::net::Ipv4Addr::from(h.address.ip.0);
-        let transport = netns::bind_udp(namespace_of(h).as_deref(), ip).map_err(|e| {
-            TestbedError::start(format!("host {} cannot bind its socket", h.name), e)
-        })?;
-        links.insert(h.port, transport);
-    }
-    Ok(links)
-}
-
-/// Creates a namespace per host, with the experiment's loss rules.
-fn make_namespaces(
-    experiment: &Experiment,
-    hosts: &[(&HostPlan, bool)],
-) -> Result<Arc<Namespaces>, TestbedError> {
-    let wanted: Vec<NamespaceHost> = hosts
-        .iter()
-        .map(|(h, ps)| NamespaceHost {
-            port: h.port,
-            mac: h.address.mac.0,
-            ip: Some(std::net::Ipv4Addr::from(h.address.ip.0)),
-            loss: link_loss(experiment, *ps),
-        })
-        .collect();
-    let switch = netns::SwitchAddress {
-        ip: SWITCH_IP,
-        mac: SWITCH_MAC.0,
-    };
-    Namespaces::create(&wanted, Some(switch))
-        .map(Arc::new)
-        .map_err(|e| TestbedError::start("network namespaces", e))
-}
-
-/// Starts the variant's switch and links its hosts to it.
-fn build_stage(
-    experiment: &Experiment,
-    options: &RunOptions,
-    plans: &[JobHosts],
-) -> Result<Stage, TestbedError> {
-    let hosts = all_hosts(plans);
-    let lanes = experiment.switch.lanes;
-    match (&options.switch, options.fabric) {
-        (SwitchTarget::Embedded, Fabric::InProcess) => {
-            let ports: Vec<u32> = hosts.iter().map(|(h, _)| u32::from(h.port)).collect();
-            let mut embedded =
-                EmbeddedSwitch::start(SwitchConfig::default(), Ports::Memory(ports), loopback())?;
-            let mut links = BTreeMap::new();
-            let mut meters = BTreeMap::new();
-            for (h, ps) in &hosts {
-                let port = embedded
-                    .take_port(u32::from(h.port))
-                    .ok_or_else(|| setup(format!("no memory port {}", h.port)))?;
-                let counters = Arc::new(FaultCounters::default());
-                let faults =
-                    FaultConfig::loss(experiment.seed ^ 0x6c6f_7373, link_loss(experiment, *ps));
-                let link = FaultyLink::new(port, faults, u64::from(h.port), Arc::clone(&counters));
-                links.insert(h.port, SwitchPortTransport::new(link, h.address, lanes));
-                meters.insert(h.port, LossMeter::Memory(counters));
-            }
-            Ok(Stage {
-                p4runtime: embedded.addr().to_string(),
-                device_id: embedded.device_id(),
-                switch_addr: switch_addr(SWITCH_IP),
-                hosts: HostLinks::Memory(links),
-                meters,
-                embedded: Some(embedded),
-                process: None,
-                namespaces: None,
-            })
-        }
-        (SwitchTarget::Embedded, Fabric::Netns) | (SwitchTarget::Bmv2(_), _) => {
-            let namespaces = make_namespaces(experiment, &hosts)?;
-            let interfaces = namespaces.interfaces();
-            let (p4runtime, embedded, process) = match &options.switch {
-                SwitchTarget::Bmv2(bmv2) => {
-                    let dir = options.work_dir(&experiment.name);
-                    std::fs::create_dir_all(&dir).map_err(|error| TestbedError::Io {
-                        path: dir.clone(),
-                        error,
-                    })?;
-                    let process = bmv2.start(
-                        &interfaces,
-                        &dir.join("simple_switch_grpc.log"),
-                        options.setup_timeout,
-                    )?;
-                    (process.addr.to_string(), None, Some(process))
-                }
-                _ => {
-                    let embedded = EmbeddedSwitch::start(
-                        SwitchConfig::default(),
-                        Ports::Interfaces(interfaces),
-                        loopback(),
-                    )?;
-                    (embedded.addr().to_string(), Some(embedded), None)
-                }
-            };
-            let links = bind_hosts(&hosts, |h| namespaces.namespace(h.port).map(str::to_owned))?;
-            let meters = hosts
-                .iter()
-                .map(|(h, _)| {
-                    (
-                        h.port,
-                        LossMeter::Namespace(Arc::clone(&namespaces), h.port),
-                    )
-                })
-                .collect();
-            Ok(Stage {
-                p4runtime,
-                device_id: 0,
-                switch_addr: switch_addr(SWITCH_IP),
-                hosts: HostLinks::Udp(links),
-                meters,
-                embedded,
-                process,
-                namespaces: Some(namespaces),
-            })
-        }
-        (SwitchTarget::External(x), _) => {
-            let links = bind_hosts(&hosts, |h| h.netns.clone())?;
-            Ok(Stage {
-                p4runtime: x.p4runtime.clone(),
-                device_id: x.device_id,
-                switch_addr: switch_addr(x.hosts.switch_ip),
-                hosts: HostLinks::Udp(links),
-                meters: BTreeMap::new(),
-                embedded: None,
-                process: None,
-                namespaces: None,
-            })
-        }
-    }
 }
 
 /// Where a job is, for the progress bars.
@@ -632,247 +337,8 @@ fn spawn_progress(
         .ok()
 }
 
-/// Completes when the controller has gone `after` in a row without a
-/// programmed switch (primary and in sync), with its last error; never
-/// while the switch stays reachable.
-async fn switch_lost(mut health: watch::Receiver<Health>, after: Duration) -> String {
-    let ready = |h: &Health| h.role == Role::Primary && h.synced;
-    loop {
-        if health.wait_for(|h| !ready(h)).await.is_err() {
-            return std::future::pending().await;
-        }
-        let back = tokio::time::timeout(after, health.wait_for(ready))
-            .await
-            .map(|r| r.is_ok());
-        match back {
-            Ok(true) => continue,
-            Ok(false) => return std::future::pending().await,
-            Err(_) => {
-                let last = health.borrow();
-                return last
-                    .last_error
-                    .clone()
-                    .unwrap_or_else(|| format!("{:?}", last.role));
-            }
-        }
-    }
-}
-
 fn setup(message: impl std::fmt::Display) -> TestbedError {
     TestbedError::Setup(message.to_string())
-}
-
-/// Any free port on 127.0.0.1, for an embedded switch's P4Runtime.
-fn loopback() -> SocketAddr {
-    SocketAddr::from(([127, 0, 0, 1], 0))
-}
-
-fn run_variant(
-    experiment: &Experiment,
-    variant: &Variant,
-    pipeline: &Pipeline,
-    options: &RunOptions,
-) -> Result<VariantReport, TestbedError> {
-    let jobs = experiment.jobs_for(variant);
-    let external_hosts = match &options.switch {
-        SwitchTarget::External(x) => Some(&x.hosts),
-        _ => None,
-    };
-    let (plans, topology) = plan_hosts(&jobs, external_hosts);
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("esa-testbed-rt")
-        .enable_all()
-        .build()
-        .map_err(|e| TestbedError::start("tokio runtime", e))?;
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut stage = build_stage(experiment, options, &plans)?;
-    let config = control::controller_config(
-        experiment.switch.pool_slots,
-        experiment.switch.stale_after_ms.map(|ms| ms * 1000),
-    );
-    let control::Supervised {
-        controller,
-        task: supervisor,
-    } = control::start_controller(
-        &runtime,
-        GrpcSwitch::new(&stage.p4runtime, stage.device_id, 1),
-        pipeline.clone(),
-        topology,
-        config,
-        stopped(stop_rx.clone()),
-    )?;
-    if let Err(last) = control::wait_programmed(&runtime, &controller, options.setup_timeout) {
-        let _ = stop_tx.send(true);
-        return Err(control::not_programmed(&stage.p4runtime, options.setup_timeout, last).into());
-    }
-
-    // Stops every worker when the switch stays out of reach; its result
-    // is the controller's last error then.
-    let abort = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let abort = Arc::clone(&abort);
-        let (health, after) = (controller.health(), options.switch_lost_after);
-        runtime.spawn(async move {
-            let last_error = switch_lost(health, after).await;
-            abort.store(true, Ordering::SeqCst);
-            last_error
-        })
-    };
-
-    let progress: Arc<Vec<Progress>> = Arc::new(
-        jobs.iter()
-            .map(|j| Progress {
-                name: j.name.clone(),
-                iterations: j.iterations,
-                done: AtomicU32::new(0),
-                chunks: AtomicU64::new(0),
-                chunks_total: j.chunks_per_iteration(experiment.switch.lanes)
-                    * u64::from(j.iterations),
-                state: AtomicU8::new(WAITING),
-            })
-            .collect(),
-    );
-    let stop_progress = Arc::new(AtomicBool::new(false));
-    let progress_thread = options
-        .progress
-        .then(|| {
-            spawn_progress(
-                variant.label.clone(),
-                Arc::clone(&progress),
-                Arc::clone(&stop_progress),
-            )
-        })
-        .flatten();
-
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| jobs[i].arrival_us);
-    let start = Instant::now();
-    let mut running: Vec<(usize, JoinHandle<JobReport>)> = Vec::new();
-    let mut reports: Vec<Option<JobReport>> = vec![None; jobs.len()];
-    for i in order {
-        let spec = jobs[i].clone();
-        let at = start + Duration::from_micros(spec.arrival_us);
-        while let Some(wait) = at.checked_duration_since(Instant::now()) {
-            if abort.load(Ordering::SeqCst) {
-                break;
-            }
-            std::thread::sleep(wait.min(Duration::from_millis(100)));
-        }
-        if abort.load(Ordering::SeqCst) {
-            progress[i].state.store(FAILED, Ordering::Relaxed);
-            continue;
-        }
-        let arrived = Instant::now();
-        let hosts = &plans[i];
-        let request = JobRequest {
-            job_id: u32::try_from(i + 1).unwrap_or(0),
-            workers: hosts
-                .workers
-                .iter()
-                .map(|h| Endpoint::Host(h.name.clone()))
-                .collect(),
-            ps: Some(Endpoint::Host(hosts.ps.name.clone())),
-            max_priority: u32::from(spec.priority),
-            mode: Some(spec.mode),
-            slots: spec.slots.map(|count| SlotRequest {
-                base: spec.slot_base,
-                count,
-            }),
-        };
-        let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
-        report.arrival_ms = ms(arrived - start);
-        let job = match runtime.block_on(controller.admit(&request)) {
-            Ok(job) => job,
-            Err(e) => {
-                report.error = Some(format!("admission refused: {e}"));
-                progress[i].state.store(FAILED, Ordering::Relaxed);
-                reports[i] = Some(report);
-                continue;
-            }
-        };
-        progress[i].state.store(RUNNING, Ordering::Relaxed);
-        let ports: Vec<u16> = hosts
-            .workers
-            .iter()
-            .chain([&hosts.ps])
-            .map(|h| h.port)
-            .collect();
-        let ctx = JobContext {
-            spec,
-            job,
-            seed: experiment.seed,
-            lanes: experiment.switch.lanes,
-            switch_addr: stage.switch_addr,
-            start,
-            arrived,
-            report,
-            progress: Arc::clone(&progress),
-            index: i,
-            controller: Arc::clone(&controller),
-            runtime: runtime.handle().clone(),
-            abort: Arc::clone(&abort),
-            meters: ports
-                .iter()
-                .filter_map(|p| stage.meters.get(p).cloned())
-                .collect(),
-        };
-        let spawned = match &mut stage.hosts {
-            HostLinks::Memory(links) => spawn_job(ctx, take_links(links, &ports)?),
-            HostLinks::Udp(links) => spawn_job(ctx, take_links(links, &ports)?),
-        };
-        running.push((i, spawned?));
-    }
-    for (i, handle) in running {
-        let report = handle.join().unwrap_or_else(|_| {
-            let mut r = JobReport::new(&variant.label, &jobs[i], experiment.switch.lanes);
-            r.error = Some("the job's thread panicked".into());
-            r
-        });
-        reports[i] = Some(report);
-    }
-    let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
-    watchdog.abort();
-    // `Ok` only if it had finished: the switch was lost.
-    let lost = runtime.block_on(watchdog).ok();
-    stop_progress.store(true, Ordering::Relaxed);
-    if let Some(t) = progress_thread {
-        let _ = t.join();
-    }
-    let _ = stop_tx.send(true);
-    runtime.block_on(async {
-        let _ = supervisor.await;
-    });
-    runtime.shutdown_timeout(Duration::from_secs(2));
-    // The switch process, then the namespaces its ports were in.
-    let p4runtime = stage.p4runtime.clone();
-    drop(stage);
-    if let Some(last_error) = lost {
-        return Err(TestbedError::SwitchLost {
-            p4runtime,
-            after: options.switch_lost_after,
-            last_error,
-        });
-    }
-    Ok(VariantReport {
-        variant: variant.label.clone(),
-        wall_ms,
-        jobs: reports.into_iter().flatten().collect(),
-        cluster: None,
-    })
-}
-
-/// Takes the links of `ports` (workers first, the PS last).
-fn take_links<T>(links: &mut BTreeMap<u16, T>, ports: &[u16]) -> Result<Vec<T>, TestbedError> {
-    ports
-        .iter()
-        .map(|p| {
-            links
-                .remove(p)
-                .ok_or_else(|| setup(format!("no link for switch port {p}")))
-        })
-        .collect()
 }
 
 /// Runs a job on its own thread; `links` holds its workers' then its PS's.
@@ -1316,45 +782,6 @@ fn sum_synthetic<T: esa_host::transport::Transport>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn health(role: Role, synced: bool, last_error: Option<&str>) -> Health {
-        Health {
-            role,
-            synced,
-            syncs: 1,
-            pipeline_pushes: 1,
-            last_error: last_error.map(String::from),
-        }
-    }
-
-    #[test]
-    fn a_switch_is_lost_only_when_it_stays_out_of_reach() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
-        let (tx, rx) = watch::channel(health(Role::Primary, true, None));
-        let after = Duration::from_millis(300);
-        let lost = rt.spawn(switch_lost(rx, after));
-        rt.block_on(async {
-            // Flaps shorter than `after` are forgiven.
-            for _ in 0..3 {
-                tx.send_replace(health(Role::Disconnected, false, Some("refused")));
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                tx.send_replace(health(Role::Primary, true, None));
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            assert!(!lost.is_finished(), "a reconnecting switch is not lost");
-            // Primary but out of sync counts as out of reach too.
-            tx.send_replace(health(Role::Primary, false, Some("sync failed")));
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            tx.send_replace(health(Role::Disconnected, false, Some("refused")));
-            let started = Instant::now();
-            let last = lost.await.unwrap();
-            assert_eq!(last, "refused");
-            assert!(started.elapsed() >= Duration::from_millis(150));
-        });
-    }
 
     fn job(state: u8, done: u32, chunks: u64) -> Progress {
         Progress {

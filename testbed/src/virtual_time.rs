@@ -1,4 +1,5 @@
-//! The `sim` fabric: an experiment in virtual time.
+//! The `sim` fabric: an experiment in virtual time ([`Simulated`], the
+//! variant runner `esa_testbed::run_experiment` picks for it).
 //!
 //! The same experiment file that runs on the embedded switch runs here
 //! through [`esa_core::sim`]: the same worker and PS state machines and the
@@ -22,7 +23,8 @@ use serde::Serialize;
 
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, SimParams, Variant};
-use crate::report::{ExperimentReport, JobReport, VariantReport};
+use crate::report::{JobReport, VariantReport};
+use crate::run::{Setup, VariantRunner};
 
 /// Lanes each simulated packet carries: the sums are checked exactly on
 /// these, while the wire carries the experiment's `lanes` (see
@@ -251,15 +253,62 @@ impl AloneCache {
     }
 }
 
-/// Runs every variant of `experiment` in virtual time.
-pub fn run_experiment_sim(
-    experiment: &Experiment,
+/// The variant runner of the sim fabric: every variant in virtual time.
+#[derive(Debug)]
+pub struct Simulated {
+    params: SimParams,
     progress: bool,
-) -> Result<ExperimentReport, TestbedError> {
-    let params = experiment.fabric.sim;
-    let mut alone = AloneCache::default();
-    let mut variants = vec![];
-    for variant in &experiment.variants {
+    alone: AloneCache,
+}
+
+impl Simulated {
+    /// Runs variants on the simulated network `params`, printing a line
+    /// per second of wall time with `progress`.
+    pub fn new(params: SimParams, progress: bool) -> Simulated {
+        Simulated {
+            params,
+            progress,
+            alone: AloneCache::default(),
+        }
+    }
+}
+
+impl VariantRunner for Simulated {
+    fn setup(&self) -> Setup {
+        let params = &self.params;
+        Setup {
+            description: format!(
+                "virtual time: {} Gbit/s links (hosts capped at {} Gbit/s), {} ns propagation, \
+                 PS {} ns per packet, bundles of up to {} packets; the pool model esa_core::pool",
+                params.link_gbps,
+                params.host_gbps,
+                params.propagation_ns,
+                params.ps_service_ns,
+                params.bundle
+            ),
+            switch: "model",
+            fabric: "sim",
+        }
+    }
+
+    fn headline(&self, experiment: &Experiment) -> String {
+        format!("{} jobs in virtual time", experiment.jobs.len())
+    }
+
+    fn makes_namespaces(&self) -> bool {
+        false
+    }
+
+    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
+        Ok(())
+    }
+
+    fn run_variant(
+        &mut self,
+        experiment: &Experiment,
+        variant: &Variant,
+    ) -> Result<VariantReport, TestbedError> {
+        let progress = self.progress;
         if progress {
             eprintln!(
                 "== {}: variant {} (virtual time)",
@@ -267,7 +316,7 @@ pub fn run_experiment_sim(
             );
         }
         let jobs = experiment.jobs_for(variant);
-        let config = sim_config(experiment, &jobs, variant, &params);
+        let config = sim_config(experiment, &jobs, variant, &self.params);
         let started = Instant::now();
         let label = variant.label.clone();
         let report = sim::run_with_progress(&config, &mut |p| {
@@ -291,27 +340,16 @@ pub fn run_experiment_sim(
                 report.violations().len()
             )));
         }
-        variants.push(variant_report(
-            experiment, variant, &jobs, &config, &report, wall, &mut alone,
-        ));
+        Ok(variant_report(
+            experiment,
+            variant,
+            &jobs,
+            &config,
+            &report,
+            wall,
+            &mut self.alone,
+        ))
     }
-    Ok(ExperimentReport {
-        experiment: experiment.name.clone(),
-        lanes: experiment.switch.lanes,
-        pool_slots: experiment.switch.pool_slots,
-        setup: format!(
-            "virtual time: {} Gbit/s links (hosts capped at {} Gbit/s), {} ns propagation, \
-             PS {} ns per packet, bundles of up to {} packets; the pool model esa_core::pool",
-            params.link_gbps,
-            params.host_gbps,
-            params.propagation_ns,
-            params.ps_service_ns,
-            params.bundle
-        ),
-        switch: "model".into(),
-        fabric: "sim".into(),
-        variants,
-    })
 }
 
 fn variant_report(

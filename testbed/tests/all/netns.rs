@@ -10,7 +10,7 @@ use crate::common;
 use std::path::Path;
 use std::sync::Mutex;
 
-use esa_testbed::{Experiment, Fabric, RunOptions, run_experiment};
+use esa_testbed::{Experiment, FabricKind, RunOptions, run_experiment};
 
 /// One namespace run at a time, so that "nothing left behind" sees only
 /// the run that just ended.
@@ -23,7 +23,7 @@ fn enabled() -> bool {
 fn netns_options() -> RunOptions {
     RunOptions {
         progress: false,
-        fabric: Fabric::Netns,
+        fabric: Some(FabricKind::Netns),
         ..RunOptions::default()
     }
 }

@@ -2,7 +2,7 @@
 //! checked, the cluster figures, the host-only baseline, and what the
 //! emulator fabrics refuse.
 
-use esa_testbed::virtual_time::{effective_bundle, run_experiment_sim};
+use esa_testbed::virtual_time::effective_bundle;
 use esa_testbed::{Experiment, ExperimentReport, RunOptions, TestbedError, run_experiment};
 
 /// Four jobs at 1/100 of real sizes sharing a pool of `pool` slots.
@@ -60,7 +60,11 @@ variants = {variants}
 }
 
 fn run(e: &Experiment) -> ExperimentReport {
-    let report = run_experiment_sim(e, false).unwrap();
+    let options = RunOptions {
+        progress: false,
+        ..RunOptions::default()
+    };
+    let report = run_experiment(e, &options).unwrap();
     assert!(report.all_verified(), "{}", report.table());
     report
 }

@@ -11,7 +11,6 @@
 //! extra hop through the PS costs 10 to 35 % over ESA, and in a CI run
 //! with the machine busy SwitchML's single slot once came out ahead of it.
 
-use esa_testbed::virtual_time::run_experiment_sim;
 use esa_testbed::{Experiment, ExperimentReport, RunOptions, run_experiment};
 
 const EXPERIMENT: &str = r#"
@@ -62,18 +61,15 @@ fn ranking(report: &ExperimentReport) -> Vec<String> {
 #[test]
 fn virtual_time_and_the_embedded_switch_rank_esa_and_switchml_alike() {
     let experiment = Experiment::parse(EXPERIMENT, "cross-check").unwrap();
-    let emulated = run_experiment(
-        &experiment,
-        &RunOptions {
-            progress: false,
-            ..RunOptions::default()
-        },
-    )
-    .unwrap();
+    let options = RunOptions {
+        progress: false,
+        ..RunOptions::default()
+    };
+    let emulated = run_experiment(&experiment, &options).unwrap();
     assert!(emulated.all_verified(), "{}", emulated.table());
     let mut in_time = experiment.clone();
     in_time.fabric.kind = esa_testbed::experiment::FabricKind::Sim;
-    let simulated = run_experiment_sim(&in_time, false).unwrap();
+    let simulated = run_experiment(&in_time, &options).unwrap();
     assert!(simulated.all_verified(), "{}", simulated.table());
     let both = format!(
         "embedded switch:\n{}\nvirtual time:\n{}",

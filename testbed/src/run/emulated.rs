@@ -1,0 +1,469 @@
+//! The emulated variant runner: a switch target and a fabric. Each variant
+//! gets a fresh switch on freshly laid links (and, on the netns fabric,
+//! fresh namespaces) and a fresh controller; jobs are admitted at their
+//! arrival times and run on threads of this process
+//! ([`super::spawn_job`]: this is a child of [`crate::run`] to reach the
+//! job's run).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use esa_controller::jobs::{Endpoint, JobRequest, SlotRequest};
+use esa_controller::{GrpcSwitch, Health, Pipeline, Role, Topology};
+use esa_harness::control::{self, add_host, stopped};
+use tokio::sync::watch;
+
+use super::{
+    FAILED, JobContext, Progress, RUNNING, RunOptions, Setup, VariantRunner, WAITING, ms,
+    program_path, spawn_job, spawn_progress,
+};
+use crate::error::TestbedError;
+use crate::experiment::{Experiment, JobSpec, Variant};
+use crate::fabric::{AttachedHosts, Cabling, Fabric, PlacedHost};
+use crate::report::{JobReport, VariantReport};
+use crate::switch_target::{RunningSwitch, StartOptions, SwitchTarget};
+
+/// Variants on a switch `target` starts, its hosts on `fabric`.
+#[derive(Debug)]
+pub struct Emulated {
+    target: Arc<dyn SwitchTarget>,
+    fabric: Arc<dyn Fabric>,
+    options: RunOptions,
+    start: StartOptions,
+    /// Loaded (for BMv2, compiled) at the first variant, pushed to each
+    /// variant's switch.
+    pipeline: Option<Pipeline>,
+}
+
+impl Emulated {
+    /// Runs `experiment`'s variants on switches `target` starts, its hosts
+    /// on `fabric`.
+    pub fn new(
+        target: Arc<dyn SwitchTarget>,
+        fabric: Arc<dyn Fabric>,
+        experiment: &Experiment,
+        options: &RunOptions,
+    ) -> Emulated {
+        Emulated {
+            target,
+            fabric,
+            start: options.start_options(&experiment.name),
+            options: options.clone(),
+            pipeline: None,
+        }
+    }
+
+    /// The pipeline, loaded or compiled once.
+    fn pipeline(&mut self, experiment: &Experiment) -> Result<Pipeline, TestbedError> {
+        if let Some(pipeline) = &self.pipeline {
+            return Ok(pipeline.clone());
+        }
+        let defines =
+            esa_p4::Defines::new(experiment.switch.lanes, experiment.switch.pool_slots).pairs();
+        let pipeline = self
+            .target
+            .pipeline(&program_path(experiment), &defines, &self.start)?;
+        Ok(self.pipeline.insert(pipeline).clone())
+    }
+
+    /// The variant's links and switch: the fabric cables the hosts, the
+    /// target starts a switch on the far ends, the hosts attach to it.
+    fn stage(&self, experiment: &Experiment, plan: &HostPlan) -> Result<Stage, TestbedError> {
+        let mut cabling = self.fabric.cable(experiment, &plan.hosts())?;
+        let mut switch = self.target.start(cabling.switch_ports(), &self.start)?;
+        let hosts = cabling.attach(&mut switch)?;
+        Ok(Stage {
+            hosts,
+            switch,
+            cabling,
+        })
+    }
+}
+
+impl VariantRunner for Emulated {
+    fn setup(&self) -> Setup {
+        Setup {
+            description: format!(
+                "{}; {}",
+                self.target.describe(self.fabric.port_kind()),
+                self.fabric.hosts_description()
+            ),
+            switch: self.target.name(),
+            fabric: self.fabric.name(),
+        }
+    }
+
+    fn makes_namespaces(&self) -> bool {
+        self.fabric.makes_namespaces()
+    }
+
+    fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
+        self.target.preflight(experiment)?;
+        self.fabric.preflight(experiment)?;
+        if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
+            return Err(TestbedError::Invalid(format!(
+                "variant {:?} (no in-network aggregation) runs on the sim fabric only",
+                v.label
+            )));
+        }
+        let program = program_path(experiment);
+        if experiment.switch.program.is_none() && !program.is_file() {
+            return Err(TestbedError::Setup(format!(
+                "the built-in P4 program {} is not there (was the source tree moved?): \
+                 give its path as `program` in [switch]",
+                program.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn run_variant(
+        &mut self,
+        experiment: &Experiment,
+        variant: &Variant,
+    ) -> Result<VariantReport, TestbedError> {
+        let pipeline = self.pipeline(experiment)?;
+        let options = &self.options;
+        if options.progress {
+            eprintln!("== {}: variant {}", experiment.name, variant.label);
+        }
+        let jobs = experiment.jobs_for(variant);
+        let plan = HostPlan::place(&*self.fabric, &jobs)?;
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("esa-testbed-rt")
+            .enable_all()
+            .build()
+            .map_err(|e| TestbedError::start("tokio runtime", e))?;
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut stage = self.stage(experiment, &plan)?;
+        let config = control::controller_config(
+            experiment.switch.pool_slots,
+            experiment.switch.stale_after_ms.map(|ms| ms * 1000),
+        );
+        let control::Supervised {
+            controller,
+            task: supervisor,
+        } = control::start_controller(
+            &runtime,
+            GrpcSwitch::new(&stage.switch.p4runtime, stage.switch.device_id, 1),
+            pipeline,
+            plan.topology(),
+            config,
+            stopped(stop_rx.clone()),
+        )?;
+        if let Err(last) = control::wait_programmed(&runtime, &controller, options.setup_timeout) {
+            let _ = stop_tx.send(true);
+            return Err(control::not_programmed(
+                &stage.switch.p4runtime,
+                options.setup_timeout,
+                last,
+            )
+            .into());
+        }
+
+        // Stops every worker when the switch stays out of reach; its result
+        // is the controller's last error then.
+        let abort = Arc::new(AtomicBool::new(false));
+        let watchdog = {
+            let abort = Arc::clone(&abort);
+            let (health, after) = (controller.health(), options.switch_lost_after);
+            runtime.spawn(async move {
+                let last_error = switch_lost(health, after).await;
+                abort.store(true, Ordering::SeqCst);
+                last_error
+            })
+        };
+
+        let progress: Arc<Vec<Progress>> = Arc::new(
+            jobs.iter()
+                .map(|j| Progress {
+                    name: j.name.clone(),
+                    iterations: j.iterations,
+                    done: AtomicU32::new(0),
+                    chunks: AtomicU64::new(0),
+                    chunks_total: j.chunks_per_iteration(experiment.switch.lanes)
+                        * u64::from(j.iterations),
+                    state: AtomicU8::new(WAITING),
+                })
+                .collect(),
+        );
+        let stop_progress = Arc::new(AtomicBool::new(false));
+        let progress_thread = options
+            .progress
+            .then(|| {
+                spawn_progress(
+                    variant.label.clone(),
+                    Arc::clone(&progress),
+                    Arc::clone(&stop_progress),
+                )
+            })
+            .flatten();
+
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| jobs[i].arrival_us);
+        let start = Instant::now();
+        let mut running: Vec<(usize, JoinHandle<JobReport>)> = Vec::new();
+        let mut reports: Vec<Option<JobReport>> = vec![None; jobs.len()];
+        for i in order {
+            let spec = jobs[i].clone();
+            let at = start + Duration::from_micros(spec.arrival_us);
+            while let Some(wait) = at.checked_duration_since(Instant::now()) {
+                if abort.load(Ordering::SeqCst) {
+                    break;
+                }
+                std::thread::sleep(wait.min(Duration::from_millis(100)));
+            }
+            if abort.load(Ordering::SeqCst) {
+                progress[i].state.store(FAILED, Ordering::Relaxed);
+                continue;
+            }
+            let arrived = Instant::now();
+            let hosts = &plan.jobs[i];
+            let request = JobRequest {
+                job_id: u32::try_from(i + 1).unwrap_or(0),
+                workers: hosts
+                    .workers
+                    .iter()
+                    .map(|h| Endpoint::Host(h.host.name.clone()))
+                    .collect(),
+                ps: Some(Endpoint::Host(hosts.ps.host.name.clone())),
+                max_priority: u32::from(spec.priority),
+                mode: Some(spec.mode),
+                slots: spec.slots.map(|count| SlotRequest {
+                    base: spec.slot_base,
+                    count,
+                }),
+            };
+            let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
+            report.arrival_ms = ms(arrived - start);
+            let job = match runtime.block_on(controller.admit(&request)) {
+                Ok(job) => job,
+                Err(e) => {
+                    report.error = Some(format!("admission refused: {e}"));
+                    progress[i].state.store(FAILED, Ordering::Relaxed);
+                    reports[i] = Some(report);
+                    continue;
+                }
+            };
+            progress[i].state.store(RUNNING, Ordering::Relaxed);
+            let ports: Vec<u16> = hosts
+                .workers
+                .iter()
+                .chain([&hosts.ps])
+                .map(|h| h.host.port)
+                .collect();
+            let ctx = JobContext {
+                spec,
+                job,
+                seed: experiment.seed,
+                lanes: experiment.switch.lanes,
+                switch_addr: stage.switch.switch_addr,
+                start,
+                arrived,
+                report,
+                progress: Arc::clone(&progress),
+                index: i,
+                controller: Arc::clone(&controller),
+                runtime: runtime.handle().clone(),
+                abort: Arc::clone(&abort),
+                meters: ports
+                    .iter()
+                    .filter_map(|p| stage.hosts.meters.get(p).cloned())
+                    .collect(),
+            };
+            let links = take_links(&mut stage.hosts.transports, &ports)?;
+            running.push((i, spawn_job(ctx, links)?));
+        }
+        for (i, handle) in running {
+            let report = handle.join().unwrap_or_else(|_| {
+                let mut r = JobReport::new(&variant.label, &jobs[i], experiment.switch.lanes);
+                r.error = Some("the job's thread panicked".into());
+                r
+            });
+            reports[i] = Some(report);
+        }
+        let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
+        watchdog.abort();
+        // `Ok` only if it had finished: the switch was lost.
+        let lost = runtime.block_on(watchdog).ok();
+        stop_progress.store(true, Ordering::Relaxed);
+        if let Some(t) = progress_thread {
+            let _ = t.join();
+        }
+        let _ = stop_tx.send(true);
+        runtime.block_on(async {
+            let _ = supervisor.await;
+        });
+        runtime.shutdown_timeout(Duration::from_secs(2));
+        // The switch process, then the namespaces its ports were in.
+        let p4runtime = stage.switch.p4runtime.clone();
+        drop(stage);
+        if let Some(last_error) = lost {
+            return Err(TestbedError::SwitchLost {
+                p4runtime,
+                after: options.switch_lost_after,
+                last_error,
+            });
+        }
+        Ok(VariantReport {
+            variant: variant.label.clone(),
+            wall_ms,
+            jobs: reports.into_iter().flatten().collect(),
+            cluster: None,
+        })
+    }
+}
+
+/// Every job's hosts, as the fabric placed them.
+#[derive(Debug)]
+struct HostPlan {
+    jobs: Vec<JobHosts>,
+}
+
+/// A job's workers and PS.
+#[derive(Debug)]
+struct JobHosts {
+    workers: Vec<PlacedHost>,
+    ps: PlacedHost,
+}
+
+impl HostPlan {
+    /// Places the hosts of `jobs` in order (job 1's workers, its PS, job
+    /// 2's workers, ...) on `fabric`.
+    fn place(fabric: &dyn Fabric, jobs: &[JobSpec]) -> Result<HostPlan, TestbedError> {
+        let mut index = 0;
+        let mut place = |name: String, parameter_server: bool| {
+            let host = fabric.place(index, name)?;
+            index += 1;
+            Ok::<_, TestbedError>(PlacedHost {
+                host,
+                parameter_server,
+            })
+        };
+        let mut plan = HostPlan { jobs: Vec::new() };
+        for j in jobs {
+            let workers = (0..j.workers)
+                .map(|w| place(format!("{}-w{w}", j.name), false))
+                .collect::<Result<_, _>>()?;
+            let ps = place(format!("{}-ps", j.name), true)?;
+            plan.jobs.push(JobHosts { workers, ps });
+        }
+        Ok(plan)
+    }
+
+    /// Every host: each job's workers, then its PS.
+    fn hosts(&self) -> Vec<PlacedHost> {
+        self.jobs
+            .iter()
+            .flat_map(|j| j.workers.iter().chain([&j.ps]))
+            .cloned()
+            .collect()
+    }
+
+    /// The controller's topology of the hosts.
+    fn topology(&self) -> Topology {
+        let mut topology = Topology::default();
+        for h in self.hosts() {
+            add_host(&mut topology, &h.host.name, h.address(), h.host.port);
+        }
+        topology
+    }
+}
+
+/// A variant's switch and the hosts' links to it. Fields drop in order:
+/// the hosts' ends, the switch (a process), then the cabling (the
+/// namespaces its ports were in).
+#[derive(Debug)]
+struct Stage {
+    hosts: AttachedHosts,
+    switch: RunningSwitch,
+    #[expect(dead_code, reason = "held for its Drop: removes the links")]
+    cabling: Box<dyn Cabling>,
+}
+
+/// Takes the links of `ports` (workers first, the PS last).
+fn take_links<T>(links: &mut BTreeMap<u16, T>, ports: &[u16]) -> Result<Vec<T>, TestbedError> {
+    ports
+        .iter()
+        .map(|p| {
+            links
+                .remove(p)
+                .ok_or_else(|| TestbedError::Setup(format!("no link for switch port {p}")))
+        })
+        .collect()
+}
+
+/// Completes when the controller has gone `after` in a row without a
+/// programmed switch (primary and in sync), with its last error; never
+/// while the switch stays reachable.
+async fn switch_lost(mut health: watch::Receiver<Health>, after: Duration) -> String {
+    let ready = |h: &Health| h.role == Role::Primary && h.synced;
+    loop {
+        if health.wait_for(|h| !ready(h)).await.is_err() {
+            return std::future::pending().await;
+        }
+        let back = tokio::time::timeout(after, health.wait_for(ready))
+            .await
+            .map(|r| r.is_ok());
+        match back {
+            Ok(true) => continue,
+            Ok(false) => return std::future::pending().await,
+            Err(_) => {
+                let last = health.borrow();
+                return last
+                    .last_error
+                    .clone()
+                    .unwrap_or_else(|| format!("{:?}", last.role));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn health(role: Role, synced: bool, last_error: Option<&str>) -> Health {
+        Health {
+            role,
+            synced,
+            syncs: 1,
+            pipeline_pushes: 1,
+            last_error: last_error.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_switch_is_lost_only_when_it_stays_out_of_reach() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let (tx, rx) = watch::channel(health(Role::Primary, true, None));
+        let after = Duration::from_millis(300);
+        let lost = rt.spawn(switch_lost(rx, after));
+        rt.block_on(async {
+            // Flaps shorter than `after` are forgiven.
+            for _ in 0..3 {
+                tx.send_replace(health(Role::Disconnected, false, Some("refused")));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                tx.send_replace(health(Role::Primary, true, None));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            assert!(!lost.is_finished(), "a reconnecting switch is not lost");
+            // Primary but out of sync counts as out of reach too.
+            tx.send_replace(health(Role::Primary, false, Some("sync failed")));
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            tx.send_replace(health(Role::Disconnected, false, Some("refused")));
+            let started = Instant::now();
+            let last = lost.await.unwrap();
+            assert_eq!(last, "refused");
+            assert!(started.elapsed() >= Duration::from_millis(150));
+        });
+    }
+}
