@@ -45,7 +45,7 @@ use crate::switch_target::{EmbeddedTarget, StartOptions, SwitchTarget};
 use crate::train::{self, Dataset};
 use crate::virtual_time::Simulated;
 
-pub use emulated::Emulated;
+pub use emulated::{Emulated, program_path};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -139,16 +139,6 @@ pub struct Setup {
     pub switch: &'static str,
     /// `inprocess`, `netns`, `external` or `sim`.
     pub fabric: &'static str,
-}
-
-/// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
-/// source tree (`p4/tna/esa.p4` for `arch = "tna"`).
-pub fn program_path(experiment: &Experiment) -> PathBuf {
-    experiment
-        .switch
-        .program
-        .clone()
-        .unwrap_or_else(|| experiment.switch.arch.program())
 }
 
 /// Where `experiment` runs with `options`: the fabric asked for (the

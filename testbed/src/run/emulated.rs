@@ -6,6 +6,7 @@
 //! job's run).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -18,7 +19,7 @@ use tokio::sync::watch;
 
 use super::{
     FAILED, JobContext, Progress, RUNNING, RunOptions, Setup, VariantRunner, WAITING, ms,
-    program_path, spawn_job, spawn_progress,
+    spawn_job, spawn_progress,
 };
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, Variant};
@@ -317,6 +318,16 @@ impl VariantRunner for Emulated {
             cluster: None,
         })
     }
+}
+
+/// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
+/// source tree (`p4/tna/esa.p4` for `arch = "tna"`).
+pub fn program_path(experiment: &Experiment) -> PathBuf {
+    experiment
+        .switch
+        .program
+        .clone()
+        .unwrap_or_else(|| experiment.switch.arch.program())
 }
 
 /// Every job's hosts, as the fabric placed them.
