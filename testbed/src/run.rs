@@ -115,11 +115,16 @@ pub trait VariantRunner {
     /// Whether running makes network namespaces, which a process
     /// interrupted outright must remove itself
     /// (`esa_netns::remove_this_process`).
-    fn makes_namespaces(&self) -> bool;
+    fn makes_namespaces(&self) -> bool {
+        false
+    }
 
     /// Checks, before anything starts, that `experiment` can run here;
-    /// the error names what is missing.
-    fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError>;
+    /// the error names what is missing. By default there is nothing to
+    /// check.
+    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
+        Ok(())
+    }
 
     /// Runs one variant of `experiment`.
     fn run_variant(

@@ -295,14 +295,6 @@ impl VariantRunner for Simulated {
         format!("{} jobs in virtual time", experiment.jobs.len())
     }
 
-    fn makes_namespaces(&self) -> bool {
-        false
-    }
-
-    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
-        Ok(())
-    }
-
     fn run_variant(
         &mut self,
         experiment: &Experiment,

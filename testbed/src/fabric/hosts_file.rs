@@ -56,10 +56,6 @@ impl Fabric for HostsFileFabric {
         PortKind::Own
     }
 
-    fn makes_namespaces(&self) -> bool {
-        false
-    }
-
     fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
         if experiment.switch.loss > 0.0 {
             return Err(TestbedError::Setup(

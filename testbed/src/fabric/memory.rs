@@ -34,14 +34,6 @@ impl Fabric for InProcessFabric {
         PortKind::Memory
     }
 
-    fn makes_namespaces(&self) -> bool {
-        false
-    }
-
-    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
-        Ok(())
-    }
-
     fn cable(
         &self,
         experiment: &Experiment,

@@ -61,12 +61,16 @@ pub trait Fabric: std::fmt::Debug + Send + Sync {
 
     /// Whether it makes network namespaces, which a process interrupted
     /// outright must remove itself (`esa_netns::remove_this_process`).
-    fn makes_namespaces(&self) -> bool;
+    fn makes_namespaces(&self) -> bool {
+        false
+    }
 
     /// Checks, before anything starts, that it can carry `experiment`'s
     /// hosts here (root and tools, loss it can inject, hosts it has); the
-    /// error names what is missing.
-    fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError>;
+    /// error names what is missing. By default there is nothing to check.
+    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
+        Ok(())
+    }
 
     /// The experiment's host number `index` (0-based: job 1's workers, its
     /// PS, job 2's workers, ...), called `name` unless the fabric names its

@@ -62,10 +62,6 @@ impl SwitchTarget for Bmv2Target {
         }
     }
 
-    fn modelled_by_sim(&self) -> bool {
-        false
-    }
-
     fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
         self.tools()?;
         if experiment.switch.arch == Arch::Tna {

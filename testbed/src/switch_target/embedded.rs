@@ -12,7 +12,6 @@ use esa_switch::SwitchConfig;
 
 use super::{RunningSwitch, StartOptions, SwitchHandle, SwitchTarget, p4_source_pipeline};
 use crate::error::TestbedError;
-use crate::experiment::Experiment;
 use crate::fabric::{Fabric, InProcessFabric, PortKind};
 
 /// esa-switch running the P4 source in p4sim, in this process, serving
@@ -39,10 +38,6 @@ impl SwitchTarget for EmbeddedTarget {
 
     fn modelled_by_sim(&self) -> bool {
         true
-    }
-
-    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
-        Ok(())
     }
 
     fn pipeline(

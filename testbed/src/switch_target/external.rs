@@ -11,7 +11,6 @@ use esa_harness::Ports;
 
 use super::{RunningSwitch, StartOptions, SwitchTarget, p4_source_pipeline};
 use crate::error::TestbedError;
-use crate::experiment::Experiment;
 use crate::fabric::{Fabric, HostsFile, HostsFileFabric, PortKind};
 
 /// A switch somebody else runs: the controller becomes its primary and
@@ -51,14 +50,6 @@ impl SwitchTarget for ExternalTarget {
                 f.name()
             ))),
         }
-    }
-
-    fn modelled_by_sim(&self) -> bool {
-        false
-    }
-
-    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
-        Ok(())
     }
 
     fn pipeline(

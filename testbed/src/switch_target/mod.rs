@@ -59,12 +59,16 @@ pub trait SwitchTarget: std::fmt::Debug + Send + Sync {
     /// Whether the sim fabric's pool model may stand in for it: only for
     /// the embedded switch, the default, so that a switch named beside the
     /// sim fabric is refused rather than ignored.
-    fn modelled_by_sim(&self) -> bool;
+    fn modelled_by_sim(&self) -> bool {
+        false
+    }
 
     /// Checks, before anything starts, that it can run `experiment` (its
     /// tools are installed, it runs the program's architecture); the
-    /// error names what is missing.
-    fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError>;
+    /// error names what is missing. By default there is nothing to check.
+    fn preflight(&self, _experiment: &Experiment) -> Result<(), TestbedError> {
+        Ok(())
+    }
 
     /// The pipeline the controller pushes to it: `program` compiled with
     /// `defines`, or the target's own compiled program.
