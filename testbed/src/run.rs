@@ -3,10 +3,10 @@
 //! simulated, in virtual time), checks before anything starts that it can
 //! run there, and runs each variant.
 //!
-//! - [`emulated`](Emulated): a switch ([`crate::switch_target`]: esa-switch in
+//! - [`Emulated`]: a switch ([`crate::switch_target`]: esa-switch in
 //!   process, BMv2, or an external one), the controller against it over
-//!   P4Runtime, and every job's parameter server and workers on threads of
-//!   this process, on the hosts' links ([`crate::fabric`]: in-memory
+//!   P4Runtime, and every job's parameter server and workers on threads
+//!   of this process, on the hosts' links ([`crate::fabric`]: in-memory
 //!   ports, namespaces, a hosts file's addresses). One variant runs at a
 //!   time, each on a fresh switch, fresh links and a fresh controller.
 //! - [`Simulated`]: the pool model in virtual time

@@ -14,17 +14,18 @@
 //! ([`Cabling::switch_ports`]); once it runs, [`Cabling::attach`] gives
 //! each host its transport and each lossy link its [`LossMeter`]. Which
 //! fabric a switch can be reached over is the switch target's to say
-//! ([`crate::switch_target::SwitchTarget::fabric`]). The sim fabric is no fabric
-//! of these: it replaces switch and links with the pool model in virtual
-//! time ([`crate::virtual_time`]).
+//! ([`crate::switch_target::SwitchTarget::fabric`]). The sim fabric is
+//! none of these: it replaces switch and links with the pool model in
+//! virtual time ([`crate::virtual_time`]).
 //!
-//! Several switches: one cabling links hosts to one running switch today.
+//! Several switches: a cabling links hosts to one running switch today,
+//! and hosts' links are keyed by their switch port, unique on one switch.
 //! A leaf–spine experiment will cable each host to one of several
-//! switches and the switches to each other; then a cabling gives the ports
-//! of every switch it links and attaches to all of them, each host to the
-//! switch its link ends on. Nothing here assumes the switch is the only
-//! one: a host's link is found by its switch port, and the switch's own
-//! addresses come from the [`RunningSwitch`] it is attached to.
+//! switches and the switches to each other: a cabling will then give the
+//! ports of each switch it links ([`Cabling::switch_ports`] per switch),
+//! attach to all of them, each host to the switch its link ends on (where
+//! it sends comes from that [`RunningSwitch`]), and key links by switch
+//! and port.
 
 mod hosts_file;
 mod memory;

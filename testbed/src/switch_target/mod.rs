@@ -16,10 +16,12 @@
 //!
 //! Several switches: a target is a way to start switches, not a switch.
 //! [`SwitchTarget::start`] may be called more than once, each time on the
-//! ports a fabric cabled for that switch, and nothing one running switch
-//! holds is shared with another; a leaf–spine experiment will start one
-//! per leaf and spine from the same target (or from different ones) and
-//! point a controller at each.
+//! ports a fabric cabled for that switch; each [`RunningSwitch`] has its
+//! own P4Runtime address and stops on its own. What two starts would share
+//! is the [`StartOptions::work_dir`] (BMv2 writes its log there), so each
+//! switch gets its own. A leaf–spine experiment will start one switch per
+//! leaf and spine from the same target (or from different ones) and point
+//! a controller at each.
 
 mod bmv2;
 mod embedded;
