@@ -1,8 +1,10 @@
-//! A job as every part sees it: its sharing [`Mode`], its entry in the
-//! switch's job table ([`JobEntry`], also the P4 action's parameters), the
-//! worker bitmap, and how a chunk's seq becomes a slot of the job's range
-//! ([`slot_for`]), which workers, the PS, the model and the switch must
-//! agree on.
+//! A job as every part sees it: its sharing [`Mode`] and what the mode
+//! implies (its slots, how seqs map onto them, the PS's part), its entry in
+//! the switch's job table ([`JobEntry`], also the P4 action's parameters),
+//! its [`SlotRange`], the worker bitmap, and how a chunk's seq becomes a
+//! slot of the job's range ([`slot_for`]), which workers, the PS, the model
+//! and the switch must agree on. [`crate::plan`] derives a job's hosts'
+//! settings from these.
 
 use std::fmt;
 
@@ -25,6 +27,30 @@ impl Mode {
             Mode::Atp => 1,
             Mode::SwitchMl => 2,
         }
+    }
+
+    /// Whether a job of this mode has a slot range of its own (SwitchML's
+    /// static partition) rather than sharing the whole pool (`esa`, `atp`).
+    pub const fn has_own_slots(self) -> bool {
+        matches!(self, Mode::SwitchMl)
+    }
+
+    /// How a job's seqs map onto its slots: directly onto a range of its
+    /// own, hashed over the shared pool.
+    pub const fn slot_mapping(self) -> SlotMapping {
+        if self.has_own_slots() {
+            SlotMapping::Direct
+        } else {
+            SlotMapping::Hashed
+        }
+    }
+
+    /// Whether the job's PS sends the `RESULT`s it receives on to the
+    /// group: in `atp` mode the switch hands its completions to the PS
+    /// only, and the PS's `RESULT` passing back through the switch releases
+    /// the slot (`docs/protocol.md` §5).
+    pub const fn ps_forwards_results(self) -> bool {
+        matches!(self, Mode::Atp)
     }
 }
 
@@ -79,6 +105,65 @@ impl JobEntry {
     pub const fn full_bitmap(&self) -> u32 {
         full_bitmap(self.fan_in)
     }
+
+    /// The job's slot range.
+    pub const fn slots(&self) -> SlotRange {
+        SlotRange {
+            base: self.slot_base,
+            mask: self.slot_mask,
+        }
+    }
+}
+
+/// A job's slots in the pool: `base ..= base + mask`, where `mask + 1` is
+/// a power of two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SlotRange {
+    /// First slot.
+    pub base: u16,
+    /// The range is `base ..= base + mask`.
+    pub mask: u16,
+}
+
+impl SlotRange {
+    /// The whole pool of `pool_slots` slots (a power of two, at most
+    /// 2¹⁶): where `esa` and `atp` jobs hash their chunks.
+    pub const fn whole_pool(pool_slots: usize) -> SlotRange {
+        SlotRange {
+            base: 0,
+            mask: pool_slots.saturating_sub(1) as u16,
+        }
+    }
+
+    /// The slots a job of `mode` uses: `own` (its static range) for
+    /// `switchml`, the shared `pool` for `esa` and `atp`.
+    pub const fn for_mode(mode: Mode, pool: SlotRange, own: SlotRange) -> SlotRange {
+        if mode.has_own_slots() { own } else { pool }
+    }
+
+    /// Slots in the range.
+    pub const fn count(self) -> u32 {
+        self.mask as u32 + 1
+    }
+
+    /// Chunks a worker of a `mode` job on these slots keeps in flight when
+    /// it asks for `window`: on a range of its own at most one per slot (the
+    /// direct mapping would put two chunks in flight on one slot); hashed
+    /// over the pool, any number (a collision falls back to the PS).
+    pub fn window_for(self, mode: Mode, window: usize) -> usize {
+        if mode.has_own_slots() {
+            window.min(self.count() as usize)
+        } else {
+            window
+        }
+    }
+}
+
+/// Chunks of one all-reduce of `elements` values at `lanes` values per
+/// packet.
+pub const fn chunks(elements: usize, lanes: usize) -> u64 {
+    let lanes = if lanes == 0 { 1 } else { lanes };
+    elements.div_ceil(lanes) as u64
 }
 
 /// Bitmap with the low `fan_in` bits set.

@@ -7,8 +7,12 @@
 //! ## Layout
 //! - [`constants`]: the numbers every part agrees on; [`addressing`]: host
 //!   *n* behind port *n*, and the switch's address.
-//! - [`job`]: a job as every part sees it: its mode, its job-table entry,
-//!   the worker bitmap, how a chunk's seq maps to a slot.
+//! - [`job`]: a job as every part sees it: its mode and what the mode
+//!   implies, its job-table entry, its slot range, the worker bitmap, how a
+//!   chunk's seq maps to a slot.
+//! - [`plan`]: a job's recipe ([`plan::JobPlan`]), from which its workers'
+//!   configs, its PS's config and options and its job-table entry derive,
+//!   for the simulator, the hosts, the testbed and the Python binding alike.
 //! - [`wire`]: byte views and parsed forms of Ethernet, IPv4, UDP and ESA.
 //! - [`pool`]: the reference model of the switch's aggregator pool — what the
 //!   P4 program does, packet for packet.
@@ -19,7 +23,8 @@
 //!   the exact cover that completes a chunk from parts; its tests), and the
 //!   result caches they answer from (`cache`). Protocol checks live here,
 //!   not in the I/O shells (`Worker::check_behind`).
-//! - [`rtt`]: the worker's retransmission timeout from measured round trips.
+//! - [`rtt`]: the worker's retransmission timeout from measured round trips,
+//!   and its settings by where the hosts run ([`rtt::Rto`]).
 //! - [`sim`]: a deterministic multi-job simulation of workers, switch and PSs;
 //!   [`synthetic`]: the exactly summable gradients it, the hosts' training
 //!   loop and the testbeds use.
@@ -34,6 +39,7 @@ mod cache;
 pub mod constants;
 pub mod faults;
 pub mod job;
+pub mod plan;
 pub mod policy;
 pub mod pool;
 pub mod ps;

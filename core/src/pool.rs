@@ -14,7 +14,7 @@ use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFr
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::job::{JobEntry, Mode};
+use crate::job::{JobEntry, Mode, SlotRange};
 
 /// Switch timestamps are 48 bits wide (v1model's `ingress_global_timestamp`).
 const TIMESTAMP_MASK: u64 = (1 << 48) - 1;
@@ -441,14 +441,15 @@ impl Pool {
 
     /// A job entry covering the whole pool, as `esa` and `atp` jobs use.
     pub fn shared_entry(&self, fan_in: u8, mode: Mode, mcast_group: u16, ps_port: u16) -> JobEntry {
+        let pool = SlotRange::whole_pool(self.config.slots);
         JobEntry {
             fan_in,
             mode,
             max_priority: MAX_PRIORITY,
             mcast_group,
             ps_port,
-            slot_base: 0,
-            slot_mask: (self.config.slots - 1) as u16,
+            slot_base: pool.base,
+            slot_mask: pool.mask,
         }
     }
 

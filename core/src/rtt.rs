@@ -8,9 +8,65 @@
 //! `min..=max`; before the first sample the RTO is the configured initial
 //! one. Times are microseconds and integer; the clock granularity `G` is
 //! 1 µs. Backing off on timeouts is the caller's (per chunk).
+//!
+//! [`Rto`] is a worker's retransmission settings, by where the hosts run.
 
 /// Clock granularity `G` in microseconds.
 const GRANULARITY_US: u64 = 1;
+
+/// A worker's retransmission settings (`WorkerConfig`'s `rto_*` and
+/// `max_retries`), by where the hosts run. Correctness never depends on
+/// them, only how soon a loss is repaired and a dead peer reported; a
+/// timeout far below the round trip resends for nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rto {
+    /// The timeout before the first round trip is measured, µs.
+    pub initial_us: u64,
+    /// The floor of the measured timeout, µs; `None`: `initial_us`, so the
+    /// timeout only adapts upward.
+    pub min_us: Option<u64>,
+    /// The ceiling, µs; a chunk's timeout doubles per resend up to it.
+    pub max_us: u64,
+    /// Resends of one chunk before the all-reduce fails.
+    pub retries: u32,
+}
+
+impl Rto {
+    /// A switch whose round trips are well below a millisecond: 1 ms at
+    /// first, then measured, up to 64 ms; 50 resends (`esa worker`'s
+    /// defaults).
+    pub const DEFAULT: Rto = Rto {
+        initial_us: 1_000,
+        min_us: None,
+        max_us: 64_000,
+        retries: 50,
+    };
+
+    /// Hosts and the model switch as threads sharing two cores.
+    pub const THREADS: Rto = Rto {
+        initial_us: 2_000,
+        min_us: None,
+        max_us: 20_000,
+        retries: 400,
+    };
+
+    /// esa-switch (p4sim) on a shared machine: round trips of
+    /// milliseconds; the timeout adapts upward.
+    pub const SOFTWARE_SWITCH: Rto = Rto {
+        initial_us: 20_000,
+        min_us: None,
+        max_us: 200_000,
+        retries: 200,
+    };
+
+    /// An experiment's emulated switch (esa-switch or BMv2) on a loaded
+    /// machine that also runs every job's hosts: as
+    /// [`Rto::SOFTWARE_SWITCH`], with backoff up to half a second.
+    pub const EXPERIMENT: Rto = Rto {
+        max_us: 500_000,
+        ..Rto::SOFTWARE_SWITCH
+    };
+}
 
 /// RFC 6298 `SRTT` / `RTTVAR` and the RTO they give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

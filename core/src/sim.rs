@@ -10,16 +10,17 @@
 
 use crate::constants::{MAX_PRIORITY, esa_frame_len, esa_payload_len};
 use crate::faults::FaultConfig;
-use crate::job::SlotMapping;
-use crate::job::{JobEntry, Mode};
+use crate::job::{Mode, SlotRange, chunks};
+use crate::plan::JobPlan;
 use crate::policy::Policy;
 use crate::pool::{HostOnlyRoute, JobCounters, Pool, PoolConfig, SlotPhase, host_only_route};
-use crate::ps::{JobOptions, ParameterServer, PsConfig};
+use crate::ps::ParameterServer;
 use crate::rng::Rng;
+use crate::rtt::Rto;
 use crate::synthetic::gradient_value;
 use crate::wire::frame::ESA_OFFSET;
 use crate::wire::{EsaRepr, FrameRepr, ParsedFrame};
-use crate::worker::{Worker, WorkerConfig, WorkerEvent};
+use crate::worker::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, Worker, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;
@@ -151,12 +152,8 @@ pub struct SimConfig {
     /// than `pool.lanes` when the simulation carries fewer values than the
     /// wire (to verify sums without the memory of a real model).
     pub wire_lanes: usize,
-    /// Workers' first retransmission timeout.
-    pub rto_initial_us: u64,
-    /// Workers' largest retransmission timeout.
-    pub rto_max_us: u64,
-    /// Resends of a chunk before a worker gives up.
-    pub max_retries: u32,
+    /// Workers' retransmission timing.
+    pub rto: Rto,
     /// Virtual time after which the run stops, finished or not.
     pub time_limit_us: u64,
     /// Width of the buckets of [`SimReport::timeline`], µs (0: no timeline).
@@ -179,9 +176,12 @@ impl Default for SimConfig {
             ps_service_ns: 0,
             bundle: 1,
             wire_lanes: 0,
-            rto_initial_us: 10_000,
-            rto_max_us: 80_000,
-            max_retries: 400,
+            rto: Rto {
+                initial_us: 10_000,
+                min_us: None,
+                max_us: 80_000,
+                retries: 400,
+            },
             time_limit_us: 60_000_000,
             timeline_bucket_us: 0,
         }
@@ -229,9 +229,12 @@ impl SimConfig {
             },
             // Above the straggler spread, so a resend means loss, not a
             // slow peer (a resend flushes the partial to the PS, D2).
-            rto_initial_us: 1_000,
-            rto_max_us: 8_000,
-            max_retries: 400,
+            rto: Rto {
+                initial_us: 1_000,
+                min_us: None,
+                max_us: 8_000,
+                retries: 400,
+            },
             time_limit_us: 10_000_000,
             ..SimConfig::default()
         }
@@ -305,9 +308,12 @@ impl SimConfig {
                 duplicate: rng.unit() * 0.05,
                 gbps: None,
             },
-            rto_initial_us: 150,
-            rto_max_us: 2_400,
-            max_retries: 1_000,
+            rto: Rto {
+                initial_us: 150,
+                min_us: None,
+                max_us: 2_400,
+                retries: 1_000,
+            },
             time_limit_us: 60_000_000,
             ..SimConfig::default()
         }
@@ -688,8 +694,7 @@ impl SimConfig {
 
     /// Simulated chunks per iteration of a job of `elements` values.
     pub fn sim_chunks(&self, elements: usize) -> u64 {
-        let real = elements.div_ceil(self.real_lanes()) as u64;
-        real.div_ceil(u64::from(self.bundle.max(1)))
+        chunks(elements, self.real_lanes()).div_ceil(u64::from(self.bundle.max(1)))
     }
 
     /// Values per iteration the simulation carries for a job of `elements`
@@ -734,50 +739,36 @@ impl Sim {
             let ps_port = u16::try_from(ps_port)
                 .map_err(|_| format!("job {}: more hosts than switch ports", job.job))?;
             let first_port = first_port as u16;
-            let (slot_base, slot_mask) = match job.mode {
-                Mode::SwitchMl => {
-                    let range = (usize::from(job.slot_mask) + 1) / bundle;
-                    if range == 0 {
-                        return Err(format!(
-                            "job {}: a switchml range of {} slots is smaller than a bundle ({bundle})",
-                            job.job,
-                            usize::from(job.slot_mask) + 1
-                        ));
-                    }
-                    (
-                        (usize::from(job.slot_base) / bundle) as u16,
-                        (range - 1) as u16,
-                    )
+            let slots = if job.mode.has_own_slots() {
+                let range = (usize::from(job.slot_mask) + 1) / bundle;
+                if range == 0 {
+                    return Err(format!(
+                        "job {}: a switchml range of {} slots is smaller than a bundle ({bundle})",
+                        job.job,
+                        usize::from(job.slot_mask) + 1
+                    ));
                 }
-                Mode::Esa | Mode::Atp => (0, (pool_config.slots - 1) as u16),
+                SlotRange {
+                    base: (usize::from(job.slot_base) / bundle) as u16,
+                    mask: (range - 1) as u16,
+                }
+            } else {
+                SlotRange::whole_pool(pool_config.slots)
             };
-            let entry = JobEntry {
-                fan_in: job.workers,
-                mode: job.mode,
-                max_priority: job.max_priority,
-                mcast_group: job.job,
-                ps_port,
-                slot_base,
-                slot_mask,
-            };
-            pool.insert_job(job.job, entry).map_err(|e| e.to_string())?;
-            let chunks = config.sim_chunks(job.elements);
-            let window = job.window.div_ceil(bundle).max(1);
+            let mut plan = JobPlan::new(job.job, job.workers, job.mode, slots);
+            plan.lanes = config.pool.lanes;
+            plan.window = job.window.div_ceil(bundle).max(1);
+            // The default window's cache whatever the job's window: the
+            // simulator's measured results were made with it.
+            plan.result_cache = Some(RESULT_CACHE_WINDOWS * DEFAULT_WINDOW);
+            plan.exponent = job.exponent;
+            plan.policy = job.policy;
+            plan.rto = config.rto;
+            plan.chunks_total = Some(config.sim_chunks(job.elements) * u64::from(job.iterations));
+            pool.insert_job(job.job, plan.entry(job.max_priority, job.job, ps_port))
+                .map_err(|e| e.to_string())?;
             for id in 0..job.workers {
-                let mut wc = WorkerConfig::new(job.job, id, job.workers);
-                wc.lanes = config.pool.lanes;
-                wc.window = window;
-                wc.exponent = job.exponent;
-                wc.slot_mapping = match job.mode {
-                    Mode::SwitchMl => SlotMapping::Direct,
-                    Mode::Esa | Mode::Atp => SlotMapping::Hashed,
-                };
-                wc.slot_mask = slot_mask;
-                wc.rto_initial_us = config.rto_initial_us;
-                wc.rto_max_us = config.rto_max_us;
-                wc.max_retries = config.max_retries;
-                wc.policy = job.policy;
-                wc.chunks_total = Some(chunks * u64::from(job.iterations));
+                let wc = plan.worker_config(id);
                 let worker = Worker::new(wc).map_err(|e| format!("job {}: {e}", job.job))?;
                 let port = hosts.len() as u16;
                 hosts.push(Some(Host::Worker(Box::new(WorkerHost {
@@ -798,16 +789,12 @@ impl Sim {
                     event: Event::ComputeDone { port },
                 }));
             }
-            let mut ps = ParameterServer::new(PsConfig {
-                lanes: config.pool.lanes,
-                ..PsConfig::default()
-            })
-            .map_err(|e| e.to_string())?;
+            let mut ps = ParameterServer::new(plan.ps_config()).map_err(|e| e.to_string())?;
             // In atp mode the switch hands completions to the PS, which
             // multicasts them back through the switch (releasing the slot).
-            let options = JobOptions {
-                forward_results: job.mode == Mode::Atp || !job.in_network,
-            };
+            // The host-only baseline's PS forwards them too.
+            let mut options = plan.ps_options();
+            options.forward_results |= !job.in_network;
             ps.add_job_with(job.job, job.workers, options)
                 .map_err(|e| e.to_string())?;
             hosts.push(Some(Host::Ps {

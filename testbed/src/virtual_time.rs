@@ -16,8 +16,9 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use esa_core::job::Mode;
+use esa_core::job::{Mode, SlotRange};
 use esa_core::pool::PoolConfig;
+use esa_core::rtt::Rto;
 use esa_core::sim::{self, LinkConfig, SimConfig, SimJob, SimReport};
 use serde::Serialize;
 
@@ -123,7 +124,7 @@ pub fn sim_config(
             job.compute_jitter_us = (spec.compute_us as f64 * params.compute_jitter).round() as u64;
             job.start_us = spec.arrival_us;
             job.window = spec.window;
-            if spec.mode == Mode::SwitchMl {
+            if spec.mode.has_own_slots() {
                 // Ranges side by side around the pool, as the controller
                 // hands them out to jobs that arrive one after another.
                 let slots = spec.slots.unwrap_or(pool_slots as u32) as usize;
@@ -136,9 +137,12 @@ pub fn sim_config(
                         b
                     }
                 };
-                job.slot_base = base as u16;
-                job.slot_mask = (slots - 1) as u16;
-                job.window = job.window.min(slots);
+                let range = SlotRange {
+                    base: base as u16,
+                    mask: (slots - 1) as u16,
+                };
+                (job.slot_base, job.slot_mask) = (range.base, range.mask);
+                job.window = range.window_for(spec.mode, job.window);
             }
             job
         })
@@ -166,9 +170,12 @@ pub fn sim_config(
         wire_lanes: experiment.switch.lanes,
         // A microsecond fabric: the first timeout before any round trip is
         // measured, and its floor, well above a round trip through a PS.
-        rto_initial_us: 1_000,
-        rto_max_us: 64_000,
-        max_retries: 1_000,
+        rto: Rto {
+            initial_us: 1_000,
+            min_us: None,
+            max_us: 64_000,
+            retries: 1_000,
+        },
         time_limit_us: u64::MAX / 2_000,
         timeline_bucket_us: TIMELINE_BUCKET_MS * 1000,
     }
@@ -181,7 +188,7 @@ pub fn sim_config(
 pub fn effective_bundle(asked: u32, pool_slots: usize, jobs: &[SimJob]) -> u32 {
     let mut limit = pool_slots;
     for j in jobs {
-        if j.mode == Mode::SwitchMl {
+        if j.mode.has_own_slots() {
             limit = limit.min(usize::from(j.slot_mask) + 1);
         }
         limit = limit.min((j.window / 4).max(1));

@@ -66,6 +66,16 @@ pub struct JobOptions {
     pub forward_results: bool,
 }
 
+impl JobOptions {
+    /// The options of a `mode` job: results forwarded in `atp` mode only
+    /// ([`Mode::ps_forwards_results`]).
+    pub const fn for_mode(mode: Mode) -> JobOptions {
+        JobOptions {
+            forward_results: mode.ps_forwards_results(),
+        }
+    }
+}
+
 /// Errors of the parameter server.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PsError {

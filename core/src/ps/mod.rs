@@ -25,7 +25,7 @@
 
 use crate::cache::{CachedResult, FifoCache};
 use crate::constants::{DEFAULT_LANES, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, PS_WORKER_ID};
-use crate::job::{MAX_WINDOW, full_bitmap};
+use crate::job::{MAX_WINDOW, Mode, full_bitmap};
 use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

@@ -2,8 +2,17 @@
 
 use super::*;
 
-/// Settings of one worker of one job.
-#[derive(Debug, Clone)]
+/// Chunks in flight of a worker whose job does not say.
+pub const DEFAULT_WINDOW: usize = 64;
+
+/// A worker's result cache in windows: enough for the span bound
+/// ([`WorkerConfig::max_span`]: two windows, and a cache of at least twice
+/// the span less one).
+pub const RESULT_CACHE_WINDOWS: usize = 4;
+
+/// Settings of one worker of one job; [`crate::plan::JobPlan`] derives
+/// them from a job's recipe.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerConfig {
     /// Job id, 1..=4095.
     pub job: u16,
@@ -49,26 +58,27 @@ pub struct WorkerConfig {
 
 impl WorkerConfig {
     /// Defaults for worker `worker_id` of a job of `fan_in` workers:
-    /// [`DEFAULT_LANES`] lanes, a window of 64, hashed slots over the whole
-    /// default pool, exponent 16, RTO 1 ms at first, then measured (never
-    /// below 1 ms) and doubling per resend up to 64 ms, 50 retries,
-    /// a result cache of four windows, the `fcfs` policy and seqs from 0.
+    /// [`DEFAULT_LANES`] lanes, a window of [`DEFAULT_WINDOW`], hashed slots
+    /// over the whole default pool, exponent 16, [`Rto::DEFAULT`] (1 ms at
+    /// first, then measured, never below 1 ms, and doubling per resend up
+    /// to 64 ms; 50 retries), a result cache of [`RESULT_CACHE_WINDOWS`]
+    /// windows, the `fcfs` policy and seqs from 0.
     pub fn new(job: u16, worker_id: u8, fan_in: u8) -> WorkerConfig {
-        let window = 64;
+        let rto = Rto::DEFAULT;
         WorkerConfig {
             job,
             worker_id,
             fan_in,
             lanes: DEFAULT_LANES,
-            window,
+            window: DEFAULT_WINDOW,
             slot_mapping: SlotMapping::Hashed,
             slot_mask: (DEFAULT_POOL_SLOTS - 1) as u16,
             exponent: quant::DEFAULT_EXPONENT,
-            rto_initial_us: 1_000,
-            rto_min_us: None,
-            rto_max_us: 64_000,
-            max_retries: 50,
-            result_cache: 4 * window,
+            rto_initial_us: rto.initial_us,
+            rto_min_us: rto.min_us,
+            rto_max_us: rto.max_us,
+            max_retries: rto.retries,
+            result_cache: RESULT_CACHE_WINDOWS * DEFAULT_WINDOW,
             policy: Policy::Fcfs,
             chunks_total: None,
             first_seq: 0,

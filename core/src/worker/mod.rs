@@ -32,7 +32,7 @@ use crate::constants::{
 };
 use crate::policy::{Policy, PolicyInput};
 use crate::quant::{self, MAX_EXPONENT, MIN_EXPONENT, OVERFLOW_EXPONENT_STEP};
-use crate::rtt::RttEstimator;
+use crate::rtt::{Rto, RttEstimator};
 use crate::wire::{EsaPacket, EsaRepr, Flags, Key, PacketType, WireError};
 use std::collections::VecDeque;
 
@@ -44,7 +44,7 @@ mod ring;
 mod tests;
 
 use crate::cache::ResultLog;
-pub use config::{WorkerConfig, WorkerError};
+pub use config::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, WorkerConfig, WorkerError};
 use ring::{Outstanding, Ring};
 
 /// Proof that a worker's job is ahead of it ([`Worker::check_behind`]).

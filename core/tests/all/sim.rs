@@ -5,6 +5,7 @@
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
 use esa_core::pool::PoolConfig;
+use esa_core::rtt::Rto;
 use esa_core::sim::{self, LinkConfig, SimConfig, SimJob};
 
 /// Runs seeds `range` with loss up to `max_loss` and returns the reports,
@@ -138,9 +139,12 @@ fn without_contention_or_loss_everything_aggregates_in_the_switch() {
             duplicate: 0.0,
             gbps: None,
         },
-        rto_initial_us: 10_000,
-        rto_max_us: 10_000,
-        max_retries: 3,
+        rto: Rto {
+            initial_us: 10_000,
+            min_us: None,
+            max_us: 10_000,
+            retries: 3,
+        },
         time_limit_us: 1_000_000,
         ..SimConfig::default()
     };
@@ -248,9 +252,12 @@ fn a_result_lost_toward_a_worker_and_the_ps_is_still_recovered() {
                 duplicate: 0.0,
                 gbps: None,
             },
-            rto_initial_us: 1_000,
-            rto_max_us: 4_000,
-            max_retries: 30,
+            rto: Rto {
+                initial_us: 1_000,
+                min_us: None,
+                max_us: 4_000,
+                retries: 30,
+            },
             time_limit_us: 5_000_000,
             ..SimConfig::default()
         };

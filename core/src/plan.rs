@@ -1,0 +1,201 @@
+//! A job's recipe, [`JobPlan`]: one value from which every part that runs
+//! a job derives what it needs — each worker's [`WorkerConfig`], the PS's
+//! [`PsConfig`] and [`JobOptions`], the job-table [`JobEntry`] — so the
+//! decisions a mode implies are made here once: which slots the job uses
+//! and how its seqs map onto them ([`Mode::slot_mapping`]), how many chunks
+//! a worker keeps in flight on them ([`JobPlan::window`]), how many results
+//! it keeps for its peers' `QUERY`s, and whether the PS passes results on
+//! ([`Mode::ps_forwards_results`]).
+//!
+//! What differs on purpose between the places that run jobs is a field of
+//! the plan, not a second recipe: the retransmission timing of where the
+//! hosts run ([`Rto`]), an explicit result cache, the simulator's window
+//! and slots divided into bundles.
+
+use crate::constants::DEFAULT_LANES;
+use crate::job::{JobEntry, Mode, SlotRange, chunks};
+use crate::policy::Policy;
+use crate::ps::{JobOptions, PsConfig};
+use crate::quant::DEFAULT_EXPONENT;
+use crate::rtt::Rto;
+use crate::worker::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, WorkerConfig};
+
+/// A job's recipe: who, in which mode on which slots, and how its workers
+/// send. Build it with [`JobPlan::new`] (or [`JobPlan::for_entry`] from an
+/// admitted job's table entry) and set the fields the job says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobPlan {
+    /// Job id, 1..=4095.
+    pub job: u16,
+    /// Number of workers, 1..=32.
+    pub fan_in: u8,
+    /// Sharing mode.
+    pub mode: Mode,
+    /// The job's slots: the whole pool for `esa` and `atp`, its own range
+    /// for `switchml` ([`SlotRange::for_mode`]).
+    pub slots: SlotRange,
+    /// int32 lanes per packet (K), as the switch was built.
+    pub lanes: usize,
+    /// Chunks in flight asked for; a worker keeps [`JobPlan::window`].
+    pub window: usize,
+    /// Results a worker keeps to answer its peers' `QUERY`s; `None`:
+    /// [`RESULT_CACHE_WINDOWS`] of its window, which the span bound needs
+    /// (`WorkerConfig::max_span`).
+    pub result_cache: Option<usize>,
+    /// Priority policy of the workers.
+    pub policy: Policy,
+    /// Quantization exponent of the first try.
+    pub exponent: i8,
+    /// Chunks the job sends in all, when known (for `srpt`): see
+    /// [`JobPlan::chunks_for`].
+    pub chunks_total: Option<u64>,
+    /// Seq the workers start at (0 for a fresh job;
+    /// [`WorkerConfig::first_seq`]).
+    pub first_seq: u16,
+    /// Retransmission timing of where the hosts run.
+    pub rto: Rto,
+}
+
+impl JobPlan {
+    /// Job `job` of `fan_in` workers in `mode` on `slots`, with the worker
+    /// state machine's defaults for the rest ([`WorkerConfig::new`]):
+    /// [`DEFAULT_LANES`] lanes, a window of [`DEFAULT_WINDOW`] and a result
+    /// cache of [`RESULT_CACHE_WINDOWS`] windows, the default exponent,
+    /// `fcfs`, [`Rto::DEFAULT`], seqs from 0, no chunk total.
+    pub fn new(job: u16, fan_in: u8, mode: Mode, slots: SlotRange) -> JobPlan {
+        JobPlan {
+            job,
+            fan_in,
+            mode,
+            slots,
+            lanes: DEFAULT_LANES,
+            window: DEFAULT_WINDOW,
+            result_cache: None,
+            policy: Policy::Fcfs,
+            exponent: DEFAULT_EXPONENT,
+            chunks_total: None,
+            first_seq: 0,
+            rto: Rto::DEFAULT,
+        }
+    }
+
+    /// The plan of admitted job `job` from its table entry: its fan-in,
+    /// mode and slots.
+    pub fn for_entry(job: u16, entry: &JobEntry) -> JobPlan {
+        JobPlan::new(job, entry.fan_in, entry.mode, entry.slots())
+    }
+
+    /// Chunks in flight a worker keeps: the window asked for, on a
+    /// `switchml` job at most one per slot of its range
+    /// ([`SlotRange::window_for`]).
+    pub fn window(&self) -> usize {
+        self.slots.window_for(self.mode, self.window)
+    }
+
+    /// Results a worker keeps to answer `QUERY`s.
+    pub fn result_cache(&self) -> usize {
+        self.result_cache
+            .unwrap_or(RESULT_CACHE_WINDOWS * self.window())
+    }
+
+    /// Chunks of `iterations` all-reduces of `elements` values each, at
+    /// the plan's lanes: the [`JobPlan::chunks_total`] of such a job.
+    pub fn chunks_for(&self, elements: usize, iterations: u32) -> u64 {
+        chunks(elements, self.lanes) * u64::from(iterations)
+    }
+
+    /// Worker `worker_id`'s configuration.
+    pub fn worker_config(&self, worker_id: u8) -> WorkerConfig {
+        WorkerConfig {
+            job: self.job,
+            worker_id,
+            fan_in: self.fan_in,
+            lanes: self.lanes,
+            window: self.window(),
+            slot_mapping: self.mode.slot_mapping(),
+            slot_mask: self.slots.mask,
+            exponent: self.exponent,
+            rto_initial_us: self.rto.initial_us,
+            rto_min_us: self.rto.min_us,
+            rto_max_us: self.rto.max_us,
+            max_retries: self.rto.retries,
+            result_cache: self.result_cache(),
+            policy: self.policy,
+            chunks_total: self.chunks_total,
+            first_seq: self.first_seq,
+        }
+    }
+
+    /// The settings of a PS serving this job: its lanes, the defaults
+    /// otherwise.
+    pub fn ps_config(&self) -> PsConfig {
+        PsConfig {
+            lanes: self.lanes,
+            ..PsConfig::default()
+        }
+    }
+
+    /// The job's options at its PS ([`JobOptions::for_mode`]).
+    pub fn ps_options(&self) -> JobOptions {
+        JobOptions::for_mode(self.mode)
+    }
+
+    /// The job's entry in the switch's job table, with the priority class,
+    /// multicast group and PS port its admission gave it.
+    pub fn entry(&self, max_priority: u8, mcast_group: u16, ps_port: u16) -> JobEntry {
+        JobEntry {
+            fan_in: self.fan_in,
+            mode: self.mode,
+            max_priority,
+            mcast_group,
+            ps_port,
+            slot_base: self.slots.base,
+            slot_mask: self.slots.mask,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::SlotMapping;
+
+    #[test]
+    fn a_plan_with_defaults_is_the_state_machines_defaults() {
+        let plan = JobPlan::new(3, 4, Mode::Esa, SlotRange::whole_pool(4096));
+        let c = plan.worker_config(1);
+        let d = WorkerConfig::new(3, 1, 4);
+        assert_eq!(format!("{c:?}"), format!("{d:?}"));
+    }
+
+    #[test]
+    fn switchml_keeps_one_chunk_per_slot_of_its_range() {
+        let mut plan = JobPlan::new(2, 2, Mode::SwitchMl, SlotRange { base: 16, mask: 7 });
+        plan.window = 64;
+        let c = plan.worker_config(0);
+        assert_eq!((c.slot_mapping, c.slot_mask), (SlotMapping::Direct, 7));
+        assert_eq!((c.window, c.result_cache), (8, 32));
+        assert_eq!(c.validate(), Ok(()));
+        plan.mode = Mode::Atp;
+        plan.slots = SlotRange::whole_pool(64);
+        let c = plan.worker_config(0);
+        assert_eq!(
+            (c.slot_mapping, c.slot_mask, c.window),
+            (SlotMapping::Hashed, 63, 64)
+        );
+        assert!(plan.ps_options().forward_results);
+        plan.result_cache = Some(5);
+        assert_eq!(plan.worker_config(1).result_cache, 5);
+    }
+
+    #[test]
+    fn the_entry_carries_the_plans_slots() {
+        let plan = JobPlan::new(9, 3, Mode::SwitchMl, SlotRange { base: 32, mask: 15 });
+        let entry = plan.entry(7, 9, 12);
+        assert_eq!(
+            (entry.slot_base, entry.slot_mask, entry.fan_in),
+            (32, 15, 3)
+        );
+        assert_eq!(JobPlan::for_entry(9, &entry), plan);
+    }
+}
