@@ -51,12 +51,12 @@
 //! ```
 
 use crate::worker::WorkerOptions;
-use esa_core::constants::{DEFAULT_LANES, DEFAULT_POOL_SLOTS, ESA_UDP_PORT};
-use esa_core::job::Mode;
-use esa_core::job::SlotMapping;
+use esa_core::constants::{DEFAULT_POOL_SLOTS, ESA_UDP_PORT};
+use esa_core::job::{Mode, SlotRange};
+use esa_core::plan::JobPlan;
 use esa_core::policy::{DEFAULT_AGING_INTERVAL_US, Policy};
 use esa_core::ps::{JobOptions, PsConfig, PsError};
-use esa_core::quant::DEFAULT_EXPONENT;
+use esa_core::rtt::Rto;
 use esa_core::worker::{WorkerConfig, WorkerError};
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
@@ -413,22 +413,24 @@ impl WorkerSection {
             key: "worker.fan_in",
             flag: "fan-in",
         })?;
-        let mut core = WorkerConfig::new(job, worker_id, fan_in);
-        core.lanes = self.lanes.unwrap_or(DEFAULT_LANES);
-        core.window = self.window.unwrap_or(core.window);
-        core.exponent = self.exponent.unwrap_or(DEFAULT_EXPONENT);
-        core.rto_initial_us = self.rto_initial_us.unwrap_or(core.rto_initial_us);
-        core.rto_max_us = self.rto_max_us.unwrap_or(core.rto_max_us);
-        core.rto_min_us = self.rto_min_us;
-        core.max_retries = self.max_retries.unwrap_or(core.max_retries);
-        core.result_cache = self.result_cache.unwrap_or(4 * core.window);
-        core.slot_mask = self.slot_mask.unwrap_or((DEFAULT_POOL_SLOTS - 1) as u16);
-        core.chunks_total = self.chunks_total;
-        core.first_seq = self.start_seq.unwrap_or(0);
-        core.slot_mapping = match parse_mode("worker.mode", self.mode.as_deref())? {
-            Mode::SwitchMl => SlotMapping::Direct,
-            Mode::Esa | Mode::Atp => SlotMapping::Hashed,
+        let mode = parse_mode("worker.mode", self.mode.as_deref())?;
+        let slots = match self.slot_mask {
+            Some(mask) => SlotRange { base: 0, mask },
+            None => SlotRange::whole_pool(DEFAULT_POOL_SLOTS),
         };
+        let mut plan = JobPlan::new(job, fan_in, mode, slots);
+        plan.lanes = self.lanes.unwrap_or(plan.lanes);
+        plan.window = self.window.unwrap_or(plan.window);
+        plan.exponent = self.exponent.unwrap_or(plan.exponent);
+        plan.rto = Rto {
+            initial_us: self.rto_initial_us.unwrap_or(plan.rto.initial_us),
+            min_us: self.rto_min_us,
+            max_us: self.rto_max_us.unwrap_or(plan.rto.max_us),
+            retries: self.max_retries.unwrap_or(plan.rto.retries),
+        };
+        plan.result_cache = self.result_cache;
+        plan.chunks_total = self.chunks_total;
+        plan.first_seq = self.start_seq.unwrap_or(0);
         let policy_text = self.policy.as_deref().unwrap_or("fcfs");
         let mut policy: Policy = policy_text
             .parse()
@@ -440,8 +442,18 @@ impl WorkerSection {
             }
             Policy::Fcfs | Policy::Static { .. } => {}
         }
-        core.policy = policy;
+        plan.policy = policy;
+        let core = plan.worker_config(worker_id);
         core.validate().map_err(|e| worker_error(&core, e))?;
+        // A window the job's switchml range cannot hold is refused, not
+        // run smaller than asked.
+        if plan.window() < plan.window {
+            let e = WorkerError::WindowExceedsSlots {
+                window: plan.window,
+                slots: plan.slots.count(),
+            };
+            return Err(worker_error(&core, e));
+        }
         let mut options = WorkerOptions::new(core, switch);
         options.average = self.average.unwrap_or(false);
         Ok(WorkerSettings { options, bind })
@@ -579,9 +591,7 @@ impl PsSection {
         let mut jobs = Vec::new();
         for (i, j) in self.jobs.iter().enumerate() {
             let mode = parse_mode(&format!("ps.job[{i}].mode"), j.mode.as_deref())?;
-            let options = JobOptions {
-                forward_results: mode == Mode::Atp,
-            };
+            let options = JobOptions::for_mode(mode);
             probe.add_job_with(j.id, j.fan_in, options).map_err(|e| {
                 let field = match e {
                     PsError::FanIn(_) | PsError::FanInExceedsMaxParts { .. } => "fan_in",
@@ -615,6 +625,7 @@ impl PsSection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use esa_core::job::SlotMapping;
 
     fn parse(text: &str) -> Result<ConfigFile, ConfigError> {
         ConfigFile::parse(text, Path::new("test.toml"))

@@ -12,7 +12,8 @@ use crate::clock::Clock;
 use crate::error::HostError;
 use crate::transport::{Datagram, Transport};
 use esa_core::constants::{ESA_VERSION, MAX_PRIORITY, esa_payload_len};
-use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{Mode, SlotRange};
+use esa_core::plan::JobPlan;
 use esa_core::pool::{HostOnlyRoute, JobCounters, Pool, PoolConfig, host_only_route};
 use esa_core::wire::frame::ESA_OFFSET;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
@@ -192,19 +193,17 @@ impl<T: Transport> ModelSwitch<T> {
         let mut members: Vec<u16> = job.workers.iter().map(|&a| self.port_of(a)).collect();
         let ps_port = self.port_of(job.ps);
         members.push(ps_port);
-        let (slot_base, slot_mask) = match job.mode {
-            Mode::SwitchMl => (job.slot_base, job.slot_mask),
-            Mode::Esa | Mode::Atp => (0, (self.pool.config().slots - 1) as u16),
+        let own = SlotRange {
+            base: job.slot_base,
+            mask: job.slot_mask,
         };
-        let entry = JobEntry {
-            fan_in,
-            mode: job.mode,
-            max_priority: job.max_priority,
-            mcast_group: job.job,
+        let pool = SlotRange::whole_pool(self.pool.config().slots);
+        let slots = SlotRange::for_mode(job.mode, pool, own);
+        let entry = JobPlan::new(job.job, fan_in, job.mode, slots).entry(
+            job.max_priority,
+            job.job,
             ps_port,
-            slot_base,
-            slot_mask,
-        };
+        );
         self.pool
             .insert_job(job.job, entry)
             .map_err(|e| HostError::ModelSwitch(e.to_string()))?;

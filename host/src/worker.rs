@@ -143,6 +143,13 @@ impl<T: Transport> Worker<T> {
         self.shutdown = Some(flag);
     }
 
+    /// Makes the next all-reduces return the mean instead of the sum (or
+    /// the sum again): [`WorkerOptions::average`], for callers that choose
+    /// per all-reduce.
+    pub fn set_average(&mut self, average: bool) {
+        self.average = average;
+    }
+
     /// The state machine's configuration.
     pub fn config(&self) -> &WorkerConfig {
         self.core.config()
