@@ -1,6 +1,8 @@
-//! A test job: its spec, its synthetic gradients and their exact sums, and
-//! its parameter server and workers on threads, every element of every
-//! result checked against the exact integer sum.
+//! Synthetic gradients and their exact sums ([`SyntheticSums`], the
+//! workload of the tests' jobs and of `esa run`'s), and a test job: its
+//! spec, its plan, and its parameter server and workers run by
+//! [`crate::runner`], every element of every result checked against the
+//! exact integer sum.
 //!
 //! The gradients are [`esa_core::synthetic::gradient_value`]'s small
 //! integers, so a sum in f32 is exact whatever the order of addition, and
@@ -8,26 +10,117 @@
 
 use std::net::SocketAddr;
 use std::ops::Range;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use esa_core::job::{Mode, SlotMapping};
+use esa_core::job::{Mode, SlotRange};
+use esa_core::plan::JobPlan;
 use esa_core::policy::Policy;
-use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::synthetic::gradient_value;
 use esa_core::worker::WorkerConfig;
 use esa_host::HostError;
-use esa_host::ps::{FallbackVolume, ParameterServer};
+use esa_host::ps::FallbackVolume;
 use esa_host::transport::Transport;
-use esa_host::worker::{Worker, WorkerOptions};
+use esa_host::worker::Worker;
+
+use crate::runner::{self, Hosts, PsFailure, Watch, WorkerRun, Workload};
+
+pub use crate::runner::{LINGER_LIMIT, MakeTransport, linger};
+pub use esa_core::rtt::Rto;
 
 /// The gradients' seed unless a spec says otherwise.
 pub const SEED: u64 = 7;
 
-/// Upper bound on how long a finished worker keeps answering its peers'
-/// `QUERY`s; a safety net, not a timing assertion.
-pub const LINGER_LIMIT: Duration = Duration::from_secs(30);
+/// A job's synthetic gradients: worker `w`'s `elements` values of
+/// iteration `i` are [`gradient_value`]`(seed, job, w, i, _)`. As a
+/// [`Workload`], each worker waits `compute` (its forward and backward
+/// pass), all-reduces its gradient and counts the elements that differ
+/// from the exact sum, `iterations` times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntheticSums {
+    /// The job id the gradients are drawn for.
+    pub job: u16,
+    /// Workers of the job.
+    pub workers: u8,
+    /// Gradient elements per iteration.
+    pub elements: usize,
+    /// Iterations.
+    pub iterations: u32,
+    /// Seed of the gradients.
+    pub seed: u64,
+    /// Compute time before each all-reduce.
+    pub compute: Duration,
+}
+
+impl SyntheticSums {
+    /// Worker `worker`'s gradient in `iteration`.
+    pub fn gradient(&self, worker: u8, iteration: u32) -> Vec<f32> {
+        let mut data = vec![0.0; self.elements];
+        self.fill(worker, iteration, &mut data);
+        data
+    }
+
+    fn fill(&self, worker: u8, iteration: u32, data: &mut [f32]) {
+        for (i, x) in data.iter_mut().enumerate() {
+            *x = gradient_value(self.seed, self.job, worker, iteration, i);
+        }
+    }
+
+    /// The exact sum of every worker's element `i` in `iteration`.
+    pub fn exact_sum(&self, iteration: u32, i: usize) -> f32 {
+        (0..self.workers)
+            .map(|w| gradient_value(self.seed, self.job, w, iteration, i))
+            .sum()
+    }
+
+    /// Elements of `got` that differ from the exact sum of `iteration`.
+    pub fn mismatches(&self, iteration: u32, got: &[f32]) -> usize {
+        got.iter()
+            .enumerate()
+            .filter(|(i, got)| self.exact_sum(iteration, *i) != **got)
+            .count()
+    }
+
+    /// All-reduces worker `worker`'s gradient of `iteration` in `data`;
+    /// returns the elements that differ from the exact sum.
+    fn allreduce<T: Transport>(
+        &self,
+        worker: &mut Worker<T>,
+        worker_id: u8,
+        iteration: u32,
+        data: &mut [f32],
+    ) -> Result<usize, HostError> {
+        self.fill(worker_id, iteration, data);
+        worker.allreduce(data)?;
+        Ok(self.mismatches(iteration, data))
+    }
+
+    /// Runs the iterations on `worker` for a run that keeps any extra (a
+    /// workload built on this one).
+    pub fn run_iterations<T: Transport, E>(
+        &self,
+        worker: &mut Worker<T>,
+        run: &mut WorkerRun<'_, E>,
+    ) {
+        let mut data = vec![0f32; self.elements];
+        for it in 0..self.iterations {
+            if !self.compute.is_zero() {
+                std::thread::sleep(self.compute);
+            }
+            match self.allreduce(worker, run.worker_id(), it, &mut data) {
+                Ok(wrong) => run.iteration_done(wrong as u64),
+                Err(e) => return run.fail(e),
+            }
+        }
+    }
+}
+
+impl Workload for SyntheticSums {
+    type Extra = ();
+
+    fn run<T: Transport>(&self, worker: &mut Worker<T>, run: &mut WorkerRun<'_, ()>) {
+        self.run_iterations(worker, run);
+    }
+}
 
 /// One job of a test: who, how, and how much.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,35 +164,61 @@ impl JobSpec {
         }
     }
 
+    /// The job's gradients, without compute time.
+    pub fn synthetic(&self) -> SyntheticSums {
+        SyntheticSums {
+            job: self.id,
+            workers: self.workers,
+            elements: self.elements,
+            iterations: self.iterations,
+            seed: self.seed,
+            compute: Duration::ZERO,
+        }
+    }
+
     /// Worker `worker`'s gradient in `iteration`.
     pub fn gradient(&self, worker: u8, iteration: u32) -> Vec<f32> {
-        (0..self.elements)
-            .map(|i| gradient_value(self.seed, self.id, worker, iteration, i))
-            .collect()
+        self.synthetic().gradient(worker, iteration)
     }
 
     /// The exact sum of every worker's gradient in `iteration`, first
     /// `elements` elements.
     pub fn expected_sum(&self, iteration: u32, elements: usize) -> Vec<f32> {
+        let sums = self.synthetic();
         (0..elements)
-            .map(|i| {
-                (0..self.workers)
-                    .map(|w| gradient_value(self.seed, self.id, w, iteration, i))
-                    .sum()
-            })
+            .map(|i| sums.exact_sum(iteration, i))
             .collect()
     }
 
     /// Elements of `got` that differ from the exact sum of `iteration`.
     pub fn mismatches(&self, iteration: u32, got: &[f32]) -> usize {
-        let want = self.expected_sum(iteration, got.len());
-        want.iter().zip(got).filter(|(a, b)| a != b).count()
+        self.synthetic().mismatches(iteration, got)
     }
 
-    /// Worker `worker_id`'s configuration: `lanes` lanes, the job's window
-    /// (and a result cache of four windows), slots hashed under
-    /// `slot_mask` (or, for a SwitchML job, its own range, direct), the
-    /// total chunk count for `srpt`, and `rto`'s timeouts.
+    /// The job's plan: `lanes` lanes, the job's window, slots hashed over
+    /// the pool of mask `pool_slot_mask` (or, for a SwitchML job, its own
+    /// range, direct), the total chunk count for `srpt`, and `rto`'s
+    /// timeouts.
+    pub fn plan(&self, lanes: usize, pool_slot_mask: u16, rto: Rto) -> JobPlan {
+        let pool = SlotRange {
+            base: 0,
+            mask: pool_slot_mask,
+        };
+        let own = SlotRange {
+            base: self.slot_base,
+            mask: self.slot_mask,
+        };
+        let slots = SlotRange::for_mode(self.mode, pool, own);
+        let mut plan = JobPlan::new(self.id, self.workers, self.mode, slots);
+        plan.lanes = lanes;
+        plan.window = self.window;
+        plan.policy = self.policy;
+        plan.chunks_total = Some(plan.chunks_for(self.elements, self.iterations));
+        plan.rto = rto;
+        plan
+    }
+
+    /// Worker `worker_id`'s configuration of [`JobSpec::plan`].
     pub fn worker_config(
         &self,
         worker_id: u8,
@@ -107,50 +226,8 @@ impl JobSpec {
         slot_mask: u16,
         rto: Rto,
     ) -> WorkerConfig {
-        let mut c = WorkerConfig::new(self.id, worker_id, self.workers);
-        c.lanes = lanes;
-        c.window = self.window;
-        c.result_cache = 4 * self.window;
-        c.policy = self.policy;
-        (c.slot_mapping, c.slot_mask) = match self.mode {
-            Mode::SwitchMl => (SlotMapping::Direct, self.slot_mask),
-            Mode::Esa | Mode::Atp => (SlotMapping::Hashed, slot_mask),
-        };
-        c.chunks_total = Some(self.elements.div_ceil(lanes) as u64 * u64::from(self.iterations));
-        c.rto_initial_us = rto.initial_us;
-        c.rto_max_us = rto.max_us;
-        c.max_retries = rto.retries;
-        c
+        self.plan(lanes, slot_mask, rto).worker_config(worker_id)
     }
-}
-
-/// Retransmission timing for where the hosts run. Correctness never
-/// depends on it, only how soon a dead peer is reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rto {
-    /// First timeout, µs.
-    pub initial_us: u64,
-    /// Ceiling, µs.
-    pub max_us: u64,
-    /// Resends of one chunk before the all-reduce fails.
-    pub retries: u32,
-}
-
-impl Rto {
-    /// Hosts and the model switch as threads sharing two cores.
-    pub const THREADS: Rto = Rto {
-        initial_us: 2_000,
-        max_us: 20_000,
-        retries: 400,
-    };
-
-    /// The software switch on a shared machine: round trips of
-    /// milliseconds; the timeout adapts upward.
-    pub const SOFTWARE_SWITCH: Rto = Rto {
-        initial_us: 20_000,
-        max_us: 200_000,
-        retries: 200,
-    };
 }
 
 /// Runs `iterations` all-reduces of `spec`'s gradients as worker `id`;
@@ -161,24 +238,15 @@ pub fn run_iterations<T: Transport>(
     id: u8,
     iterations: Range<u32>,
 ) -> Result<(u32, usize), HostError> {
+    let sums = spec.synthetic();
+    let mut data = vec![0f32; spec.elements];
     let mut wrong = 0;
     let mut done = 0;
     for it in iterations {
-        let mut data = spec.gradient(id, it);
-        worker.allreduce(&mut data)?;
-        wrong += spec.mismatches(it, &data);
+        wrong += sums.allreduce(worker, id, it, &mut data)?;
         done += 1;
     }
     Ok((done, wrong))
-}
-
-/// Answers peers' `QUERY`s until `done` counts every one of `workers`
-/// workers (or [`LINGER_LIMIT`] passes).
-pub fn linger<T: Transport>(worker: &mut Worker<T>, done: &AtomicUsize, workers: u8) {
-    let end = Instant::now() + LINGER_LIMIT;
-    while done.load(Ordering::SeqCst) < usize::from(workers) && Instant::now() < end {
-        let _ = worker.serve_queries(Duration::from_millis(5));
-    }
 }
 
 /// Where a job's hosts send, and how.
@@ -266,15 +334,11 @@ impl JobOutcome {
     }
 }
 
-/// Makes a host's transport on the host's own thread (so it can enter a
-/// network namespace first).
-pub type MakeTransport<T> = Box<dyn FnOnce() -> T + Send>;
-
 /// One job to run: its spec, its setup, worker transports and PS transport.
 pub type JobRun<T, P> = (JobSpec, Setup, Vec<MakeTransport<T>>, MakeTransport<P>);
 
-/// Runs every job at once, each with [`run_job`], and returns each spec
-/// with its outcome, in order.
+/// Runs every job at once, each on [`runner::run_job`] with its
+/// [`SyntheticSums`], and returns each spec with its outcome, in order.
 pub fn run_jobs<T, P>(runs: Vec<JobRun<T, P>>) -> Vec<(JobSpec, JobOutcome)>
 where
     T: Transport + 'static,
@@ -285,7 +349,7 @@ where
             .into_iter()
             .map(|(spec, setup, workers, ps)| {
                 s.spawn(move || {
-                    let o = run_job(&spec, setup, workers, ps);
+                    let o = run_exact(&spec, setup, Hosts { workers, ps });
                     (spec, o)
                 })
             })
@@ -297,99 +361,51 @@ where
     })
 }
 
-/// Runs a job: its PS and workers on threads, each worker all-reducing
-/// the spec's gradients and comparing every element with the exact sum,
-/// then answering its peers' `QUERY`s until all are done.
-pub fn run_job<T, P>(
-    spec: &JobSpec,
-    setup: Setup,
-    workers: Vec<MakeTransport<T>>,
-    ps: MakeTransport<P>,
-) -> JobOutcome
+/// Runs a job whose every worker all-reduces the spec's gradients and
+/// compares every element with the exact sum.
+fn run_exact<T, P>(spec: &JobSpec, setup: Setup, hosts: Hosts<T, P>) -> JobOutcome
 where
     T: Transport + 'static,
     P: Transport + 'static,
 {
-    assert_eq!(workers.len(), usize::from(spec.workers));
-    let stop_ps = Arc::new(AtomicBool::new(false));
-    let ps_thread = {
-        let stop = Arc::clone(&stop_ps);
-        let (job, fan_in) = (spec.id, spec.workers);
-        let forward_results = spec.mode == Mode::Atp;
-        std::thread::Builder::new()
-            .name(format!("ps-{job}"))
-            .spawn(move || -> Result<Option<FallbackVolume>, String> {
-                let config = PsConfig {
-                    lanes: setup.lanes,
-                    ..PsConfig::default()
-                };
-                let mut ps =
-                    ParameterServer::new(config, setup.switch, ps()).map_err(|e| e.to_string())?;
-                ps.add_job(job, fan_in, JobOptions { forward_results })
-                    .map_err(|e| e.to_string())?;
-                while !stop.load(Ordering::Relaxed) {
-                    ps.step(Duration::from_millis(10))
-                        .map_err(|e| e.to_string())?;
-                }
-                Ok(ps.fallback_volume(job))
-            })
-            .expect("PS thread")
+    let plan = spec.plan(setup.lanes, setup.slot_mask, setup.rto);
+    let run = runner::run_job(
+        &plan,
+        setup.switch,
+        hosts,
+        &spec.synthetic(),
+        &Watch::default(),
+    );
+    let mut outcome = JobOutcome {
+        elapsed: run.elapsed,
+        ..JobOutcome::default()
     };
-    let start = Instant::now();
-    let done = Arc::new(AtomicUsize::new(0));
-    let threads: Vec<_> = workers
-        .into_iter()
-        .enumerate()
-        .map(|(w, make)| {
-            let worker_id = w as u8;
-            let config = spec.worker_config(worker_id, setup.lanes, setup.slot_mask, setup.rto);
-            let spec = spec.clone();
-            let done = Arc::clone(&done);
-            std::thread::Builder::new()
-                .name(format!("worker-{}-{w}", spec.id))
-                .spawn(move || {
-                    let mut worker =
-                        match Worker::new(WorkerOptions::new(config, setup.switch), make()) {
-                            Ok(worker) => worker,
-                            Err(e) => {
-                                done.fetch_add(1, Ordering::SeqCst);
-                                return (Err(e.to_string()), None);
-                            }
-                        };
-                    let outcome = run_iterations(&mut worker, &spec, worker_id, 0..spec.iterations)
-                        .map_err(|e| format!("job {} worker {worker_id}: {e}", spec.id));
-                    done.fetch_add(1, Ordering::SeqCst);
-                    linger(&mut worker, &done, spec.workers);
-                    (outcome, Some(worker.stats().clone()))
-                })
-                .expect("worker thread")
-        })
-        .collect();
-    let mut outcome = JobOutcome::default();
-    for t in threads {
-        let (result, stats) = t
-            .join()
-            .unwrap_or_else(|_| (Err("a worker thread panicked".into()), None));
-        if let Ok((done, _)) = &result {
-            outcome.checked_elements += spec.elements as u64 * u64::from(*done);
-        }
-        if let Some(s) = stats {
+    for w in run.workers {
+        if let Some(s) = &w.stats {
             outcome.resends += s.resends;
             outcome.results_from_switch += s.results_from_switch;
             outcome.results_from_ps += s.results_from_ps;
             outcome.invalid_packets += s.invalid_packets;
             outcome.duplicate_results += s.duplicate_results;
         }
-        outcome.workers.push(result);
+        outcome.workers.push(match w.error {
+            Some(e) => Err(e),
+            None => {
+                outcome.checked_elements += spec.elements as u64 * u64::from(w.iterations);
+                Ok((w.iterations, w.wrong_elements as usize))
+            }
+        });
     }
-    outcome.elapsed = start.elapsed();
-    stop_ps.store(true, Ordering::Relaxed);
-    match ps_thread.join() {
-        Ok(Ok(volume)) => outcome.fallback = volume,
-        Ok(Err(e)) => outcome
+    match run.ps {
+        Ok(ps) => outcome.fallback = ps.volume,
+        Err(PsFailure::Failed(e)) => outcome
             .ps_errors
             .push(format!("PS of job {}: {e}", spec.id)),
-        Err(_) => outcome
+        Err(PsFailure::NotStarted(e)) => outcome.ps_errors.push(format!(
+            "PS of job {}: cannot start its thread: {e}",
+            spec.id
+        )),
+        Err(PsFailure::Panicked) => outcome
             .ps_errors
             .push(format!("PS of job {} panicked", spec.id)),
     }

@@ -11,9 +11,14 @@
 //!   port *n*, at [`esa_host::addressing`]'s addresses);
 //! - [`cluster`]: both together on esa.p4, with jobs admitted by host
 //!   number, as the host tests and the host bench drive them;
-//! - [`jobs`]: a test job's spec, its workers and PS on threads all-reducing
-//!   synthetic gradients, and the check of every element against the exact
-//!   sum.
+//! - [`runner`]: the one job runner, for `esa run` and the tests: a job's
+//!   PS and workers on threads, configured from its `esa_core` plan, each
+//!   worker running a pluggable workload and lingering for its peers'
+//!   `QUERY`s, with a progress observer, an abort flag and the PS's results
+//!   timeline;
+//! - [`jobs`]: synthetic gradients with their exact sums (the workload of
+//!   the tests and of `esa run`'s summing jobs), and a test job's spec run
+//!   by the runner, every element checked against the exact sum.
 //!
 //! Faults follow one rule, [`esa_core::faults::FaultConfig::apply`], for
 //! frames ([`esa_host::transport::FaultyLink`]), the in-memory network's
@@ -22,6 +27,7 @@
 pub mod cluster;
 pub mod control;
 pub mod jobs;
+pub mod runner;
 pub mod switch;
 
 pub use cluster::Cluster;
