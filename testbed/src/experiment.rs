@@ -384,7 +384,7 @@ pub struct JobSpec {
 impl JobSpec {
     /// Chunks of one all-reduce.
     pub fn chunks_per_iteration(&self, lanes: usize) -> u64 {
-        self.gradient_elems.div_ceil(lanes.max(1)) as u64
+        esa_core::job::chunks(self.gradient_elems, lanes)
     }
 }
 

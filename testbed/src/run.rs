@@ -21,20 +21,18 @@ mod emulated;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use esa_controller::jobs::Job;
 use esa_controller::{Controller, GrpcSwitch};
-use esa_core::job::Mode;
-use esa_core::job::SlotMapping;
-use esa_core::ps::{JobOptions, PsConfig};
-use esa_core::synthetic::gradient_value;
-use esa_core::worker::WorkerConfig;
-use esa_host::ParameterServer;
+use esa_core::plan::JobPlan;
+use esa_core::rtt::Rto;
+use esa_harness::jobs::SyntheticSums;
+use esa_harness::runner::{self, Hosts, JobObserver, PsFailure, Watch, WorkerRun, Workload};
 use esa_host::transport::Transport;
-use esa_host::worker::{Worker, WorkerOptions};
+use esa_host::worker::Worker;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::error::TestbedError;
@@ -42,7 +40,7 @@ use crate::experiment::{Experiment, FabricKind, JobSpec, Variant};
 use crate::fabric::{self, LossMeter};
 use crate::report::{ExperimentReport, JobReport, TrainingReport, VariantReport};
 use crate::switch_target::{EmbeddedTarget, StartOptions, SwitchTarget};
-use crate::train::{self, Dataset};
+use crate::train::{self, Dataset, Training, TrainingOutcome, training_seed};
 use crate::virtual_time::Simulated;
 
 pub use emulated::{Emulated, program_path};
@@ -377,205 +375,104 @@ struct JobContext {
     meters: Vec<LossMeter>,
 }
 
-/// What one worker did.
-#[derive(Debug, Default)]
-struct WorkerOutcome {
-    iterations: u32,
-    wrong_elements: u64,
-    finished: Option<Instant>,
-    resends: u64,
-    results_from_switch: u64,
-    results_from_ps: u64,
-    error: Option<String>,
-    /// Training: the final parameters.
-    params: Option<Vec<f64>>,
-    /// Training, worker 0: the loss before the first step and after each.
-    loss_curve: Vec<f64>,
-    /// Training, worker 0: the largest difference between an all-reduced
-    /// gradient element and the float64 full-batch gradient.
-    max_gradient_error: f64,
+/// What a testbed job's workers run: synthetic gradients checked against
+/// their exact sums, or the job's model trained through the switch.
+#[derive(Debug)]
+enum JobWork {
+    Sums(SyntheticSums),
+    Training(Training),
 }
 
-fn worker_config(ctx: &JobContext, worker_id: u8) -> WorkerConfig {
-    let spec = &ctx.spec;
-    let mut c = WorkerConfig::new(ctx.job.id, worker_id, spec.workers);
-    c.lanes = ctx.lanes;
-    c.window = spec.window;
-    c.result_cache = 4 * spec.window;
-    c.policy = spec.policy;
-    c.slot_mapping = match spec.mode {
-        Mode::SwitchMl => SlotMapping::Direct,
-        Mode::Esa | Mode::Atp => SlotMapping::Hashed,
-    };
-    c.slot_mask = ctx.job.slot_mask;
-    if spec.mode == Mode::SwitchMl {
-        // SwitchML keeps one chunk per slot of its own range in flight.
-        c.window = c.window.min(ctx.job.slot_count() as usize).max(1);
-        c.result_cache = 4 * c.window;
+impl JobWork {
+    fn of(ctx: &JobContext) -> JobWork {
+        let spec = &ctx.spec;
+        let compute = Duration::from_micros(spec.compute_us);
+        match spec.train {
+            Some(t) => JobWork::Training(Training {
+                spec: t,
+                data: Dataset::generate(&t, training_seed(ctx.seed, ctx.job.id)),
+                workers: spec.workers,
+                iterations: spec.iterations,
+                compute,
+            }),
+            None => JobWork::Sums(SyntheticSums {
+                job: ctx.job.id,
+                workers: spec.workers,
+                elements: spec.gradient_elems,
+                iterations: spec.iterations,
+                seed: ctx.seed,
+                compute,
+            }),
+        }
     }
-    c.chunks_total = Some(spec.chunks_per_iteration(ctx.lanes) * u64::from(spec.iterations));
-    // A software switch on a loaded laptop: round trips of milliseconds.
-    // The RTO adapts upward from here; correctness never depends on it.
-    c.rto_initial_us = 20_000;
-    c.rto_max_us = 500_000;
-    c.max_retries = 200;
-    c
+}
+
+impl Workload for JobWork {
+    type Extra = TrainingOutcome;
+
+    fn run<T: Transport>(&self, worker: &mut Worker<T>, run: &mut WorkerRun<'_, TrainingOutcome>) {
+        match self {
+            JobWork::Sums(sums) => sums.run_iterations(worker, run),
+            JobWork::Training(training) => training.run(worker, run),
+        }
+    }
+}
+
+impl JobObserver for Progress {
+    fn iterations_done(&self, iterations: u32) {
+        self.done.store(iterations, Ordering::Relaxed);
+    }
+
+    fn chunks_seen(&self, chunks: u64) {
+        self.chunks.store(chunks, Ordering::Relaxed);
+    }
+}
+
+/// The job's recipe: its admitted slots, the experiment's lanes, the
+/// spec's window, policy and chunk total, and an experiment's timeouts.
+fn job_plan(ctx: &JobContext) -> JobPlan {
+    let spec = &ctx.spec;
+    let mut plan = JobPlan::for_entry(ctx.job.id, &ctx.job.entry());
+    plan.lanes = ctx.lanes;
+    plan.window = spec.window;
+    plan.policy = spec.policy;
+    plan.chunks_total = Some(plan.chunks_for(spec.gradient_elems, spec.iterations));
+    plan.rto = Rto::EXPERIMENT;
+    plan
 }
 
 fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_link: T) -> JobReport {
     let job_id = ctx.job.id;
     let fan_in = ctx.spec.workers;
-    let lanes = ctx.lanes;
     let mut report = ctx.report.clone();
-
-    // The parameter server.
-    let stop_ps = Arc::new(AtomicBool::new(false));
-    let ps_thread = {
-        let transport = ps_link;
-        let switch_addr = ctx.switch_addr;
-        let stop = Arc::clone(&stop_ps);
-        let forward_results = ctx.spec.mode == Mode::Atp;
-        let start = ctx.start;
-        let progress = Arc::clone(&ctx.progress);
-        let index = ctx.index;
-        std::thread::Builder::new()
-            .name(format!("esa-ps-{job_id}"))
-            .spawn(move || -> Result<_, String> {
-                let config = PsConfig {
-                    lanes,
-                    ..PsConfig::default()
-                };
-                let mut ps = ParameterServer::new(config, switch_addr, transport)
-                    .map_err(|e| e.to_string())?;
-                ps.add_job(job_id, fan_in, JobOptions { forward_results })
-                    .map_err(|e| e.to_string())?;
-                // Every chunk completes at the PS: either the switch's
-                // RESULT reaches it (the job's group includes the PS) or
-                // the PS completes it from parts.
-                let mut timeline: Vec<[f64; 3]> = Vec::new();
-                let sample = |ps: &ParameterServer<_>, timeline: &mut Vec<[f64; 3]>| {
-                    if let Some(s) = ps.job_stats(job_id) {
-                        progress[index]
-                            .chunks
-                            .store(s.results_learned + s.results_completed, Ordering::Relaxed);
-                        let point = [
-                            ms(start.elapsed()),
-                            s.results_learned as f64,
-                            s.results_completed as f64,
-                        ];
-                        if timeline.last().is_none_or(|p| p[1..] != point[1..]) {
-                            timeline.push(point);
-                        }
-                    }
-                };
-                let mut next_sample = Instant::now();
-                while !stop.load(Ordering::Relaxed) {
-                    ps.step(SAMPLE_EVERY).map_err(|e| e.to_string())?;
-                    if Instant::now() >= next_sample {
-                        sample(&ps, &mut timeline);
-                        next_sample = Instant::now() + SAMPLE_EVERY;
-                    }
-                }
-                sample(&ps, &mut timeline);
-                Ok((ps.fallback_volume(job_id), timeline))
-            })
+    let work = JobWork::of(&ctx);
+    let watch = Watch {
+        observer: Some(&ctx.progress[ctx.index]),
+        abort: Some(Arc::clone(&ctx.abort)),
+        timeline_origin: Some(ctx.start),
     };
-
-    // The workers.
-    let done = Arc::new(AtomicUsize::new(0));
-    let mut threads = Vec::new();
-    for (w, transport) in worker_links.into_iter().enumerate() {
-        let worker_id = u8::try_from(w).unwrap_or(u8::MAX);
-        let config = worker_config(&ctx, worker_id);
-        let switch_addr = ctx.switch_addr;
-        let abort = Arc::clone(&ctx.abort);
-        let done_here = Arc::clone(&done);
-        let spec = ctx.spec.clone();
-        let seed = ctx.seed;
-        let progress = Arc::clone(&ctx.progress);
-        let index = ctx.index;
-        let spawned = std::thread::Builder::new()
-            .name(format!("esa-worker-{job_id}-{w}"))
-            .spawn(move || {
-                let done = done_here;
-                let mut out = WorkerOutcome::default();
-                match Worker::new(WorkerOptions::new(config, switch_addr), transport) {
-                    Ok(mut worker) => {
-                        worker.set_shutdown_flag(Arc::clone(&abort));
-                        let run = WorkerRun {
-                            spec: &spec,
-                            job: job_id,
-                            worker_id,
-                            seed,
-                            progress: &progress[index],
-                        };
-                        if let Some(t) = spec.train {
-                            train_model(&mut worker, &run, &t, &mut out);
-                        } else {
-                            sum_synthetic(&mut worker, &run, &mut out);
-                        }
-                        done.fetch_add(1, Ordering::SeqCst);
-                        // Answer peers' QUERYs until every worker is done.
-                        let end = Instant::now() + Duration::from_secs(30);
-                        while done.load(Ordering::SeqCst) < usize::from(spec.workers)
-                            && Instant::now() < end
-                        {
-                            let _ = worker.serve_queries(Duration::from_millis(5));
-                        }
-                        let s = worker.stats();
-                        out.resends = s.resends;
-                        out.results_from_switch = s.results_from_switch;
-                        out.results_from_ps = s.results_from_ps;
-                    }
-                    Err(e) => {
-                        done.fetch_add(1, Ordering::SeqCst);
-                        out.error = Some(e.to_string());
-                    }
-                }
-                out
-            });
-        match spawned {
-            Ok(t) => threads.push(t),
-            Err(e) => {
-                done.fetch_add(1, Ordering::SeqCst);
-                report.error = Some(format!("cannot start a worker thread: {e}"));
-            }
+    let run = runner::run_job(
+        &job_plan(&ctx),
+        ctx.switch_addr,
+        Hosts::given(worker_links, ps_link),
+        &work,
+        &watch,
+    );
+    let volume = match run.ps {
+        Ok(ps) => {
+            report.results_timeline = ps.timeline;
+            ps.volume
         }
-    }
-    let outcomes: Vec<WorkerOutcome> = threads
-        .into_iter()
-        .map(|t| {
-            t.join().unwrap_or_else(|_| WorkerOutcome {
-                error: Some("worker thread panicked".into()),
-                ..WorkerOutcome::default()
-            })
-        })
-        .collect();
-    stop_ps.store(true, Ordering::Relaxed);
-    let volume = match ps_thread {
-        Ok(t) => match t.join() {
-            Ok(Ok((v, timeline))) => {
-                report.results_timeline = timeline;
-                v
-            }
-            Ok(Err(e)) => {
-                report.error.get_or_insert(format!("parameter server: {e}"));
-                None
-            }
-            Err(_) => {
-                report
-                    .error
-                    .get_or_insert("parameter server thread panicked".into());
-                None
-            }
-        },
-        Err(e) => {
-            report
-                .error
-                .get_or_insert(format!("cannot start the PS thread: {e}"));
+        Err(failure) => {
+            report.error.get_or_insert(match failure {
+                PsFailure::Failed(e) => format!("parameter server: {e}"),
+                PsFailure::Panicked => "parameter server thread panicked".into(),
+                PsFailure::NotStarted(e) => format!("cannot start the PS thread: {e}"),
+            });
             None
         }
     };
+    let outcomes = run.workers;
 
     // Results.
     let finished = outcomes.iter().filter_map(|o| o.finished).max();
@@ -589,23 +486,22 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         report.finish_ms = ms(f - ctx.start);
     }
     report.wrong_elements = outcomes.iter().map(|o| o.wrong_elements).sum();
-    if let Some(t) = ctx.spec.train {
-        let params = outcomes.first().and_then(|o| o.params.clone());
+    if let (Some(t), JobWork::Training(training)) = (ctx.spec.train, &work) {
+        let params = outcomes.first().and_then(|o| o.extra.params.clone());
         // Every worker applied the same results: the same parameters, bit
         // for bit.
         if let Some(p0) = &params {
             for o in &outcomes[1..] {
-                report.wrong_elements += match &o.params {
+                report.wrong_elements += match &o.extra.params {
                     Some(p) => p.iter().zip(p0).filter(|(a, b)| a != b).count() as u64,
                     None => p0.len() as u64,
                 };
             }
         }
-        let data = Dataset::generate(&t, training_seed(ctx.seed, job_id));
-        let local = train::train_locally(&t, &data, ctx.spec.iterations);
+        let local = train::train_locally(&t, &training.data, ctx.spec.iterations);
         let curve = outcomes
             .first()
-            .map(|o| o.loss_curve.clone())
+            .map(|o| o.extra.loss_curve.clone())
             .unwrap_or_default();
         if !curve.iter().all(|l| l.is_finite()) {
             report
@@ -616,13 +512,14 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
             &t,
             curve,
             local,
-            outcomes.first().map_or(0.0, |o| o.max_gradient_error),
+            outcomes.first().map_or(0.0, |o| o.extra.max_gradient_error),
         ));
     }
     report.frames_lost = ctx.meters.iter().map(LossMeter::count).sum();
-    report.retransmissions = outcomes.iter().map(|o| o.resends).sum();
-    report.results_from_switch = outcomes.iter().map(|o| o.results_from_switch).sum();
-    report.results_from_ps = outcomes.iter().map(|o| o.results_from_ps).sum();
+    let stats = || outcomes.iter().filter_map(|o| o.stats.as_ref());
+    report.retransmissions = stats().map(|s| s.resends).sum();
+    report.results_from_switch = stats().map(|s| s.results_from_switch).sum();
+    report.results_from_ps = stats().map(|s| s.results_from_ps).sum();
     if let Some(e) = outcomes.iter().find_map(|o| o.error.clone()) {
         report.error.get_or_insert(e);
     }
@@ -663,115 +560,6 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         .state
         .store(state, Ordering::Relaxed);
     report
-}
-
-/// What a worker thread runs for.
-struct WorkerRun<'a> {
-    spec: &'a JobSpec,
-    job: u16,
-    worker_id: u8,
-    seed: u64,
-    progress: &'a Progress,
-}
-
-/// How often the PS samples its counters for the results timeline.
-const SAMPLE_EVERY: Duration = Duration::from_millis(10);
-
-/// The seed of job `job`'s training data set.
-pub fn training_seed(seed: u64, job: u16) -> u64 {
-    seed ^ (u64::from(job) << 32)
-}
-
-fn iteration_done(run: &WorkerRun<'_>, it: u32, out: &mut WorkerOutcome) {
-    out.iterations = it + 1;
-    out.finished = Some(Instant::now());
-    if run.worker_id == 0 {
-        run.progress.done.store(it + 1, Ordering::Relaxed);
-    }
-}
-
-/// Trains the job's model on one worker: each iteration computes the
-/// gradient of its shard, all-reduces it (the sum of shard sums over the
-/// sample count: the full-batch mean) and takes a descent step. Worker 0
-/// also evaluates the full-data loss and the all-reduce's error against
-/// the float64 gradient.
-fn train_model<T: esa_host::transport::Transport>(
-    worker: &mut Worker<T>,
-    run: &WorkerRun<'_>,
-    spec: &train::TrainSpec,
-    out: &mut WorkerOutcome,
-) {
-    let data = Dataset::generate(spec, training_seed(run.seed, run.job));
-    let workers = usize::from(run.spec.workers);
-    let w = usize::from(run.worker_id);
-    let mut params = vec![0.0f64; spec.params()];
-    let mut gradient = vec![0f32; spec.params()];
-    let first = run.worker_id == 0;
-    if first {
-        out.loss_curve.push(data.loss(&params));
-    }
-    for it in 0..run.spec.iterations {
-        std::thread::sleep(Duration::from_micros(run.spec.compute_us));
-        train::shard_gradient(&data, &params, w, workers, &mut gradient);
-        if let Err(e) = worker.allreduce(&mut gradient) {
-            out.error = Some(format!("worker {w}, iteration {it}: {e}"));
-            return;
-        }
-        if first {
-            let exact = train::full_gradient(&data, &params);
-            let error = gradient
-                .iter()
-                .zip(&exact)
-                .map(|(g, e)| (f64::from(*g) - e).abs())
-                .fold(0.0, f64::max);
-            out.max_gradient_error = out.max_gradient_error.max(error);
-        }
-        train::step(
-            &mut params,
-            gradient.iter().map(|g| f64::from(*g)),
-            spec.learning_rate,
-        );
-        if first {
-            out.loss_curve.push(data.loss(&params));
-        }
-        iteration_done(run, it, out);
-    }
-    out.params = Some(params);
-}
-
-/// Runs the job's iterations on one worker: compute, then all-reduce
-/// integer-valued gradients and compare with the exact sum.
-fn sum_synthetic<T: esa_host::transport::Transport>(
-    worker: &mut Worker<T>,
-    run: &WorkerRun<'_>,
-    out: &mut WorkerOutcome,
-) {
-    let spec = run.spec;
-    let (job, worker_id, seed) = (run.job, run.worker_id, run.seed);
-    let n = spec.gradient_elems;
-    let mut data = vec![0f32; n];
-    for it in 0..spec.iterations {
-        std::thread::sleep(Duration::from_micros(spec.compute_us));
-        for (i, x) in data.iter_mut().enumerate() {
-            *x = gradient_value(seed, job, worker_id, it, i);
-        }
-        if let Err(e) = worker.allreduce(&mut data) {
-            out.error = Some(format!("worker {worker_id}, iteration {it}: {e}"));
-            return;
-        }
-        let wrong = data
-            .iter()
-            .enumerate()
-            .filter(|(i, got)| {
-                let want: f32 = (0..spec.workers)
-                    .map(|w| gradient_value(seed, job, w, it, *i))
-                    .sum();
-                want != **got
-            })
-            .count();
-        out.wrong_elements += wrong as u64;
-        iteration_done(run, it, out);
-    }
 }
 
 #[cfg(test)]

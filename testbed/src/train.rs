@@ -6,13 +6,18 @@
 //! vectors (argmax of its logits plus noise). Workers own contiguous
 //! shards; each computes its shard's gradient sum divided by the total
 //! sample count, so the all-reduced sum is the full-batch mean gradient,
-//! and takes a plain gradient-descent step. [`train_locally`] runs the
-//! same descent in one process on float sums: the reference the switch
-//! run is compared with.
+//! and takes a plain gradient-descent step. [`Training`] is that loop as
+//! a workload of `esa_harness::runner`, which runs a job's hosts;
+//! [`train_locally`] runs the same descent in one process on float sums:
+//! the reference the switch run is compared with.
 
 use std::ops::Range;
+use std::time::Duration;
 
 use esa_core::rng::Rng;
+use esa_harness::runner::{WorkerRun, Workload};
+use esa_host::transport::Transport;
+use esa_host::worker::Worker;
 
 /// What to train: softmax regression (`classes = 2` is logistic
 /// regression with a redundant second row).
@@ -195,6 +200,87 @@ pub fn train_locally(spec: &TrainSpec, data: &Dataset, iterations: u32) -> Vec<f
         curve.push(data.loss(&params));
     }
     curve
+}
+
+/// The seed of job `job`'s training data set.
+pub fn training_seed(seed: u64, job: u16) -> u64 {
+    seed ^ (u64::from(job) << 32)
+}
+
+/// A job training its model through the switch, every worker on its own
+/// shard of the same data set: each iteration waits `compute`, computes
+/// the gradient of its shard, all-reduces it (the sum of shard sums over
+/// the sample count: the full-batch mean) and takes a descent step. Worker
+/// 0 also evaluates the full-data loss and the all-reduce's error against
+/// the float64 gradient.
+#[derive(Debug, Clone)]
+pub struct Training {
+    /// The model and its step size.
+    pub spec: TrainSpec,
+    /// The data set, the same on every worker.
+    pub data: Dataset,
+    /// Workers of the job (the shards).
+    pub workers: u8,
+    /// Iterations (descent steps).
+    pub iterations: u32,
+    /// Compute time before each all-reduce.
+    pub compute: Duration,
+}
+
+/// What one worker's training left.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrainingOutcome {
+    /// The final parameters (none if it stopped early).
+    pub params: Option<Vec<f64>>,
+    /// Worker 0: the loss before the first step and after each.
+    pub loss_curve: Vec<f64>,
+    /// Worker 0: the largest difference between an all-reduced gradient
+    /// element and the float64 full-batch gradient.
+    pub max_gradient_error: f64,
+}
+
+impl Workload for Training {
+    type Extra = TrainingOutcome;
+
+    fn run<T: Transport>(&self, worker: &mut Worker<T>, run: &mut WorkerRun<'_, TrainingOutcome>) {
+        let (data, spec) = (&self.data, &self.spec);
+        let w = usize::from(run.worker_id());
+        let mut params = vec![0.0f64; spec.params()];
+        let mut gradient = vec![0f32; spec.params()];
+        let first = w == 0;
+        if first {
+            run.extra().loss_curve.push(data.loss(&params));
+        }
+        for _ in 0..self.iterations {
+            if !self.compute.is_zero() {
+                std::thread::sleep(self.compute);
+            }
+            shard_gradient(data, &params, w, usize::from(self.workers), &mut gradient);
+            if let Err(e) = worker.allreduce(&mut gradient) {
+                return run.fail(e);
+            }
+            if first {
+                let exact = full_gradient(data, &params);
+                let error = gradient
+                    .iter()
+                    .zip(&exact)
+                    .map(|(g, e)| (f64::from(*g) - e).abs())
+                    .fold(0.0, f64::max);
+                let out = run.extra();
+                out.max_gradient_error = out.max_gradient_error.max(error);
+            }
+            step(
+                &mut params,
+                gradient.iter().map(|g| f64::from(*g)),
+                spec.learning_rate,
+            );
+            if first {
+                run.extra().loss_curve.push(data.loss(&params));
+            }
+            run.iteration_done(0);
+        }
+        run.extra().params = Some(params);
+    }
 }
 
 #[cfg(test)]
