@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
-use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode, SlotRange};
 use esa_p4::Arch;
 use esa_p4::tables::job_entries;
 
@@ -226,17 +226,17 @@ impl JobTable {
                 id
             }
         };
-        let (slot_base, slot_mask) = match (mode, request.slots) {
-            (Mode::SwitchMl, Some(slots)) => self.slot_range(slots)?,
-            (Mode::SwitchMl, None) => {
+        let slots = match (mode.has_own_slots(), request.slots) {
+            (true, Some(slots)) => self.slot_range(slots)?,
+            (true, None) => {
                 return Err(invalid("a switchml job needs a slot range (slot count)"));
             }
-            (Mode::Esa | Mode::Atp, Some(_)) => {
+            (false, Some(_)) => {
                 return Err(invalid(format!(
                     "{mode} jobs share the whole pool; a slot range is for switchml only"
                 )));
             }
-            (Mode::Esa | Mode::Atp, None) => (0, self.pool_slots.saturating_sub(1)),
+            (false, None) => SlotRange::whole_pool(self.pool_slots as usize),
         };
         Ok(Job {
             id,
@@ -245,14 +245,14 @@ impl JobTable {
             workers,
             ps_port,
             mcast_group: id,
-            slot_base: u16::try_from(slot_base).unwrap_or(u16::MAX),
-            slot_mask: u16::try_from(slot_mask).unwrap_or(u16::MAX),
+            slot_base: slots.base,
+            slot_mask: slots.mask,
         })
     }
 
-    /// `(base, mask)` of a switchml range, checked against the pool and the
-    /// other switchml jobs.
-    fn slot_range(&self, slots: SlotRequest) -> Result<(u32, u32), AdmitError> {
+    /// A switchml job's own range, checked against the pool and the other
+    /// switchml jobs.
+    fn slot_range(&self, slots: SlotRequest) -> Result<SlotRange, AdmitError> {
         let count = slots.count;
         if count == 0 || !count.is_power_of_two() {
             return Err(invalid(format!("slot count {count} is not a power of two")));
@@ -266,7 +266,7 @@ impl JobTable {
         let taken: Vec<&Job> = self
             .jobs
             .values()
-            .filter(|j| j.mode == Mode::SwitchMl)
+            .filter(|j| j.mode.has_own_slots())
             .collect();
         let overlapping = |base: u32| {
             taken
@@ -292,12 +292,12 @@ impl JobTable {
                         j.slot_end()
                     )));
                 }
-                Ok((base, count - 1))
+                Ok(own_range(base, count))
             }
             None => (0..self.pool_slots / count)
                 .map(|k| k * count)
                 .find(|&base| overlapping(base).is_none())
-                .map(|base| (base, count - 1))
+                .map(|base| own_range(base, count))
                 .ok_or_else(|| {
                     AdmitError::Exhausted(format!(
                         "no free range of {count} slots among the pool's {} (switchml jobs hold the rest)",
@@ -353,6 +353,14 @@ impl JobTable {
             });
         }
         (table, problems)
+    }
+}
+
+/// The range of `count` slots from `base` (both checked against the pool).
+fn own_range(base: u32, count: u32) -> SlotRange {
+    SlotRange {
+        base: u16::try_from(base).unwrap_or(u16::MAX),
+        mask: u16::try_from(count - 1).unwrap_or(u16::MAX),
     }
 }
 
