@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use crate::{Arch, Defines, tables, text};
 use esa_core::addressing::{host_ip, host_mac};
-use esa_core::job::{JobEntry, Mode};
-use esa_core::job::{SlotMapping, slot_for};
+use esa_core::job::{JobEntry, Mode, SlotRange, slot_for};
+use esa_core::plan::JobPlan;
 use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
@@ -46,26 +46,24 @@ pub struct Job {
 /// The four jobs of the mix.
 pub fn jobs() -> Vec<Job> {
     let spec = [
-        (1u16, Mode::Esa, 4u8, 7u8, 0u16, 4095u16),
-        (2, Mode::Esa, 4, 3, 0, 4095),
-        (3, Mode::Atp, 2, 5, 0, 4095),
-        (4, Mode::SwitchMl, 2, 5, 3072, 1023),
+        (1u16, Mode::Esa, 4u8, 7u8),
+        (2, Mode::Esa, 4, 3),
+        (3, Mode::Atp, 2, 5),
+        (4, Mode::SwitchMl, 2, 5),
     ];
+    // The switchml job's own range: the pool's last quarter.
+    let own = SlotRange {
+        base: 3072,
+        mask: 1023,
+    };
     let mut port = 1;
     let mut out = vec![];
-    for (k, (id, mode, fan_in, priority, slot_base, slot_mask)) in spec.into_iter().enumerate() {
+    for (k, (id, mode, fan_in, priority)) in spec.into_iter().enumerate() {
         let workers: Vec<u16> = (port..port + u16::from(fan_in)).collect();
         let ps_port = port + u16::from(fan_in);
         port = ps_port + 1;
-        let entry = JobEntry {
-            fan_in,
-            mode,
-            max_priority: 7,
-            mcast_group: k as u16 + 1,
-            ps_port,
-            slot_base,
-            slot_mask,
-        };
+        let slots = SlotRange::for_mode(mode, SlotRange::whole_pool(SLOTS), own);
+        let entry = JobPlan::new(id, fan_in, mode, slots).entry(7, k as u16 + 1, ps_port);
         out.push(Job {
             id,
             entry,
@@ -167,10 +165,7 @@ pub fn trace(jobs: &[Job], lanes: usize, packets: usize) -> Vec<(u16, Vec<u8>)> 
         let seq = round as u16;
         round += 1;
         for job in jobs {
-            let mapping = match job.entry.mode {
-                Mode::SwitchMl => SlotMapping::Direct,
-                Mode::Esa | Mode::Atp => SlotMapping::Hashed,
-            };
+            let mapping = job.entry.mode.slot_mapping();
             let slot = slot_for(mapping, job.id, seq, WINDOW, job.entry.slot_mask);
             let mut esa = EsaRepr {
                 packet_type: PacketType::Data,
@@ -207,7 +202,8 @@ pub fn trace(jobs: &[Job], lanes: usize, packets: usize) -> Vec<(u16, Vec<u8>)> 
                     out.push((port, l2));
                 }
             }
-            if job.entry.mode == Mode::Atp {
+            // The PS's RESULT passing back through the switch: the release.
+            if job.entry.mode.ps_forwards_results() {
                 esa.packet_type = PacketType::Result;
                 esa.bitmap = job.entry.full_bitmap();
                 esa.count = job.entry.fan_in;
