@@ -18,11 +18,12 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use esa_controller::api::{JobsClient, proto};
-use esa_core::job::Mode;
-use esa_core::job::SlotMapping;
+use esa_core::constants::MAX_FAN_IN;
+use esa_core::job::{Mode, SlotRange};
+use esa_core::plan::JobPlan;
 use esa_core::policy::Policy;
 use esa_core::ps::{JobOptions, PsConfig};
-use esa_core::worker::WorkerConfig;
+use esa_core::rtt::Rto;
 use esa_host::addressing::{port_host, switch_addr};
 use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker as HostWorker, WorkerOptions};
@@ -31,9 +32,6 @@ use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyConnectionError, PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-
-/// The largest fan-in: one bit per worker in a 32-bit bitmap.
-const MAX_FAN_IN: usize = 32;
 
 type Link = SwitchPortTransport<UdpFrameLink>;
 
@@ -52,7 +50,7 @@ fn parse_mode(s: &str) -> PyResult<Mode> {
 }
 
 fn check_world(world_size: usize) -> PyResult<u8> {
-    if !(2..=MAX_FAN_IN).contains(&world_size) {
+    if !(2..=usize::from(MAX_FAN_IN)).contains(&world_size) {
         return Err(PyValueError::new_err(format!(
             "world size {world_size}: ESA aggregates 2 to {MAX_FAN_IN} workers per job (one bit \
              per worker in the switch's bitmap)"
@@ -121,31 +119,33 @@ impl Worker {
         }
         let mode = parse_mode(mode)?;
         let policy = Policy::from_str(policy).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let mut c = WorkerConfig::new(job, rank as u8, fan_in);
-        c.lanes = lanes;
-        c.window = window;
-        c.result_cache = 4 * window;
-        c.exponent = exponent;
-        c.policy = policy;
-        c.chunks_total = chunks_total;
-        c.slot_mapping = match mode {
-            Mode::SwitchMl => SlotMapping::Direct,
-            Mode::Esa | Mode::Atp => SlotMapping::Hashed,
-        };
-        c.slot_mask = slot_mask;
-        if mode == Mode::SwitchMl {
-            c.window = c.window.min(usize::from(slot_mask) + 1).max(1);
-            c.result_cache = 4 * c.window;
-        }
+        let mut plan = JobPlan::new(
+            job,
+            fan_in,
+            mode,
+            SlotRange {
+                base: 0,
+                mask: slot_mask,
+            },
+        );
+        plan.lanes = lanes;
+        plan.window = window;
+        plan.exponent = exponent;
+        plan.policy = policy;
+        plan.chunks_total = chunks_total;
         // A software switch on a loaded machine: round trips of
         // milliseconds; the RTO adapts upward from here. A chunk fails
         // after about `timeout_s` of resends at the largest RTO.
-        c.rto_initial_us = 20_000;
-        c.rto_max_us = 250_000;
-        c.max_retries = ((timeout_s * 1e6) / c.rto_max_us as f64).ceil().max(4.0) as u32;
+        let max_us = 250_000;
+        plan.rto = Rto {
+            max_us,
+            retries: ((timeout_s * 1e6) / max_us as f64).ceil().max(4.0) as u32,
+            ..Rto::SOFTWARE_SWITCH
+        };
         let addr = parse_addr("port_addr", port_addr)?;
         let transport = link(addr, port, lanes)?;
-        let worker = HostWorker::new(WorkerOptions::new(c, switch_addr()), transport)
+        let config = plan.worker_config(rank as u8);
+        let worker = HostWorker::new(WorkerOptions::new(config, switch_addr()), transport)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Worker {
             inner: Mutex::new(worker),
@@ -175,15 +175,8 @@ impl Worker {
         let stats = py
             .detach(|| {
                 let mut w = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-                let mut stats = w.allreduce(&mut data)?;
-                if average {
-                    let n = w.config().fan_in as f32;
-                    for x in &mut data {
-                        *x /= n;
-                    }
-                }
-                stats.elements = data.len();
-                Ok::<_, HostError>(stats)
+                w.set_average(average);
+                w.allreduce(&mut data)
             })
             .map_err(host_error)?;
         buf.copy_from_slice(py, &data)?;
@@ -260,14 +253,8 @@ impl ParameterServer {
         };
         let mut ps = HostPs::new(config, switch_addr(), transport)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        ps.add_job(
-            job,
-            fan_in,
-            JobOptions {
-                forward_results: mode == Mode::Atp,
-            },
-        )
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        ps.add_job(job, fan_in, JobOptions::for_mode(mode))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::Builder::new()
