@@ -1,6 +1,6 @@
 //! The `esa worker` and `esa ps` commands: configuration from a file and
-//! its overrides (the `esa` binary's flags, which are the config sections
-//! with feature `cli`), a UDP transport, and progress on standard output.
+//! its overrides (the `esa` binary's flags, turned into config sections),
+//! a UDP transport, and progress on standard output.
 
 use crate::addressing::switch_addr;
 use crate::config::{ConfigFile, PsSection, TrainSection, WorkerSection};

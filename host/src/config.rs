@@ -143,138 +143,99 @@ impl ConfigFile {
     }
 }
 
-/// `[worker]`, also the worker's command-line flags.
+/// `[worker]`; the `esa` binary's `esa worker` takes every key as a flag.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSection {
     /// Switch address, host:port (port 17747 if omitted).
-    #[cfg_attr(feature = "cli", arg(long))]
     pub switch: Option<String>,
     /// Local address to bind [default: 0.0.0.0:17747].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub bind: Option<String>,
     /// Job id, 1..=4095.
-    #[cfg_attr(feature = "cli", arg(long))]
     pub job: Option<u16>,
     /// This worker's id, below the fan-in.
-    #[cfg_attr(feature = "cli", arg(long))]
     pub worker_id: Option<u8>,
     /// Workers in the job, 1..=32.
-    #[cfg_attr(feature = "cli", arg(long))]
     pub fan_in: Option<u8>,
     /// int32 lanes per packet [default: 32].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub lanes: Option<usize>,
     /// Chunks in flight [default: 64].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub window: Option<usize>,
     /// Quantization exponent [default: 16].
-    #[cfg_attr(feature = "cli", arg(long, allow_hyphen_values = true))]
     pub exponent: Option<i8>,
     /// Retransmission timeout before a round trip is measured, µs
     /// [default: 1000].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub rto_initial_us: Option<u64>,
     /// Floor of the measured retransmission timeout, µs [default:
     /// rto_initial_us].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub rto_min_us: Option<u64>,
     /// Largest retransmission timeout, µs [default: 64000].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub rto_max_us: Option<u64>,
     /// Resends of a chunk before failing [default: 50].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub max_retries: Option<u32>,
     /// Results kept to answer QUERYs [default: 4 × window].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub result_cache: Option<usize>,
     /// Priority policy: fcfs, static:N, srpt or las [default: fcfs].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub policy: Option<String>,
     /// Aging period of srpt and las, µs; 0 disables aging [default: 50000].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub aging_interval_us: Option<u64>,
     /// The job's mode in the switch: esa, atp or switchml [default: esa].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub mode: Option<String>,
     /// The job's slot range is 0..=slot_mask [default: 4095].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub slot_mask: Option<u16>,
     /// Return the mean instead of the sum [default: false].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub average: Option<bool>,
     /// Seq to (re)join a running job at: the `seq_base` of the all-reduce to
     /// redo, the same on every worker (`WorkerConfig::first_seq`)
     /// [default: 0].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub start_seq: Option<u16>,
     /// Chunks the job sends in all, for srpt.
-    #[cfg_attr(feature = "cli", arg(long))]
     pub chunks_total: Option<u64>,
 }
 
-/// `[train]`, also the training loop's flags.
+/// `[train]`; `esa worker` takes every key as a flag.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct TrainSection {
     /// All-reduces to run [default: 10].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub iterations: Option<u32>,
     /// float32 elements per gradient [default: 262144].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub elements: Option<usize>,
     /// Seed of the synthetic gradients, the same on every worker [default: 1].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub seed: Option<u64>,
     /// Check every result against the exact sum [default: true].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub verify: Option<bool>,
     /// Keep answering peers' QUERYs this long after the last iteration, ms
     /// [default: 1000].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub linger_ms: Option<u64>,
     /// Stop starting iterations after this many seconds.
-    #[cfg_attr(feature = "cli", arg(long))]
     pub duration_s: Option<u64>,
 }
 
-/// `[ps]`, also the parameter server's flags.
+/// `[ps]`; `esa ps` takes every key as a flag (the jobs as `--job`).
 #[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(deny_unknown_fields)]
 pub struct PsSection {
     /// Switch address, host:port (port 17747 if omitted).
-    #[cfg_attr(feature = "cli", arg(long))]
     pub switch: Option<String>,
     /// Local address to bind [default: 0.0.0.0:17747].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub bind: Option<String>,
     /// int32 lanes per packet [default: 32].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub lanes: Option<usize>,
     /// Results cached per job [default: 4096].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub result_cache: Option<usize>,
     /// At most one QUERY per chunk per this many µs [default: 1000].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub query_interval_us: Option<u64>,
     /// Parts stored per chunk [default: 64].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub max_parts_per_chunk: Option<usize>,
     /// Incomplete chunks kept per job [default: 4096].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub max_pending_chunks: Option<usize>,
     /// Print per-job fallback volume this often, ms; 0 = only at exit
     /// [default: 1000].
-    #[cfg_attr(feature = "cli", arg(long))]
     pub report_interval_ms: Option<u64>,
     /// Exit after this many seconds.
-    #[cfg_attr(feature = "cli", arg(long))]
     pub duration_s: Option<u64>,
     /// Jobs served: `[[ps.job]]` tables (flags: --job).
-    #[cfg_attr(feature = "cli", arg(skip))]
     #[serde(default, rename = "job")]
     pub jobs: Vec<PsJobSection>,
 }

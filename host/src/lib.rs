@@ -13,10 +13,9 @@
 //! - [`worker`]: [`Worker::allreduce`](worker::Worker::allreduce), blocking,
 //!   and a non-blocking `start_allreduce` / `poll_allreduce` pair.
 //! - [`ps`]: the parameter-server runtime for one or many jobs.
-//! - [`config`]: TOML files and command-line flags, validated with errors
-//!   that name the key; with feature `cli` each section also derives its
-//!   clap flags, which the `esa` binary uses (the library itself parses no
-//!   command line).
+//! - [`config`]: TOML files and their overrides, validated with errors
+//!   that name the key; the `esa` binary turns its flags into the same
+//!   sections (the library parses no command line).
 //! - [`cli`]: the `esa worker` and `esa ps` commands, run from a
 //!   [`cli::WorkerCommand`] / [`cli::PsCommand`].
 //! - [`testing`]: a model switch (esa-core's pool reference model behind a

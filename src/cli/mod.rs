@@ -1,10 +1,9 @@
 //! The `esa` command's subcommands, one module each, and what they share:
 //! logging set-up and the one shutdown signal.
 //!
-//! The clap definitions of the command live in this binary (the worker's
-//! and PS's flags are esa-host's config sections, which derive them with
-//! esa-host's `cli` feature, so each key is documented once); the library
-//! crates take typed configurations
+//! The clap definitions of the command live in this binary, and only here
+//! (the worker's and PS's flags are esa-host's config sections' keys, turned
+//! into those sections); the library crates take typed configurations
 //! (`esa_switch::run::RunConfig`, `esa_controller::run::run_controller`,
 //! `esa_testbed::RunOptions`, ...).
 
