@@ -20,7 +20,13 @@ pub const SWITCH_IP: std::net::Ipv4Addr = {
 
 /// Where hosts send ESA packets: [`SWITCH_IP`] at the ESA UDP port.
 pub fn switch_addr() -> SocketAddr {
-    SocketAddr::V4(SocketAddrV4::new(SWITCH_IP, ESA_UDP_PORT))
+    switch_addr_at(SWITCH_IP)
+}
+
+/// Where hosts send ESA packets to a switch at `ip` (a switch whose hosts
+/// are not a generated topology's): the ESA UDP port there.
+pub fn switch_addr_at(ip: std::net::Ipv4Addr) -> SocketAddr {
+    SocketAddr::V4(SocketAddrV4::new(ip, ESA_UDP_PORT))
 }
 
 /// Host `n` (1-based, also its switch port): MAC `02:00:00:00:hi:lo`,

@@ -1,13 +1,12 @@
 //! The external target: a switch somebody else runs, reached over
 //! P4Runtime, its hosts listed in a hosts file.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use esa_controller::Pipeline;
-use esa_core::constants::ESA_UDP_PORT;
 use esa_harness::Ports;
+use esa_host::addressing::switch_addr_at;
 
 use super::{RunningSwitch, StartOptions, SwitchTarget, p4_source_pipeline};
 use crate::error::TestbedError;
@@ -70,7 +69,7 @@ impl SwitchTarget for ExternalTarget {
         _ports: Option<Ports>,
         _start: &StartOptions,
     ) -> Result<RunningSwitch, TestbedError> {
-        let switch_addr = SocketAddr::from((self.hosts.switch_ip, ESA_UDP_PORT));
+        let switch_addr = switch_addr_at(self.hosts.switch_ip);
         Ok(RunningSwitch::new(
             self.p4runtime.clone(),
             self.device_id,
