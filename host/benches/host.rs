@@ -18,10 +18,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use esa_core::faults::FaultConfig;
-use esa_core::job::MAX_WINDOW;
-use esa_core::job::SlotMapping;
+use esa_core::job::{MAX_WINDOW, Mode, SlotRange};
+use esa_core::plan::JobPlan;
 use esa_core::pool::PoolConfig;
-use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::quant;
 use esa_core::synthetic::gradient_value;
 use esa_core::wire::{EsaRepr, Flags, Key, PacketType};
@@ -264,7 +263,8 @@ impl Cluster {
             .unwrap();
         let addr = switch.local_addr();
         let switch = switch.spawn();
-        let mut cluster = Cluster::spawn(addr, workers, ps_t, |_| {}, PsConfig::default());
+        let plan = JobPlan::new(1, FAN_IN, Mode::Esa, SlotRange::whole_pool(pool.slots));
+        let mut cluster = Cluster::spawn(addr, workers, ps_t, plan);
         cluster.switch = Some(switch);
         cluster
     }
@@ -276,7 +276,7 @@ impl Cluster {
         let mut harness =
             esa_harness::Cluster::start(esa_harness::Ports::memory(ports), LANES, 256);
         let workers: Vec<u16> = (1..=u16::from(FAN_IN)).collect();
-        let job = harness.admit(1, esa_core::job::Mode::Esa, 15, &workers, ports);
+        let job = harness.admit(1, Mode::Esa, 15, &workers, ports);
         let mut host = |n: u16| {
             SwitchPortTransport::new(
                 harness.take_port(n),
@@ -286,36 +286,27 @@ impl Cluster {
         };
         let worker_t: Vec<_> = workers.iter().map(|n| host(*n)).collect();
         let ps_t = host(ports);
-        let mask = job.slot_mask;
-        let ps_config = PsConfig {
-            lanes: LANES,
-            ..PsConfig::default()
-        };
-        let mut cluster = Cluster::spawn(
-            esa_host::addressing::switch_addr(),
-            worker_t,
-            ps_t,
-            move |cfg| {
-                cfg.lanes = LANES;
-                cfg.slot_mapping = SlotMapping::Hashed;
-                cfg.slot_mask = mask;
-            },
-            ps_config,
-        );
+        let mut plan = JobPlan::for_entry(1, &job.entry());
+        plan.lanes = LANES;
+        let mut cluster = Cluster::spawn(esa_host::addressing::switch_addr(), worker_t, ps_t, plan);
         cluster.harness = Some(harness);
         cluster
     }
 
-    /// Starts the PS and the workers on threads, waiting for "go".
+    /// Starts `plan`'s PS and workers on threads, waiting for "go".
     fn spawn<W: Transport + 'static, P: Transport + 'static>(
         addr: SocketAddr,
         workers: Vec<W>,
         ps_t: P,
-        configure: impl Fn(&mut WorkerConfig),
-        ps_config: PsConfig,
+        mut plan: JobPlan,
     ) -> Cluster {
-        let mut ps = ParameterServer::new(ps_config, addr, ps_t).unwrap();
-        ps.add_job(1, FAN_IN, JobOptions::default()).unwrap();
+        // Above any scheduling delay of six threads on two cores, so the
+        // numbers measure the path, not spurious resends.
+        plan.rto.initial_us = 50_000;
+        plan.rto.max_us = 200_000;
+        let mut ps = ParameterServer::new(plan.ps_config(), addr, ps_t).unwrap();
+        ps.add_job(plan.job, plan.fan_in, plan.ps_options())
+            .unwrap();
         let stop_ps = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&stop_ps);
         let ps = std::thread::spawn(move || {
@@ -330,12 +321,7 @@ impl Cluster {
             let (tx, rx) = mpsc::channel::<()>();
             go.push(tx);
             let done_tx = done_tx.clone();
-            let mut cfg = WorkerConfig::new(1, id as u8, FAN_IN);
-            // Above any scheduling delay of six threads on two cores, so
-            // the numbers measure the path, not spurious resends.
-            cfg.rto_initial_us = 50_000;
-            cfg.rto_max_us = 200_000;
-            configure(&mut cfg);
+            let cfg = plan.worker_config(id as u8);
             threads.push(std::thread::spawn(move || {
                 let mut w = Worker::new(WorkerOptions::new(cfg, addr), t).unwrap();
                 let input: Vec<f32> = (0..ELEMENTS)
