@@ -202,7 +202,7 @@ impl SimConfig {
         short.start_us = 300;
         short.window = 16;
         short.compute_jitter_us = 400;
-        if mode == Mode::SwitchMl {
+        if mode.has_own_slots() {
             (long.slot_base, long.slot_mask) = (0, 15);
             (short.slot_base, short.slot_mask) = (16, 15);
         }
@@ -285,7 +285,7 @@ impl SimConfig {
             job.slot_base = (usize::from(k) * range % slots) as u16;
             job.slot_mask = (range - 1) as u16;
             // A switchml window beyond its range would collide with itself.
-            job.window = if mode == Mode::SwitchMl {
+            job.window = if mode.has_own_slots() {
                 rng.range(1, range as u64) as usize
             } else {
                 rng.range(1, 8) as usize

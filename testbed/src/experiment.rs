@@ -722,7 +722,7 @@ impl Experiment {
         for j in &mut jobs {
             if let Some(m) = variant.mode {
                 j.mode = m;
-                if m != Mode::SwitchMl {
+                if !m.has_own_slots() {
                     j.slots = None;
                     j.slot_base = None;
                 }
@@ -733,7 +733,7 @@ impl Experiment {
         }
         let share = equal_share(self.switch.pool_slots, jobs.len());
         for j in &mut jobs {
-            if j.mode == Mode::SwitchMl && j.slots.is_none() {
+            if j.mode.has_own_slots() && j.slots.is_none() {
                 j.slots = Some(share);
                 // Bases picked by the controller; ranges of jobs that do not
                 // overlap in time are reused.
@@ -1301,7 +1301,7 @@ fn check_job(
             at("priority")
         )));
     }
-    if mode != Mode::SwitchMl && (j.slots.is_some() || j.slot_base.is_some()) {
+    if !mode.has_own_slots() && (j.slots.is_some() || j.slot_base.is_some()) {
         return Err(invalid(format!(
             "{}: a slot range is for switchml jobs only",
             at("slots")
