@@ -13,8 +13,8 @@
 //! - [`run`]: [`run_experiment`]: where the experiment runs (a
 //!   [`VariantRunner`]: emulated on a switch target and a fabric, or
 //!   simulated in virtual time), checked before anything starts, then each
-//!   variant; a job's run (its PS and workers on threads, each on its own
-//!   link) and the progress bars.
+//!   variant; a job's run (its PS and workers on threads through
+//!   `esa_harness::runner`, each on its own link) and the progress bars.
 //! - [`switch_target`]: switch targets ([`SwitchTarget`]): esa-switch in
 //!   process, BMv2's `simple_switch_grpc`, a switch somebody else runs.
 //! - [`fabric`]: where the hosts run and how they reach the switch
@@ -27,7 +27,8 @@
 //! - [`workload`]: generated jobs: Poisson arrivals at a target offered
 //!   load, trace files (CSV), and the load arithmetic.
 //! - [`train`]: the real model training jobs run (softmax regression on a
-//!   seeded synthetic data set) and its single-process reference.
+//!   seeded synthetic data set), as the workload of their workers, and its
+//!   single-process reference.
 //! - [`local`]: `esa local`, a switch and its controller for hosts started
 //!   elsewhere.
 //!
