@@ -80,7 +80,7 @@ impl SyntheticSums {
             .count()
     }
 
-    /// All-reduces worker `worker`'s gradient of `iteration` in `data`;
+    /// All-reduces worker `worker_id`'s gradient of `iteration` in `data`;
     /// returns the elements that differ from the exact sum.
     fn allreduce<T: Transport>(
         &self,
