@@ -815,7 +815,7 @@ fn convert(ex: Ex, from: BitType, to: BitType) -> Ex {
 fn fold(e: Ex) -> Ex {
     let c = match &e {
         Ex::Bin(op, w, ab) => match (&ab.0, &ab.1) {
-            (Ex::Const(a), Ex::Const(b)) => Some(crate::exec::interp::eval_nop(*op, *w, *a, *b)),
+            (Ex::Const(a), Ex::Const(b)) => Some(crate::exec::narrow::eval_nop(*op, *w, *a, *b)),
             _ => None,
         },
         Ex::BitNot(w, a) => match **a {
@@ -835,7 +835,7 @@ fn fold(e: Ex) -> Ex {
             _ => None,
         },
         Ex::SExt(f, t, a) => match **a {
-            Ex::Const(a) => Some(crate::exec::interp::sext(a, *f) & mask(*t)),
+            Ex::Const(a) => Some(crate::exec::narrow::sext(a, *f) & mask(*t)),
             _ => None,
         },
         Ex::Slice(hi, lo, a) => match **a {

@@ -32,8 +32,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::exec::bits::{BitType, Bits};
+use crate::exec::cells::RegisterCells;
 use crate::exec::engine::CompiledProgram;
-use crate::exec::interp::{Effects, Exec, Frame, RegisterCells, Runtime, Stage};
+use crate::exec::interp::Exec;
+use crate::exec::state::{Effects, Frame, Runtime, Stage};
 use crate::exec::table::TableChangeError;
 use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
 use crate::v1switch::pre::Pre;
@@ -786,7 +788,7 @@ impl V1Switch {
         if deparse {
             let mut buf = std::mem::take(&mut self.deparsed);
             buf.reserve(payload.len() + 256);
-            ex.out = crate::exec::interp::BitWriter::with_buffer(buf);
+            ex.out = crate::exec::narrow::BitWriter::with_buffer(buf);
         }
         match &self.engine {
             Some(c) => c.run_controls(&mut ex, stages),

@@ -20,8 +20,10 @@
 
 use std::sync::Arc;
 
-use crate::exec::interp::{Exec, Flow, eval_nop, mask, read_bits, sext};
-use crate::exec::interp::{RegisterCells, Stage};
+use crate::exec::cells::RegisterCells;
+use crate::exec::interp::Exec;
+use crate::exec::narrow::{eval_nop, mask, read_bits, sext};
+use crate::exec::state::{Flow, Stage};
 use crate::ir::*;
 
 pub(crate) type ExFn = Box<dyn Fn(&mut Exec<'_>) -> u64 + Send + Sync>;
@@ -452,7 +454,7 @@ pub(crate) fn hash_bits(
 ) -> u64 {
     let mut buf = std::mem::take(scratch);
     buf.clear();
-    let mut w = crate::exec::interp::BitWriter::with_buffer(buf);
+    let mut w = crate::exec::narrow::BitWriter::with_buffer(buf);
     for (v, width) in values {
         w.push(v, width);
     }

@@ -31,13 +31,16 @@
 use std::fmt::Write as _;
 use std::sync::RwLock;
 
+use crate::exec::cells::RegisterCells;
 use crate::exec::engine::{ExFn, StFn};
 use crate::exec::hash::HashAlgorithm;
-use crate::exec::interp::{Exec, RegisterCells, Stage, mask};
+use crate::exec::interp::Exec;
+use crate::exec::narrow::mask;
+use crate::exec::state::Stage;
 use crate::exec::table::TableState;
 use crate::ir::*;
 
-pub use crate::exec::interp::Flow;
+pub use crate::exec::state::Flow;
 
 /// A generated program, as its generated source declares it.
 #[derive(Debug)]
@@ -580,19 +583,19 @@ pub fn csum16_bits(leaves: &[(u64, u32, bool)]) -> u16 {
 /// A narrow binary operator the generated code does not spell out.
 #[inline(always)]
 pub fn nop(op: NOp, w: u32, a: u64, b: u64) -> u64 {
-    crate::exec::interp::eval_nop(op, w, a, b)
+    crate::exec::narrow::eval_nop(op, w, a, b)
 }
 
 /// Sign extension from `from` bits.
 #[inline(always)]
 pub fn sext(v: u64, from: u32) -> u64 {
-    crate::exec::interp::sext(v, from)
+    crate::exec::narrow::sext(v, from)
 }
 
 /// `width` bits of `data` at `bit_offset` (missing bytes read as 0).
 #[inline]
 pub fn read_bits(data: &[u8], bit_offset: usize, width: u32) -> u64 {
-    crate::exec::interp::read_bits(data, bit_offset, width)
+    crate::exec::narrow::read_bits(data, bit_offset, width)
 }
 
 /// The generated source of `prog` as a Rust module body declaring
@@ -2426,7 +2429,7 @@ impl Refs<'_, '_> {
 mod tests {
     use super::csum16_bits;
     use crate::exec::hash::csum16;
-    use crate::exec::interp::BitWriter;
+    use crate::exec::narrow::BitWriter;
 
     /// The bit-at-a-time sum equals the byte one on the bytes a
     /// `BitWriter` makes, for leaves of every width, odd totals, partial
@@ -2445,7 +2448,7 @@ mod tests {
             let leaves: Vec<(u64, u32, bool)> = (0..count)
                 .map(|_| {
                     let w = (next() % 64 + 1) as u32;
-                    let v = next() & crate::exec::interp::mask(w);
+                    let v = next() & crate::exec::narrow::mask(w);
                     (v, w, next() % 5 != 0)
                 })
                 .collect();

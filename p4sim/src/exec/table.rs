@@ -50,7 +50,7 @@ pub struct StoredEntry {
     /// Direct counter: packets and bytes.
     pub counter: (u64, u64),
     /// Direct meter cell.
-    pub meter: crate::exec::interp::MeterCell,
+    pub meter: crate::exec::cells::MeterCell,
     /// Installed by the program's `entries` (cannot be changed at run time
     /// when they are `const`).
     pub from_program: bool,
@@ -225,7 +225,7 @@ impl TableState {
         let stored = StoredEntry {
             entry,
             counter: (0, 0),
-            meter: crate::exec::interp::MeterCell::default(),
+            meter: crate::exec::cells::MeterCell::default(),
             from_program,
         };
         if let Some(slot) = self.entries.get_mut(handle as usize) {

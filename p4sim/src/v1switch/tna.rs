@@ -25,7 +25,9 @@
 //!    The egress half starts from fresh state for each copy.
 
 use super::{MAX_PASSES, Sink, V1Switch};
-use crate::exec::interp::{BitWriter, Effects, Exec, Frame, Stage};
+use crate::exec::interp::Exec;
+use crate::exec::narrow::BitWriter;
+use crate::exec::state::{Effects, Frame, Stage};
 use crate::ir::{St, TnaIr};
 
 /// `parser_err` flags (TNA's `PARSER_ERROR_*`).
