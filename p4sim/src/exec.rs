@@ -18,6 +18,7 @@ pub mod cells;
 pub mod engine;
 pub mod hash;
 pub mod interp;
+pub(crate) mod lowering;
 pub(crate) mod narrow;
 pub mod native;
 pub mod state;

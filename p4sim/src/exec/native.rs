@@ -32,9 +32,9 @@ use std::fmt::Write as _;
 use std::sync::RwLock;
 
 use crate::exec::cells::RegisterCells;
-use crate::exec::engine::{ExFn, StFn};
 use crate::exec::hash::HashAlgorithm;
 use crate::exec::interp::Exec;
+use crate::exec::lowering::{ExFn, StFn};
 use crate::exec::narrow::mask;
 use crate::exec::state::Stage;
 use crate::exec::table::TableState;
@@ -396,7 +396,7 @@ impl<'a, const N: usize, const R: usize> Cx<'_, 'a, N, R> {
         let mut scratch = std::mem::take(&mut self.ex.rt.scratch);
         let values = leaves.iter().filter(|l| l.2).map(|&(v, w, _)| (v, w));
         let payload = with_payload.then_some(self.ex.payload);
-        let h = crate::exec::engine::hash_bits(&mut scratch, values, payload, algo);
+        let h = crate::exec::lowering::hash_bits(&mut scratch, values, payload, algo);
         self.ex.rt.scratch = scratch;
         h
     }
@@ -521,14 +521,14 @@ impl<'a, const N: usize, const R: usize> Cx<'_, 'a, N, R> {
                 let Some(Some(p)) = params.get(pos) else {
                     return (true, None);
                 };
-                crate::exec::engine::copy_args(&mut self.n[..], ex.w, p, &e.entry.args);
+                crate::exec::lowering::copy_args(&mut self.n[..], ex.w, p, &e.entry.args);
                 (true, pos, Some((t as u32, h)))
             }
             None => match &state.default_action {
                 Some((pos, args)) => {
                     let pos = *pos;
                     if let Some(Some(p)) = params.get(pos) {
-                        crate::exec::engine::copy_args(&mut self.n[..], ex.w, p, args);
+                        crate::exec::lowering::copy_args(&mut self.n[..], ex.w, p, args);
                     }
                     (false, pos, None)
                 }
@@ -1034,7 +1034,7 @@ impl Generator<'_> {
 
     /// As the closure engine: a statement without any control-flow effect.
     fn pure_st(&self, s: &St) -> bool {
-        crate::exec::engine::pure_st(self.prog, s)
+        crate::exec::lowering::pure_st(self.prog, s)
     }
 
     /// Appends the code of a statement for which [`Self::pure_st`] holds.
@@ -1252,7 +1252,7 @@ impl Generator<'_> {
     /// shifts of the slots it spans. With the header invalid nothing is
     /// summed (`!0`), as when every leaf is left out.
     fn csum16_inline(&mut self, cond: &Ex, data: &[Leaf]) -> Option<String> {
-        let slots = crate::exec::engine::slot_leaves(data)?;
+        let slots = crate::exec::lowering::slot_leaves(data)?;
         let valid = slots.first()?.2;
         let mut leaves = Vec::with_capacity(slots.len());
         let mut at = 0u32;
@@ -1315,7 +1315,7 @@ impl Generator<'_> {
         {
             return Some(code);
         }
-        let leaves: Vec<String> = crate::exec::engine::slot_leaves(data)?
+        let leaves: Vec<String> = crate::exec::lowering::slot_leaves(data)?
             .iter()
             .map(|&(v, width, valid)| {
                 let valid = valid.map_or("true".to_string(), |b| format!("cx.ld({b}) != 0"));
