@@ -1,0 +1,1425 @@
+//! The builder: a program's [`P4Info`], walking the AST with the checker's
+//! resolution.
+//!
+//! What p4c's front end does before it serializes is reproduced here over the
+//! AST, because it decides names and the order of objects:
+//!
+//! - every object declared in a control gets the control's name as a prefix
+//!   (`HierarchicalNames`); an `@name(".x")` makes it global instead;
+//! - key elements without `@name` are named after their expression
+//!   (`TableKeyNames`: `hdr.ipv4.dstAddr`, `hdr.ipv4.$valid$`, `x[7:0]`);
+//! - a table without `default_action` gets `NoAction`, added to its action
+//!   list as `@defaultonly` when missing;
+//! - top-level actions are copied into each control that uses them, ahead of
+//!   the control's own declarations (`LocalizeAllActions`);
+//! - tables that are never applied and actions no surviving code refers to
+//!   are removed (`RemoveAllUnusedDeclarations`); extern instances stay.
+//!
+//! Objects are then visited breadth first from `main` (the package's blocks
+//! in parameter order, then each control's tables and instances in
+//! declaration order), which is the order of each P4Info section. Ids come
+//! from [`crate::p4info::id`].
+//!
+//! Types, widths and constant values come from the checker
+//! ([`crate::check::Resolver`]: its resolution, scopes and constant folding,
+//! with the names of `type` declarations kept), so a program has one
+//! resolver; what is here is P4Info's own naming and order of objects.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use super::id::{AssignedIds, IdAllocator, ResourceType};
+use super::model::{
+    Action, ActionParam, ActionRef, ActionScope, ControllerPacketMetadata, Counter, CounterUnit,
+    Digest, DirectCounter, DirectMeter, HeaderMember, MatchField, MatchType, Meter, MeterUnit,
+    NewTypeSpec, P4Info, PacketMetadata, Preamble, Register, SerializableEnumSpec, Table,
+    TableActionCall, TypeInfo, TypeSpec,
+};
+use super::names::{
+    Res, annotated_name, field_ids, id_annotation, invalid, printed_annotations, qualify,
+    translation, unsupported,
+};
+use super::plan::{ControlPlan, digest_calls};
+use super::tna;
+use crate::check::{CpType, Resolver};
+use crate::front::ast::{
+    ActionDecl, ActionRef as AstActionRef, Annotation, AnnotationBody, Argument, BinaryOp,
+    ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, StructDecl,
+    TableDecl, TypeKind, TypedefDecl, find_annotation,
+};
+use crate::front::source::Span;
+
+/// p4c's default table size for v1model.
+pub const DEFAULT_TABLE_SIZE: i64 = 1024;
+
+/// p4c's `KeyNameGenerator`: the name of a key element from its expression,
+/// with the checker's types of its parts (a field's `@name`, `$valid$` of a
+/// header).
+fn key_name<'a>(b: &Builder<'a>, control: &'a ControlDecl, e: &Expr) -> Res<String> {
+    let complex = || invalid("complex key expression requires a @name annotation", e.span);
+    let type_of = |x: &Expr| b.resolver.borrow_mut().type_of(x, control, None);
+    Ok(match &e.kind {
+        ExprKind::Name(p) => format!("{}{}", if p.absolute { "." } else { "" }, p.name),
+        ExprKind::Member { base, member } => {
+            let field = match type_of(base) {
+                Ok(CpType::Struct(s) | CpType::Header(s) | CpType::Union(s)) => b
+                    .struct_decl(&s)
+                    .and_then(|d| d.fields.iter().find(|f| f.name.as_str() == member.as_str()))
+                    .map(|f| annotated_name(&f.annotations, member.as_str())),
+                _ => None,
+            }
+            .unwrap_or_else(|| member.to_string());
+            if let Some(global) = field.strip_prefix('.') {
+                return Ok(global.to_string());
+            }
+            format!("{}.{field}", key_name(b, control, base)?)
+        }
+        ExprKind::Index { base, index } => {
+            format!(
+                "{}[{}]",
+                key_name(b, control, base)?,
+                key_name(b, control, index)?
+            )
+        }
+        ExprKind::Int(v) => v.to_u128().ok_or_else(complex)?.to_string(),
+        ExprKind::Slice { base, hi, lo } => format!(
+            "{}[{}:{}]",
+            key_name(b, control, base)?,
+            key_name(b, control, hi)?,
+            key_name(b, control, lo)?
+        ),
+        ExprKind::Binary {
+            op: BinaryOp::BitAnd,
+            lhs,
+            rhs,
+        } => format!(
+            "{} & {}",
+            key_name(b, control, lhs)?,
+            key_name(b, control, rhs)?
+        ),
+        ExprKind::Call { callee, args, .. } => match &callee.kind {
+            ExprKind::Member { base, member }
+                if member.as_str() == "isValid" && args.is_empty() =>
+            {
+                match type_of(base) {
+                    Ok(CpType::Header(_) | CpType::Union(_)) => {
+                        format!("{}.$valid$", key_name(b, control, base)?)
+                    }
+                    _ => return Err(complex()),
+                }
+            }
+            _ => return Err(complex()),
+        },
+        _ => return Err(complex()),
+    })
+}
+
+/// The v1model blocks of `main`, in `V1Switch` parameter order.
+const V1SWITCH_PARAMS: [&str; 6] = ["p", "vr", "ig", "eg", "ck", "dep"];
+
+/// Something the breadth-first walk visits.
+enum Node<'a> {
+    Control(&'a ControlDecl, String),
+    Table(&'a TableDecl, &'a ControlDecl, String),
+    Instance(&'a Instantiation, &'a ControlDecl, String),
+}
+
+pub(super) struct Builder<'a> {
+    program: &'a crate::front::ast::Program,
+    /// The checker's resolution of the program's types and constants.
+    resolver: RefCell<Resolver<'a>>,
+    /// Top-level actions and controls by name.
+    actions: HashMap<&'a str, &'a ActionDecl>,
+    controls: HashMap<&'a str, &'a ControlDecl>,
+    plans: HashMap<String, ControlPlan<'a>>,
+    /// For a TNA program, the `Pipeline` instance's name.
+    tna_pipe: Option<String>,
+    /// For a TNA program: the ingress parser's type name and the name of its
+    /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
+    tna_port_metadata: Option<(String, String)>,
+}
+
+/// A digest found in a control.
+struct DigestUse {
+    name: String,
+    ty: CpType,
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(program: &'a crate::front::ast::Program) -> Res<Self> {
+        let mut actions = HashMap::new();
+        let mut controls = HashMap::new();
+        for d in &program.declarations {
+            match d {
+                Declaration::Action(a) => {
+                    actions.insert(a.name.as_str(), a);
+                }
+                Declaration::Control(c) => {
+                    controls.insert(c.name.as_str(), c);
+                }
+                _ => {}
+            }
+        }
+        Ok(Builder {
+            program,
+            resolver: RefCell::new(Resolver::new(program)?),
+            actions,
+            controls,
+            plans: HashMap::new(),
+            tna_pipe: None,
+            tna_port_metadata: None,
+        })
+    }
+
+    /// The header, struct or union declaration `name`.
+    fn struct_decl(&self, name: &str) -> Option<&'a StructDecl> {
+        match self.resolver.borrow().declaration(name)? {
+            Declaration::Header(s) | Declaration::Struct(s) | Declaration::HeaderUnion(s) => {
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    /// The `type` declaration `name`.
+    fn new_type_decl(&self, name: &str) -> Option<&'a TypedefDecl> {
+        match self.resolver.borrow().declaration(name)? {
+            Declaration::Typedef(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Width in bits as P4Info reports it.
+    fn width(&self, t: &CpType) -> Option<u32> {
+        Some(match t {
+            CpType::Bit(w) | CpType::Int(w) | CpType::SerEnum(_, w) => *w,
+            CpType::Bool => 1,
+            CpType::Error => 0,
+            CpType::NewType(name, inner) => match self.new_type_decl(name).and_then(translation) {
+                Some((_, width)) => width.unwrap_or(0),
+                None => self.width(inner)?,
+            },
+            _ => return None,
+        })
+    }
+
+    fn resolve(&self, t: &crate::front::ast::Type) -> Res<CpType> {
+        self.resolver.borrow_mut().resolve(t)
+    }
+
+    fn eval(&self, e: &Expr, control: Option<&'a ControlDecl>) -> Res<i128> {
+        self.resolver.borrow_mut().eval(e, control)
+    }
+
+    fn main_blocks(&mut self) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
+        let main = self
+            .program
+            .declarations
+            .iter()
+            .rev()
+            .find_map(|d| match d {
+                Declaration::Instantiation(i) if i.name.as_str() == "main" => Some(i),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                unsupported(
+                    "the program has no `main` package instance",
+                    self.program
+                        .declarations
+                        .last()
+                        .map(Declaration::span)
+                        .unwrap_or_default(),
+                )
+            })?;
+        let package = match &main.ty.kind {
+            TypeKind::Name(p) => p.name.as_str(),
+            TypeKind::Specialized { base, .. } => base.name.as_str(),
+            _ => "",
+        };
+        if package == "Switch" {
+            return self.tna_blocks(main);
+        }
+        if package != "V1Switch" {
+            return Err(unsupported(
+                format!(
+                    "P4Info for package `{package}`: v1model's V1Switch and TNA's Switch are supported"
+                ),
+                main.ty.span,
+            ));
+        }
+        let mut slots: Vec<Option<&Argument>> = vec![None; V1SWITCH_PARAMS.len()];
+        for (i, arg) in main.args.iter().enumerate() {
+            let pos = match &arg.name {
+                Some(n) => V1SWITCH_PARAMS
+                    .iter()
+                    .position(|p| *p == n.as_str())
+                    .ok_or_else(|| invalid(format!("V1Switch has no parameter `{n}`"), n.span))?,
+                None => i,
+            };
+            if pos < slots.len() {
+                slots[pos] = Some(arg);
+            }
+        }
+        let mut controls = Vec::new();
+        for arg in slots.into_iter().flatten() {
+            let name = match &arg.value.kind {
+                ExprKind::Call { callee, .. } => match &callee.kind {
+                    ExprKind::Name(p) => Some(p.name.as_str()),
+                    _ => None,
+                },
+                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+                _ => None,
+            };
+            if let Some(c) = name.and_then(|n| self.controls.get(n)) {
+                controls.push(*c);
+            }
+        }
+        let annotations = printed_annotations(&main.annotations);
+        Ok((controls, annotations))
+    }
+
+    /// The controls of a TNA `Switch(pipe)`'s one `Pipeline`: ingress,
+    /// ingress deparser, egress, egress deparser.
+    fn tna_blocks(&mut self, main: &'a Instantiation) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
+        let [arg] = main.args.as_slice() else {
+            return Err(unsupported(
+                "P4Info for a Switch of more than one Pipeline",
+                main.span,
+            ));
+        };
+        let (pipe, args): (String, &'a [Argument]) = match &arg.value.kind {
+            ExprKind::Name(p) => {
+                let inst = self.program.declarations.iter().find_map(|d| match d {
+                    Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => Some(i),
+                    _ => None,
+                });
+                match inst {
+                    Some(i) => (i.name.to_string(), i.args.as_slice()),
+                    None => {
+                        return Err(invalid(
+                            format!("unknown instance `{}`", p.name),
+                            p.name.span,
+                        ));
+                    }
+                }
+            }
+            ExprKind::Call { args, .. } => ("pipe".to_string(), args.as_slice()),
+            _ => {
+                return Err(invalid(
+                    "the argument of Switch must be a Pipeline",
+                    arg.value.span,
+                ));
+            }
+        };
+        let mut controls = Vec::new();
+        let block_name = |a: &'a Argument| -> Option<&'a str> {
+            match &a.value.kind {
+                ExprKind::Call { callee, .. } => match &callee.kind {
+                    ExprKind::Name(p) => Some(p.name.as_str()),
+                    _ => None,
+                },
+                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+                _ => None,
+            }
+        };
+        if let Some(parser_name) = args.first().and_then(block_name) {
+            let parser = self.program.declarations.iter().find_map(|d| match d {
+                Declaration::Parser(p) if p.name.as_str() == parser_name => Some(p),
+                _ => None,
+            });
+            let param = parser.and_then(|p| {
+                p.params.iter().find(|q| {
+                    matches!(&q.ty.kind, TypeKind::Name(t) if t.name.as_str() == "ingress_intrinsic_metadata_t")
+                })
+            });
+            let key = param.map_or("ig_intr_md".to_string(), |q| q.name.to_string());
+            self.tna_port_metadata = Some((parser_name.to_string(), key));
+        }
+        for (k, a) in args.iter().enumerate() {
+            if !matches!(k, 1 | 2 | 4 | 5) {
+                continue;
+            }
+            let name = match &a.value.kind {
+                ExprKind::Call { callee, .. } => match &callee.kind {
+                    ExprKind::Name(p) => Some(p.name.as_str()),
+                    _ => None,
+                },
+                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+                _ => None,
+            };
+            if let Some(c) = name.and_then(|n| self.controls.get(n)) {
+                controls.push(*c);
+            }
+        }
+        self.tna_pipe = Some(pipe);
+        Ok((controls, printed_annotations(&main.annotations)))
+    }
+
+    /// For `MyIngress() ig; V1Switch(..., ig, ...)`: the type instantiated.
+    fn instance_type_name(&self, instance: &str) -> Option<&'a str> {
+        self.program.declarations.iter().find_map(|d| match d {
+            Declaration::Instantiation(i) if i.name.as_str() == instance => match &i.ty.kind {
+                TypeKind::Name(p) => Some(p.name.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    fn plan(&mut self, control: &'a ControlDecl) -> &ControlPlan<'a> {
+        let key = control.name.to_string();
+        let actions = &self.actions;
+        self.plans
+            .entry(key)
+            .or_insert_with(|| ControlPlan::new(actions, control))
+    }
+
+    /// Depth-first walk from `main`'s controls in declaration order: p4c's
+    /// BMv2 back end writes the P4Info after its mid end has inlined every
+    /// control instance at its declaration, so an instance's tables come
+    /// where it is declared, before the next top-level control's.
+    fn walk(&mut self, roots: &[&'a ControlDecl]) -> Vec<Node<'a>> {
+        let mut order = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for c in roots {
+            if seen.insert(c.name.to_string()) {
+                self.walk_control(c, c.name.to_string(), &mut seen, &mut order);
+            }
+        }
+        order
+    }
+
+    fn walk_control(
+        &mut self,
+        control: &'a ControlDecl,
+        prefix: String,
+        seen: &mut HashSet<String>,
+        order: &mut Vec<Node<'a>>,
+    ) {
+        order.push(Node::Control(control, prefix.clone()));
+        let plan_tables: Vec<&TableDecl> = self.plan(control).tables.clone();
+        for d in &control.locals {
+            match d {
+                Declaration::Table(t) if plan_tables.iter().any(|p| std::ptr::eq(*p, t)) => {
+                    order.push(Node::Table(t, control, prefix.clone()));
+                }
+                Declaration::Instantiation(i) => {
+                    let type_name = match &i.ty.kind {
+                        TypeKind::Name(p) => p.name.as_str(),
+                        TypeKind::Specialized { base, .. } => base.name.as_str(),
+                        _ => "",
+                    };
+                    if let Some(inner) = self.controls.get(type_name) {
+                        let inner_prefix = qualify(&prefix, &i.annotations, i.name.as_str());
+                        if seen.insert(inner_prefix.clone()) {
+                            self.walk_control(inner, inner_prefix, seen, order);
+                        }
+                    } else {
+                        order.push(Node::Instance(i, control, prefix.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn run(mut self) -> Res<P4Info> {
+        let (roots, pkg_annotations) = self.main_blocks()?;
+        let nodes = self.walk(&roots);
+
+        // Pass 1: symbols, for ids and aliases.
+        let mut alloc = IdAllocator::new();
+        let add =
+            |alloc: &mut IdAllocator, ty, name: &str, annos: &[Annotation], span| -> Res<()> {
+                let id = id_annotation(annos)?;
+                alloc
+                    .add(ty, name, id)
+                    .map_err(|e| invalid(e.to_string(), span))
+            };
+        let mut digest_uses: Vec<(usize, Vec<DigestUse>)> = Vec::new();
+        for (index, node) in nodes.iter().enumerate() {
+            match node {
+                Node::Control(control, prefix) => {
+                    let plan = self.plan(control);
+                    let (globals, locals) = (plan.global_actions.clone(), plan.actions.clone());
+                    for a in globals {
+                        let name = qualify(prefix, &a.annotations, a.name.as_str());
+                        let name = if find_annotation(&a.annotations, "name").is_none() {
+                            a.name.to_string()
+                        } else {
+                            name
+                        };
+                        add(
+                            &mut alloc,
+                            ResourceType::Action,
+                            &name,
+                            &a.annotations,
+                            a.span,
+                        )?;
+                    }
+                    for a in locals {
+                        let name = qualify(prefix, &a.annotations, a.name.as_str());
+                        add(
+                            &mut alloc,
+                            ResourceType::Action,
+                            &name,
+                            &a.annotations,
+                            a.span,
+                        )?;
+                    }
+                    let digests = self.digests_of(control)?;
+                    for d in &digests {
+                        alloc
+                            .add(ResourceType::Digest, &d.name, None)
+                            .map_err(|e| invalid(e.to_string(), control.span))?;
+                    }
+                    digest_uses.push((index, digests));
+                }
+                Node::Table(t, _, prefix) => {
+                    let name = qualify(prefix, &t.annotations, t.name.as_str());
+                    add(
+                        &mut alloc,
+                        ResourceType::Table,
+                        &name,
+                        &t.annotations,
+                        t.span,
+                    )?;
+                    for prop in ["implementation", "counters", "meters"] {
+                        if let Some(v) = t.property(prop)
+                            && matches!(v.kind, ExprKind::Call { .. })
+                        {
+                            return Err(unsupported(
+                                format!("a `{prop}` extern constructed inside the table"),
+                                v.span,
+                            ));
+                        }
+                    }
+                }
+                Node::Instance(i, _, prefix) => {
+                    if let Some(ty) = self.instance_resource(i)? {
+                        let name = qualify(prefix, &i.annotations, i.name.as_str());
+                        add(&mut alloc, ty, &name, &i.annotations, i.span)?;
+                    }
+                }
+            }
+        }
+        let controller_headers: Vec<&StructDecl> = self
+            .program
+            .declarations
+            .iter()
+            .filter_map(|d| match d {
+                Declaration::Header(h)
+                    if find_annotation(&h.annotations, "controller_header").is_some() =>
+                {
+                    Some(h)
+                }
+                _ => None,
+            })
+            .collect();
+        for h in &controller_headers {
+            let name = annotated_name(&h.annotations, h.name.as_str());
+            let name = name.strip_prefix('.').unwrap_or(&name).to_string();
+            add(
+                &mut alloc,
+                ResourceType::ControllerHeader,
+                &name,
+                &h.annotations,
+                h.span,
+            )?;
+        }
+        let ids = alloc
+            .assign()
+            .map_err(|e| invalid(e.to_string(), Span::default()))?;
+
+        // Pass 2: the P4Info itself.
+        let mut out = P4Info {
+            arch: if self.tna_pipe.is_some() {
+                "tna"
+            } else {
+                "v1model"
+            }
+            .to_string(),
+            pkg_annotations,
+            ..P4Info::default()
+        };
+        let mut type_info: Option<TypeInfo> = None;
+        let mut serialized_actions: HashSet<u32> = HashSet::new();
+        let mut serialized_digests: HashSet<u32> = HashSet::new();
+        for (index, node) in nodes.iter().enumerate() {
+            match node {
+                Node::Control(control, prefix) => {
+                    let plan = self.plan(control);
+                    let globals = plan.global_actions.clone();
+                    let locals = plan.actions.clone();
+                    let direct_calls = plan.direct_calls.clone();
+                    for a in globals {
+                        let name = if find_annotation(&a.annotations, "name").is_none() {
+                            a.name.to_string()
+                        } else {
+                            qualify(prefix, &a.annotations, a.name.as_str())
+                        };
+                        self.add_action(
+                            &ids,
+                            a,
+                            name,
+                            direct_calls.contains(a.name.as_str()),
+                            &mut out,
+                            &mut type_info,
+                            &mut serialized_actions,
+                        )?;
+                    }
+                    for a in locals {
+                        let name = qualify(prefix, &a.annotations, a.name.as_str());
+                        self.add_action(
+                            &ids,
+                            a,
+                            name,
+                            direct_calls.contains(a.name.as_str()),
+                            &mut out,
+                            &mut type_info,
+                            &mut serialized_actions,
+                        )?;
+                    }
+                    if let Some((_, uses)) = digest_uses.iter().find(|(i, _)| *i == index) {
+                        for d in uses {
+                            let id = ids.get(ResourceType::Digest, &d.name).unwrap_or(0);
+                            if !serialized_digests.insert(id) {
+                                continue;
+                            }
+                            let info = type_info.get_or_insert_with(TypeInfo::default);
+                            let type_spec = self.type_spec(&d.ty, info, control.span)?;
+                            out.digests.push(Digest {
+                                preamble: Preamble {
+                                    id,
+                                    name: d.name.clone(),
+                                    alias: ids.alias(&d.name),
+                                    annotations: Vec::new(),
+                                },
+                                type_spec,
+                            });
+                        }
+                    }
+                }
+                Node::Table(t, control, prefix) => {
+                    self.add_table(&ids, t, control, prefix, &mut out, &mut type_info)?;
+                }
+                Node::Instance(i, control, prefix) => {
+                    self.add_instance(&ids, i, control, prefix, &mut out, &mut type_info)?;
+                }
+            }
+        }
+        for h in &controller_headers {
+            self.add_controller_header(&ids, h, &mut out, &mut type_info)?;
+        }
+        out.type_info = type_info;
+        if let Some(pipe) = &self.tna_pipe {
+            tna::ids(&mut out, pipe)?;
+            if let Some((parser, key)) = &self.tna_port_metadata {
+                out.externs.push(tna::port_metadata(pipe, parser, key)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The resource type of an extern instance in a control.
+    fn instance_resource(&self, i: &Instantiation) -> Res<Option<ResourceType>> {
+        let type_name = match &i.ty.kind {
+            TypeKind::Name(p) => p.name.as_str(),
+            TypeKind::Specialized { base, .. } => base.name.as_str(),
+            _ => "",
+        };
+        Ok(match type_name {
+            "counter" => Some(ResourceType::Counter),
+            "direct_counter" => Some(ResourceType::DirectCounter),
+            "meter" => Some(ResourceType::Meter),
+            "direct_meter" => Some(ResourceType::DirectMeter),
+            "register" => Some(ResourceType::Register),
+            // TNA, as bf-p4c --p4runtime-force-std-externs writes them
+            "Counter" if self.tna_pipe.is_some() => Some(ResourceType::Counter),
+            "DirectCounter" if self.tna_pipe.is_some() => Some(ResourceType::DirectCounter),
+            "Register" if self.tna_pipe.is_some() => Some(ResourceType::Register),
+            "action_profile" | "action_selector" => {
+                return Err(unsupported(
+                    "action profiles and selectors in P4Info",
+                    i.ty.span,
+                ));
+            }
+            _ => None,
+        })
+    }
+
+    fn digests_of(&mut self, control: &'a ControlDecl) -> Res<Vec<DigestUse>> {
+        let plan = self.plan(control);
+        let actions = plan.actions.clone();
+        let globals = plan.global_actions.clone();
+        let mut calls = Vec::new();
+        for a in globals.iter().chain(actions.iter()) {
+            digest_calls(&a.body, &mut calls);
+        }
+        digest_calls(&control.apply, &mut calls);
+        let mut out = Vec::new();
+        for call in calls {
+            let ExprKind::Call {
+                type_args, args, ..
+            } = &call.kind
+            else {
+                continue;
+            };
+            let ty = match (type_args.first(), args.get(1)) {
+                (Some(t), _) => self.resolve(t)?,
+                (None, Some(a)) => match &a.value.kind {
+                    ExprKind::List { .. } => {
+                        return Err(unsupported(
+                            "digest of a list without a type argument (p4c names it digest_N)",
+                            call.span,
+                        ));
+                    }
+                    _ => {
+                        // The data may use action parameters; look them up too.
+                        self.type_in_action_context(control, &a.value)?
+                    }
+                },
+                _ => return Err(invalid("digest needs a receiver and data", call.span)),
+            };
+            let name = match &ty {
+                CpType::Struct(s) | CpType::Header(s) | CpType::Union(s) => {
+                    let annotations = self
+                        .struct_decl(s)
+                        .map_or(&[][..], |d| d.annotations.as_slice());
+                    let n = annotated_name(annotations, s);
+                    n.strip_prefix('.').unwrap_or(&n).to_string()
+                }
+                _ => {
+                    return Err(unsupported(
+                        "digest data that is not a struct or header",
+                        call.span,
+                    ));
+                }
+            };
+            out.push(DigestUse { name, ty });
+        }
+        Ok(out)
+    }
+
+    /// The type of a digest's data: in the control's scope, else with the
+    /// parameters of one of its actions.
+    fn type_in_action_context(&self, control: &'a ControlDecl, e: &Expr) -> Res<CpType> {
+        let mut resolver = self.resolver.borrow_mut();
+        match resolver.type_of(e, control, None) {
+            Ok(t) => Ok(t),
+            Err(first) => {
+                for d in &control.locals {
+                    if let Declaration::Action(a) = d
+                        && let Ok(t) = resolver.type_of(e, control, Some(a))
+                    {
+                        return Ok(t);
+                    }
+                }
+                Err(first)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_action(
+        &self,
+        ids: &AssignedIds,
+        a: &'a ActionDecl,
+        name: String,
+        called_directly: bool,
+        out: &mut P4Info,
+        type_info: &mut Option<TypeInfo>,
+        serialized: &mut HashSet<u32>,
+    ) -> Res<()> {
+        if find_annotation(&a.annotations, "hidden").is_some() {
+            return Ok(());
+        }
+        let id = ids.get(ResourceType::Action, &name).unwrap_or(0);
+        if !serialized.insert(id) {
+            return Ok(());
+        }
+        let cp_params: Vec<&Param> = a
+            .params
+            .iter()
+            .filter(|p| p.direction == crate::front::ast::Direction::None && !called_directly)
+            .collect();
+        let annos: Vec<&[Annotation]> =
+            cp_params.iter().map(|p| p.annotations.as_slice()).collect();
+        let param_ids = field_ids(&annos)?;
+        let mut params = Vec::new();
+        for (p, pid) in cp_params.iter().zip(param_ids) {
+            let ty = self.resolve(&p.ty)?;
+            let (bitwidth, type_name) = match &ty {
+                CpType::Bit(_)
+                | CpType::Int(_)
+                | CpType::Bool
+                | CpType::SerEnum(..)
+                | CpType::NewType(..) => (self.width(&ty).unwrap_or(0), type_name(&ty)),
+                CpType::Enum(e) => (0, Some(e.to_string())),
+                _ => {
+                    return Err(invalid(
+                        format!(
+                            "action parameter `{}` has a type which is not bit<>, int<>, bool, type or serializable enum",
+                            p.name
+                        ),
+                        p.span,
+                    ));
+                }
+            };
+            let info = type_info.get_or_insert_with(TypeInfo::default);
+            self.type_spec(&ty, info, p.span)?;
+            params.push(ActionParam {
+                id: pid,
+                name: annotated_name(&p.annotations, p.name.as_str()),
+                annotations: printed_annotations(&p.annotations),
+                bitwidth,
+                type_name,
+            });
+        }
+        out.actions.push(Action {
+            preamble: Preamble {
+                id,
+                alias: ids.alias(&name),
+                name,
+                annotations: printed_annotations(&a.annotations),
+            },
+            params,
+        });
+        Ok(())
+    }
+
+    /// The P4Info name of an action a table of `control` refers to;
+    /// `prefix` is the control instance's path (`EsaIngress.l2` for a
+    /// control instantiated inside another), as in the actions section.
+    fn action_name(
+        &self,
+        control: &'a ControlDecl,
+        prefix: &str,
+        r: &AstActionRef,
+    ) -> Res<(String, &'a ActionDecl)> {
+        let name = r.name.name.as_str();
+        if !r.name.absolute {
+            for d in &control.locals {
+                if let Declaration::Action(a) = d
+                    && a.name.as_str() == name
+                {
+                    return Ok((qualify(prefix, &a.annotations, name), a));
+                }
+            }
+        }
+        let a = self
+            .actions
+            .get(name)
+            .ok_or_else(|| invalid(format!("unknown action `{name}`"), r.span))?;
+        let n = if find_annotation(&a.annotations, "name").is_none() {
+            a.name.to_string()
+        } else {
+            qualify(prefix, &a.annotations, name)
+        };
+        Ok((n, a))
+    }
+
+    fn add_table(
+        &self,
+        ids: &AssignedIds,
+        t: &'a TableDecl,
+        control: &'a ControlDecl,
+        prefix: &str,
+        out: &mut P4Info,
+        type_info: &mut Option<TypeInfo>,
+    ) -> Res<()> {
+        if find_annotation(&t.annotations, "hidden").is_some() {
+            return Ok(());
+        }
+        let name = qualify(prefix, &t.annotations, t.name.as_str());
+        let table_id = ids.get(ResourceType::Table, &name).unwrap_or(0);
+        // Every table touches type_info in p4c (for its key's types).
+        let info = type_info.get_or_insert_with(TypeInfo::default);
+
+        let key: &[KeyElement] = t.key().unwrap_or(&[]);
+        let annos: Vec<&[Annotation]> = key.iter().map(|k| k.annotations.as_slice()).collect();
+        let key_ids = field_ids(&annos)?;
+        let mut match_fields = Vec::new();
+        for (k, kid) in key.iter().zip(key_ids) {
+            let match_type = match k.match_kind.as_str() {
+                "exact" => MatchType::Exact,
+                "lpm" => MatchType::Lpm,
+                "ternary" => MatchType::Ternary,
+                "range" => MatchType::Range,
+                "optional" => MatchType::Optional,
+                "selector" => continue,
+                other => MatchType::Other(other.to_string()),
+            };
+            let field_name = match find_annotation(&k.annotations, "name") {
+                Some(a) => a
+                    .string_argument()
+                    .ok_or_else(|| invalid("@name needs one string", a.span))?
+                    .to_string(),
+                None => key_name(self, control, &k.expr)?,
+            };
+            let ty = self.resolver.borrow_mut().type_of(&k.expr, control, None)?;
+            self.type_spec(&ty, info, k.expr.span)?;
+            let bitwidth = self
+                .width(&ty)
+                .ok_or_else(|| invalid("this key has no bit width", k.expr.span))?;
+            match_fields.push(MatchField {
+                id: kid,
+                name: field_name,
+                annotations: printed_annotations(&k.annotations),
+                bitwidth,
+                match_type,
+                type_name: type_name(&ty),
+            });
+        }
+
+        let mut action_refs = Vec::new();
+        let mut listed: Vec<String> = Vec::new();
+        for r in t.actions().unwrap_or(&[]) {
+            let (aname, _) = self.action_name(control, prefix, r)?;
+            let table_only = find_annotation(&r.annotations, "tableonly").is_some();
+            let default_only = find_annotation(&r.annotations, "defaultonly").is_some();
+            if table_only && default_only {
+                return Err(invalid(
+                    format!(
+                        "Table '{name}' has an action reference ('{aname}') which is annotated with both '@tableonly' and '@defaultonly'"
+                    ),
+                    r.span,
+                ));
+            }
+            action_refs.push(ActionRef {
+                id: ids.get(ResourceType::Action, &aname).unwrap_or(0),
+                scope: if table_only {
+                    ActionScope::TableOnly
+                } else if default_only {
+                    ActionScope::DefaultOnly
+                } else {
+                    ActionScope::TableAndDefault
+                },
+                annotations: printed_annotations(&r.annotations),
+            });
+            listed.push(aname);
+        }
+
+        let mut const_default_action_id = 0;
+        let initial_default_action = match t.default_action() {
+            Some((r, is_const)) => {
+                let (aname, decl) = self.action_name(control, prefix, r)?;
+                let id = ids.get(ResourceType::Action, &aname).unwrap_or(0);
+                if is_const {
+                    const_default_action_id = id;
+                }
+                Some(TableActionCall {
+                    action_id: id,
+                    arguments: self.action_arguments(decl, &r.args)?,
+                })
+            }
+            None => {
+                // The front end adds `default_action = NoAction()` and, when
+                // missing, `@defaultonly NoAction` to the action list.
+                let id = ids.get(ResourceType::Action, "NoAction").unwrap_or(0);
+                if !listed.iter().any(|n| n == "NoAction") {
+                    action_refs.push(ActionRef {
+                        id,
+                        scope: ActionScope::DefaultOnly,
+                        annotations: vec!["@defaultonly".to_string()],
+                    });
+                }
+                Some(TableActionCall {
+                    action_id: id,
+                    arguments: Vec::new(),
+                })
+            }
+        };
+
+        let size = match t.property("size") {
+            Some(e) => {
+                let v = self.eval(e, Some(control))?;
+                let v = i64::try_from(v).map_err(|_| invalid("table size too large", e.span))?;
+                if v == 0 { DEFAULT_TABLE_SIZE } else { v }
+            }
+            None => DEFAULT_TABLE_SIZE,
+        };
+        let supports_idle_timeout = match t.property("support_timeout") {
+            Some(Expr {
+                kind: ExprKind::Bool(b),
+                ..
+            }) => *b,
+            Some(e) => {
+                return Err(invalid("support_timeout must be `true` or `false`", e.span));
+            }
+            None => false,
+        };
+        let (is_const_table, has_initial_entries) = match t.entries() {
+            Some((entries, is_const)) => (is_const, !entries.is_empty()),
+            None => (false, false),
+        };
+
+        let mut table = Table {
+            preamble: Preamble {
+                id: table_id,
+                alias: ids.alias(&name),
+                name: name.clone(),
+                annotations: self.table_annotations(&t.annotations, control),
+            },
+            match_fields,
+            action_refs,
+            const_default_action_id,
+            initial_default_action,
+            direct_resource_ids: Vec::new(),
+            size,
+            supports_idle_timeout,
+            is_const_table,
+            has_initial_entries,
+        };
+
+        // Direct resources, added to P4Info when their table is.
+        for (prop, is_counter) in [("counters", true), ("meters", false)] {
+            let Some(e) = t.property(prop) else { continue };
+            let ExprKind::Name(p) = &e.kind else {
+                return Err(unsupported(
+                    format!("`{prop}` must name an instance"),
+                    e.span,
+                ));
+            };
+            let inst = control
+                .locals
+                .iter()
+                .find_map(|d| match d {
+                    Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => Some(i),
+                    _ => None,
+                })
+                .ok_or_else(|| invalid(format!("unknown instance `{}`", p.name), e.span))?;
+            let iname = qualify(prefix, &inst.annotations, inst.name.as_str());
+            let unit_name = enum_member_arg(&inst.args, "type", 0)
+                .ok_or_else(|| invalid("direct resource needs a type argument", inst.span))?;
+            if is_counter {
+                let id = ids
+                    .get(ResourceType::DirectCounter, &iname)
+                    .ok_or_else(|| invalid("`counters` must name a direct_counter", e.span))?;
+                table.direct_resource_ids.push(id);
+                out.direct_counters.push(DirectCounter {
+                    preamble: Preamble {
+                        id,
+                        alias: ids.alias(&iname),
+                        name: iname,
+                        annotations: printed_annotations(&inst.annotations),
+                    },
+                    unit: counter_unit(&unit_name),
+                    direct_table_id: table_id,
+                });
+            } else {
+                let id = ids
+                    .get(ResourceType::DirectMeter, &iname)
+                    .ok_or_else(|| invalid("`meters` must name a direct_meter", e.span))?;
+                table.direct_resource_ids.push(id);
+                out.direct_meters.push(DirectMeter {
+                    preamble: Preamble {
+                        id,
+                        alias: ids.alias(&iname),
+                        name: iname,
+                        annotations: printed_annotations(&inst.annotations),
+                    },
+                    unit: meter_unit(&unit_name),
+                    direct_table_id: table_id,
+                });
+            }
+        }
+        out.tables.push(table);
+        Ok(())
+    }
+
+    /// A table's annotations as P4Info prints them; for TNA, bf-p4c folds
+    /// the expression of `@stage(...)`.
+    fn table_annotations(
+        &self,
+        annotations: &[Annotation],
+        control: &'a ControlDecl,
+    ) -> Vec<String> {
+        let mut out = printed_annotations(annotations);
+        if self.tna_pipe.is_none() {
+            return out;
+        }
+        let kept = annotations
+            .iter()
+            .filter(|a| !matches!(a.name.as_str(), "name" | "id" | "brief" | "description"));
+        for (printed, a) in out.iter_mut().zip(kept) {
+            if a.name.as_str() != "stage" {
+                continue;
+            }
+            if let AnnotationBody::Unstructured {
+                expressions: Some(exprs),
+                ..
+            } = &a.body
+                && let [e] = exprs.as_slice()
+                && let Ok(v) = self.eval(e, Some(control))
+            {
+                *printed = format!("@stage({v})");
+            }
+        }
+        out
+    }
+
+    /// Arguments of a default action call, as P4Runtime bytes.
+    fn action_arguments(&self, decl: &ActionDecl, args: &[Argument]) -> Res<Vec<(u32, Vec<u8>)>> {
+        let cp_params: Vec<&Param> = decl
+            .params
+            .iter()
+            .filter(|p| p.direction == crate::front::ast::Direction::None)
+            .collect();
+        // Directional parameters are bound in the call too, before the
+        // control-plane ones.
+        let skip = decl.params.len() - cp_params.len();
+        let mut out = Vec::new();
+        for (i, arg) in args.iter().skip(skip).enumerate() {
+            let Some(p) = cp_params.get(i) else { break };
+            let width = self.width(&self.resolve(&p.ty)?).unwrap_or(0);
+            let value = self.eval(&arg.value, None)?;
+            let id = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            out.push((id, value_bytes(value, width)));
+        }
+        Ok(out)
+    }
+
+    fn add_instance(
+        &self,
+        ids: &AssignedIds,
+        i: &'a Instantiation,
+        control: &'a ControlDecl,
+        prefix: &str,
+        out: &mut P4Info,
+        type_info: &mut Option<TypeInfo>,
+    ) -> Res<()> {
+        let Some(ty) = self.instance_resource(i)? else {
+            return Ok(());
+        };
+        let name = qualify(prefix, &i.annotations, i.name.as_str());
+        let preamble = Preamble {
+            id: ids.get(ty, &name).unwrap_or(0),
+            alias: ids.alias(&name),
+            name: name.clone(),
+            annotations: printed_annotations(&i.annotations),
+        };
+        let size = |this: &Self| -> Res<i64> {
+            let arg = named_or_positional(&i.args, "size", 0)
+                .ok_or_else(|| invalid("missing size argument", i.span))?;
+            let v = this.eval(&arg.value, Some(control))?;
+            i64::try_from(v).map_err(|_| invalid("size out of range", arg.value.span))
+        };
+        match ty {
+            ResourceType::Counter => {
+                let unit = enum_member_arg(&i.args, "type", 1)
+                    .ok_or_else(|| invalid("counter needs a CounterType", i.span))?;
+                out.counters.push(Counter {
+                    preamble,
+                    unit: counter_unit(&unit),
+                    size: size(self)?,
+                });
+            }
+            ResourceType::Meter => {
+                let unit = enum_member_arg(&i.args, "type", 1)
+                    .ok_or_else(|| invalid("meter needs a MeterType", i.span))?;
+                out.meters.push(Meter {
+                    preamble,
+                    unit: meter_unit(&unit),
+                    size: size(self)?,
+                });
+            }
+            ResourceType::Register => {
+                let TypeKind::Specialized { args, .. } = &i.ty.kind else {
+                    return Err(invalid("register needs a type argument", i.ty.span));
+                };
+                let elem = args
+                    .first()
+                    .ok_or_else(|| invalid("register needs a type argument", i.ty.span))?;
+                let t = self.resolve(elem)?;
+                let info = type_info.get_or_insert_with(TypeInfo::default);
+                let type_spec = self.type_spec(&t, info, elem.span)?;
+                out.registers.push(Register {
+                    preamble,
+                    type_spec,
+                    size: size(self)?,
+                });
+            }
+            // Direct resources appear with their table.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn add_controller_header(
+        &self,
+        ids: &AssignedIds,
+        h: &'a StructDecl,
+        out: &mut P4Info,
+        type_info: &mut Option<TypeInfo>,
+    ) -> Res<()> {
+        if find_annotation(&h.annotations, "hidden").is_some() {
+            return Ok(());
+        }
+        let anno = find_annotation(&h.annotations, "controller_header")
+            .ok_or_else(|| invalid("missing @controller_header", h.span))?;
+        let controller_name = anno
+            .string_argument()
+            .ok_or_else(|| invalid("@controller_header needs one string", anno.span))?
+            .to_string();
+        let symbol = annotated_name(&h.annotations, h.name.as_str());
+        let symbol = symbol.strip_prefix('.').unwrap_or(&symbol);
+        let annos: Vec<&[Annotation]> = h.fields.iter().map(|f| f.annotations.as_slice()).collect();
+        let field_id_list = field_ids(&annos)?;
+        let mut metadata = Vec::new();
+        for (f, fid) in h.fields.iter().zip(field_id_list) {
+            if find_annotation(&f.annotations, "hidden").is_some() {
+                continue;
+            }
+            let t = self.resolve(&f.ty)?;
+            let info = type_info.get_or_insert_with(TypeInfo::default);
+            self.type_spec(&t, info, f.span)?;
+            metadata.push(PacketMetadata {
+                id: fid,
+                name: annotated_name(&f.annotations, f.name.as_str()),
+                annotations: printed_annotations(&f.annotations),
+                bitwidth: self
+                    .width(&t)
+                    .ok_or_else(|| invalid("controller header fields must be bit<W>", f.span))?,
+                type_name: type_name(&t),
+            });
+        }
+        out.controller_packet_metadata
+            .push(ControllerPacketMetadata {
+                preamble: Preamble {
+                    id: ids.get(ResourceType::ControllerHeader, symbol).unwrap_or(0),
+                    name: controller_name.clone(),
+                    alias: controller_name,
+                    annotations: printed_annotations(&h.annotations),
+                },
+                metadata,
+            });
+        Ok(())
+    }
+
+    /// p4c's `TypeSpecConverter`: the spec of `t`, recording named types in
+    /// `info`.
+    fn type_spec(&self, t: &CpType, info: &mut TypeInfo, span: Span) -> Res<TypeSpec> {
+        Ok(match t {
+            CpType::Bit(w) => TypeSpec::Bit(*w),
+            CpType::Int(w) => TypeSpec::Int(*w),
+            CpType::Varbit(w) => TypeSpec::Varbit(*w),
+            CpType::Bool => TypeSpec::Bool,
+            CpType::Error => {
+                info.error = Some(self.resolver.borrow().errors().to_vec());
+                TypeSpec::Error
+            }
+            CpType::Tuple(items) => TypeSpec::Tuple(
+                items
+                    .iter()
+                    .map(|i| self.type_spec(i, info, span))
+                    .collect::<Res<_>>()?,
+            ),
+            CpType::Struct(s) => {
+                let name = s.to_string();
+                if !info.structs.contains_key(&name) {
+                    let fields = self.resolver.borrow_mut().fields(s)?;
+                    let decl = self.struct_decl(s);
+                    let mut members = Vec::new();
+                    for (k, f) in fields.iter().enumerate() {
+                        let field_span =
+                            decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
+                        members.push((
+                            annotated_name(&f.annotations, &f.name),
+                            self.type_spec(&f.ty, info, field_span)?,
+                        ));
+                    }
+                    info.structs.insert(name.clone(), members);
+                }
+                TypeSpec::Struct(name)
+            }
+            CpType::Header(s) => {
+                let name = s.to_string();
+                if !info.headers.contains_key(&name) {
+                    let fields = self.resolver.borrow_mut().fields(s)?;
+                    let decl = self.struct_decl(s);
+                    let mut members = Vec::new();
+                    for (k, f) in fields.iter().enumerate() {
+                        let field_span =
+                            decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
+                        let spec = match &f.ty {
+                            CpType::Bit(w) => TypeSpec::Bit(*w),
+                            CpType::Int(w) => TypeSpec::Int(*w),
+                            CpType::Varbit(w) => TypeSpec::Varbit(*w),
+                            CpType::SerEnum(_, w) => TypeSpec::Bit(*w),
+                            CpType::NewType(_, inner) => match **inner {
+                                CpType::Bit(w) => TypeSpec::Bit(w),
+                                _ => {
+                                    return Err(unsupported(
+                                        "this header field type in P4Info",
+                                        field_span,
+                                    ));
+                                }
+                            },
+                            _ => {
+                                return Err(unsupported(
+                                    "this header field type in P4Info",
+                                    field_span,
+                                ));
+                            }
+                        };
+                        members.push(HeaderMember {
+                            name: annotated_name(&f.annotations, &f.name),
+                            type_spec: spec,
+                        });
+                    }
+                    info.headers.insert(name.clone(), members);
+                }
+                TypeSpec::Header(name)
+            }
+            CpType::Union(s) => {
+                let name = s.to_string();
+                if !info.header_unions.contains_key(&name) {
+                    let fields = self.resolver.borrow_mut().fields(s)?;
+                    let decl = self.struct_decl(s);
+                    let mut members = Vec::new();
+                    for (k, f) in fields.iter().enumerate() {
+                        let field_span =
+                            decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
+                        let TypeSpec::Header(h) = self.type_spec(&f.ty, info, field_span)? else {
+                            return Err(invalid(
+                                "header union members must be headers",
+                                field_span,
+                            ));
+                        };
+                        members.push((f.name.to_string(), h));
+                    }
+                    info.header_unions.insert(name.clone(), members);
+                }
+                TypeSpec::HeaderUnion(name)
+            }
+            CpType::Stack(elem, size) => {
+                let TypeSpec::Header(header) = self.type_spec(elem, info, span)? else {
+                    return Err(unsupported("stacks of header unions in P4Info", span));
+                };
+                TypeSpec::HeaderStack {
+                    header,
+                    size: *size,
+                }
+            }
+            CpType::Enum(e) => {
+                let name = e.to_string();
+                if !info.enums.contains_key(&name) {
+                    let members = self.resolver.borrow().enum_members(e);
+                    info.enums.insert(
+                        name.clone(),
+                        members.iter().map(|(m, _)| m.to_string()).collect(),
+                    );
+                }
+                TypeSpec::Enum(name)
+            }
+            CpType::SerEnum(e, w) => {
+                let name = e.to_string();
+                if !info.serializable_enums.contains_key(&name) {
+                    let members = self
+                        .resolver
+                        .borrow()
+                        .enum_members(e)
+                        .into_iter()
+                        .map(|(m, v)| (m.to_string(), value_bytes(v, *w)))
+                        .collect();
+                    info.serializable_enums.insert(
+                        name.clone(),
+                        SerializableEnumSpec {
+                            underlying_bitwidth: *w,
+                            members,
+                        },
+                    );
+                }
+                TypeSpec::SerializableEnum(name)
+            }
+            CpType::NewType(n, inner) => {
+                let name = n.to_string();
+                if !info.new_types.contains_key(&name) {
+                    let spec = match self.new_type_decl(n).and_then(translation) {
+                        Some((uri, sdn_bitwidth)) => NewTypeSpec::Translated { uri, sdn_bitwidth },
+                        None => NewTypeSpec::Original(self.type_spec(inner, info, span)?),
+                    };
+                    info.new_types.insert(name.clone(), spec);
+                }
+                TypeSpec::NewType(name)
+            }
+            CpType::Other => {
+                return Err(unsupported("this type in P4Info", span));
+            }
+        })
+    }
+}
+
+/// The user-defined type name P4Info records for keys and parameters.
+fn type_name(t: &CpType) -> Option<String> {
+    match t {
+        CpType::NewType(name, _) => Some(name.to_string()),
+        _ => None,
+    }
+}
+
+/// Big-endian bytes of `value` in `ceil(width / 8)` bytes (p4c's
+/// `stringRepr`); negative values in two's complement.
+fn value_bytes(value: i128, width: u32) -> Vec<u8> {
+    let n = usize::try_from(width.div_ceil(8)).unwrap_or(0).max(1);
+    let bytes = value.to_be_bytes();
+    if n >= bytes.len() {
+        let fill = if value < 0 { 0xff } else { 0 };
+        let mut v = vec![fill; n - bytes.len()];
+        v.extend_from_slice(&bytes);
+        v
+    } else {
+        bytes[bytes.len() - n..].to_vec()
+    }
+}
+
+fn named_or_positional<'e>(args: &'e [Argument], name: &str, index: usize) -> Option<&'e Argument> {
+    if args.iter().any(|a| a.name.is_some()) {
+        args.iter()
+            .find(|a| a.name.as_ref().is_some_and(|n| n.as_str() == name))
+    } else {
+        args.get(index)
+    }
+}
+
+/// The member name of an enum-valued constructor argument (`CounterType.bytes`).
+fn enum_member_arg(args: &[Argument], name: &str, index: usize) -> Option<String> {
+    // Direct resources take the type as their only argument.
+    let arg = named_or_positional(args, name, index)
+        .or_else(|| if args.len() == 1 { args.first() } else { None })?;
+    match &arg.value.kind {
+        ExprKind::Member { member, .. } => Some(member.to_string()),
+        _ => None,
+    }
+}
+
+fn counter_unit(name: &str) -> CounterUnit {
+    match name.to_ascii_lowercase().as_str() {
+        "packets" => CounterUnit::Packets,
+        "bytes" => CounterUnit::Bytes,
+        "packets_and_bytes" => CounterUnit::Both,
+        _ => CounterUnit::Unspecified,
+    }
+}
+
+fn meter_unit(name: &str) -> MeterUnit {
+    match name {
+        "packets" => MeterUnit::Packets,
+        "bytes" => MeterUnit::Bytes,
+        _ => MeterUnit::Unspecified,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_bytes_pad_to_width() {
+        assert_eq!(value_bytes(5, 9), vec![0, 5]);
+        assert_eq!(value_bytes(1, 1), vec![1]);
+        assert_eq!(value_bytes(-1, 16), vec![0xff, 0xff]);
+        assert_eq!(value_bytes(0x0a00_0001, 32), vec![10, 0, 0, 1]);
+    }
+}
