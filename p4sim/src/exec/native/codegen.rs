@@ -17,7 +17,7 @@ use crate::ir::*;
 /// The generated source of `prog` as a Rust module body declaring
 /// `pub static PROGRAM: p4sim::exec::native::NativeProgram`; `name` says what it
 /// was generated from. Include it in a module of a crate that depends on
-/// p4sim and [`register`] `PROGRAM`.
+/// p4sim and [`register`](super::register) `PROGRAM`.
 pub fn generate(prog: &Compiled, name: &str) -> String {
     let g = Generator::run(prog);
     let mut s = String::new();

@@ -59,7 +59,7 @@ impl std::fmt::Debug for Entry<'_, '_> {
 impl Entry<'_, '_> {
     /// Runs `parser` or the asked-for `stages` (VerifyChecksum, Ingress,
     /// Egress, ComputeChecksum, Deparser) in one [`Cx`] over a frame of
-    /// `N` narrow slots, the program's [`Compiled::n_slots`], and its `R`
+    /// `N` narrow slots, the program's [`Compiled::n_slots`](crate::ir::Compiled::n_slots), and its `R`
     /// registers: the slot and register numbers in generated code are
     /// then checked against `N` and `R` when it is compiled instead of at
     /// each access. A frame or register file of another size (which a
