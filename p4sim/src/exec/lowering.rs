@@ -126,6 +126,10 @@ pub(crate) fn slot_leaves(data: &[Leaf]) -> Option<SlotLeaves> {
 
 /// `algo` over the bits of `values` (value, width), then `payload`,
 /// packed as the deparser packs fields, in `scratch` (reused).
+// `inline` so that the closure engine's `checksum_of` inlines it again
+// from this module's code-generation unit, as it did when both were in
+// `engine`; no generated program calls `Cx::checksum`, the other caller.
+#[inline]
 pub(crate) fn hash_bits(
     scratch: &mut Vec<u8>,
     values: impl IntoIterator<Item = (u64, u32)>,
