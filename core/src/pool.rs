@@ -96,6 +96,14 @@ pub enum Destination {
     Port(u16),
     /// Every member port of a multicast group.
     Group(u16),
+    /// Every member port of a multicast group but one: a relayed packet
+    /// (R1, R2, Q1, A1) never goes back out of the port it came in on.
+    GroupExcept {
+        /// The group.
+        group: u16,
+        /// The port left out: the packet's ingress port.
+        except: u16,
+    },
 }
 
 /// A packet leaving ingress.
@@ -159,6 +167,16 @@ pub enum Outcome {
     ResultRelayed,
     /// Q1: a QUERY relayed to the group.
     QueryRelayed,
+    /// P1: a PROBE answered `PENDING` from the slot.
+    ProbeAnswered,
+    /// P2: a PROBE forwarded to the PS.
+    ProbeForwarded,
+    /// L1: a PULL flushed the slot's partial to the PS.
+    Pulled,
+    /// L2: a PULL found nothing to flush.
+    PullIgnored,
+    /// A1: a PS's `PENDING` or `MISSING` relayed to the group.
+    AnswerRelayed,
 }
 
 /// The result of [`Pool::process`].
@@ -204,6 +222,16 @@ pub struct JobCounters {
     pub queries_relayed: u64,
     /// R1 that cleared `HELD` (ATP release).
     pub released: u64,
+    /// P1.
+    pub probes_answered: u64,
+    /// P2.
+    pub probes_forwarded: u64,
+    /// L1.
+    pub pulled: u64,
+    /// L2.
+    pub pulls_ignored: u64,
+    /// A1.
+    pub answers_relayed: u64,
     /// Admission: port not authorized.
     pub drop_bad_port: u64,
     /// Admission: switch-only type received.
@@ -231,7 +259,7 @@ impl JobCounters {
     /// Every counter with its name (`data_rx`, ..., `drop_bad_worker`): the
     /// program's counter arrays carry the same names (`esa_p4::counters`
     /// says where each is kept), so the model and a program compare by name.
-    pub const fn by_name(&self) -> [(&'static str, u64); 18] {
+    pub const fn by_name(&self) -> [(&'static str, u64); 23] {
         [
             ("data_rx", self.data_rx),
             ("claimed", self.claimed),
@@ -247,6 +275,11 @@ impl JobCounters {
             ("results_relayed", self.results_relayed),
             ("queries_relayed", self.queries_relayed),
             ("released", self.released),
+            ("probes_answered", self.probes_answered),
+            ("probes_forwarded", self.probes_forwarded),
+            ("pulled", self.pulled),
+            ("pulls_ignored", self.pulls_ignored),
+            ("answers_relayed", self.answers_relayed),
             ("drop_bad_port", self.drop_bad_port),
             ("drop_bad_type", self.drop_bad_type),
             ("drop_bad_slot", self.drop_bad_slot),
@@ -313,13 +346,17 @@ pub enum HostOnlyRoute {
 }
 
 /// The host-only baseline's forwarding rule: `DATA` goes to the job's PS as
-/// `FALLBACK` (the PS sums every contribution), `RESULT` and `QUERY` to the
-/// group; anything else is dropped (`None`). Returns the route and the
-/// packet type to send.
+/// `FALLBACK` (the PS sums every contribution) and a `PROBE` to the PS as it
+/// is; `RESULT`, `QUERY` and the PS's `PENDING` and `MISSING` to the group;
+/// anything else is dropped (`None`). Returns the route and the packet type
+/// to send.
 pub fn host_only_route(packet_type: PacketType) -> Option<(HostOnlyRoute, PacketType)> {
     match packet_type {
         PacketType::Data => Some((HostOnlyRoute::Ps, PacketType::Fallback)),
-        PacketType::Result | PacketType::Query => Some((HostOnlyRoute::Group, packet_type)),
+        PacketType::Probe => Some((HostOnlyRoute::Ps, PacketType::Probe)),
+        PacketType::Result | PacketType::Query | PacketType::Pending | PacketType::Missing => {
+            Some((HostOnlyRoute::Group, packet_type))
+        }
         _ => None,
     }
 }
@@ -614,24 +651,39 @@ impl Pool {
         let index = (usize::from(job.slot_base) + usize::from(esa.slot)) & (self.config.slots - 1);
         let now = now_us & TIMESTAMP_MASK;
         let mut packet = Packet::new(frame, self.config.lanes);
+        let relay = Destination::GroupExcept {
+            group: job.mcast_group,
+            except: ingress_port,
+        };
         match esa.packet_type {
+            PacketType::Data | PacketType::Probe
+                if esa.worker >= job.fan_in || esa.bitmap != 1u32 << esa.worker =>
+            {
+                self.drop_packet(job_id, DropReason::BadWorker)
+            }
             PacketType::Data => {
-                if esa.worker >= job.fan_in || esa.bitmap != 1u32 << esa.worker {
-                    return self.drop_packet(job_id, DropReason::BadWorker);
-                }
                 let priority = esa.key.priority().min(job.max_priority);
                 packet.key = esa.key.with_priority(priority);
                 self.job_counters(job_id).data_rx += 1;
                 self.data(&job, job_id, index, packet, now)
             }
-            PacketType::Result => self.result(&job, job_id, index, packet),
+            PacketType::Probe => self.probe(&job, job_id, index, packet, ingress_port),
+            PacketType::Pull => self.pull(&job, job_id, index, packet),
+            PacketType::Result => self.result(&job, job_id, index, packet, relay),
             PacketType::Query => {
                 self.job_counters(job_id).queries_relayed += 1;
-                let emit = packet.emit(Destination::Group(job.mcast_group));
                 Decision {
                     outcome: Outcome::QueryRelayed,
                     rule: "Q1",
-                    emit: Some(emit),
+                    emit: Some(packet.emit(relay)),
+                }
+            }
+            PacketType::Pending | PacketType::Missing => {
+                self.job_counters(job_id).answers_relayed += 1;
+                Decision {
+                    outcome: Outcome::AnswerRelayed,
+                    rule: "A1",
+                    emit: Some(packet.emit(relay)),
                 }
             }
             // Parts were refused above.
@@ -786,7 +838,10 @@ impl Pool {
                 };
                 packet.flags = Flags::RESEND | overflow_flag(s.flags[i] | ovf);
                 s.key[i] = 0;
-                s.tombstone[i] = slot_key.0;
+                if job.mode != Mode::Atp {
+                    // ATP keeps no tombstone: its later copies claim anew.
+                    s.tombstone[i] = slot_key.0;
+                }
                 s.flags[i] = 0;
                 packet.packet_type = PacketType::Flush;
                 packet.key = slot_key;
@@ -825,6 +880,24 @@ impl Pool {
             };
         }
         if same {
+            if resend && job.mode == Mode::Atp {
+                // D5 (atp): as ATP's switch does with a resend that finds its
+                // chunk, the slot is freed and what it holds, here the
+                // complete sum, goes to the PS, which answers the workers.
+                self.lanes(i, &mut packet, LaneOp::Keep, LaneOut::Old);
+                self.load_result(i, &mut packet, job);
+                let s = &mut self.slots;
+                s.key[i] = 0;
+                s.flags[i] = 0;
+                packet.packet_type = PacketType::Flush;
+                packet.flags = packet.flags | Flags::RESEND;
+                self.job_counters(job_id).flushed += 1;
+                return Decision {
+                    outcome: Outcome::Flushed,
+                    rule: "D5",
+                    emit: Some(packet.emit(Destination::Port(job.ps_port))),
+                };
+            }
             if resend {
                 // D5: answer from the slot.
                 self.lanes(i, &mut packet, LaneOp::Keep, LaneOut::Old);
@@ -844,7 +917,10 @@ impl Pool {
                 emit: None,
             };
         }
-        let tombstoned = Key(self.slots.tombstone[i]).same_chunk(packet.key);
+        // ATP has neither tombstones nor stale reclaim (its switch frees a
+        // slot only on its PS's result or a resend of its chunk).
+        let atp = job.mode == Mode::Atp;
+        let tombstoned = !atp && Key(self.slots.tombstone[i]).same_chunk(packet.key);
         if tombstoned || resend {
             // D7, D8: the chunk's parts are gathering at the PS.
             packet.packet_type = PacketType::Fallback;
@@ -867,7 +943,7 @@ impl Pool {
                 emit: None,
             };
         }
-        if self.slots.is_stale(i, now, self.config.stale_after_us) {
+        if !atp && self.slots.is_stale(i, now, self.config.stale_after_us) {
             // D10.
             self.job_counters(job_id).stale_reclaims += 1;
             let emit = self.swap_evict(i, packet, now, true);
@@ -899,7 +975,14 @@ impl Pool {
         }
     }
 
-    fn result(&mut self, job: &JobEntry, job_id: u16, i: usize, mut packet: Packet) -> Decision {
+    fn result(
+        &mut self,
+        job: &JobEntry,
+        job_id: u16,
+        i: usize,
+        mut packet: Packet,
+        relay: Destination,
+    ) -> Decision {
         let slot_key = Key(self.slots.key[i]);
         let counters = self.counters.entry(job_id).or_default();
         counters.results_relayed += 1;
@@ -926,7 +1009,80 @@ impl Pool {
         Decision {
             outcome: Outcome::ResultRelayed,
             rule,
-            emit: Some(packet.emit(Destination::Group(job.mcast_group))),
+            emit: Some(packet.emit(relay)),
+        }
+    }
+
+    /// A worker's `PROBE` at slot `i` (P1, P2). The slot is only read.
+    fn probe(
+        &mut self,
+        job: &JobEntry,
+        job_id: u16,
+        i: usize,
+        mut packet: Packet,
+        ingress_port: u16,
+    ) -> Decision {
+        let s = &self.slots;
+        let same = s.key[i] != 0 && Key(s.key[i]).same_chunk(packet.key);
+        let aggregating = s.flags[i] & SLOT_COMPLETE == 0;
+        if same && aggregating && s.bitmap[i] & packet.bitmap != 0 {
+            // P1: the contribution is in the slot, which waits for others.
+            packet.packet_type = PacketType::Pending;
+            self.job_counters(job_id).probes_answered += 1;
+            return Decision {
+                outcome: Outcome::ProbeAnswered,
+                rule: "P1",
+                emit: Some(packet.emit(Destination::Port(ingress_port))),
+            };
+        }
+        // P2: only the PS can tell (the contribution may be there, or lost,
+        // or the chunk complete).
+        self.job_counters(job_id).probes_forwarded += 1;
+        Decision {
+            outcome: Outcome::ProbeForwarded,
+            rule: "P2",
+            emit: Some(packet.emit(Destination::Port(job.ps_port))),
+        }
+    }
+
+    /// A PS's `PULL` at slot `i` (L1, L2).
+    fn pull(&mut self, job: &JobEntry, job_id: u16, i: usize, mut packet: Packet) -> Decision {
+        let slot_key = Key(self.slots.key[i]);
+        let same = slot_key.0 != 0 && slot_key.same_chunk(packet.key);
+        if !same || self.slots.flags[i] & SLOT_COMPLETE != 0 {
+            // L2: the chunk is not aggregating here (any more).
+            self.job_counters(job_id).pulls_ignored += 1;
+            return Decision {
+                outcome: Outcome::PullIgnored,
+                rule: "L2",
+                emit: None,
+            };
+        }
+        // L1: as D2 without a contribution of its own: the partial goes
+        // to the PS, the slot is freed and the chunk tombstoned.
+        self.lanes(i, &mut packet, LaneOp::Keep, LaneOut::Old);
+        let s = &mut self.slots;
+        packet.packet_type = PacketType::Flush;
+        packet.flags = if s.flags[i] & SLOT_OVERFLOW != 0 {
+            Flags::OVERFLOW
+        } else {
+            Flags::NONE
+        };
+        packet.key = slot_key;
+        packet.bitmap = s.bitmap[i];
+        packet.count = s.count[i];
+        packet.fan_in = job.fan_in;
+        packet.exponent = s.exponent[i];
+        s.key[i] = 0;
+        if job.mode != Mode::Atp {
+            s.tombstone[i] = slot_key.0;
+        }
+        s.flags[i] = 0;
+        self.job_counters(job_id).pulled += 1;
+        Decision {
+            outcome: Outcome::Pulled,
+            rule: "L1",
+            emit: Some(packet.emit(Destination::Port(job.ps_port))),
         }
     }
 
@@ -934,9 +1090,15 @@ impl Pool {
     /// (group members in order), each with its destination rewritten for
     /// the host behind the port (`docs/protocol.md` §3.1).
     pub fn egress(&mut self, emit: &Emit) -> Vec<(u16, Vec<u8>)> {
+        let members = |g: u16| self.groups.get(&g).cloned().unwrap_or_default();
         let ports = match emit.dest {
             Destination::Port(p) => vec![p],
-            Destination::Group(g) => self.groups.get(&g).cloned().unwrap_or_default(),
+            Destination::Group(g) => members(g),
+            Destination::GroupExcept { group, except } => {
+                let mut ports = members(group);
+                ports.retain(|&p| p != except);
+                ports
+            }
         };
         if ports.is_empty() {
             self.global.empty_group += 1;

@@ -213,9 +213,13 @@ impl ParameterServer {
             return Err(PsError::UnknownJob(job_id));
         };
         let outcome = match repr.packet_type {
-            PacketType::Data => {
+            kind @ (PacketType::Data
+            | PacketType::Probe
+            | PacketType::Pending
+            | PacketType::Missing
+            | PacketType::Pull) => {
                 self.stats.unexpected_type += 1;
-                return Err(PsError::UnexpectedType(PacketType::Data));
+                return Err(PsError::UnexpectedType(kind));
             }
             PacketType::Query => {
                 job.stats.queries_received += 1;

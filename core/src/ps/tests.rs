@@ -317,8 +317,8 @@ fn malformed_input_is_rejected_and_other_state_survives() {
             PsError::UnexpectedType(PacketType::Data),
         ),
         (
-            with(&|p| p[0] = 0x19),
-            PsError::Malformed(WireError::UnknownType(9)),
+            with(&|p| p[0] = 0x1b),
+            PsError::Malformed(WireError::UnknownType(11)),
         ),
         (
             with(&|p| p.truncate(20)),

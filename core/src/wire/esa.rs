@@ -76,17 +76,33 @@ pub enum PacketType {
     Flush = 5,
     /// A PS asking the group for a result it lacks.
     Query = 6,
+    /// A worker asking, at a timeout, whether its contribution to a chunk
+    /// is held (in a slot or at the PS); not a retransmission.
+    Probe = 7,
+    /// The answer to a `PROBE`: the contribution is held, the chunk is
+    /// still aggregating; keep waiting.
+    Pending = 8,
+    /// The PS's answer to a `PROBE`: neither the slot nor the PS holds the
+    /// contribution; resend it.
+    Missing = 9,
+    /// A PS asking the switch for a chunk's partial sum held in a slot
+    /// while other parts of the chunk are at the PS.
+    Pull = 10,
 }
 
 impl PacketType {
     /// Every type, in code order.
-    pub const ALL: [PacketType; 6] = [
+    pub const ALL: [PacketType; 10] = [
         PacketType::Data,
         PacketType::Result,
         PacketType::Fallback,
         PacketType::Evicted,
         PacketType::Flush,
         PacketType::Query,
+        PacketType::Probe,
+        PacketType::Pending,
+        PacketType::Missing,
+        PacketType::Pull,
     ];
 
     /// The type with this code.

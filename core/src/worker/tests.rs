@@ -395,7 +395,7 @@ fn invalid_results_are_rejected_without_damage() {
     let mut bad_version = good.clone();
     bad_version[0] = 0x22;
     let mut bad_type = good.clone();
-    bad_type[0] = 0x17;
+    bad_type[0] = 0x1b;
     let cases: Vec<(Vec<u8>, WorkerError)> = vec![
         (
             partial,
@@ -441,7 +441,7 @@ fn invalid_results_are_rejected_without_damage() {
             bad_version,
             WorkerError::Malformed(WireError::BadVersion(2)),
         ),
-        (bad_type, WorkerError::Malformed(WireError::UnknownType(7))),
+        (bad_type, WorkerError::Malformed(WireError::UnknownType(11))),
         (
             good[..20].to_vec(),
             WorkerError::Malformed(WireError::BadLanes { lanes: 2, have: 20 }),

@@ -313,7 +313,7 @@ fn baselines_never_preempt() {
 
 #[test]
 fn stale_slot_is_evicted_not_dropped() {
-    let mut pool = pool(Mode::Atp);
+    let mut pool = pool(Mode::SwitchMl);
     run(&mut pool, data(0, 1, 7, 6, &[1; 4]), 100);
     let frame = frame_from(4, data_repr(2, 0, 8, 0, 6), &[5; 4]);
     // Not yet stale at exactly the bound.
@@ -328,6 +328,25 @@ fn stale_slot_is_evicted_not_dropped() {
     assert_eq!(emit.dest, Destination::Port(PS_PORT));
     assert_eq!(pool.counters(2).stale_reclaims, 1);
     assert_eq!(pool.counters(1).evictions_suffered, 1);
+}
+
+#[test]
+fn atp_never_reclaims_stale_slots_nor_keeps_tombstones() {
+    let mut pool = pool(Mode::Atp);
+    run(&mut pool, data(0, 1, 0, 6, &[1; 4]), 100);
+    // Long stale: still a collision for an ATP job (ATP frees a slot only on
+    // its PS's result or a resend of its chunk).
+    let frame = frame_from(4, data_repr(2, 0, 8, 0, 6), &[5; 4]);
+    assert_eq!(pool.process(&frame, 4, 1_000_000).rule, "D12");
+    // A resend flushes the partial without a tombstone: a late first copy
+    // of the chunk claims the slot again.
+    let d = run(&mut pool, resend(0, 1, 6, &[1; 4]), 1_000_001);
+    assert_eq!((d.outcome, d.rule), (Outcome::Flushed, "D2"));
+    assert_eq!(pool.slot(6).tombstone, Key(0));
+    assert_eq!(
+        run(&mut pool, data(1, 1, 0, 6, &[1; 4]), 1_000_002).rule,
+        "D9"
+    );
 }
 
 #[test]
@@ -353,11 +372,8 @@ fn atp_holds_the_slot_until_the_result_passes_back() {
     assert_eq!(pool.occupied_slots(), 1);
     // Another chunk of the same job cannot use the slot yet.
     assert_eq!(run(&mut pool, data(0, 13, 0, 2, &[1; 4]), 1).rule, "D12");
-    // A resend is answered to the PS from the slot.
-    let d = run(&mut pool, resend(0, 5, 2, &[1; 4]), 2);
-    assert_eq!(d.rule, "D5");
-    assert_eq!(d.emit.unwrap().dest, Destination::Port(PS_PORT));
-    // The PS multicasts the result through the switch: released.
+    // The PS multicasts the result through the switch, to the workers
+    // only: released.
     let mut result = data_repr(1, 255, 5, 0, 2);
     result.packet_type = PacketType::Result;
     result.bitmap = 0b111;
@@ -365,15 +381,43 @@ fn atp_holds_the_slot_until_the_result_passes_back() {
     let frame = frame_from(PS_PORT, result, &[3; 4]);
     let d = pool.process(&frame, PS_PORT, 3);
     assert_eq!((d.outcome, d.rule), (Outcome::ResultRelayed, "R1"));
-    assert_eq!(d.emit.as_ref().unwrap().dest, Destination::Group(GROUP));
+    let emit = d.emit.unwrap();
     assert_eq!(
-        d.emit.unwrap().frame,
-        frame,
-        "a relayed RESULT is unchanged"
+        emit.dest,
+        Destination::GroupExcept {
+            group: GROUP,
+            except: PS_PORT
+        }
     );
+    assert_eq!(emit.frame, frame, "a relayed RESULT is unchanged");
+    let ports: Vec<u16> = pool.egress(&emit).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(ports, vec![1, 2, 3], "no replica back to the PS");
     assert_eq!(pool.slot(2).flags, SLOT_COMPLETE);
     assert_eq!(pool.counters(1).released, 1);
     assert_eq!(run(&mut pool, data(0, 13, 0, 2, &[1; 4]), 4).rule, "D9");
+}
+
+#[test]
+fn atp_resend_of_a_held_chunk_frees_the_slot_and_flushes_the_sum() {
+    let mut pool = pool(Mode::Atp);
+    for w in 0..3 {
+        run(&mut pool, data(w, 5, 0, 2, &[w as i32 + 1; 4]), 0);
+    }
+    assert_eq!(pool.slot(2).flags, SLOT_COMPLETE | SLOT_HELD);
+    let d = run(&mut pool, resend(0, 5, 2, &[1; 4]), 2);
+    assert_eq!((d.outcome, d.rule), (Outcome::Flushed, "D5"));
+    let emit = d.emit.unwrap();
+    assert_eq!(emit.dest, Destination::Port(PS_PORT));
+    let mut want = data_repr(1, 0, 5, 0, 2);
+    want.packet_type = PacketType::Flush;
+    want.flags = Flags::RESEND;
+    want.bitmap = 0b111;
+    want.count = 3;
+    assert_eq!(emit.frame, expected(1, want, &[6; 4]));
+    assert_eq!(pool.occupied_slots(), 0);
+    assert_eq!(pool.slot(2).key, Key(0));
+    assert_eq!(pool.slot(2).tombstone, Key(0));
+    assert_eq!(pool.counters(1).flushed, 1);
 }
 
 #[test]
@@ -415,7 +459,118 @@ fn query_is_relayed_to_the_group() {
     let frame = frame_from(PS_PORT, q, &[0; 4]);
     let d = pool.process(&frame, PS_PORT, 0);
     assert_eq!((d.outcome, d.rule), (Outcome::QueryRelayed, "Q1"));
-    assert_eq!(d.emit.unwrap().frame, frame);
+    let emit = d.emit.unwrap();
+    assert_eq!(emit.frame, frame);
+    let ports: Vec<u16> = pool.egress(&emit).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(ports, vec![1, 2, 3]);
+}
+
+fn probe(worker: u8, seq: u16, slot: u16) -> (Vec<u8>, u16) {
+    let port = u16::from(worker) + 1;
+    let mut repr = data_repr(1, worker, seq, 1, slot);
+    repr.packet_type = PacketType::Probe;
+    (frame_from(port, repr, &[0; 4]), port)
+}
+
+fn pull(seq: u16, slot: u16) -> (Vec<u8>, u16) {
+    let mut repr = data_repr(1, 255, seq, 0, slot);
+    repr.packet_type = PacketType::Pull;
+    repr.bitmap = 0;
+    repr.count = 0;
+    (frame_from(PS_PORT, repr, &[0; 4]), PS_PORT)
+}
+
+#[test]
+fn a_probe_is_answered_pending_only_when_the_slot_holds_the_contribution() {
+    for mode in [Mode::Esa, Mode::Atp, Mode::SwitchMl] {
+        let mut pool = pool(mode);
+        run(&mut pool, data(0, 5, 0, 2, &[1; 4]), 0);
+        let before = pool.slot(2);
+        // P1: worker 0's contribution waits in the slot.
+        let d = run(&mut pool, probe(0, 5, 2), 1);
+        assert_eq!(
+            (d.outcome, d.rule),
+            (Outcome::ProbeAnswered, "P1"),
+            "{mode}"
+        );
+        let emit = d.emit.unwrap();
+        assert_eq!(emit.dest, Destination::Port(1));
+        let mut want = data_repr(1, 0, 5, 1, 2);
+        want.packet_type = PacketType::Pending;
+        assert_eq!(emit.frame, expected(1, want, &[0; 4]));
+        assert_eq!(pool.slot(2), before, "a probe changes no slot");
+        // P2: worker 1's is not here; the chunk in the slot is another; the
+        // chunk is complete.
+        let d = run(&mut pool, probe(1, 5, 2), 2);
+        assert_eq!(
+            (d.rule, d.emit.unwrap().dest),
+            ("P2", Destination::Port(PS_PORT))
+        );
+        assert_eq!(run(&mut pool, probe(0, 6, 2), 3).rule, "P2");
+        run(&mut pool, data(1, 5, 0, 2, &[1; 4]), 4);
+        run(&mut pool, data(2, 5, 0, 2, &[1; 4]), 5);
+        assert_eq!(
+            run(&mut pool, probe(0, 5, 2), 6).rule,
+            "P2",
+            "{mode}: complete"
+        );
+        let c = pool.counters(1);
+        assert_eq!((c.probes_answered, c.probes_forwarded), (1, 3));
+        assert_eq!(c.data_rx, 3, "probes are not DATA");
+    }
+    // A probe with a bad worker id is refused like a DATA.
+    let mut pool = pool(Mode::Esa);
+    let mut repr = data_repr(1, 3, 5, 1, 2);
+    repr.packet_type = PacketType::Probe;
+    let d = pool.process(&frame_from(1, repr, &[0; 4]), 1, 0);
+    assert_eq!(d.outcome, Outcome::Dropped(DropReason::BadWorker));
+}
+
+#[test]
+fn a_pull_flushes_an_aggregating_partial_and_nothing_else() {
+    let mut pool = pool(Mode::Esa);
+    run(&mut pool, data(0, 5, 0, 2, &[1, 2, 3, 4]), 0);
+    run(&mut pool, data(1, 5, 0, 2, &[10, 20, 30, 40]), 1);
+    // L2: another chunk, or an empty slot.
+    assert_eq!(run(&mut pool, pull(6, 2), 2).rule, "L2");
+    assert_eq!(run(&mut pool, pull(5, 3), 2).rule, "L2");
+    let d = run(&mut pool, pull(5, 2), 3);
+    assert_eq!((d.outcome, d.rule), (Outcome::Pulled, "L1"));
+    let emit = d.emit.unwrap();
+    assert_eq!(emit.dest, Destination::Port(PS_PORT));
+    let mut want = data_repr(1, 255, 5, 0, 2);
+    want.packet_type = PacketType::Flush;
+    want.bitmap = 0b011;
+    want.count = 2;
+    assert_eq!(emit.frame, expected(PS_PORT, want, &[11, 22, 33, 44]));
+    let slot = pool.slot(2);
+    assert_eq!((slot.key, slot.tombstone), (Key(0), Key::new(0, 1, 5)));
+    // The chunk's last copy follows its partial to the PS (D7).
+    assert_eq!(run(&mut pool, data(2, 5, 0, 2, &[1; 4]), 4).rule, "D7");
+    // A complete chunk is not pulled.
+    for w in 0..3 {
+        run(&mut pool, data(w, 7, 0, 4, &[1; 4]), 5);
+    }
+    assert_eq!(run(&mut pool, pull(7, 4), 6).rule, "L2");
+    let c = pool.counters(1);
+    assert_eq!((c.pulled, c.pulls_ignored), (1, 3));
+}
+
+#[test]
+fn a_ps_answer_is_relayed_to_the_workers() {
+    for kind in [PacketType::Pending, PacketType::Missing] {
+        let mut pool = pool(Mode::Esa);
+        let mut repr = data_repr(1, 1, 5, 0, 2);
+        repr.packet_type = kind;
+        let frame = frame_from(PS_PORT, repr, &[0; 4]);
+        let d = pool.process(&frame, PS_PORT, 0);
+        assert_eq!((d.outcome, d.rule), (Outcome::AnswerRelayed, "A1"));
+        let emit = d.emit.unwrap();
+        assert_eq!(emit.frame, frame);
+        let ports: Vec<u16> = pool.egress(&emit).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(ports, vec![1, 2, 3]);
+        assert_eq!(pool.counters(1).answers_relayed, 1);
+    }
 }
 
 #[test]
@@ -445,7 +600,7 @@ fn admission_drops_are_counted_per_reason() {
         (
             {
                 let mut f = good.clone();
-                f[42] = 0x17; // type 7
+                f[42] = 0x1b; // type 11
                 f
             },
             port,
@@ -668,7 +823,7 @@ struct Step {
     priority: u8,
     slot: u16,
     resend: bool,
-    result: bool,
+    kind: PacketType,
     dt: u64,
 }
 
@@ -690,7 +845,12 @@ fn step() -> impl Strategy<Value = Step> {
             priority,
             slot,
             resend,
-            result: r == 0,
+            kind: match r {
+                0 => PacketType::Result,
+                1 => PacketType::Probe,
+                2 => PacketType::Pull,
+                _ => PacketType::Data,
+            },
             dt,
         })
 }
@@ -707,18 +867,29 @@ proptest! {
         let mut now = 0;
         for s in steps {
             now += s.dt;
-            let port = if s.result { if s.job == 1 { PS_PORT } else { 11 } } else {
+            let from_ps = matches!(s.kind, PacketType::Result | PacketType::Pull);
+            let port = if from_ps { if s.job == 1 { PS_PORT } else { 11 } } else {
                 (s.job - 1) * 3 + u16::from(s.worker) + 1
             };
             let mut repr = data_repr(s.job, s.worker, s.seq, s.priority, s.slot);
             if s.resend { repr.flags = Flags::RESEND; }
-            if s.result {
-                repr.packet_type = PacketType::Result;
+            repr.packet_type = s.kind;
+            if s.kind == PacketType::Result {
                 repr.bitmap = 0b111;
                 repr.count = 3;
             }
+            let slots_before: Vec<_> = (0..8).map(|i| pool.slot(i)).collect();
             let d = pool.process(&frame_from(port, repr, &[1, -1, 2, 0]), port, now);
+            if s.kind == PacketType::Probe {
+                prop_assert!((0..8).all(|i| pool.slot(i) == slots_before[i]), "a probe changed a slot");
+            }
             prop_assert!(!matches!(d.outcome, Outcome::Dropped(_)), "{:?}", d);
+            if matches!(s.kind, PacketType::Probe | PacketType::Pull) {
+                let data_left = d.emit.as_ref().is_some_and(|e| {
+                    ParsedFrame::parse(&e.frame, LANES).is_ok_and(|f| f.esa.packet_type == PacketType::Data)
+                });
+                prop_assert!(!data_left, "a probe or pull left as DATA");
+            }
             if let Some(emit) = &d.emit {
                 prop_assert!(ParsedFrame::parse(&emit.frame, LANES).is_ok());
             }
