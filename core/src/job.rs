@@ -217,6 +217,16 @@ pub fn slot_for(mapping: SlotMapping, job: u16, seq: u16, window: usize, slot_ma
     }
 }
 
+/// The slot of window position `position` (`seq mod window`) of `job`
+/// after `generation` collisions there: where an atp job moves a position
+/// whose chunk collided (ATP's PS hands its workers a fresh aggregator for
+/// it; in-ATP/ATP `server/ParameterServer.cc`, `HashNew_predefine`). Every
+/// worker computes the same slot from the same `RESULT`s.
+pub fn remapped_slot(job: u16, position: u32, generation: u32, slot_mask: u16) -> u16 {
+    let seed = mix32(u32::from(job)) ^ position ^ generation.wrapping_mul(0x9e37_79b9);
+    (mix32(seed) & u32::from(slot_mask)) as u16
+}
+
 /// lowbias32: a 32-bit integer finalizer with good avalanche.
 const fn mix32(mut x: u32) -> u32 {
     x ^= x >> 16;

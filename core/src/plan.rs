@@ -113,6 +113,7 @@ impl JobPlan {
             lanes: self.lanes,
             window: self.window(),
             slot_mapping: self.mode.slot_mapping(),
+            remap_on_collision: false,
             slot_mask: self.slots.mask,
             exponent: self.exponent,
             rto_initial_us: self.rto.initial_us,

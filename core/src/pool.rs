@@ -1025,7 +1025,8 @@ impl Pool {
         let s = &self.slots;
         let same = s.key[i] != 0 && Key(s.key[i]).same_chunk(packet.key);
         let aggregating = s.flags[i] & SLOT_COMPLETE == 0;
-        if same && aggregating && s.bitmap[i] & packet.bitmap != 0 {
+        let held = same && aggregating && s.bitmap[i] & packet.bitmap != 0;
+        if held && !packet.flags.contains(Flags::RESEND) {
             // P1: the contribution is in the slot, which waits for others.
             packet.packet_type = PacketType::Pending;
             self.job_counters(job_id).probes_answered += 1;
@@ -1036,7 +1037,14 @@ impl Pool {
             };
         }
         // P2: only the PS can tell (the contribution may be there, or lost,
-        // or the chunk complete).
+        // or the chunk complete), or the worker asks again: a partial in a
+        // slot can be an orphan of a chunk that completed long ago (its
+        // copy came late, after the chunk had left the slot), which only
+        // the PS's result cache can tell apart from one waiting for a slow
+        // peer. The switch says what it holds.
+        if held {
+            packet.flags = packet.flags | Flags::HELD;
+        }
         self.job_counters(job_id).probes_forwarded += 1;
         Decision {
             outcome: Outcome::ProbeForwarded,

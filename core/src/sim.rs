@@ -217,7 +217,10 @@ impl SimConfig {
             pool: PoolConfig {
                 slots: 32,
                 lanes: 32,
-                stale_after_us: 2_000,
+                // Above a lost DATA's recovery when its probe is lost too
+                // (a probe at 1 ms, the resend at the next timeout, 3 ms),
+                // so a slot goes stale only when its job stalls.
+                stale_after_us: 5_000,
             },
             jobs: vec![long, short],
             link: LinkConfig {

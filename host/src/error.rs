@@ -52,17 +52,20 @@ pub enum HostError {
     /// A configuration file or flag is wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// A chunk was resent `max_retries` times and no `RESULT` came back.
+    /// A chunk timed out `max_retries` times and no `RESULT` came back.
     #[error(
-        "job {job}: no RESULT for chunk seq {seq} from the switch at {switch} after {resends} \
-         resends — is the switch running and the job admitted? (A worker of the job that \
-         stopped, or its PS when chunks fall back, leaves the others here too.){hint}"
+        "job {job}: no RESULT for chunk seq {seq} from the switch at {switch} after {timeouts} \
+         timeouts ({resends} resends) — is the switch running and the job admitted? (A \
+         worker of the job that stopped, or its PS when chunks fall back, leaves the others \
+         here too.){hint}"
     )]
     NoResult {
         /// The job.
         job: u16,
         /// The chunk that waited.
         seq: u16,
+        /// Timeouts (each sent a probe or a resend).
+        timeouts: u32,
         /// Resends made.
         resends: u32,
         /// Where the worker sent its chunks.

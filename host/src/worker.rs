@@ -64,6 +64,8 @@ pub struct AllreduceStats {
     pub data_sent: u64,
     /// Retransmissions.
     pub resends: u64,
+    /// Probes sent at timeouts (not retransmissions).
+    pub probes: u64,
     /// Results completed in the switch (or relayed by a worker).
     pub results_from_switch: u64,
     /// Results a parameter server completed.
@@ -403,6 +405,7 @@ impl<T: Transport> Worker<T> {
                     elapsed: started.elapsed(),
                     data_sent: now.data_sent - before.data_sent,
                     resends: now.resends - before.resends,
+                    probes: now.probes - before.probes,
                     results_from_switch: now.results_from_switch - before.results_from_switch,
                     results_from_ps: now.results_from_ps - before.results_from_ps,
                     duplicate_results: now.duplicate_results - before.duplicate_results,
@@ -412,7 +415,12 @@ impl<T: Transport> Worker<T> {
                     send_dropped: t.send_dropped - t_before.send_dropped,
                 }))
             }
-            WorkerEvent::Failed(WorkerError::ResultTimeout { job, seq, resends }) => {
+            WorkerEvent::Failed(WorkerError::ResultTimeout {
+                job,
+                seq,
+                timeouts,
+                resends,
+            }) => {
                 let mut hint = String::new();
                 if let Some(ahead) = self.core.query_ahead() {
                     hint = format!(
@@ -425,6 +433,7 @@ impl<T: Transport> Worker<T> {
                 Err(HostError::NoResult {
                     job,
                     seq,
+                    timeouts,
                     resends,
                     switch: self.switch,
                     hint,

@@ -1,11 +1,12 @@
 //! The parameter server's protocol state machine (`docs/protocol.md` §6.2).
 //!
 //! A [`ParameterServer`] serves any number of jobs. It receives the *parts*
-//! the switch hands over (`FALLBACK`, `EVICTED`, `FLUSH`) and the `RESULT`s
-//! that pass by, completes chunks the switch could not, and answers late
-//! resends from a bounded result cache. What it sends — `RESULT`s and
-//! `QUERY`s, to the job's group through the switch — comes out of
-//! [`ParameterServer::poll_transmit`].
+//! the switch hands over (`FALLBACK`, `EVICTED`, `FLUSH`), the `RESULT`s
+//! that pass by and the `PROBE`s the switch could not answer, completes
+//! chunks the switch could not, and answers late resends and probes from a
+//! bounded result cache. What it sends — `RESULT`s, `QUERY`s and answers to
+//! probes, to the job's group through the switch, and `PULL`s to the switch
+//! — comes out of [`ParameterServer::poll_transmit`].
 //!
 //! Parts are merged by *exact cover*: a partial sum cannot be split, so the
 //! PS waits for a set of stored parts whose bitmaps are pairwise disjoint and
@@ -74,8 +75,18 @@ pub struct PsJobStats {
     pub results_forwarded: u64,
     /// `QUERY`s sent.
     pub queries_sent: u64,
-    /// `QUERY`s received (the PS's own, relayed back); ignored.
+    /// `QUERY`s received (a peer PS's, relayed); ignored.
     pub queries_received: u64,
+    /// `PROBE`s received (the switch could not answer them).
+    pub probes_received: u64,
+    /// Probes answered with the cached `RESULT`.
+    pub probes_answered_result: u64,
+    /// Probes answered `PENDING`: the worker's part is stored here.
+    pub probes_answered_pending: u64,
+    /// Probes answered `MISSING`: the worker's contribution is not here.
+    pub probes_answered_missing: u64,
+    /// `PULL`s sent for a chunk split between a slot and the PS.
+    pub pulls_sent: u64,
     /// Cover searches that hit the node budget (should stay 0).
     pub cover_searches_abandoned: u64,
     /// Packets of this job rejected with an error.
@@ -89,7 +100,8 @@ pub struct PsStats {
     pub malformed: u64,
     /// Packets for jobs not served.
     pub unknown_job: u64,
-    /// Packets of a type a PS never receives (`DATA`).
+    /// Packets of a type a PS never receives (`DATA`, `PENDING`,
+    /// `MISSING`, `PULL`).
     pub unexpected_type: u64,
 }
 
@@ -214,13 +226,13 @@ impl ParameterServer {
         };
         let outcome = match repr.packet_type {
             kind @ (PacketType::Data
-            | PacketType::Probe
             | PacketType::Pending
             | PacketType::Missing
             | PacketType::Pull) => {
                 self.stats.unexpected_type += 1;
                 return Err(PsError::UnexpectedType(kind));
             }
+            PacketType::Probe => job.on_probe(&repr, self.cfg.lanes, &mut self.outbox),
             PacketType::Query => {
                 job.stats.queries_received += 1;
                 Ok(())
@@ -236,7 +248,8 @@ impl ParameterServer {
         outcome
     }
 
-    /// The next payload to send to the switch: a `RESULT` or a `QUERY`.
+    /// The next payload to send to the switch: a `RESULT`, a `QUERY`, a
+    /// `PENDING` or `MISSING` answer, or a `PULL`.
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
         self.outbox.pop_front()
     }
@@ -296,10 +309,14 @@ impl JobState {
             });
         }
         let chunk = repr.key.chunk();
+        let mut flags = repr.flags.without(Flags::RESEND);
+        if self.collided(chunk) {
+            flags = flags | Flags::COLLISION;
+        }
         let result = CachedResult {
             key: repr.key,
             slot: repr.slot,
-            flags: repr.flags.without(Flags::RESEND),
+            flags,
             exponent: repr.exponent,
             values,
         };
@@ -424,9 +441,16 @@ impl JobState {
         }
 
         if let Some(cover) = cover {
-            let result = sum_cover(&pending.parts, &cover, repr, pending.exponent, cfg.lanes);
+            let mut result = sum_cover(&pending.parts, &cover, repr, pending.exponent, cfg.lanes);
             if result.saturated {
                 self.stats.results_saturated += 1;
+            }
+            if pending
+                .parts
+                .iter()
+                .any(|p| p.flags.contains(Flags::COLLISION))
+            {
+                result.result.flags = result.result.flags | Flags::COLLISION;
             }
             outbox.push_back(self.result_payload(&result.result, cfg.lanes));
             self.remove_pending(chunk);
@@ -456,6 +480,91 @@ impl JobState {
                 self.stats.queries_sent += 1;
             }
         }
+        Ok(())
+    }
+
+    /// Whether a stored part of `chunk` collided in the switch (D12): its
+    /// `RESULT` then carries `COLLISION`, on which atp workers move the
+    /// chunk's window position to another slot (`docs/protocol.md` §6.1).
+    fn collided(&self, chunk: u32) -> bool {
+        self.pending.get(&chunk).is_some_and(|p| {
+            p.parts
+                .iter()
+                .any(|part| part.flags.contains(Flags::COLLISION))
+        })
+    }
+
+    /// A worker's `PROBE` the switch forwarded (P2): the cached `RESULT`
+    /// again if the chunk is complete; `PENDING` if a stored part holds the
+    /// worker's contribution, or the switch says a slot does (`HELD`) —
+    /// with a `PULL` for the slot's partial when the chunk is split
+    /// between slot and PS, and a `QUERY` when the PS knows nothing of the
+    /// chunk (the slot's partial may be an orphan of a chunk whose result
+    /// this cache dropped); otherwise `MISSING`, and the worker resends
+    /// (`docs/protocol.md` §6.2).
+    fn on_probe(
+        &mut self,
+        repr: &EsaRepr,
+        lanes: usize,
+        outbox: &mut VecDeque<Vec<u8>>,
+    ) -> Result<(), PsError> {
+        self.stats.probes_received += 1;
+        self.check_fan_in(repr)?;
+        let seq = repr.key.seq();
+        if repr.worker >= self.fan_in || repr.bitmap != 1u32 << repr.worker {
+            return Err(PsError::BadBitmap {
+                job: self.job,
+                seq,
+                bitmap: repr.bitmap,
+                full: self.full,
+            });
+        }
+        let chunk = repr.key.chunk();
+        if let Some(result) = self.results.get(&chunk) {
+            outbox.push_back(self.result_payload(result, lanes));
+            self.stats.probes_answered_result += 1;
+            return Ok(());
+        }
+        let pending = self
+            .pending
+            .get(&chunk)
+            .filter(|p| p.exponent == repr.exponent);
+        let here =
+            pending.is_some_and(|p| p.parts.iter().any(|part| part.bitmap & repr.bitmap != 0));
+        let in_slot = repr.flags.contains(Flags::HELD);
+        let header = |packet_type| EsaRepr {
+            packet_type,
+            flags: Flags::NONE,
+            ..*repr
+        };
+        if here || (in_slot && pending.is_some()) {
+            // Parts here and (maybe) a partial in the slot: pull it.
+            let pull = EsaRepr {
+                bitmap: 0,
+                count: 0,
+                worker: PS_WORKER_ID,
+                ..header(PacketType::Pull)
+            };
+            outbox.push_back(pull.to_payload(&[], lanes));
+            self.stats.pulls_sent += 1;
+        } else if in_slot {
+            let query = EsaRepr {
+                bitmap: 0,
+                count: 0,
+                worker: PS_WORKER_ID,
+                ..header(PacketType::Query)
+            };
+            outbox.push_back(query.to_payload(&[], lanes));
+            self.stats.queries_sent += 1;
+        }
+        let answer = if here || in_slot {
+            self.stats.probes_answered_pending += 1;
+            PacketType::Pending
+        } else {
+            self.stats.probes_answered_missing += 1;
+            PacketType::Missing
+        };
+        outbox.push_back(header(answer).to_payload(&[], lanes));
         Ok(())
     }
 

@@ -727,3 +727,140 @@ proptest! {
         prop_assert_eq!(stats.invalid_packets, 0);
     }
 }
+
+fn probe(seq: u16, worker: u8) -> Vec<u8> {
+    EsaRepr {
+        packet_type: PacketType::Probe,
+        flags: Flags::NONE,
+        slot: 7,
+        key: Key::new(2, JOB, seq),
+        bitmap: 1 << worker,
+        fan_in: 3,
+        count: 1,
+        exponent: 16,
+        worker,
+    }
+    .to_payload(&[], LANES)
+}
+
+#[test]
+fn a_probe_is_answered_from_what_the_ps_holds() {
+    let mut ps = ps();
+    // Nothing of seq 5 here: MISSING, addressed to the worker.
+    ps.handle_payload(&probe(5, 1), 0).unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(out, vec![as_answer(&probe(5, 1), PacketType::Missing)]);
+
+    // Worker 0's part is here: PENDING, and a PULL for the slot's partial.
+    ps.handle_payload(&fallback(5, 0b001, W[0]), 0).unwrap();
+    ps.handle_payload(&probe(5, 0), 1).unwrap();
+    let out = drain(&mut ps);
+    let (pull, _) = parse(&out[0]);
+    assert_eq!(
+        (
+            pull.packet_type,
+            pull.key,
+            pull.slot,
+            pull.bitmap,
+            pull.worker
+        ),
+        (PacketType::Pull, Key::new(2, JOB, 5), 7, 0, PS_WORKER_ID)
+    );
+    assert_eq!(out[1], as_answer(&probe(5, 0), PacketType::Pending));
+    assert_eq!(out.len(), 2);
+    // Worker 1 is still missing from it.
+    ps.handle_payload(&probe(5, 1), 1).unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![as_answer(&probe(5, 1), PacketType::Missing)]
+    );
+
+    // The pulled partial completes the chunk; a probe then gets the RESULT.
+    ps.handle_payload(
+        &packet(PacketType::Flush, 5, 0b110, sum_of(0b110), Flags::NONE),
+        2,
+    )
+    .unwrap();
+    let result = drain(&mut ps);
+    assert_eq!(result.len(), 1);
+    ps.handle_payload(&probe(5, 2), 3).unwrap();
+    assert_eq!(drain(&mut ps), result);
+
+    let s = ps.job_stats(JOB).unwrap();
+    assert_eq!(
+        (
+            s.probes_received,
+            s.probes_answered_missing,
+            s.probes_answered_pending,
+            s.probes_answered_result,
+            s.pulls_sent
+        ),
+        (4, 2, 1, 1, 1)
+    );
+    // A probe naming another worker's bit is refused.
+    let mut bad = probe(6, 1);
+    bad[11] = 0b011;
+    assert!(matches!(
+        ps.handle_payload(&bad, 4),
+        Err(PsError::BadBitmap { .. })
+    ));
+    assert!(drain(&mut ps).is_empty());
+}
+
+/// A probe payload answered with `kind`.
+fn as_answer(probe: &[u8], kind: PacketType) -> Vec<u8> {
+    let mut p = probe.to_vec();
+    p[0] = (p[0] & 0xf0) | kind as u8;
+    p
+}
+
+#[test]
+fn a_result_of_a_chunk_that_collided_carries_collision() {
+    let mut ps = ps();
+    ps.handle_payload(
+        &packet(PacketType::Fallback, 8, 0b001, W[0], Flags::COLLISION),
+        0,
+    )
+    .unwrap();
+    ps.handle_payload(&fallback(8, 0b110, sum_of(0b110)), 0)
+        .unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(parse(&out[0]).0.flags, Flags::COLLISION);
+    // Resent from the cache with the same flag.
+    ps.handle_payload(&resend(8, 0b001, W[0]), 1).unwrap();
+    assert_eq!(drain(&mut ps), out);
+    // Without a collision, no flag.
+    ps.handle_payload(&fallback(9, 0b111, sum_of(0b111)), 2)
+        .unwrap();
+    assert_eq!(parse(&drain(&mut ps)[0]).0.flags, Flags::NONE);
+}
+
+#[test]
+fn a_probe_the_switch_says_it_holds_is_pending() {
+    let mut ps = ps();
+    let held = |seq, worker| {
+        let mut p = probe(seq, worker);
+        p[1] = (Flags::RESEND | Flags::HELD).0;
+        p
+    };
+    // Nothing of the chunk here: PENDING, and a QUERY in case the slot's
+    // partial is an orphan of a chunk whose result this PS no longer has.
+    ps.handle_payload(&held(5, 1), 0).unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(out.len(), 2);
+    let (query, _) = parse(&out[0]);
+    assert_eq!((query.packet_type, query.key.seq()), (PacketType::Query, 5));
+    assert_eq!(out[1], as_answer(&probe(5, 1), PacketType::Pending));
+    // Other parts here: the chunk is split; PENDING and a PULL.
+    ps.handle_payload(&fallback(5, 0b001, W[0]), 1).unwrap();
+    ps.handle_payload(&held(5, 1), 2).unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(parse(&out[0]).0.packet_type, PacketType::Pull);
+    assert_eq!(out[1], as_answer(&probe(5, 1), PacketType::Pending));
+    assert_eq!(out.len(), 2);
+    let s = ps.job_stats(JOB).unwrap();
+    assert_eq!(
+        (s.probes_answered_pending, s.pulls_sent, s.queries_sent),
+        (2, 1, 1)
+    );
+}

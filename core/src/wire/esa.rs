@@ -139,6 +139,9 @@ impl Flags {
     pub const STALE: Flags = Flags(0x08);
     /// Congestion mark (reserved).
     pub const ECN: Flags = Flags(0x10);
+    /// On a `PROBE` the switch forwards to the PS: the slot holds the
+    /// worker's contribution in a partial that is still aggregating.
+    pub const HELD: Flags = Flags(0x20);
 
     /// Whether every flag of `other` is set here.
     pub const fn contains(self, other: Flags) -> bool {
@@ -169,6 +172,7 @@ impl fmt::Debug for Flags {
             (Flags::OVERFLOW, "OVERFLOW"),
             (Flags::STALE, "STALE"),
             (Flags::ECN, "ECN"),
+            (Flags::HELD, "HELD"),
         ];
         let mut first = true;
         write!(f, "Flags(")?;
@@ -178,7 +182,7 @@ impl fmt::Debug for Flags {
                 first = false;
             }
         }
-        let unknown = self.0 & 0xe0;
+        let unknown = self.0 & 0xc0;
         if unknown != 0 {
             write!(f, "{}{unknown:#04x}", if first { "" } else { "|" })?;
         }

@@ -26,6 +26,13 @@ pub struct WorkerConfig {
     pub window: usize,
     /// How seqs map to slots.
     pub slot_mapping: SlotMapping,
+    /// atp: a `RESULT` with `COLLISION` moves its chunk's window position
+    /// to another slot ([`crate::job::remapped_slot`]), as ATP's workers
+    /// take the fresh aggregator their PS hands out after a collision.
+    /// Needs [`SlotMapping::Hashed`] and a self-clocked window
+    /// (`max_span() == window`), so that every worker has the `RESULT`
+    /// before it sends the position's next chunk.
+    pub remap_on_collision: bool,
     /// The job's slot range is `0..=slot_mask`; `slot_mask + 1` is a power
     /// of two.
     pub slot_mask: u16,
@@ -40,7 +47,8 @@ pub struct WorkerConfig {
     /// The ceiling of the measured timeout; a chunk's timeout doubles per
     /// resend up to this.
     pub rto_max_us: u64,
-    /// Resends of one chunk before the all-reduce fails.
+    /// Timeouts of one chunk (each a probe or a resend) before the
+    /// all-reduce fails.
     pub max_retries: u32,
     /// Accepted results kept to answer `QUERY` packets.
     pub result_cache: usize,
@@ -72,6 +80,7 @@ impl WorkerConfig {
             lanes: DEFAULT_LANES,
             window: DEFAULT_WINDOW,
             slot_mapping: SlotMapping::Hashed,
+            remap_on_collision: false,
             slot_mask: (DEFAULT_POOL_SLOTS - 1) as u16,
             exponent: quant::DEFAULT_EXPONENT,
             rto_initial_us: rto.initial_us,
@@ -271,14 +280,18 @@ pub enum WorkerError {
         /// The packet's exponent.
         found: i8,
     },
-    /// A chunk was resent `max_retries` times and its `RESULT` never came.
-    #[error("job {job}: chunk seq {seq} got no RESULT after {resends} resends")]
+    /// A chunk timed out `max_retries` times and its `RESULT` never came.
+    #[error(
+        "job {job}: chunk seq {seq} got no RESULT after {timeouts} timeouts ({resends} resends)"
+    )]
     ResultTimeout {
         /// The job.
         job: u16,
         /// The chunk that waited.
         seq: u16,
-        /// Resends made.
+        /// Timeouts (each sent a probe or a resend).
+        timeouts: u32,
+        /// Resends among them.
         resends: u32,
     },
     /// Chunks still overflow and the exponent cannot drop further.

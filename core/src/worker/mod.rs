@@ -4,8 +4,9 @@
 //! [`Worker::start_allreduce`] cuts the tensor into chunks of `lanes` values,
 //! [`Worker::poll_transmit_into`] writes `DATA` payloads into the caller's
 //! buffer while fewer than `window` chunks are outstanding,
-//! [`Worker::handle_payload`] takes `RESULT` and `QUERY` payloads, and
-//! [`Worker::handle_timeout`] schedules resends. When every chunk has its
+//! [`Worker::handle_payload`] takes `RESULT`, `QUERY`, `PENDING` and
+//! `MISSING` payloads, and [`Worker::handle_timeout`] schedules probes and
+//! resends. When every chunk has its
 //! result, [`Worker::poll_event`] reports [`WorkerEvent::Completed`] and
 //! [`Worker::result`] (in place) or [`Worker::take_result`] gives the sum.
 //!
@@ -36,7 +37,7 @@ use crate::rtt::{Rto, RttEstimator};
 use crate::wire::{EsaPacket, EsaRepr, Flags, Key, PacketType, WireError};
 use std::collections::VecDeque;
 
-use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, slot_for};
+use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, remapped_slot, slot_for};
 
 mod config;
 mod ring;
@@ -45,7 +46,7 @@ mod tests;
 
 use crate::cache::ResultLog;
 pub use config::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, WorkerConfig, WorkerError};
-use ring::{Outstanding, Ring};
+use ring::{Followup, Outstanding, Ring};
 
 /// Proof that a worker's job is ahead of it ([`Worker::check_behind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +82,19 @@ pub struct WorkerStats {
     pub data_sent: u64,
     /// Retransmissions of `DATA` (with `RESEND`).
     pub resends: u64,
+    /// `PROBE`s sent (at a timeout, or for the chunk holding the span
+    /// bound); not retransmissions.
+    pub probes: u64,
+    /// `PENDING` answers taken: the contribution was held, the chunk still
+    /// aggregating.
+    pub pending_answers: u64,
+    /// `MISSING` answers taken: the contribution was lost and is resent.
+    pub missing_answers: u64,
+    /// `PENDING`/`MISSING` answers addressed to another worker of the job
+    /// (the PS's answers reach the whole group).
+    pub answers_for_peers: u64,
+    /// Answers for chunks no longer waiting.
+    pub stale_answers: u64,
     /// `RESULT`s accepted.
     pub results_accepted: u64,
     /// Accepted results a PS originated (`worker == PS_WORKER_ID`).
@@ -150,7 +164,8 @@ pub struct Worker {
     ring: Ring,
     /// The buffer of an aborted all-reduce, reused by the next.
     spare_input: Vec<f32>,
-    resend_queue: VecDeque<u16>,
+    /// Seqs with a probe or resend queued ([`Outstanding::queued`]).
+    followups: VecDeque<u16>,
     answers: VecDeque<Vec<u8>>,
     events: VecDeque<WorkerEvent>,
     result: Option<Vec<f32>>,
@@ -168,6 +183,9 @@ pub struct Worker {
     /// No all-reduce with chunks has started: the next one is the one this
     /// worker (re)joins at [`WorkerConfig::first_seq`].
     joining: bool,
+    /// [`WorkerConfig::remap_on_collision`]: collisions seen per window
+    /// position (empty otherwise).
+    remaps: Vec<u32>,
 }
 
 impl Worker {
@@ -181,7 +199,7 @@ impl Worker {
             run: None,
             ring: Ring::default(),
             spare_input: Vec::new(),
-            resend_queue: VecDeque::new(),
+            followups: VecDeque::new(),
             answers: VecDeque::new(),
             events: VecDeque::new(),
             result: None,
@@ -198,6 +216,11 @@ impl Worker {
             joining: true,
             chunks_done: u64::from(cfg.first_seq),
             last_switch_completion_us: None,
+            remaps: if cfg.remap_on_collision {
+                vec![0; cfg.window]
+            } else {
+                Vec::new()
+            },
             cfg,
         })
     }
@@ -407,8 +430,8 @@ impl Worker {
 
     /// Writes the next payload to send, if any, into the front of `buf` and
     /// returns its length ([`Worker::payload_len`]): `RESULT` answers to
-    /// `QUERY`s first, then resends due, then `DATA` for new chunks while
-    /// fewer than `window` are outstanding.
+    /// `QUERY`s first, then probes and resends due, then `DATA` for new
+    /// chunks while fewer than `window` are outstanding.
     ///
     /// A `DATA` payload is built in place — the header, then the chunk's
     /// values quantized straight into big-endian lanes — so sending
@@ -436,14 +459,27 @@ impl Worker {
         let Some(run) = self.run.as_mut() else {
             return Ok(None);
         };
-        while let Some(seq) = self.resend_queue.pop_front() {
-            if let Some(chunk) = self.ring.waiting_mut(seq) {
-                chunk.resend_queued = false;
-                self.stats.resends += 1;
-                self.stats.packets_sent += 1;
-                write_data(&self.cfg, &run.data, chunk, true, buf);
-                return Ok(Some(len));
+        while let Some(seq) = self.followups.pop_front() {
+            let Some(chunk) = self.ring.waiting_mut(seq) else {
+                continue;
+            };
+            match chunk.queued.take() {
+                Some(Followup::Probe) => {
+                    write_probe(&self.cfg, chunk, buf);
+                    chunk.probe_unanswered = true;
+                    chunk.probed = true;
+                    self.stats.probes += 1;
+                }
+                Some(Followup::Resend) => {
+                    chunk.probe_unanswered = false;
+                    chunk.resends += 1;
+                    self.stats.resends += 1;
+                    write_data(&self.cfg, &run.data, chunk, true, buf);
+                }
+                None => continue,
             }
+            self.stats.packets_sent += 1;
+            return Ok(Some(len));
         }
         if self.ring.waiting >= self.cfg.window || run.next >= run.round_len {
             return Ok(None);
@@ -453,19 +489,19 @@ impl Worker {
         // (and every seq in flight distinct in 16 bits).
         if self.ring.span() >= self.cfg.max_span() {
             // Only the span holds the next chunk back: more than `max_span −
-            // window` later chunks completed while the oldest waits, so its
-            // RESULT (or a DATA) was lost. Resend it now, once, rather than
-            // idle until its timeout.
-            let max_retries = self.cfg.max_retries;
+            // window` later chunks completed while the oldest waits. Its
+            // RESULT (or a DATA) may be lost, or it may be completing at
+            // the PS; ask now, once, rather than idle until its timeout.
             if let Some(chunk) = self.ring.entries.front_mut().filter(|c| {
-                !c.done && !c.resent_at_span && !c.resend_queued && c.resends < max_retries
+                !c.done && !c.probed_at_span && c.queued.is_none() && !c.probe_unanswered
             }) {
-                chunk.resent_at_span = true;
-                chunk.resends += 1;
+                write_probe(&self.cfg, chunk, buf);
+                chunk.probed_at_span = true;
+                chunk.probe_unanswered = true;
+                chunk.probed = true;
                 chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
-                self.stats.resends += 1;
+                self.stats.probes += 1;
                 self.stats.packets_sent += 1;
-                write_data(&self.cfg, &run.data, chunk, true, buf);
                 return Ok(Some(len));
             }
             return Ok(None);
@@ -473,6 +509,8 @@ impl Worker {
         let index = run.chunk_at(run.next);
         let seq = run.round_seq_base.wrapping_add(run.next as u16);
         run.next += 1;
+        let exponent = run.exponent;
+        let slot = slot_of(&self.cfg, &self.remaps, seq);
 
         let priority = self.cfg.policy.priority(&PolicyInput {
             now_us,
@@ -484,21 +522,18 @@ impl Worker {
         let mut chunk = Outstanding {
             index,
             key: Key::new(priority, self.cfg.job, seq),
-            slot: slot_for(
-                self.cfg.slot_mapping,
-                self.cfg.job,
-                seq,
-                self.cfg.window,
-                self.cfg.slot_mask,
-            ),
-            exponent: run.exponent,
+            slot,
+            exponent,
             flags: Flags::NONE,
             resends: 0,
+            timeouts: 0,
             sent_us: now_us,
             rto_us: self.rtt.rto_us(),
             deadline_us: now_us.saturating_add(self.rtt.rto_us()),
-            resend_queued: false,
-            resent_at_span: false,
+            queued: None,
+            probe_unanswered: false,
+            probed_at_span: false,
+            probed: false,
             done: false,
         };
         if write_data(&self.cfg, &run.data, &chunk, false, buf) {
@@ -521,9 +556,14 @@ impl Worker {
             .min()
     }
 
-    /// Handles every deadline at or before `now_us`: queues a resend (the
-    /// chunk's timeout doubles, up to `rto_max_us`), or fails the all-reduce
-    /// when the chunk was already resent `max_retries` times.
+    /// Handles every deadline at or before `now_us` (the chunk's timeout
+    /// doubles, up to `rto_max_us`): queues a `PROBE`, or a resend when the
+    /// last probe got no answer, or fails the all-reduce when the chunk
+    /// timed out `max_retries` times (`docs/protocol.md` §6.1).
+    ///
+    /// A timeout alone is no evidence of loss — the chunk may wait for a
+    /// slow peer, in a slot or at the PS — so it asks first; only an
+    /// unanswered probe or a `MISSING` answer makes it resend.
     pub fn handle_timeout(&mut self, now_us: u64) {
         if self.run.is_none() {
             return;
@@ -535,21 +575,24 @@ impl Worker {
                 continue;
             }
             let seq = front_seq.wrapping_add(at as u16);
-            if chunk.resends >= self.cfg.max_retries {
+            if chunk.timeouts >= self.cfg.max_retries {
                 failure = Some(WorkerError::ResultTimeout {
                     job: self.cfg.job,
                     seq,
+                    timeouts: chunk.timeouts,
                     resends: chunk.resends,
                 });
                 break;
             }
-            chunk.resends += 1;
+            chunk.timeouts += 1;
             chunk.rto_us = chunk.rto_us.saturating_mul(2).min(self.cfg.rto_max_us);
             chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
-            if !chunk.resend_queued {
-                chunk.resend_queued = true;
-                self.resend_queue.push_back(seq);
-            }
+            let next = if chunk.probe_unanswered {
+                Followup::Resend
+            } else {
+                Followup::Probe
+            };
+            queue_followup(&mut self.followups, seq, chunk, next);
         }
         if let Some(error) = failure {
             self.fail(error);
@@ -598,7 +641,40 @@ impl Worker {
                 self.on_query(&repr);
                 Ok(())
             }
+            PacketType::Pending | PacketType::Missing => {
+                self.on_answer(&repr, now_us);
+                Ok(())
+            }
             other => Err(WorkerError::UnexpectedType(other)),
+        }
+    }
+
+    /// A `PENDING` or `MISSING` answer to a probe. Answers to a peer (the
+    /// PS's reach the whole group) and answers for chunks no longer
+    /// waiting are counted and ignored.
+    fn on_answer(&mut self, repr: &EsaRepr, now_us: u64) {
+        if repr.worker != self.cfg.worker_id {
+            self.stats.answers_for_peers += 1;
+            return;
+        }
+        let seq = repr.key.seq();
+        let Some(chunk) = self
+            .ring
+            .waiting_mut(seq)
+            .filter(|c| self.run.is_some() && c.exponent == repr.exponent)
+        else {
+            self.stats.stale_answers += 1;
+            return;
+        };
+        chunk.probe_unanswered = false;
+        if repr.packet_type == PacketType::Missing {
+            // Neither the switch nor the PS holds the contribution.
+            self.stats.missing_answers += 1;
+            chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
+            queue_followup(&mut self.followups, seq, chunk, Followup::Resend);
+        } else {
+            // Held; the timer already runs for the next look.
+            self.stats.pending_answers += 1;
         }
     }
 
@@ -642,11 +718,18 @@ impl Worker {
             return Ok(());
         };
         let index = chunk.index;
-        if chunk.resends == 0 {
-            // Karn's rule: a resent chunk's result may answer either copy.
+        if chunk.timeouts == 0 && !chunk.probed_at_span {
+            // Karn's rule: a resent chunk's result may answer either copy;
+            // and a chunk that outlived its timeout waited for more than
+            // the network (a slow peer, the PS).
             self.rtt.sample(now_us.saturating_sub(chunk.sent_us));
         }
 
+        if repr.flags.contains(Flags::COLLISION)
+            && let Some(generation) = self.remaps.get_mut(usize::from(seq) % self.cfg.window)
+        {
+            *generation = generation.wrapping_add(1);
+        }
         let lanes = packet.lanes_bytes();
         if repr.flags.contains(Flags::OVERFLOW) {
             // The sum is not exact: the chunk is re-run from its input.
@@ -710,7 +793,7 @@ impl Worker {
         self.ring.clear();
         if run.overflowed.is_empty() {
             if let Some(run) = self.run.take() {
-                self.resend_queue.clear();
+                self.followups.clear();
                 self.events.push_back(WorkerEvent::Completed {
                     seq_base: run.seq_base,
                     chunks: run.seqs_used,
@@ -756,7 +839,7 @@ impl Worker {
     /// would, with [`WorkerConfig::first_seq`]).
     pub fn abort_allreduce(&mut self) -> bool {
         self.ring.clear();
-        self.resend_queue.clear();
+        self.followups.clear();
         match self.run.take() {
             Some(run) => {
                 self.spare_input = run.data;
@@ -765,6 +848,65 @@ impl Worker {
             None => false,
         }
     }
+}
+
+/// The slot a new chunk `seq` goes to: its position's remapped slot after a
+/// collision ([`WorkerConfig::remap_on_collision`]), else [`slot_for`].
+fn slot_of(cfg: &WorkerConfig, remaps: &[u32], seq: u16) -> u16 {
+    let position = usize::from(seq) % cfg.window;
+    match remaps.get(position) {
+        Some(&generation) if generation > 0 => {
+            remapped_slot(cfg.job, position as u32, generation, cfg.slot_mask)
+        }
+        _ => slot_for(cfg.slot_mapping, cfg.job, seq, cfg.window, cfg.slot_mask),
+    }
+}
+
+/// Queues `followup` for `chunk` (seq `seq`): a resend replaces a queued
+/// probe; a chunk is queued once.
+fn queue_followup(
+    queue: &mut VecDeque<u16>,
+    seq: u16,
+    chunk: &mut Outstanding,
+    followup: Followup,
+) {
+    match chunk.queued {
+        None => {
+            chunk.queued = Some(followup);
+            queue.push_back(seq);
+        }
+        Some(Followup::Probe) => chunk.queued = Some(followup),
+        Some(Followup::Resend) => {}
+    }
+}
+
+/// Writes the `PROBE` of `chunk` into `buf` (exactly [`esa_payload_len`]
+/// bytes): the chunk's header as its `DATA` carries it, lanes zero, and
+/// `RESEND` on every probe after the chunk's first.
+fn write_probe(cfg: &WorkerConfig, chunk: &Outstanding, buf: &mut [u8]) {
+    if let Some(lanes) = buf.get_mut(HEADER_LEN..) {
+        lanes.fill(0);
+    }
+    let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
+        // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
+        return;
+    };
+    EsaRepr {
+        packet_type: PacketType::Probe,
+        flags: if chunk.probed {
+            Flags::RESEND
+        } else {
+            Flags::NONE
+        },
+        slot: chunk.slot,
+        key: chunk.key,
+        bitmap: 1u32 << cfg.worker_id,
+        fan_in: cfg.fan_in,
+        count: 1,
+        exponent: chunk.exponent,
+        worker: cfg.worker_id,
+    }
+    .emit(&mut packet);
 }
 
 /// Writes the `DATA` payload of `chunk` into `buf` (exactly

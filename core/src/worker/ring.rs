@@ -17,17 +17,36 @@ pub(super) struct Outstanding {
     pub(super) exponent: i8,
     /// `OVERFLOW` if quantization saturated, else empty.
     pub(super) flags: Flags,
+    /// Retransmissions of its `DATA`.
     pub(super) resends: u32,
+    /// Timer expiries (each sent a `PROBE` or a resend); the all-reduce
+    /// fails when they reach `max_retries`.
+    pub(super) timeouts: u32,
     /// When it was first sent, for the round-trip sample.
     pub(super) sent_us: u64,
     pub(super) rto_us: u64,
     pub(super) deadline_us: u64,
-    /// A resend is queued and not yet handed out.
-    pub(super) resend_queued: bool,
-    /// Resent early because it alone held the span bound (once per chunk).
-    pub(super) resent_at_span: bool,
+    /// A probe or a resend is queued and not yet handed out.
+    pub(super) queued: Option<Followup>,
+    /// A `PROBE` went out and nothing has answered it yet: at the next
+    /// timeout the chunk is resent (the probe or its answer was lost).
+    pub(super) probe_unanswered: bool,
+    /// Probed early because it alone held the span bound (once per chunk).
+    pub(super) probed_at_span: bool,
+    /// A probe went out before: the next ones carry `RESEND`, so the switch
+    /// passes them to the PS (`docs/protocol.md` §4.4, P2).
+    pub(super) probed: bool,
     /// Its result was accepted.
     pub(super) done: bool,
+}
+
+/// What a waiting chunk sends next, after a timeout or an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Followup {
+    /// Ask whether the contribution is held (`PROBE`).
+    Probe,
+    /// Retransmit the `DATA` (with `RESEND`).
+    Resend,
 }
 
 /// The chunks in flight, in sending order: entry `i` has seq `front_seq +

@@ -283,8 +283,15 @@ fn sends_exactly_window_then_waits() {
     assert_eq!(w.stats().packets_sent, 4);
 }
 
+/// `payload` turned into a packet of type `kind` (an answer to a probe).
+fn as_type(payload: &[u8], kind: PacketType) -> Vec<u8> {
+    let mut p = payload.to_vec();
+    p[0] = (p[0] & 0xf0) | kind as u8;
+    p
+}
+
 #[test]
-fn resend_after_timeout_sets_flag_and_doubles_rto() {
+fn a_timeout_probes_and_only_an_unanswered_probe_resends() {
     let cfg = WorkerConfig {
         rto_initial_us: 1_000,
         rto_max_us: 2_500,
@@ -298,25 +305,85 @@ fn resend_after_timeout_sets_flag_and_doubles_rto() {
     w.handle_timeout(999);
     assert_eq!(w.poll_transmit(999), None);
 
+    // The first timeout asks: the DATA's header as PROBE, lanes zero.
     w.handle_timeout(1_000);
-    let resent = w.poll_transmit(1_000).unwrap();
+    let probe = w.poll_transmit(1_000).unwrap();
     assert_eq!(w.poll_transmit(1_000), None);
-    let mut expected = original.clone();
-    expected[1] = Flags::RESEND.0;
-    assert_eq!(resent, expected);
+    let mut expected_probe = as_type(&original, PacketType::Probe);
+    expected_probe[HEADER_LEN..].fill(0);
+    assert_eq!(probe, expected_probe);
     assert_eq!(w.poll_timeout(), Some(3_000), "RTO doubled to 2000");
 
+    // Nothing answered: the next timeout resends the same bytes, RESEND set.
     w.handle_timeout(3_000);
-    assert_eq!(w.poll_transmit(3_000), Some(expected.clone()));
+    let mut expected_resend = original.clone();
+    expected_resend[1] = Flags::RESEND.0;
+    assert_eq!(w.poll_transmit(3_000), Some(expected_resend.clone()));
     assert_eq!(w.poll_timeout(), Some(5_500), "RTO capped at 2500");
 
-    // Two timeouts without a poll in between queue one resend.
+    // After a resend the next timeout asks again, with RESEND (a repeated
+    // probe goes on to the PS); PENDING means wait.
+    let mut expected_reprobe = expected_probe.clone();
+    expected_reprobe[1] = Flags::RESEND.0;
     w.handle_timeout(5_500);
+    assert_eq!(w.poll_transmit(5_500), Some(expected_reprobe.clone()));
+    w.handle_payload(&as_type(&probe, PacketType::Pending), 5_600)
+        .unwrap();
+    assert_eq!(w.poll_transmit(5_600), None);
     w.handle_timeout(8_000);
-    assert_eq!(w.poll_transmit(8_000), Some(expected));
-    assert_eq!(w.poll_transmit(8_000), None);
-    assert_eq!(w.stats().resends, 3);
-    assert_eq!(w.stats().data_sent, 1);
+    assert_eq!(
+        w.poll_transmit(8_000),
+        Some(expected_reprobe.clone()),
+        "answered: another probe, no resend"
+    );
+    // MISSING means resend now.
+    w.handle_payload(&as_type(&probe, PacketType::Missing), 8_100)
+        .unwrap();
+    assert_eq!(w.poll_transmit(8_100), Some(expected_resend.clone()));
+    assert_eq!(w.poll_timeout(), Some(10_600));
+
+    // Two timeouts without a poll in between queue one packet, and the
+    // unanswered probe of the first makes it a resend.
+    w.handle_timeout(10_600);
+    assert_eq!(w.poll_transmit(10_600), Some(expected_reprobe));
+    w.handle_timeout(13_100);
+    w.handle_timeout(15_600);
+    assert_eq!(w.poll_transmit(15_600), Some(expected_resend));
+    assert_eq!(w.poll_transmit(15_600), None);
+    let s = w.stats();
+    assert_eq!(
+        (
+            s.probes,
+            s.resends,
+            s.data_sent,
+            s.pending_answers,
+            s.missing_answers
+        ),
+        (4, 3, 1, 1, 1)
+    );
+}
+
+#[test]
+fn answers_for_peers_and_finished_chunks_change_nothing() {
+    let mut w = Worker::new(config(3, 0, 2, 2, 2)).unwrap();
+    w.start_allreduce(&[1.0; 4], 0).unwrap();
+    let sent = drain(&mut w, 0);
+    w.handle_payload(&result(3, 0, 2, 16, &[0, 0], 2), 10)
+        .unwrap();
+    // MISSING for worker 1's chunk: not ours.
+    let mut peer = as_type(&sent[1], PacketType::Missing);
+    peer[15] = 1;
+    w.handle_payload(&peer, 20).unwrap();
+    // MISSING for a chunk already done; PENDING with another exponent.
+    w.handle_payload(&as_type(&sent[0], PacketType::Missing), 20)
+        .unwrap();
+    let mut other_exponent = as_type(&sent[1], PacketType::Pending);
+    other_exponent[14] = 3;
+    w.handle_payload(&other_exponent, 20).unwrap();
+    assert_eq!(w.poll_transmit(20), None);
+    let s = w.stats();
+    assert_eq!((s.answers_for_peers, s.stale_answers), (1, 2));
+    assert_eq!((s.resends, s.invalid_packets), (0, 0));
 }
 
 #[test]
@@ -545,14 +612,18 @@ fn max_retries_fails_naming_the_seq() {
     w.handle_payload(&result(12, 0, 2, 16, &[0, 0], 2), 10)
         .unwrap();
     let mut now = 0;
-    for resend in 1..=2 {
+    // The first timeout asks; nothing answers, so the second resends.
+    for (timeout, kind, flags) in [
+        (1, PacketType::Probe, Flags::NONE),
+        (2, PacketType::Data, Flags::RESEND),
+    ] {
         now = w.poll_timeout().unwrap();
         w.handle_timeout(now);
         let (repr, _) = parse(&w.poll_transmit(now).unwrap(), 2);
         assert_eq!(
-            (repr.key.seq(), repr.flags),
-            (1, Flags::RESEND),
-            "resend {resend}"
+            (repr.packet_type, repr.key.seq(), repr.flags),
+            (kind, 1, flags),
+            "timeout {timeout}"
         );
         assert_eq!(w.poll_event(), None);
     }
@@ -562,11 +633,12 @@ fn max_retries_fails_naming_the_seq() {
     let expected = WorkerError::ResultTimeout {
         job: 12,
         seq: 1,
-        resends: 2,
+        timeouts: 2,
+        resends: 1,
     };
     assert_eq!(
         expected.to_string(),
-        "job 12: chunk seq 1 got no RESULT after 2 resends"
+        "job 12: chunk seq 1 got no RESULT after 2 timeouts (1 resends)"
     );
     assert_eq!(w.poll_event(), Some(WorkerEvent::Failed(expected)));
     assert_eq!(w.poll_transmit(7_000), None);
@@ -598,8 +670,15 @@ fn priority_is_fixed_at_first_send() {
     // Three chunks done: las drops to 14 for the new chunk only.
     let (repr, _) = parse(&w.poll_transmit(10).unwrap(), 1);
     assert_eq!((repr.key.seq(), repr.key.priority()), (4, 14));
+    // The probe, and the resend after it, keep the first send's priority.
     w.handle_timeout(1_000);
     let (repr, _) = parse(&w.poll_transmit(1_000).unwrap(), 1);
+    assert_eq!(
+        (repr.packet_type, repr.key.seq(), repr.key.priority()),
+        (PacketType::Probe, 3, 15)
+    );
+    w.handle_timeout(10_000);
+    let (repr, _) = parse(&w.poll_transmit(10_000).unwrap(), 1);
     assert_eq!(
         (repr.key.seq(), repr.key.priority(), repr.flags),
         (3, 15, Flags::RESEND)
@@ -705,7 +784,23 @@ fn transmit_into_is_byte_exact_with_the_emit_path() {
             sent += 1;
         }
         assert_eq!(sent, n.div_ceil(lanes).min(cfg.window));
-        // Resends quantize again: the same bytes, with RESEND.
+        // Timeouts probe first: the DATA's header as PROBE, lanes zero.
+        w.handle_timeout(u64::MAX / 4);
+        let mut probed = 0;
+        while let Some(written) = w.poll_transmit_into(1, &mut buf).unwrap() {
+            let p = EsaPacket::new_checked(&buf[..written], lanes).unwrap();
+            let at = usize::from(p.key().seq().wrapping_sub(cfg.first_seq));
+            let chunk = &data[at * lanes..((at + 1) * lanes).min(n)];
+            let mut expected = reference_payload(&cfg, chunk, p.key().seq(), cfg.exponent, false);
+            expected[0] = (expected[0] & 0xf0) | PacketType::Probe as u8;
+            expected[1] = 0;
+            expected[HEADER_LEN..].fill(0);
+            assert_eq!(&buf[..written], &expected[..], "case {case} probe {at}");
+            probed += 1;
+        }
+        assert_eq!(probed, sent);
+        // Unanswered, the next timeouts resend; resends quantize again: the
+        // same bytes, with RESEND.
         w.handle_timeout(u64::MAX / 2);
         let mut resent = 0;
         while let Some(written) = w.poll_transmit_into(1, &mut buf).unwrap() {
@@ -858,7 +953,7 @@ fn a_chunk_that_never_completes_bounds_the_seqs_in_flight() {
             w.handle_payload(&buf[..n], 0).unwrap();
         }
     }
-    assert_eq!(sent, MAX_WINDOW + 1, "then seq 0 is resent once");
+    assert_eq!(sent, MAX_WINDOW + 1, "then seq 0 is probed once");
     assert_eq!(w.outstanding(), 1);
     w.handle_payload(&result(3, 0, 1, 16, &[1 << 16], 1), 0)
         .unwrap();
@@ -888,13 +983,14 @@ fn a_waiting_chunk_holds_the_job_within_reach_of_the_result_caches() {
                 .unwrap();
         }
     }
-    // Reaching the bound resends seq 0 at once (a window of later
-    // chunks completed without it: its RESULT was lost), then waits.
+    // Reaching the bound probes seq 0 at once (a window of later chunks
+    // completed without it: its RESULT may be lost, or it may be
+    // completing at the PS), then waits.
     assert_eq!(sent, [0, 1, 2, 3, 4, 5, 6, 7, 0]);
     assert_eq!(w.outstanding(), 1);
-    assert_eq!(w.stats().resends, 1);
+    assert_eq!((w.stats().probes, w.stats().resends), (1, 0));
     assert_eq!(w.poll_transmit(0), None, "only once");
-    // After that, its timeout resends it as usual.
+    // Nothing answered: its timeout resends it.
     w.handle_timeout(w.poll_timeout().unwrap());
     let resent = drain(&mut w, 1_000_000);
     assert_eq!(resent.len(), 1);
@@ -1377,4 +1473,63 @@ fn results_of_overflow_reruns_of_the_joined_allreduce_are_not_behind() {
             "seq {seq} at {exponent}"
         );
     }
+}
+
+#[test]
+fn a_collision_moves_the_window_position_to_another_slot() {
+    let cfg = WorkerConfig {
+        remap_on_collision: true,
+        result_cache: 4,
+        slot_mask: 1023,
+        ..config(5, 0, 2, 1, 2)
+    };
+    assert_eq!(cfg.max_span(), 2, "self-clocked");
+    let mut w = Worker::new(cfg.clone()).unwrap();
+    w.start_allreduce(&[1.0; 6], 0).unwrap();
+    let first: Vec<u16> = drain(&mut w, 0)
+        .iter()
+        .map(|p| parse(p, 1).0.slot)
+        .collect();
+    let hashed = |seq| slot_for(SlotMapping::Hashed, 5, seq, 2, 1023);
+    assert_eq!(first, [hashed(0), hashed(1)]);
+    // Seq 0's RESULT says it collided: position 0 moves, position 1 stays.
+    let mut collided = result(5, 0, 2, 16, &[0], 1);
+    collided[1] = Flags::COLLISION.0;
+    w.handle_payload(&collided, 1).unwrap();
+    w.handle_payload(&result(5, 1, 2, 16, &[0], 1), 1).unwrap();
+    let next: Vec<u16> = drain(&mut w, 1)
+        .iter()
+        .map(|p| parse(p, 1).0.slot)
+        .collect();
+    let moved = remapped_slot(5, 0, 1, 1023);
+    assert_ne!(moved, hashed(2));
+    assert_eq!(next, [moved, hashed(3)]);
+    // A second collision at the position moves it again.
+    collided = result(5, 2, 2, 16, &[0], 1);
+    collided[1] = Flags::COLLISION.0;
+    w.handle_payload(&collided, 2).unwrap();
+    let (repr, _) = parse(&w.poll_transmit(2).unwrap(), 1);
+    assert_eq!(
+        (repr.key.seq(), repr.slot),
+        (4, remapped_slot(5, 0, 2, 1023))
+    );
+    // Without the option the flag is ignored.
+    let mut plain = Worker::new(WorkerConfig {
+        remap_on_collision: false,
+        ..cfg
+    })
+    .unwrap();
+    plain.start_allreduce(&[1.0; 6], 0).unwrap();
+    drain(&mut plain, 0);
+    plain
+        .handle_payload(&result(5, 0, 2, 16, &[0], 1), 1)
+        .unwrap();
+    let mut collided = result(5, 1, 2, 16, &[0], 1);
+    collided[1] = Flags::COLLISION.0;
+    plain.handle_payload(&collided, 1).unwrap();
+    let slots: Vec<u16> = drain(&mut plain, 1)
+        .iter()
+        .map(|p| parse(p, 1).0.slot)
+        .collect();
+    assert_eq!(slots, [hashed(2), hashed(3)]);
 }

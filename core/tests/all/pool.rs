@@ -518,6 +518,22 @@ fn a_probe_is_answered_pending_only_when_the_slot_holds_the_contribution() {
         assert_eq!((c.probes_answered, c.probes_forwarded), (1, 3));
         assert_eq!(c.data_rx, 3, "probes are not DATA");
     }
+    // A repeated probe (RESEND) goes on to the PS, saying HELD when the
+    // slot holds the contribution.
+    let mut held = pool(Mode::Esa);
+    run(&mut held, data(0, 5, 0, 2, &[1; 4]), 0);
+    for (worker, flags) in [(0u8, Flags::RESEND | Flags::HELD), (1, Flags::RESEND)] {
+        let port = u16::from(worker) + 1;
+        let mut repr = data_repr(1, worker, 5, 1, 2);
+        repr.packet_type = PacketType::Probe;
+        repr.flags = Flags::RESEND;
+        let d = held.process(&frame_from(port, repr, &[0; 4]), port, 1);
+        assert_eq!(d.rule, "P2");
+        let emit = d.emit.unwrap();
+        assert_eq!(emit.dest, Destination::Port(PS_PORT));
+        repr.flags = flags;
+        assert_eq!(emit.frame, expected(port, repr, &[0; 4]), "worker {worker}");
+    }
     // A probe with a bad worker id is refused like a DATA.
     let mut pool = pool(Mode::Esa);
     let mut repr = data_repr(1, 3, 5, 1, 2);

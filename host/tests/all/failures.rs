@@ -282,23 +282,27 @@ fn a_restarted_worker_without_start_seq_fails_clearly() {
     drop(job.switch);
 }
 
-fn assert_no_result(err: &HostError, switch: SocketAddr, resends: u32) {
+/// Five timeouts, every other one a resend: a probe first, the resend when
+/// nothing answered it, a probe again, ...
+fn assert_no_result(err: &HostError, switch: SocketAddr) {
     match err {
         HostError::NoResult {
             job: 3,
             seq: 0,
-            resends: r,
+            timeouts,
+            resends,
             switch: s,
             ..
         } => {
-            assert_eq!((*r, *s), (resends, switch));
+            assert_eq!((*timeouts, *resends, *s), (5, 2, switch));
         }
         other => panic!("unexpected error: {other}"),
     }
     let text = err.to_string();
     assert!(
         text.starts_with(&format!(
-            "job 3: no RESULT for chunk seq 0 from the switch at {switch} after {resends} resends"
+            "job 3: no RESULT for chunk seq 0 from the switch at {switch} after 5 timeouts \
+             (2 resends)"
         )),
         "{text}"
     );
@@ -321,11 +325,11 @@ fn a_worker_whose_switch_never_answers_times_out_in_memory() {
     let t = net.bind_any(FaultConfig::NONE).unwrap();
     let mut w = Worker::new(WorkerOptions::new(silent_switch_config(), nobody), t).unwrap();
     let err = w.allreduce(&mut [1.0; 100]).unwrap_err();
-    assert_no_result(&err, nobody, 5);
+    assert_no_result(&err, nobody);
     assert_eq!(
-        w.stats().resends,
-        5 * 4,
-        "every outstanding chunk was resent"
+        (w.stats().probes, w.stats().resends),
+        (3 * 4, 2 * 4),
+        "every outstanding chunk was probed and resent"
     );
     // A timed-out worker can try again, on fresh seqs.
     match w.allreduce(&mut [1.0]) {
@@ -345,6 +349,6 @@ fn a_worker_whose_switch_never_answers_times_out_over_udp() {
     )
     .unwrap();
     let err = w.allreduce(&mut [1.0; 10]).unwrap_err();
-    assert_no_result(&err, silent.local_addr(), 5);
+    assert_no_result(&err, silent.local_addr());
     drop(silent);
 }
