@@ -232,7 +232,7 @@ impl ParameterServer {
                 self.stats.unexpected_type += 1;
                 return Err(PsError::UnexpectedType(kind));
             }
-            PacketType::Probe => job.on_probe(&repr, self.cfg.lanes, &mut self.outbox),
+            PacketType::Probe => job.on_probe(&repr, now_us, &self.cfg, &mut self.outbox),
             PacketType::Query => {
                 job.stats.queries_received += 1;
                 Ok(())
@@ -500,14 +500,17 @@ impl JobState {
     /// with a `PULL` for the slot's partial when the chunk is split
     /// between slot and PS, and a `QUERY` when the PS knows nothing of the
     /// chunk (the slot's partial may be an orphan of a chunk whose result
-    /// this cache dropped); otherwise `MISSING`, and the worker resends
-    /// (`docs/protocol.md` §6.2).
+    /// this cache dropped) or, as for a resent part, when the worker asks
+    /// again about a part stored here; otherwise `MISSING`, and the worker
+    /// resends (`docs/protocol.md` §6.2).
     fn on_probe(
         &mut self,
         repr: &EsaRepr,
-        lanes: usize,
+        now_us: u64,
+        cfg: &PsConfig,
         outbox: &mut VecDeque<Vec<u8>>,
     ) -> Result<(), PsError> {
+        let lanes = cfg.lanes;
         self.stats.probes_received += 1;
         self.check_fan_in(repr)?;
         let seq = repr.key.seq();
@@ -527,34 +530,49 @@ impl JobState {
         }
         let pending = self
             .pending
-            .get(&chunk)
+            .get_mut(&chunk)
             .filter(|p| p.exponent == repr.exponent);
-        let here =
-            pending.is_some_and(|p| p.parts.iter().any(|part| part.bitmap & repr.bitmap != 0));
+        let has_parts = pending.is_some();
+        let here = pending
+            .as_ref()
+            .is_some_and(|p| p.parts.iter().any(|part| part.bitmap & repr.bitmap != 0));
         let in_slot = repr.flags.contains(Flags::HELD);
         let header = |packet_type| EsaRepr {
             packet_type,
             flags: Flags::NONE,
             ..*repr
         };
-        if here || (in_slot && pending.is_some()) {
+        let to_ps = |packet_type| {
+            EsaRepr {
+                bitmap: 0,
+                count: 0,
+                worker: PS_WORKER_ID,
+                ..header(packet_type)
+            }
+            .to_payload(&[], lanes)
+        };
+        if here || (in_slot && has_parts) {
             // Parts here and (maybe) a partial in the slot: pull it.
-            let pull = EsaRepr {
-                bitmap: 0,
-                count: 0,
-                worker: PS_WORKER_ID,
-                ..header(PacketType::Pull)
-            };
-            outbox.push_back(pull.to_payload(&[], lanes));
+            outbox.push_back(to_ps(PacketType::Pull));
             self.stats.pulls_sent += 1;
-        } else if in_slot {
-            let query = EsaRepr {
-                bitmap: 0,
-                count: 0,
-                worker: PS_WORKER_ID,
-                ..header(PacketType::Query)
-            };
-            outbox.push_back(query.to_payload(&[], lanes));
+        }
+        // A worker asking again about a chunk the PS cannot complete: as
+        // for a resent part, a peer may hold a result nobody else has.
+        let query = if here && repr.flags.contains(Flags::RESEND) {
+            pending.is_some_and(|p| {
+                let due = p
+                    .last_query_us
+                    .is_none_or(|t| now_us.saturating_sub(t) >= cfg.query_interval_us);
+                if due {
+                    p.last_query_us = Some(now_us);
+                }
+                due
+            })
+        } else {
+            in_slot && !has_parts
+        };
+        if query {
+            outbox.push_back(to_ps(PacketType::Query));
             self.stats.queries_sent += 1;
         }
         let answer = if here || in_slot {

@@ -864,3 +864,38 @@ fn a_probe_the_switch_says_it_holds_is_pending() {
         (2, 1, 1)
     );
 }
+
+#[test]
+fn a_repeated_probe_for_a_part_held_here_queries_the_group_once_per_interval() {
+    let mut ps = ps();
+    ps.handle_payload(&fallback(5, 0b001, W[0]), 0).unwrap();
+    let mut again = probe(5, 0);
+    again[1] = Flags::RESEND.0;
+    let kinds = |out: Vec<Vec<u8>>| -> Vec<PacketType> {
+        out.iter().map(|p| parse(p).0.packet_type).collect()
+    };
+    // The first probe: PULL and PENDING; a repeated one adds a QUERY (a
+    // peer may hold a result of the chunk nobody else has, as for a
+    // resent part), at most once per query interval.
+    ps.handle_payload(&probe(5, 0), 0).unwrap();
+    assert_eq!(
+        kinds(drain(&mut ps)),
+        [PacketType::Pull, PacketType::Pending]
+    );
+    ps.handle_payload(&again, 10).unwrap();
+    assert_eq!(
+        kinds(drain(&mut ps)),
+        [PacketType::Pull, PacketType::Query, PacketType::Pending]
+    );
+    ps.handle_payload(&again, 20).unwrap();
+    assert_eq!(
+        kinds(drain(&mut ps)),
+        [PacketType::Pull, PacketType::Pending]
+    );
+    ps.handle_payload(&again, 10 + PsConfig::default().query_interval_us)
+        .unwrap();
+    assert_eq!(
+        kinds(drain(&mut ps)),
+        [PacketType::Pull, PacketType::Query, PacketType::Pending]
+    );
+}
