@@ -52,6 +52,24 @@ impl Mode {
     pub const fn ps_forwards_results(self) -> bool {
         matches!(self, Mode::Atp)
     }
+
+    /// Whether a worker sends the next chunk at a window position only
+    /// after the position's last chunk has its result, as ATP's and
+    /// SwitchML's workers do (in-ATP/ATP `client/p4ml_manager.cc`: seq +
+    /// window goes out when seq's ACK arrives; p4app-switchML
+    /// `dpdk_worker_thread.cc`: a slot's next packet when its result
+    /// comes back). ESA's workers keep up to two windows' span instead
+    /// (`docs/protocol.md` §6.1).
+    pub const fn self_clocked(self) -> bool {
+        matches!(self, Mode::Atp | Mode::SwitchMl)
+    }
+
+    /// Whether a collision moves a window position to another slot, as
+    /// ATP's PS hands its workers a fresh aggregator after one
+    /// (`esa_core::worker::WorkerConfig::remap_on_collision`).
+    pub const fn remaps_on_collision(self) -> bool {
+        matches!(self, Mode::Atp)
+    }
 }
 
 impl fmt::Display for Mode {
@@ -147,12 +165,15 @@ impl SlotRange {
     }
 
     /// Chunks a worker of a `mode` job on these slots keeps in flight when
-    /// it asks for `window`: on a range of its own at most one per slot (the
-    /// direct mapping would put two chunks in flight on one slot); hashed
-    /// over the pool, any number (a collision falls back to the PS).
+    /// it asks for `window`: on a range of its own at most one per *two*
+    /// slots — SwitchML's shadow copies: a chunk's slot is next used two
+    /// windows later, so a late resend still finds the chunk's sum there
+    /// (p4app-switchML `dpdk_worker_thread.cc`: a pool of twice the
+    /// packets in flight, `switch_pool_index_shift`); hashed over the
+    /// pool, any number (a collision falls back to the PS).
     pub fn window_for(self, mode: Mode, window: usize) -> usize {
         if mode.has_own_slots() {
-            window.min(self.count() as usize)
+            window.min((self.count() as usize / 2).max(1))
         } else {
             window
         }

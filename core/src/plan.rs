@@ -92,10 +92,18 @@ impl JobPlan {
         self.slots.window_for(self.mode, self.window)
     }
 
-    /// Results a worker keeps to answer `QUERY`s.
+    /// Results a worker keeps to answer `QUERY`s: by default
+    /// [`RESULT_CACHE_WINDOWS`] windows, which lets the chunks in flight
+    /// span two windows (`WorkerConfig::max_span`); two windows for a
+    /// self-clocked mode ([`Mode::self_clocked`]), whose span is one
+    /// window.
     pub fn result_cache(&self) -> usize {
-        self.result_cache
-            .unwrap_or(RESULT_CACHE_WINDOWS * self.window())
+        let windows = if self.mode.self_clocked() {
+            2
+        } else {
+            RESULT_CACHE_WINDOWS
+        };
+        self.result_cache.unwrap_or(windows * self.window())
     }
 
     /// Chunks of `iterations` all-reduces of `elements` values each, at
@@ -113,7 +121,7 @@ impl JobPlan {
             lanes: self.lanes,
             window: self.window(),
             slot_mapping: self.mode.slot_mapping(),
-            remap_on_collision: false,
+            remap_on_collision: self.mode.remaps_on_collision(),
             slot_mask: self.slots.mask,
             exponent: self.exponent,
             rto_initial_us: self.rto.initial_us,
@@ -170,12 +178,14 @@ mod tests {
     }
 
     #[test]
-    fn switchml_keeps_one_chunk_per_slot_of_its_range() {
+    fn switchml_keeps_one_chunk_per_two_slots_of_its_range_self_clocked() {
         let mut plan = JobPlan::new(2, 2, Mode::SwitchMl, SlotRange { base: 16, mask: 7 });
         plan.window = 64;
         let c = plan.worker_config(0);
         assert_eq!((c.slot_mapping, c.slot_mask), (SlotMapping::Direct, 7));
-        assert_eq!((c.window, c.result_cache), (8, 32));
+        assert_eq!((c.window, c.result_cache), (4, 8));
+        assert_eq!(c.max_span(), c.window, "self-clocked");
+        assert!(!c.remap_on_collision);
         assert_eq!(c.validate(), Ok(()));
         plan.mode = Mode::Atp;
         plan.slots = SlotRange::whole_pool(64);
@@ -184,7 +194,15 @@ mod tests {
             (c.slot_mapping, c.slot_mask, c.window),
             (SlotMapping::Hashed, 63, 64)
         );
+        assert_eq!(c.max_span(), 64, "self-clocked");
+        assert!(c.remap_on_collision);
         assert!(plan.ps_options().forward_results);
+        plan.mode = Mode::Esa;
+        let c = plan.worker_config(0);
+        assert_eq!(
+            (c.max_span(), c.result_cache, c.remap_on_collision),
+            (128, 256, false)
+        );
         plan.result_cache = Some(5);
         assert_eq!(plan.worker_config(1).result_cache, 5);
     }

@@ -20,7 +20,7 @@ use crate::rtt::Rto;
 use crate::synthetic::gradient_value;
 use crate::wire::frame::ESA_OFFSET;
 use crate::wire::{EsaRepr, FrameRepr, ParsedFrame};
-use crate::worker::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, Worker, WorkerEvent};
+use crate::worker::{Worker, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;
@@ -761,9 +761,6 @@ impl Sim {
             let mut plan = JobPlan::new(job.job, job.workers, job.mode, slots);
             plan.lanes = config.pool.lanes;
             plan.window = job.window.div_ceil(bundle).max(1);
-            // The default window's cache whatever the job's window: the
-            // simulator's measured results were made with it.
-            plan.result_cache = Some(RESULT_CACHE_WINDOWS * DEFAULT_WINDOW);
             plan.exponent = job.exponent;
             plan.policy = job.policy;
             plan.rto = config.rto;

@@ -16,7 +16,7 @@
 //! # rto_min_us = 1000           # optional floor of the measured RTO; default rto_initial_us
 //! rto_max_us = 64000            # default
 //! max_retries = 50              # default
-//! result_cache = 256            # default: four windows
+//! result_cache = 256            # default: four windows (two for atp, switchml)
 //! policy = "fcfs"               # default; fcfs | static:N | srpt | las
 //! aging_interval_us = 50000     # default, for srpt and las; 0 = no aging
 //! mode = "esa"                  # default; esa | atp | switchml (slot mapping)
@@ -411,7 +411,7 @@ impl WorkerSection {
         if plan.window() < plan.window {
             let e = WorkerError::WindowExceedsSlots {
                 window: plan.window,
-                slots: plan.slots.count(),
+                slots: plan.window() as u32,
             };
             return Err(worker_error(&core, e));
         }
@@ -655,7 +655,7 @@ mod tests {
             }
         );
         assert_eq!((c.slot_mapping, c.slot_mask), (SlotMapping::Direct, 63));
-        assert_eq!(c.result_cache, 128, "four windows");
+        assert_eq!(c.result_cache, 64, "two windows: switchml is self-clocked");
         assert!(w.options.average);
         assert_eq!(c.first_seq, 100);
         let t = file.train.unwrap().resolve().unwrap();

@@ -196,12 +196,15 @@ pub enum WorkerError {
     #[error("slot mask {0:#x} is not one less than a power of two")]
     SlotMask(u16),
     /// In [`SlotMapping::Direct`] mode the window is larger than the job's
-    /// slot range, so chunks in flight would share slots.
-    #[error("window {window} is larger than the job's {slots} slots")]
+    /// slot range holds in flight (one chunk per slot; a switchml plan
+    /// keeps one per two, `esa_core::job::SlotRange::window_for`).
+    #[error(
+        "window {window} is larger than the {slots} chunks the job's slot range holds in flight"
+    )]
     WindowExceedsSlots {
         /// The configured window.
         window: usize,
-        /// Slots in the job's range.
+        /// Chunks in flight the job's range holds.
         slots: u32,
     },
     /// The exponent is outside `MIN_EXPONENT..=MAX_EXPONENT`.
