@@ -357,6 +357,13 @@ pub struct JobReport {
     pub chunks_at_ps: u64,
     /// Retransmissions by all workers.
     pub resends: u64,
+    /// Probes sent by all workers at timeouts (not retransmissions).
+    pub probes: u64,
+    /// Bytes of ESA frames the job's PS received, at real size (a
+    /// simulated frame counts for a bundle of real ones).
+    pub ps_bytes_received: u64,
+    /// Bytes of ESA frames the job's PS sent, at real size.
+    pub ps_bytes_sent: u64,
     /// Chunks worker 0 re-ran at a smaller exponent after an overflow.
     pub overflow_retries: u64,
     /// Every result of every worker was the exact sum, and the job finished.
@@ -637,6 +644,8 @@ struct Sim {
     down: Vec<Wire>,
     /// Per port: when its PS is next free, ns.
     ps_free: Vec<f64>,
+    /// Frames each port's PS received and sent.
+    ps_frames: Vec<(u64, u64)>,
     /// Time of one real packet on a link (`None`: unlimited), and at a
     /// host's send cap, ns.
     link_packet_ns: Option<f64>,
@@ -832,6 +841,7 @@ impl Sim {
             up: vec![Wire::default(); ports],
             down: vec![Wire::default(); ports],
             ps_free: vec![0.0; ports],
+            ps_frames: vec![(0, 0); ports],
             link_packet_ns,
             host_packet_ns,
             expected: vec![None; jobs],
@@ -1011,7 +1021,14 @@ impl Sim {
         esa.packet_type = packet_type;
         let ports = match route {
             HostOnlyRoute::Ps => vec![setup.ps_port],
-            HostOnlyRoute::Group => setup.members.clone(),
+            // As the switch relays (docs/protocol.md §4.3): never back to
+            // the sender.
+            HostOnlyRoute::Group => setup
+                .members
+                .iter()
+                .copied()
+                .filter(|&p| p != port)
+                .collect(),
         };
         for p in ports {
             let out = FrameRepr {
@@ -1092,6 +1109,7 @@ impl Sim {
             return;
         }
         if matches!(self.hosts[usize::from(port)], Some(Host::Ps { .. })) {
+            self.ps_frames[usize::from(port)].0 += 1;
             // The PS serves one packet at a time; a bundle streams through.
             let service = self.config.ps_service_ns as f64;
             if service > 0.0 {
@@ -1227,6 +1245,7 @@ impl Sim {
                 while let Some(p) = ps.poll_transmit() {
                     out.push(p);
                 }
+                self.ps_frames[usize::from(port)].1 += out.len() as u64;
             }
             None => {}
         }
@@ -1274,10 +1293,15 @@ impl Sim {
             self.close_phase(i);
         }
         let mut jobs = vec![];
+        // A simulated frame stands for a bundle of real ones.
+        let real_frame =
+            esa_frame_len(self.config.real_lanes()) as u64 * u64::from(self.config.bundle.max(1));
         for (k, job) in self.config.jobs.iter().enumerate() {
             let mut iterations_done = u32::MAX;
             let mut done = Some(0u64);
             let mut resends = 0;
+            let mut probes = 0;
+            let mut ps_frames = (0, 0);
             let mut overflow_retries = 0;
             let mut wrong = 0;
             let mut ps_completed = 0;
@@ -1291,6 +1315,7 @@ impl Sim {
                         };
                         let stats = w.worker.stats();
                         resends += stats.resends;
+                        probes += stats.probes;
                         if w.id == 0 {
                             overflow_retries = stats.overflow_retries;
                         }
@@ -1303,6 +1328,7 @@ impl Sim {
                         }
                     }
                     Host::Ps { job: j, ps } if *j == k => {
+                        ps_frames = self.ps_frames[usize::from(self.setups[k].ps_port)];
                         if let Some(s) = ps.job_stats(job.job) {
                             ps_completed = s.results_completed;
                             if s.invalid_packets > 0 {
@@ -1346,6 +1372,9 @@ impl Sim {
                 chunks_in_switch: counters.completed,
                 chunks_at_ps: ps_completed,
                 resends,
+                probes,
+                ps_bytes_received: ps_frames.0 * real_frame,
+                ps_bytes_sent: ps_frames.1 * real_frame,
                 overflow_retries,
                 verified: finished && wrong == 0,
                 switch: counters,

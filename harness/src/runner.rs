@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use esa_core::plan::JobPlan;
 use esa_core::worker::WorkerStats;
 use esa_host::ps::{FallbackVolume, ParameterServer};
-use esa_host::transport::Transport;
+use esa_host::transport::{Transport, TransportStats};
 use esa_host::worker::{Worker, WorkerOptions};
 
 /// Upper bound on how long a finished worker keeps answering its peers'
@@ -185,6 +185,8 @@ pub struct PsOutcome {
     /// `[ms since the timeline's origin, results learned, chunks
     /// completed]`, a point whenever either count moved.
     pub timeline: Vec<[f64; 3]>,
+    /// Its link's datagrams in and out.
+    pub transport: TransportStats,
 }
 
 /// Why a job's PS did not run to the end.
@@ -372,5 +374,6 @@ fn serve<P: Transport>(
     Ok(PsOutcome {
         volume: ps.fallback_volume(job),
         timeline,
+        transport: ps.transport_stats(),
     })
 }

@@ -269,8 +269,9 @@ impl<T: Transport> ModelSwitch<T> {
         }
     }
 
-    /// Host-only forwarding: `DATA` to the PS as `FALLBACK`, `RESULT` and
-    /// `QUERY` to the group.
+    /// Host-only forwarding ([`host_only_route`]): `DATA` to the PS as
+    /// `FALLBACK`, `PROBE` to the PS, `RESULT`, `QUERY` and the PS's
+    /// answers to the group but the sender.
     fn bypass(&mut self, port: u16, payload: &[u8]) {
         let Ok((repr, _)) = EsaRepr::from_payload(payload, self.lanes) else {
             self.stats.bypass_dropped += 1;
@@ -290,7 +291,8 @@ impl<T: Transport> ModelSwitch<T> {
         };
         let ports: Vec<u16> = match route {
             HostOnlyRoute::Ps => vec![job.ps_port],
-            HostOnlyRoute::Group => job.members.clone(),
+            // As the switch relays: never back to the sender.
+            HostOnlyRoute::Group => job.members.iter().copied().filter(|&p| p != port).collect(),
         };
         let mut out = payload.to_vec();
         if packet_type != repr.packet_type {

@@ -115,6 +115,14 @@ pub struct JobReport {
     pub preemptions: u64,
     /// DATA retransmissions by all workers.
     pub retransmissions: u64,
+    /// Probes sent by all workers at timeouts: a timeout asks before it
+    /// resends (not retransmissions).
+    pub probes: u64,
+    /// Bytes of ESA frames the job's PS received (on the sim fabric at
+    /// real size).
+    pub ps_bytes_received: u64,
+    /// Bytes of ESA frames the job's PS sent.
+    pub ps_bytes_sent: u64,
     /// Frames the job's host links lost (`switch.loss`), both directions.
     pub frames_lost: u64,
     /// Results the workers accepted from the switch (summed over workers).
@@ -208,6 +216,31 @@ impl VariantReport {
         }
     }
 
+    /// DATA retransmissions of every job.
+    pub fn retransmissions(&self) -> u64 {
+        self.jobs.iter().map(|j| j.retransmissions).sum()
+    }
+
+    /// Probes of every job.
+    pub fn probes(&self) -> u64 {
+        self.jobs.iter().map(|j| j.probes).sum()
+    }
+
+    /// Bytes the jobs' PSes received and sent per chunk the jobs sent:
+    /// what a scheme costs the PS's link (an ESA or SwitchML PS receives
+    /// each RESULT the switch completes; an ATP PS receives each
+    /// completion and sends each result back; without in-network
+    /// aggregation it receives every worker's DATA).
+    pub fn ps_bytes_per_chunk(&self) -> (f64, f64) {
+        let chunks: u64 = self.jobs.iter().map(|j| j.chunks_total).sum();
+        if chunks == 0 {
+            return (0.0, 0.0);
+        }
+        let per =
+            |f: fn(&JobReport) -> u64| self.jobs.iter().map(f).sum::<u64>() as f64 / chunks as f64;
+        (per(|j| j.ps_bytes_received), per(|j| j.ps_bytes_sent))
+    }
+
     /// Share of all chunks completed in the switch.
     pub fn in_switch_share(&self) -> f64 {
         let s: u64 = self.jobs.iter().map(|j| j.chunks_in_switch).sum();
@@ -257,6 +290,10 @@ struct JsonSummary<'a> {
     wall_ms: f64,
     mean_jct_ms: f64,
     in_switch_share: f64,
+    retransmissions: u64,
+    probes: u64,
+    ps_bytes_received_per_chunk: f64,
+    ps_bytes_sent_per_chunk: f64,
     verified: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     cluster: Option<&'a crate::virtual_time::ClusterStats>,
@@ -315,18 +352,22 @@ impl ExperimentReport {
             "(lost: slots the job lost mid-aggregation, preempted or reclaimed as stale; \
              preempt: preemptions it made)"
         );
-        if self.variants.len() > 1 {
-            let _ = writeln!(out);
-            for v in &self.variants {
-                let _ = writeln!(
-                    out,
-                    "{:<12} mean JCT {:>10.1} ms, in-switch {:>5.1}%, wall {:>8.1} ms",
-                    v.variant,
-                    v.mean_jct_ms(),
-                    v.in_switch_share() * 100.0,
-                    v.wall_ms
-                );
-            }
+        let _ = writeln!(out);
+        for v in &self.variants {
+            let (rx, tx) = v.ps_bytes_per_chunk();
+            let _ = writeln!(
+                out,
+                "{:<12} mean JCT {:>10.1} ms, in-switch {:>5.1}%, wall {:>8.1} ms, \
+                 {} retransmissions, {} probes, PS bytes per chunk in {:.0} / out {:.0}",
+                v.variant,
+                v.mean_jct_ms(),
+                v.in_switch_share() * 100.0,
+                v.wall_ms,
+                v.retransmissions(),
+                v.probes(),
+                rx,
+                tx
+            );
         }
         if self.variants.iter().any(|v| v.cluster.is_some()) {
             let _ = writeln!(
@@ -414,6 +455,10 @@ impl ExperimentReport {
                     wall_ms: v.wall_ms,
                     mean_jct_ms: v.mean_jct_ms(),
                     in_switch_share: v.in_switch_share(),
+                    retransmissions: v.retransmissions(),
+                    probes: v.probes(),
+                    ps_bytes_received_per_chunk: v.ps_bytes_per_chunk().0,
+                    ps_bytes_sent_per_chunk: v.ps_bytes_per_chunk().1,
                     verified: v.jobs.iter().all(|j| j.verified),
                     cluster: v.cluster.as_ref(),
                 })
@@ -435,17 +480,22 @@ impl ExperimentReport {
         let _ = writeln!(out, "## Summary\n");
         let _ = writeln!(
             out,
-            "| variant | mean JCT (ms) | in-switch share | wall (ms) | all verified |"
+            "| variant | mean JCT (ms) | in-switch share | wall (ms) | retransmissions | probes | PS bytes per chunk in / out | all verified |"
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---|");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---|");
         for v in &self.variants {
+            let (rx, tx) = v.ps_bytes_per_chunk();
             let _ = writeln!(
                 out,
-                "| {} | {:.1} | {:.1}% | {:.1} | {} |",
+                "| {} | {:.1} | {:.1}% | {:.1} | {} | {} | {:.0} / {:.0} | {} |",
                 v.variant,
                 v.mean_jct_ms(),
                 v.in_switch_share() * 100.0,
                 v.wall_ms,
+                v.retransmissions(),
+                v.probes(),
+                rx,
+                tx,
                 if v.jobs.iter().all(|j| j.verified) {
                     "yes"
                 } else {

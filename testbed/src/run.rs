@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use esa_controller::jobs::Job;
 use esa_controller::{Controller, GrpcSwitch};
+use esa_core::constants::esa_frame_len;
 use esa_core::plan::JobPlan;
 use esa_core::rtt::Rto;
 use esa_harness::jobs::SyntheticSums;
@@ -461,6 +462,10 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     let volume = match run.ps {
         Ok(ps) => {
             report.results_timeline = ps.timeline;
+            // Every ESA packet is one frame of the experiment's lanes.
+            let frame = esa_frame_len(ctx.lanes) as u64;
+            report.ps_bytes_received = ps.transport.received * frame;
+            report.ps_bytes_sent = ps.transport.sent * frame;
             ps.volume
         }
         Err(failure) => {
@@ -518,6 +523,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     report.frames_lost = ctx.meters.iter().map(LossMeter::count).sum();
     let stats = || outcomes.iter().filter_map(|o| o.stats.as_ref());
     report.retransmissions = stats().map(|s| s.resends).sum();
+    report.probes = stats().map(|s| s.probes).sum();
     report.results_from_switch = stats().map(|s| s.results_from_switch).sum();
     report.results_from_ps = stats().map(|s| s.results_from_ps).sum();
     if let Some(e) = outcomes.iter().find_map(|o| o.error.clone()) {

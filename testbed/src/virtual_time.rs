@@ -387,6 +387,9 @@ fn variant_report(
         j.evictions_suffered = r.switch.evictions_suffered * bundle;
         j.preemptions = r.switch.preemptions * bundle;
         j.retransmissions = r.resends * bundle;
+        j.probes = r.probes * bundle;
+        j.ps_bytes_received = r.ps_bytes_received;
+        j.ps_bytes_sent = r.ps_bytes_sent;
         j.verified = r.verified;
         j.switch_counters = r
             .switch

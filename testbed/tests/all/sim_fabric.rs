@@ -123,6 +123,11 @@ fn every_variant_finishes_exact_with_its_cluster_figures() {
             );
         }
     }
+    // No frame is lost, so nothing is resent: a chunk that waits (for a
+    // slow peer, the PS, a slot split with the PS) is probed, not resent.
+    for v in &report.variants {
+        assert_eq!(v.retransmissions(), 0, "{}\n{}", v.variant, report.table());
+    }
     // Held slots are ATP's: each waits for the PS's result to come back.
     let atp = report.variants.iter().find(|v| v.variant == "atp").unwrap();
     assert!(atp.cluster.as_ref().unwrap().held_us_per_use > 0.0);
@@ -195,4 +200,58 @@ fn bundles_are_no_coarser_than_a_quarter_window_a_range_or_the_pool() {
     assert_eq!(effective_bundle(1024, 2048, &config.jobs), 64);
     assert_eq!(effective_bundle(1024, 16, &config.jobs), 16);
     assert_eq!(effective_bundle(0, 2048, &config.jobs), 1);
+}
+
+/// One job alone on a pool it does not fill, at packet level.
+fn lone(mode: &str) -> ExperimentReport {
+    let text = format!(
+        r#"
+name = "lone"
+seed = 3
+
+[switch]
+lanes = 32
+pool_slots = 1024
+
+[fabric]
+kind = "sim"
+bundle = 1
+
+[[jobs]]
+name = "a"
+workers = 4
+gradient_elems = 32768
+iterations = 3
+window = 64
+
+[compare]
+variants = ["{mode}"]
+"#
+    );
+    run(&Experiment::parse(&text, "lone").unwrap())
+}
+
+#[test]
+fn a_ps_link_carries_one_frame_per_chunk_in_and_under_atp_one_out() {
+    // ESA and SwitchML: the switch's completion reaches the PS (it caches
+    // results for late resends); the PS sends nothing. ATP: the completion
+    // goes to the PS only, and its result goes back out once, to the
+    // workers through the switch, never back to the PS.
+    let frame = esa_core::constants::esa_frame_len(32) as f64;
+    for (mode, sent) in [("esa", 0.0), ("switchml", 0.0), ("atp", frame)] {
+        let report = lone(mode);
+        let v = &report.variants[0];
+        assert_eq!(v.jobs[0].chunks_total, 3 * 1024);
+        assert_eq!(v.in_switch_share(), 1.0, "{mode}");
+        // The run ends with the workers' last results; the PS's copy of the
+        // last few may still be on its link.
+        let (rx, tx) = v.ps_bytes_per_chunk();
+        let near = |got: f64, want: f64| (got - want).abs() <= frame * 4.0 / 3072.0;
+        assert!(
+            near(rx, frame) && near(tx, sent),
+            "{mode}: in {rx} out {tx}\n{}",
+            report.table()
+        );
+        assert_eq!(v.retransmissions(), 0, "{mode}");
+    }
 }
