@@ -519,7 +519,7 @@ mod tests {
         let p4info = esa_p4info();
         let bindings = Bindings::resolve(&p4info).unwrap();
         assert_eq!(bindings.pool_slots, Some(4096));
-        assert_eq!(bindings.counters.len(), 18);
+        assert_eq!(bindings.counters.len(), 23);
         assert_eq!(
             bindings.table(TableKind::JobPorts).unwrap().match_ids.len(),
             2

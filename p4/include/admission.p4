@@ -1,6 +1,6 @@
 // Admission of every packet (docs/protocol.md 4.1): not ESA, malformed,
 // unknown job, unauthorized port, switch-only type, slot out of range, bad
-// worker. The first failing check drops the packet and counts it; nothing of
+// worker (DATA and PROBE). The first failing check drops the packet and counts it; nothing of
 // a dropped packet touches any slot.
 #ifndef ESA_ADMISSION_P4
 #define ESA_ADMISSION_P4
@@ -90,17 +90,17 @@ control Admission(inout headers_t hdr,
             reject();
             return;
         }
-        if (hdr.esa.packet_type == TYPE_DATA) {
+        if (hdr.esa.packet_type == TYPE_DATA || hdr.esa.packet_type == TYPE_PROBE) {
             if (hdr.esa.worker >= meta.job.fan_in
                     || hdr.esa.bitmap != (32w1 << hdr.esa.worker)) {
                 drop_bad_worker.count(job);
                 reject();
                 return;
             }
-            // The switch, not the host, has the last word on priority.
-            if (hdr.esa.priority > meta.job.max_priority) {
-                hdr.esa.priority = meta.job.max_priority;
-            }
+        }
+        // The switch, not the host, has the last word on priority.
+        if (hdr.esa.packet_type == TYPE_DATA && hdr.esa.priority > meta.job.max_priority) {
+            hdr.esa.priority = meta.job.max_priority;
         }
         meta.index = ((bit<32>)meta.job.slot_base + (bit<32>)hdr.esa.slot)
                      & (ESA_POOL_SLOTS - 1);

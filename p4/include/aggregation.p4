@@ -1,6 +1,6 @@
 // The aggregator pool and its decision table (docs/protocol.md 3.2, 4.2,
-// 4.3). esa_core::pool is the reference model of this control: the same
-// rows, named D1..D12, R1, R2, Q1 in both.
+// 4.3, 4.4). esa_core::pool is the reference model of this control: the
+// same rows, named D1..D12, R1, R2, Q1, A1, P1, P2, L1, L2 in both.
 //
 // Every slot register array is read once at the top and written once at the
 // bottom, whatever the row; the rows only compute the values written back.
@@ -38,6 +38,11 @@ control Aggregation(inout headers_t hdr,
     counter(ESA_MAX_JOBS, CounterType.packets) results_relayed;
     counter(ESA_MAX_JOBS, CounterType.packets) queries_relayed;
     counter(ESA_MAX_JOBS, CounterType.packets) released;
+    counter(ESA_MAX_JOBS, CounterType.packets) probes_answered;
+    counter(ESA_MAX_JOBS, CounterType.packets) probes_forwarded;
+    counter(ESA_MAX_JOBS, CounterType.packets) pulled;
+    counter(ESA_MAX_JOBS, CounterType.packets) pulls_ignored;
+    counter(ESA_MAX_JOBS, CounterType.packets) answers_relayed;
 
     bit<48> stale_after_us = DEFAULT_STALE_AFTER_US;
     action set_stale_after(bit<48> us) {
@@ -78,6 +83,12 @@ control Aggregation(inout headers_t hdr,
     }
     action absorb() {
         mark_to_drop(sm);
+    }
+    // R1, R2, Q1, A1: to the group, but not back to the sender (egress
+    // drops the replica for the ingress port).
+    action relay() {
+        sm.mcast_grp = meta.job.mcast_group;
+        meta.relay = 1;
     }
 
     apply {
@@ -124,17 +135,20 @@ control Aggregation(inout headers_t hdr,
         if (meta.job.fan_in < 32) {
             full_bitmap = (32w1 << meta.job.fan_in) - 1;
         }
+        // ATP's switch keeps no tombstones and never reclaims a slot by
+        // age (docs/protocol.md 5); the packet's own job decides.
+        bool atp = meta.job.mode == MODE_ATP;
 
         if (hdr.esa.packet_type == TYPE_DATA) {
             data_rx.count(job);
             bool resend = (hdr.esa.flags & FLAG_RESEND) != 0;
             bool is_new = (s_bitmap & hdr.esa.bitmap) == 0;
             bool free = s_key == 0 || (s_flags & (SLOT_COMPLETE | SLOT_HELD)) == SLOT_COMPLETE;
-            bool stale = !free && (now - s_timestamp) > stale_after_us;
-            bool tombstoned = s_tombstone[27:0] == key[27:0];
+            bool stale = !atp && !free && (now - s_timestamp) > stale_after_us;
+            bool tombstoned = !atp && s_tombstone[27:0] == key[27:0];
             // Completion RESULTs go to the group, or in atp mode to the PS,
             // which sends them back through the switch (releasing the slot).
-            bool result_to_ps = meta.job.mode == MODE_ATP;
+            bool result_to_ps = atp;
 
             if (same && !complete && is_new && s_count + 1 == meta.job.fan_in) {
                 // D1: the last contribution completes the chunk.
@@ -165,7 +179,7 @@ control Aggregation(inout headers_t hdr,
                 completed.count(job);
             } else if (same && !complete && resend) {
                 // D2: a worker resent into a partial: hand it to the PS and
-                // tombstone the chunk so the rest of it follows.
+                // (but in atp) tombstone the chunk so the rest of it follows.
                 meta.lane_out = OUT_NEW;
                 bit<8> out_count = s_count;
                 bit<32> out_bitmap = s_bitmap;
@@ -179,7 +193,9 @@ control Aggregation(inout headers_t hdr,
                     hdr.esa.flags = FLAG_RESEND | FLAG_OVERFLOW;
                 }
                 n_key = 0;
-                n_tombstone = s_key;
+                if (!atp) {
+                    n_tombstone = s_key;
+                }
                 n_flags = 0;
                 hdr.esa.packet_type = TYPE_FLUSH;
                 hdr.esa.priority = s_key[31:28];
@@ -204,30 +220,41 @@ control Aggregation(inout headers_t hdr,
                 duplicates.count(job);
             } else if (same && resend) {
                 // D5: the worker lost the RESULT; the slot still holds it.
+                // In atp, as ATP's switch does with any resend of its chunk,
+                // the slot is freed and the complete sum goes to the PS as
+                // a FLUSH (the PS answers the workers).
                 meta.lane_out = OUT_OLD;
                 hdr.esa.packet_type = TYPE_RESULT;
                 hdr.esa.flags = 0;
+                if (atp) {
+                    hdr.esa.packet_type = TYPE_FLUSH;
+                    hdr.esa.flags = FLAG_RESEND;
+                    n_key = 0;
+                    n_flags = 0;
+                }
                 if ((s_flags & SLOT_OVERFLOW) != 0) {
-                    hdr.esa.flags = FLAG_OVERFLOW;
+                    hdr.esa.flags = hdr.esa.flags | FLAG_OVERFLOW;
                 }
                 hdr.esa.priority = s_key[31:28];
                 hdr.esa.bitmap = s_bitmap;
                 hdr.esa.count = s_count;
                 hdr.esa.fan_in = meta.job.fan_in;
                 hdr.esa.exponent = s_exponent;
-                if (result_to_ps) {
+                if (atp) {
                     to_port(meta.job.ps_port);
+                    flushed.count(job);
                 } else {
                     to_group(meta.job.mcast_group);
+                    reemitted.count(job);
                 }
-                reemitted.count(job);
             } else if (same) {
                 // D6: a late copy of a completed chunk.
                 absorb();
                 duplicates.count(job);
             } else if (tombstoned || resend) {
-                // D7: the chunk's partial went to the PS; D8: a resend never
-                // claims a slot (its first copy may be at the PS already).
+                // D7 (not atp): the chunk's partial went to the PS; D8: a
+                // resend never claims a slot (its first copy may be at the PS
+                // already).
                 hdr.esa.packet_type = TYPE_FALLBACK;
                 hdr.esa.fan_in = meta.job.fan_in;
                 to_port(meta.job.ps_port);
@@ -244,9 +271,9 @@ control Aggregation(inout headers_t hdr,
                 absorb();
                 claimed.count(job);
             } else if (stale || (meta.job.mode == MODE_ESA && hdr.esa.priority > s_key[31:28])) {
-                // D10 (stale) and D11 (preemption): swap-evict. The packet's
-                // values go into the slot and the packet carries the old
-                // partial to its own job's PS.
+                // D10 (stale, not atp) and D11 (preemption): swap-evict.
+                // The packet's values go into the slot and the packet
+                // carries the old partial to its own job's PS.
                 meta.lane_op = LANE_WRITE;
                 meta.lane_out = OUT_OLD;
                 n_key = key;
@@ -293,6 +320,44 @@ control Aggregation(inout headers_t hdr,
                 to_port(meta.job.ps_port);
                 fallbacks.count(job);
             }
+        } else if (hdr.esa.packet_type == TYPE_PROBE) {
+            if (same && !complete && (s_bitmap & hdr.esa.bitmap) != 0) {
+                // P1: the contribution waits in the slot for others.
+                hdr.esa.packet_type = TYPE_PENDING;
+                to_port(sm.ingress_port);
+                probes_answered.count(job);
+            } else {
+                // P2: only the PS can tell (held there, lost, or complete).
+                to_port(meta.job.ps_port);
+                probes_forwarded.count(job);
+            }
+        } else if (hdr.esa.packet_type == TYPE_PULL) {
+            if (same && !complete) {
+                // L1: D2 without a contribution: the partial to the PS, the
+                // slot freed and (but in atp) the chunk tombstoned.
+                meta.lane_out = OUT_OLD;
+                hdr.esa.packet_type = TYPE_FLUSH;
+                hdr.esa.flags = 0;
+                if ((s_flags & SLOT_OVERFLOW) != 0) {
+                    hdr.esa.flags = FLAG_OVERFLOW;
+                }
+                hdr.esa.priority = s_key[31:28];
+                hdr.esa.bitmap = s_bitmap;
+                hdr.esa.count = s_count;
+                hdr.esa.fan_in = meta.job.fan_in;
+                hdr.esa.exponent = s_exponent;
+                n_key = 0;
+                if (!atp) {
+                    n_tombstone = s_key;
+                }
+                n_flags = 0;
+                to_port(meta.job.ps_port);
+                pulled.count(job);
+            } else {
+                // L2: the chunk is not aggregating here (any more).
+                absorb();
+                pulls_ignored.count(job);
+            }
         } else if (hdr.esa.packet_type == TYPE_RESULT) {
             if (same) {
                 // R1: the slot takes the true sum and is released (ATP).
@@ -305,13 +370,17 @@ control Aggregation(inout headers_t hdr,
                 n_flags = SLOT_COMPLETE | packet_overflow;
                 n_exponent = hdr.esa.exponent;
             }
-            // R1 and R2: relayed to the group.
-            to_group(meta.job.mcast_group);
+            // R1 and R2: relayed.
+            relay();
             results_relayed.count(job);
-        } else {
+        } else if (hdr.esa.packet_type == TYPE_QUERY) {
             // Q1: a PS asks the group for a result.
-            to_group(meta.job.mcast_group);
+            relay();
             queries_relayed.count(job);
+        } else if (hdr.esa.packet_type == TYPE_PENDING || hdr.esa.packet_type == TYPE_MISSING) {
+            // A1: a PS's answer to a probe, for the probing worker.
+            relay();
+            answers_relayed.count(job);
         }
 
         slot_key.write(index, n_key);

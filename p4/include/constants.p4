@@ -29,6 +29,10 @@ const bit<4> TYPE_FALLBACK = 3;
 const bit<4> TYPE_EVICTED = 4;
 const bit<4> TYPE_FLUSH = 5;
 const bit<4> TYPE_QUERY = 6;
+const bit<4> TYPE_PROBE = 7;
+const bit<4> TYPE_PENDING = 8;
+const bit<4> TYPE_MISSING = 9;
+const bit<4> TYPE_PULL = 10;
 
 // Flags (docs/protocol.md 2.4).
 const bit<8> FLAG_RESEND = 0x01;

@@ -25,11 +25,12 @@ control EsaEgress(inout headers_t hdr,
         size = 512;
     }
     apply {
-        if (hdr.esa.isValid()) {
-            egress_host.apply();
-        } else if (sm.egress_port == sm.ingress_port) {
-            // A flooded frame does not go back where it came from.
+        if (sm.egress_port == sm.ingress_port && (meta.relay == 1 || !hdr.esa.isValid())) {
+            // A flooded frame, or a packet the switch relays (R1, R2, Q1,
+            // A1), does not go back where it came from.
             mark_to_drop(sm);
+        } else if (hdr.esa.isValid()) {
+            egress_host.apply();
         }
     }
 }

@@ -95,6 +95,7 @@ struct metadata_t {
     bit<32>     index;     // the absolute slot index
     bit<2>      lane_op;
     bit<2>      lane_out;
+    bit<1>      relay;     // a relayed packet: no replica to its ingress port
 }
 
 #endif  // ESA_HEADERS_P4

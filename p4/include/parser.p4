@@ -52,7 +52,7 @@ parser EsaParser(packet_in packet,
         verify(hdr.ipv4.total_len == ESA_IPV4_TOTAL_LEN, error.EsaLength);
         verify(hdr.udp.length == ESA_UDP_LEN, error.EsaLength);
         verify(hdr.esa.version == ESA_VERSION, error.EsaVersion);
-        verify(hdr.esa.packet_type >= TYPE_DATA && hdr.esa.packet_type <= TYPE_QUERY,
+        verify(hdr.esa.packet_type >= TYPE_DATA && hdr.esa.packet_type <= TYPE_PULL,
                error.EsaType);
         transition accept;
     }

@@ -30,7 +30,7 @@ impl CounterCell {
 
 /// The v1model program's per-job counter arrays, one per counter, indexed
 /// by job id.
-const V1MODEL_JOB_COUNTERS: [&str; 18] = [
+const V1MODEL_JOB_COUNTERS: [&str; 23] = [
     "EsaIngress.aggregation.data_rx",
     "EsaIngress.aggregation.claimed",
     "EsaIngress.aggregation.aggregated",
@@ -45,6 +45,11 @@ const V1MODEL_JOB_COUNTERS: [&str; 18] = [
     "EsaIngress.aggregation.results_relayed",
     "EsaIngress.aggregation.queries_relayed",
     "EsaIngress.aggregation.released",
+    "EsaIngress.aggregation.probes_answered",
+    "EsaIngress.aggregation.probes_forwarded",
+    "EsaIngress.aggregation.pulled",
+    "EsaIngress.aggregation.pulls_ignored",
+    "EsaIngress.aggregation.answers_relayed",
     "EsaIngress.admission.drop_bad_port",
     "EsaIngress.admission.drop_bad_type",
     "EsaIngress.admission.drop_bad_slot",
