@@ -592,7 +592,7 @@ mod tests {
         assert!(jobs.slot_field.is_some());
         assert!(b.table(TableKind::JobIds).is_some());
         // every model counter but `released`
-        assert_eq!(b.counters.len(), 17);
+        assert_eq!(b.counters.len(), 22);
         let completed = b.counters.iter().find(|c| c.name == "completed").unwrap();
         assert_eq!((completed.stride, completed.offset), (16, 2));
         assert_eq!(completed.index(5), 5 * 16 + 2);

@@ -231,10 +231,16 @@ pub fn tna_rows_p4() -> String {
         "\n// The per-job counter cells of the model's counters (esa_p4::counters):\n\
          // job_rows[job ++ ROW_*], job_drops[job ++ DROP_*]."
     );
+    // Rows fill job_rows' 16 cells per job; ROW_NONE, one bit wider, is
+    // none of them.
     for (row, name) in TNA_ROWS.iter().enumerate() {
-        let _ = writeln!(w, "const bit<4> ROW_{} = {row};", name.to_uppercase());
+        let _ = writeln!(w, "const bit<5> ROW_{} = {row};", name.to_uppercase());
     }
-    let _ = writeln!(w, "const bit<4> ROW_NONE = 15;  // no row counted");
+    let _ = writeln!(
+        w,
+        "const bit<5> ROW_NONE = {};  // no row counted",
+        TNA_ROWS.len()
+    );
     for (reason, name) in TNA_DROPS.iter().enumerate() {
         let _ = writeln!(w, "const bit<2> {} = {reason};", name.to_uppercase());
     }

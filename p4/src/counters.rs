@@ -56,8 +56,9 @@ const V1MODEL_JOB_COUNTERS: [&str; 23] = [
     "EsaIngress.admission.drop_bad_worker",
 ];
 
-/// The TNA program's rows of `job_rows` (16 per job), in row order.
-pub(crate) const TNA_ROWS: [&str; 11] = [
+/// The TNA program's rows of `job_rows` (16 per job, all used), in row
+/// order.
+pub(crate) const TNA_ROWS: [&str; 16] = [
     "claimed",
     "aggregated",
     "completed",
@@ -69,6 +70,11 @@ pub(crate) const TNA_ROWS: [&str; 11] = [
     "stale_reclaims",
     "results_relayed",
     "queries_relayed",
+    "probes_answered",
+    "probes_forwarded",
+    "pulled",
+    "pulls_ignored",
+    "answers_relayed",
 ];
 
 /// The TNA program's rows of `job_drops` (4 per job), by drop reason.

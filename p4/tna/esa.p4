@@ -1,14 +1,15 @@
 // ESA: preemptive, priority-based in-network aggregation — the Tofino 1
 // (TNA) top. docs/protocol.md is the specification; p4/include/aggregation.p4
 // (the v1model program) and esa_core::pool implement the same rows D1..D12,
-// R1, R2, Q1. p4/tna/README.md explains the stage layout, what each register
-// holds, and where this program differs from the v1model one (also listed in
-// docs/protocol.md, "On Tofino").
+// R1, R2, Q1, A1, P1, P2, L1, L2. p4/tna/README.md explains the stage
+// layout, what each register holds, and where this program differs from the
+// v1model one (also listed in docs/protocol.md, "On Tofino").
 //
 // Hardware rules this program is written to (checked by reading it, since the
 // compiler does not always catch a violation): every Register is accessed by
 // exactly one RegisterAction execution per packet per pipeline pass — each
-// register's executions sit in one if/else chain below, marked "ACCESS" — and
+// register's executions sit in one table (or if/else chain) below, marked
+// "ACCESS" — and
 // each RegisterAction fits one stateful ALU (two conditions, two PHV inputs,
 // one output).
 #include <core.p4>
@@ -26,14 +27,17 @@
 header bridge_t {
     bit<7> _pad0;
     PortId_t ingress_port;
-    bit<6> _pad1;
+    bit<5> _pad1;
+    bit<1> prune;     // no copy leaves by ingress_port (a flooded frame, a relayed packet)
     bit<1> esa;       // an ESA packet: egress rewrites its addresses
     bit<1> recount;   // built from a slot: egress sets count = popcount(bitmap)
 }
 
 // The 64 bits a resubmitted packet carries into its second pass.
 const bit<8> INTENT_NONE = 0;
-const bit<8> INTENT_FLUSH = 1;   // D2: hand the partial to the PS, tombstone it
+// D2, L1 and atp's D5: hand what the slot holds (D2: plus the packet's
+// value if new) to the PS, free the slot and (but in atp) tombstone it.
+const bit<8> INTENT_FLUSH = 1;
 const bit<8> INTENT_EVICT = 2;   // D10/D11: swap the packet in, the partial out
 const bit<8> INTENT_STALE = 3;   // D10 (the same as EVICT, flagged STALE)
 const bit<8> INTENT_RESULT = 4;  // not resubmitted: a RESULT (fan_in_info's key)
@@ -49,15 +53,18 @@ const bit<8> INTENT_RESTORE_BAD = 10;       // then the bad-worker drop
 header resubmit_t {
     bit<8>  intent;
     bit<8>  is_new;    // FLUSH: the worker's bit was new in pass 1
-    bit<16> _pad;
+    bit<16> flags;     // FLUSH: the packet's flags the FLUSH keeps (0 ++ flags)
     bit<32> victim;    // the slot key seen in pass 1 (EVICT) or the own key (FLUSH)
 }
 
-// What a well-formed DATA does to the tombstone and worker_seen registers.
-const bit<2> DM_NONE = 0;    // not a well-formed DATA
-const bit<2> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
-const bit<2> DM_RESEND = 2;  // pass 1, resend: check both
-const bit<2> DM_PASS2 = 3;   // pass 2: write tombstone, mark worker_seen
+// A well-formed DATA or PROBE whose bitmap is 1 << worker, and what a DATA
+// does to the tombstone and worker_seen registers (tombstone_step,
+// seen_step). A DATA's modes have data_mode[1:0] != 0.
+const bit<3> DM_NONE = 0;    // neither
+const bit<3> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
+const bit<3> DM_RESEND = 2;  // pass 1, resend: check both
+const bit<3> DM_PASS2 = 3;   // pass 2: write tombstone, mark or restore worker_seen
+const bit<3> DM_PROBE = 4;   // a PROBE: touches neither
 
 // Lane operations, chosen in stage 3 from the owner's and the worker-seen
 // register's answers (docs/protocol.md 3.2: keep, write, add; out old/new).
@@ -102,7 +109,7 @@ struct ig_meta_t {
     bit<1>       job_hit;     // job known (any slot)
     bit<1>       slot_ok;     // job known and slot <= slot_mask
     bit<1>       port_ok;
-    bit<2>       data_mode;   // a well-formed DATA: DM_* (0: not one)
+    bit<3>       data_mode;   // DM_*
     bit<12>      job_id;      // the packet's job (counters)
     bit<16>      index;       // absolute slot index
     bit<32>      chunk;       // 0000 ++ job ++ seq
@@ -112,15 +119,16 @@ struct ig_meta_t {
     bit<32>      init;        // pending count after a claim
     bit<8>       intent;      // pass 2: resub.intent; pass 1: INTENT_NONE
     bit<8>       flush_new;   // pass 2: resub.is_new
+    bit<16>      flush_flags; // pass 2: resub.flags
     bit<32>      tomb_value;  // pass 2: the chunk to tombstone
     bit<8>       t_hit;       // tombstone == chunk
     bit<8>       w_new;       // the worker had not contributed this chunk here
     bit<32>      seen_diff;   // worker_seen's old value ^ chunk (0: not new)
     bit<32>      seen_old;    // worker_seen's old value
-    bit<1>       restore;     // pass 2 of an INTENT_RESTORE_*
     bit<8>       o_pred;      // owner predicate
     bit<32>      b_old;       // bitmap before (FLUSH, EVICT)
     bit<8>       b_pred;      // P_LO: this worker completes / the chunk is complete
+    bit<1>       bit_held;    // PROBE: the worker's bit is in the aggregating slot's bitmap
     bit<32>      bcmp;        // what slot_bitmap compares with
     bit<8>       ts_pred;     // P_LO: the slot is stale
     bit<32>      expire;      // now + stale_after
@@ -145,7 +153,7 @@ struct ig_meta_t {
     bit<16>      f_d1;        // flags of a D1 RESULT (low byte)
     bit<16>      f_flush;     // flags of a FLUSH (low byte)
     bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
-    bit<4>       row;
+    bit<5>       row;         // ROW_* (ROW_NONE: no row counted)
     bit<16>      row_idx;     // job ++ row: job_rows' index, one field
     bit<1>       evict_route; // EVICTED must look up the victim's job
 }
@@ -181,6 +189,7 @@ parser EsaIngressParser(packet_in pkt,
         meta.checksum_ok = 0;
         meta.bridge.setValid();
         meta.bridge.ingress_port = ig_intr_md.ingress_port;
+        meta.bridge.prune = 1;
         meta.bridge.esa = 0;
         meta.bridge.recount = 0;
         meta.lane_op = LOP_NONE;
@@ -199,10 +208,13 @@ parser EsaIngressParser(packet_in pkt,
         meta.data_mode = DM_NONE;
         meta.intent = INTENT_NONE;
         meta.flush_new = 0;
+        meta.flush_flags = 0;
+        meta.wbit = 0;
         meta.t_hit = 0;
         meta.w_new = 0;
         meta.seen_diff = 0;
-        meta.restore = 0;
+        meta.bit_held = 0;
+        meta.b_old = 0;
         meta.o_pred = 0;
         meta.init = 0xffffffff;  // RESULT: owner_release keeps the chunk
         meta.to_ps = 0;
@@ -217,17 +229,8 @@ parser EsaIngressParser(packet_in pkt,
         pkt.extract(meta.resub);
         meta.intent = meta.resub.intent;
         meta.flush_new = meta.resub.is_new;
+        meta.flush_flags = meta.resub.flags;
         meta.tomb_value = meta.resub.victim;
-        transition select(meta.resub.intent) {
-            INTENT_RESTORE_FALLBACK: parse_restore;
-            INTENT_RESTORE_COLLISION: parse_restore;
-            INTENT_RESTORE_BAD: parse_restore;
-            default: parse_ethernet;
-        }
-    }
-
-    state parse_restore {
-        meta.restore = 1;
         transition parse_ethernet;
     }
 
@@ -349,12 +352,18 @@ parser EsaIngressParser(packet_in pkt,
 
 #define TNA_LANE_APPLY(i) lane_##i##_op.apply();
 
-#define DATA_ENTRY(w, resend, resub, mode)                                       \
-    (w, 32w1 << w, ESA_VERSION, TYPE_DATA, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 1, 0,  \
-     resend, resub): set_data(32w1 << w, mode);
+#define CHECK_ENTRY(w, type, resend, resub, wbit, mode)                          \
+    (w, 32w1 << w, ESA_VERSION, type, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 1, 0,       \
+     resend, resub): set_data(wbit, mode);
+// A resend's first pass has wbit 0: its bitmap access only compares
+// (bitmap_or_cmp ORs nothing in).
 #define WORKER_ENTRY(w)                                                         \
-    DATA_ENTRY(w, 0, 0, DM_FIRST) DATA_ENTRY(w, 1, 0, DM_RESEND)                 \
-    DATA_ENTRY(w, 0, 1, DM_PASS2) DATA_ENTRY(w, 1, 1, DM_PASS2)
+    CHECK_ENTRY(w, TYPE_DATA, 0, 0, 32w1 << w, DM_FIRST)                         \
+    CHECK_ENTRY(w, TYPE_DATA, 1, 0, 0, DM_RESEND)                                \
+    CHECK_ENTRY(w, TYPE_DATA, 0, 1, 32w1 << w, DM_PASS2)                         \
+    CHECK_ENTRY(w, TYPE_DATA, 1, 1, 32w1 << w, DM_PASS2)                         \
+    CHECK_ENTRY(w, TYPE_PROBE, 0, 0, 32w1 << w, DM_PROBE)                        \
+    CHECK_ENTRY(w, TYPE_PROBE, 1, 0, 32w1 << w, DM_PROBE)
 #define FULL_MASK(f) ((bit<32>)((33w1 << (f)) - 1))
 // init: the pending count a claim starts with, or the owner's chunk mask
 // for a pass-2 FLUSH (0: free the slot) and a RESULT (all ones: keep it).
@@ -434,15 +443,15 @@ control EsaIngress(inout headers_t hdr,
         size = 16384;
     }
 
-    action set_data(bit<32> b, bit<2> mode) {
+    action set_data(bit<32> b, bit<3> mode) {
         meta.data_mode = mode;
         meta.wbit = b;
     }
-    // A well-formed DATA (parsed whole, right version, lengths and checksum:
-    // a truncated or corrupt copy must not mark worker_seen) whose bitmap
-    // is 1 << worker, by lookup: Tofino shifts only by constants, and one
-    // answer here keeps the stage-1 gate within a gateway's 4 bytes. The
-    // mode says what the tombstone and worker_seen registers do.
+    // A well-formed DATA or PROBE (parsed whole, right version, lengths and
+    // checksum: a truncated or corrupt copy must not mark worker_seen) whose
+    // bitmap is 1 << worker, by lookup: Tofino shifts only by constants, and
+    // one answer here keeps the stage-1 gates small. The mode says what the
+    // tombstone and worker_seen registers do.
     table data_check {
         key = {
             hdr.esa.worker: exact;
@@ -458,7 +467,7 @@ control EsaIngress(inout headers_t hdr,
         }
         actions = { set_data; @defaultonly NoAction; }
         const default_action = NoAction();
-        size = 128;
+        size = 256;
         const entries = {
             WORKER_ENTRY(0)
             WORKER_ENTRY(1)
@@ -603,6 +612,38 @@ control EsaIngress(inout headers_t hdr,
             v = meta.tomb_value;
         }
     };
+    action t_check() {
+        meta.t_hit = tombstone_check.execute(meta.index);
+    }
+    action t_write() {
+        tombstone_write.execute(meta.index);
+    }
+    // ACCESS slot_tombstone: this table's single apply. A DATA's first pass
+    // checks; the second pass of D2, D10, D11 and L1 writes. atp jobs keep
+    // no tombstones (docs/protocol.md 5): their packets neither check nor
+    // write.
+#define TOMBSTONE_ENTRIES(mode)                                                 \
+            (TYPE_DATA, DM_FIRST, INTENT_NONE, mode): t_check();                 \
+            (TYPE_DATA, DM_RESEND, INTENT_NONE, mode): t_check();                \
+            (TYPE_DATA, DM_PASS2, INTENT_FLUSH, mode): t_write();                \
+            (TYPE_DATA, DM_PASS2, INTENT_EVICT, mode): t_write();                \
+            (TYPE_DATA, DM_PASS2, INTENT_STALE, mode): t_write();                \
+            (TYPE_PULL, DM_NONE, INTENT_FLUSH, mode): t_write();
+    table tombstone_step {
+        key = {
+            hdr.esa.packet_type: exact;
+            meta.data_mode: exact;
+            meta.intent: exact;
+            meta.job.mode: exact;
+        }
+        actions = { t_check; t_write; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            TOMBSTONE_ENTRIES(MODE_ESA)
+            TOMBSTONE_ENTRIES(MODE_SWITCHML)
+        }
+    }
 
     // Worker-seen: per (slot, worker), the last chunk that worker's DATA
     // brought to this slot. Replaces reading the bitmap for "is this bit
@@ -626,6 +667,37 @@ control EsaIngress(inout headers_t hdr,
             v = meta.tomb_value;
         }
     };
+    action s_mark() {
+        meta.seen_diff = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
+    }
+    action s_check() {
+        meta.seen_diff = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
+    }
+    action s_restore() {
+        seen_restore.execute(meta.index ++ hdr.esa.worker[4:0]);
+    }
+    // ACCESS worker_seen: this table's single apply. First copies and the
+    // second pass of D2, D10 and D11 mark; a resend's first pass checks;
+    // the second pass of an INTENT_RESTORE_* writes the old value back.
+    table seen_step {
+        key = {
+            meta.data_mode: exact;
+            meta.intent: exact;
+        }
+        actions = { s_mark; s_check; s_restore; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            (DM_FIRST, INTENT_NONE): s_mark();
+            (DM_RESEND, INTENT_NONE): s_check();
+            (DM_PASS2, INTENT_FLUSH): s_mark();
+            (DM_PASS2, INTENT_EVICT): s_mark();
+            (DM_PASS2, INTENT_STALE): s_mark();
+            (DM_PASS2, INTENT_RESTORE_FALLBACK): s_restore();
+            (DM_PASS2, INTENT_RESTORE_COLLISION): s_restore();
+            (DM_PASS2, INTENT_RESTORE_BAD): s_restore();
+        }
+    }
     action set_w_new(bit<8> w) {
         meta.w_new = w;
     }
@@ -657,14 +729,15 @@ control EsaIngress(inout headers_t hdr,
             }
         }
     };
-    // Resends, tombstoned chunks, duplicates: look, change nothing.
+    // Resends, tombstoned chunks, duplicates, PROBEs, a PULL's first pass:
+    // look, change nothing.
     RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_peek = {
         void apply(inout owner_t v, out bit<8> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
         }
     };
     // RESULT (init all ones: R1 completes and releases, the chunk stays) and
-    // pass-2 FLUSH (init 0: the slot becomes free, key 0), only if the
+    // pass-2 FLUSH (D2, L1, atp's D5; init 0: the slot becomes free), only if the
     // chunk holds it. (init doubles as the mask: a stateful ALU takes at
     // most two PHV inputs, chunk and init, over all its actions.)
     RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_release = {
@@ -688,6 +761,8 @@ control EsaIngress(inout headers_t hdr,
     // ---- stage 3: the rest of the slot ------------------------------------
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_bitmap;
     // D1/D3: add the worker; the answer (P_LO) says it completes the chunk.
+    // A resend's first pass and a PULL's (wbit 0, bcmp full) only compare:
+    // is the chunk complete?
     RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_or_cmp = {
         void apply(inout bit<32> v, out bit<8> rv) {
             rv = this.predicate(v == meta.bcmp);
@@ -708,10 +783,17 @@ control EsaIngress(inout headers_t hdr,
             v = meta.wbit;
         }
     };
-    // A resend: is the chunk complete here (P_LO)?
-    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_cmp = {
-        void apply(inout bit<32> v, out bit<8> rv) {
-            rv = this.predicate(v == meta.bcmp);
+    // A PROBE of the chunk in the slot (bcmp full): the worker's bit if the
+    // chunk is still aggregating, 0 if it is complete or lacks the bit. (A
+    // stateful ALU cannot test a bit the packet chooses in a condition, but
+    // it can output the AND.)
+    RegisterAction<bit<32>, bit<16>, bit<32>>(slot_bitmap) bitmap_probe = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            if (v == meta.bcmp) {
+                rv = 0;
+            } else {
+                rv = v & meta.wbit;
+            }
         }
     };
 
@@ -805,6 +887,9 @@ control EsaIngress(inout headers_t hdr,
             (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): o_peek();
             (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, 0): o_peek();
             (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): o_data();
+            (VERDICT_AGGREGATE, 1, TYPE_PROBE, _, _, _, _): o_peek();
+            (VERDICT_AGGREGATE, 1, TYPE_PULL, INTENT_FLUSH, _, _, _): o_release();
+            (VERDICT_AGGREGATE, 1, TYPE_PULL, _, _, _, _): o_peek();
         }
     }
 
@@ -818,13 +903,16 @@ control EsaIngress(inout headers_t hdr,
     // Row groups (the key's const entries below):
     //   RESULT  R1: the slot takes the RESULT (full bitmap, its exponent)
     //   FLUSH+  D2 pass 2, the worker's bit new: partial + packet's value
-    //   FLUSH   D2 pass 2, the worker already counted: the partial
+    //   FLUSH   D2 pass 2, the worker already counted (also atp's D5), and
+    //           L1 pass 2: what the slot holds
     //   EVICT   D10 / D11 pass 2: swap the packet in, the victim out
-    //   PEEK    a resend of the chunk in the slot: D5 or D2 by the bitmap
+    //   PEEK    a resend of the chunk in the slot: D5 or D2 by the bitmap;
+    //           a PULL of it: L1 or L2
+    //   PROBE   a PROBE of the chunk in the slot: P1 or P2 by the bitmap
     //   ADD     D1 / D3: a new worker of the chunk in progress
     //   CLAIM   D9: the owner claimed the free slot
     //   HELD    another chunk holds the slot: D10, D11 or D12
-    //   (none)  D4, D6, D7, D8, R2, Q1: no access
+    //   (none)  D4, D6, D7, D8, R2, Q1, A1, P2, L2: no access
 #define STEP_KEY                                                                \
         key = {                                                                 \
             hdr.esa.packet_type: ternary;                                       \
@@ -835,14 +923,17 @@ control EsaIngress(inout headers_t hdr,
             meta.o_pred: ternary;                                               \
             meta.flush_new: ternary;                                            \
         }
-#define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, add, claim, held) \
+#define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, probe, add, claim, held) \
         const entries = {                                                       \
             (TYPE_RESULT, _, _, _, _, P_LO, _): result;                         \
             (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, 1): flush_new;             \
             (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, _): flush_old;             \
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, P_LO, _): flush_old;             \
             (TYPE_DATA, INTENT_EVICT, _, _, _, _, _): evict;                    \
             (TYPE_DATA, INTENT_STALE, _, _, _, _, _): evict;                    \
             (TYPE_DATA, INTENT_NONE, DM_RESEND, _, _, P_LO, _): peek;           \
+            (TYPE_PULL, INTENT_NONE, _, _, _, P_LO, _): peek;                   \
+            (TYPE_PROBE, INTENT_NONE, _, _, _, P_LO, _): probe;                 \
             (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_LO, _): add;             \
             (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_HI, _): claim;           \
             (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_NEITHER, _): held;       \
@@ -865,8 +956,11 @@ control EsaIngress(inout headers_t hdr,
         meta.lane_op = LOP_READ;
     }
     action b_peek() {
-        meta.b_pred = bitmap_cmp.execute(meta.index);
+        meta.b_pred = bitmap_or_cmp.execute(meta.index);
         meta.lane_op = LOP_READ;
+    }
+    action b_probe() {
+        meta.b_old = bitmap_probe.execute(meta.index);
     }
     action b_swap() {
         meta.b_old = bitmap_set.execute(meta.index);
@@ -878,11 +972,11 @@ control EsaIngress(inout headers_t hdr,
     }
     table bitmap_step {
         STEP_KEY
-        actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_swap; b_claim;
-                    NoAction; }
+        actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_probe; b_swap;
+                    b_claim; NoAction; }
         const default_action = NoAction();
         size = 16;
-        STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(),
+        STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(), b_probe(),
                      b_or_add(), b_claim(), NoAction())
     }
 
@@ -897,7 +991,7 @@ control EsaIngress(inout headers_t hdr,
         actions = { k_read; k_swap; NoAction; }
         const default_action = NoAction();
         size = 16;
-        STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(),
+        STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(), NoAction(),
                      k_read(), k_swap(), k_read())
     }
 
@@ -912,7 +1006,7 @@ control EsaIngress(inout headers_t hdr,
         actions = { ts_touch; ts_stale; NoAction; }
         const default_action = NoAction();
         size = 16;
-        STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(),
+        STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(), NoAction(),
                      ts_touch(), ts_touch(), ts_stale())
     }
 
@@ -930,7 +1024,7 @@ control EsaIngress(inout headers_t hdr,
         actions = { m_swap; m_or; m_read; NoAction; }
         const default_action = NoAction();
         size = 16;
-        STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(),
+        STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(), NoAction(),
                      m_or(), m_swap(), NoAction())
     }
 
@@ -980,7 +1074,8 @@ control EsaIngress(inout headers_t hdr,
     // ---- stage 1: admission (docs/protocol.md 4.1), one lookup ----------
     // Every check in its order as the const entries' priority: not ESA,
     // malformed (parser error, checksum, lengths, version, type), unknown
-    // job, bad port, switch-only type, bad slot, bad worker. (A chain of
+    // job, bad port, switch-only type, bad slot, bad worker (the bitmap of a
+    // DATA or PROBE; the range check is decide's). (A chain of
     // if/else gateways cost a stage per link.)
     action a_not_esa() {
         meta.verdict = VERDICT_L2;
@@ -1043,18 +1138,31 @@ control EsaIngress(inout headers_t hdr,
             ADMIT_TYPE(TYPE_EVICTED)
             ADMIT_TYPE(TYPE_FLUSH)
             ADMIT_TYPE(TYPE_QUERY)
+            ADMIT_TYPE(TYPE_PROBE)
+            ADMIT_TYPE(TYPE_PENDING)
+            ADMIT_TYPE(TYPE_MISSING)
+            ADMIT_TYPE(TYPE_PULL)
             (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
             (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
             (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
             ADMIT_SLOT(TYPE_DATA)
             ADMIT_SLOT(TYPE_RESULT)
             ADMIT_SLOT(TYPE_QUERY)
+            ADMIT_SLOT(TYPE_PROBE)
+            ADMIT_SLOT(TYPE_PENDING)
+            ADMIT_SLOT(TYPE_MISSING)
+            ADMIT_SLOT(TYPE_PULL)
             (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
             // data_rx counts a DATA in its first pass only.
             (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_PASS2): a_admit(0);
             (WELL_FORMED, TYPE_DATA, _, _, _, _, _): a_admit(1);
             (WELL_FORMED, TYPE_RESULT, _, _, _, _, _): a_admit(0);
             (WELL_FORMED, TYPE_QUERY, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PENDING, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_MISSING, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PULL, _, _, _, _, _): a_admit(0);
         }
     }
 
@@ -1091,17 +1199,27 @@ control EsaIngress(inout headers_t hdr,
     }
 
     // ---- after stage 3: the row, and the packet that leaves -------------
-    action d_query() {
-        // Q1
+    // The row counted (job_rows' index is job ++ row; ROW_NONE is 16).
+#define SET_ROW(r)                                                              \
+        meta.row = r;                                                           \
+        meta.row_idx[3:0] = (r)[3:0];
+    action d_relay(bit<5> row) {
+        // R1, R2, Q1, A1: to the group, but egress drops the copy for the
+        // port the packet came in on.
         ig_tm_md.mcast_grp_a = meta.job.mcast_group;
-        meta.row = ROW_QUERIES_RELAYED;
-        meta.row_idx[3:0] = ROW_QUERIES_RELAYED;
+        meta.bridge.prune = 1;
+        SET_ROW(row)
     }
-    action d_result() {
-        // R1 and R2: relayed to the group.
-        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
-        meta.row = ROW_RESULTS_RELAYED;
-        meta.row_idx[3:0] = ROW_RESULTS_RELAYED;
+    action d_pending() {
+        // P1: the contribution waits in the slot; the prober is told so.
+        hdr.esa.packet_type = TYPE_PENDING;
+        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        SET_ROW(ROW_PROBES_ANSWERED)
+    }
+    action d_probe_to_ps() {
+        // P2: only the PS can tell; the PROBE goes on unchanged.
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        SET_ROW(ROW_PROBES_FORWARDED)
     }
     action d_bad_worker() {
         // worker >= fan_in: dropped; the tombstone was only read and
@@ -1117,8 +1235,7 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.packet_type = TYPE_FALLBACK;
         hdr.esa.fan_in = meta.job.fan_in;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
-        meta.row = ROW_FALLBACKS;
-        meta.row_idx[3:0] = ROW_FALLBACKS;
+        SET_ROW(ROW_FALLBACKS)
     }
     action d_collision() {
         // D12
@@ -1126,17 +1243,16 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
         hdr.esa.fan_in = meta.job.fan_in;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
-        meta.row = ROW_FALLBACKS;
-        meta.row_idx[3:0] = ROW_FALLBACKS;
+        SET_ROW(ROW_FALLBACKS)
     }
-    action d_absorb(bit<4> row) {
-        // D3, D4, D6, D9
+    action d_absorb(bit<5> row) {
+        // D3, D4, D6, D9, L2
         ig_dprsr_md.drop_ctl = 1;
-        meta.row = row;
-        meta.row_idx[3:0] = row;
+        SET_ROW(row)
     }
-    action d_flush() {
-        // D2 (pass 2): the partial, plus the packet's value if new.
+    action d_flush(bit<5> row) {
+        // Pass 2 of D2 (the partial, plus the packet's value if new), of
+        // atp's D5 (the complete sum) and of L1 (the partial).
         hdr.esa.packet_type = TYPE_FLUSH;
         hdr.esa.flags = meta.f_flush[7:0];
         hdr.esa.priority = meta.k_old[31:28];
@@ -1145,12 +1261,11 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.exponent = meta.m_old[15:8];
         meta.bridge.recount = 1;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
-        meta.row = ROW_FLUSHED;
-        meta.row_idx[3:0] = ROW_FLUSHED;
+        SET_ROW(row)
     }
     // D1 (complete: the slot's or the packet's OVERFLOW) and D5 (re-emit:
-    // the slot's): a RESULT built from the slot, to the group or (atp) the
-    // PS.
+    // the slot's): a RESULT built from the slot, to the group or (D1 in
+    // atp) the PS.
 #define RESULT_FROM_SLOT(flags_value)                                           \
         hdr.esa.packet_type = TYPE_RESULT;                                      \
         hdr.esa.flags = flags_value;                                            \
@@ -1161,15 +1276,12 @@ control EsaIngress(inout headers_t hdr,
         meta.bridge.recount = 1;
     action d_complete(bit<1> to_ps) {
         RESULT_FROM_SLOT(meta.f_d1[7:0])
-        meta.row = ROW_COMPLETED;
-        meta.row_idx[3:0] = ROW_COMPLETED;
+        SET_ROW(ROW_COMPLETED)
         meta.to_ps = to_ps;
     }
-    action d_reemit(bit<1> to_ps) {
+    action d_reemit() {
         RESULT_FROM_SLOT(meta.m_old[7:0])
-        meta.row = ROW_REEMITTED;
-        meta.row_idx[3:0] = ROW_REEMITTED;
-        meta.to_ps = to_ps;
+        SET_ROW(ROW_REEMITTED)
     }
     // D10 / D11 (pass 2): the packet carries the victim's partial.
 #define EVICTED_FROM_SLOT(flags_value)                                          \
@@ -1185,13 +1297,11 @@ control EsaIngress(inout headers_t hdr,
         evictions_suffered.count(meta.k_old[27:16]);
     action d_preempt() {
         EVICTED_FROM_SLOT(meta.m_old[7:0])
-        meta.row = ROW_PREEMPTIONS;
-        meta.row_idx[3:0] = ROW_PREEMPTIONS;
+        SET_ROW(ROW_PREEMPTIONS)
     }
     action d_stale_reclaim() {
         EVICTED_FROM_SLOT(meta.f_stale[7:0])
-        meta.row = ROW_STALE_RECLAIMS;
-        meta.row_idx[3:0] = ROW_STALE_RECLAIMS;
+        SET_ROW(ROW_STALE_RECLAIMS)
     }
     action d_resubmit(bit<8> intent) {
         // D10, D11: finish in a second pass; the victim's chunk is what
@@ -1199,7 +1309,7 @@ control EsaIngress(inout headers_t hdr,
         meta.resub.setValid();
         meta.resub.intent = intent;
         meta.resub.is_new = meta.w_new;
-        meta.resub._pad = 0;
+        meta.resub.flags = 0;
         meta.resub.victim = meta.victim_chunk;
         ig_dprsr_md.resubmit_type = 1;
     }
@@ -1210,17 +1320,29 @@ control EsaIngress(inout headers_t hdr,
         meta.resub.setValid();
         meta.resub.intent = intent;
         meta.resub.is_new = 0;
-        meta.resub._pad = 0;
+        meta.resub.flags = 0;
         meta.resub.victim = meta.seen_old;
         ig_dprsr_md.resubmit_type = 1;
     }
     action d_resubmit_flush() {
         // D2: the flush happens in a second pass; the own chunk is
-        // tombstoned.
+        // tombstoned (but in atp); the FLUSH keeps the packet's RESEND and
+        // OVERFLOW.
         meta.resub.setValid();
         meta.resub.intent = INTENT_FLUSH;
         meta.resub.is_new = meta.w_new;
-        meta.resub._pad = 0;
+        meta.resub.flags = meta.m_rovf;
+        meta.resub.victim = meta.chunk;
+        ig_dprsr_md.resubmit_type = 1;
+    }
+    action d_resubmit_slot_flush(bit<16> flags) {
+        // L1, and D5 in atp (ATP's switch frees the slot on a resend of its
+        // chunk): what the slot holds, without the packet's values, goes to
+        // the PS in a second pass, with the slot's OVERFLOW and these flags.
+        meta.resub.setValid();
+        meta.resub.intent = INTENT_FLUSH;
+        meta.resub.is_new = 0;
+        meta.resub.flags = flags;
         meta.resub.victim = meta.chunk;
         ig_dprsr_md.resubmit_type = 1;
     }
@@ -1237,57 +1359,73 @@ control EsaIngress(inout headers_t hdr,
             meta.ts_pred: ternary;
             meta.higher: ternary;
             meta.job.mode: ternary;
+            meta.bit_held: ternary;
         }
         actions = {
-            d_query; d_result; d_bad_worker; d_fallback; d_collision; d_absorb; d_flush;
-            d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit; d_resubmit_flush;
-            d_resubmit_restore; NoAction;
+            d_relay; d_pending; d_probe_to_ps; d_bad_worker; d_fallback; d_collision; d_absorb;
+            d_flush; d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit;
+            d_resubmit_flush; d_resubmit_slot_flush; d_resubmit_restore; NoAction;
         }
         const default_action = NoAction();
         size = 64;
         const entries = {
             // type, intent, data_mode, in range, t_hit, w_new, o_pred, b_pred,
-            // ts_pred, higher, mode
-            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _): d_query();
-            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _): d_result();
+            // ts_pred, higher, mode, bit_held
+            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
+            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
+            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            // a PROBE: P1 if the chunk in the slot holds the worker's bit
+            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1): d_pending();
+            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps();
+            // a PULL: L1 in two passes if the chunk in the slot is not complete
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _): d_flush(ROW_PULLED);
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _): d_resubmit_slot_flush(0);
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
             // pass 2 of a restore: what pass 1 decided
-            (TYPE_DATA, INTENT_RESTORE_BAD, _, _, _, _, _, _, _, _, _): d_bad_worker();
-            (TYPE_DATA, INTENT_RESTORE_FALLBACK, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_RESTORE_COLLISION, _, _, _, _, _, _, _, _, _): d_collision();
+            (TYPE_DATA, INTENT_RESTORE_BAD, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_DATA, INTENT_RESTORE_FALLBACK, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_RESTORE_COLLISION, _, _, _, _, _, _, _, _, _, _): d_collision();
             // pass 1, a bad worker id that marked worker_seen over another chunk
-            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, _, 1, _, _, _, _, _):
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, _, 1, _, _, _, _, _, _):
                 d_resubmit_restore(INTENT_RESTORE_BAD);
-            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _): d_bad_worker();
             // pass 2
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _): d_flush();
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
-            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _): d_preempt();
-            // pass 1, resends
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
-                d_reemit(1);
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _):
-                d_reemit(0);
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _): d_resubmit_flush();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _): d_flush(ROW_FLUSHED);
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _): d_preempt();
+            // pass 1, resends: D5 (atp: a FLUSH of the complete sum), D2, D8
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _):
+                d_resubmit_slot_flush(8w0 ++ FLAG_RESEND);
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _): d_reemit();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _): d_resubmit_flush();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
-            (TYPE_DATA, _, DM_FIRST, _, 1, 1, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, 1, 1, _, _, _, _, _, _):
                 d_resubmit_restore(INTENT_RESTORE_FALLBACK);
-            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP):
+            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _):
                 d_complete(1);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _):
                 d_complete(0);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _): d_absorb(ROW_AGGREGATED);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _): d_absorb(ROW_CLAIMED);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, _): d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _): d_absorb(ROW_CLAIMED);
+            // stale reclaim (D10) is not atp's
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _):
+                d_resubmit(INTENT_STALE);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _):
+                d_resubmit(INTENT_STALE);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _):
                 d_resubmit(INTENT_EVICT);
-            (TYPE_DATA, _, DM_FIRST, _, _, 1, P_NEITHER, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, 1, P_NEITHER, _, _, _, _, _):
                 d_resubmit_restore(INTENT_RESTORE_COLLISION);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _): d_collision();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _): d_collision();
         }
     }
 
@@ -1315,6 +1453,11 @@ control EsaIngress(inout headers_t hdr,
             ROW_STALE_RECLAIMS: count_row();
             ROW_RESULTS_RELAYED: count_row();
             ROW_QUERIES_RELAYED: count_row();
+            ROW_PROBES_ANSWERED: count_row();
+            ROW_PROBES_FORWARDED: count_row();
+            ROW_PULLED: count_row();
+            ROW_PULLS_IGNORED: count_row();
+            ROW_ANSWERS_RELAYED: count_row();
         }
     }
 
@@ -1322,6 +1465,7 @@ control EsaIngress(inout headers_t hdr,
         // ---- stage 0: the lookups -------------------------------------
         if (hdr.esa.isValid()) {
             meta.bridge.esa = 1;
+            meta.bridge.prune = 0;  // but for relayed packets (d_relay)
             meta.job_id = hdr.esa.job;  // EVICTED rewrites hdr.esa.job
             meta.row_idx = hdr.esa.job ++ 4w0;  // the row fills the low bits
             meta.now = ig_prsr_md.global_tstamp[47:16];
@@ -1342,7 +1486,8 @@ control EsaIngress(inout headers_t hdr,
         }
 
         // ---- stage 1: admission; tombstone and worker_seen for a DATA
-        // that passed every check stage 0 can decide ----------------------
+        // (or a PULL's second pass) that passed every check stage 0 can
+        // decide ----------------------------------------------------------
         admission.apply();
         if (meta.slot_ok == 1) {
             // DATA and RESULT need the full bitmap (R1 writes it).
@@ -1352,21 +1497,15 @@ control EsaIngress(inout headers_t hdr,
             // worker - fan_in: negative (bit 7) when the worker is in
             // range (data_check only matched workers 0..31).
             meta.worker_diff = hdr.esa.worker - meta.job.fan_in;
+        }
+        if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.data_mode[1:0] != 0) {
+            // A DATA's; a PROBE leaves with the priority it came with.
             priority_clamp.apply();
-            // ACCESS slot_tombstone
-            if (meta.data_mode == DM_PASS2 && meta.restore == 0) {
-                tombstone_write.execute(meta.index);
-            } else {
-                meta.t_hit = tombstone_check.execute(meta.index);
-            }
-            // ACCESS worker_seen
-            if (meta.data_mode == DM_RESEND) {
-                meta.seen_diff = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
-            } else if (meta.restore == 1) {
-                seen_restore.execute(meta.index ++ hdr.esa.worker[4:0]);
-            } else {
-                meta.seen_diff = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
-            }
+        }
+        if (meta.slot_ok == 1 && meta.port_ok == 1) {
+            // ACCESS slot_tombstone, worker_seen: these tables' single applies.
+            tombstone_step.apply();
+            seen_step.apply();
         }
         meta.expire = meta.now + meta.stale_after;
         if (meta.intent == INTENT_FLUSH && meta.flush_new == 0) {
@@ -1380,10 +1519,12 @@ control EsaIngress(inout headers_t hdr,
         meta.key = meta.chunk | meta.prio_hi;
         if (hdr.esa.packet_type == TYPE_RESULT) {
             meta.wbit = meta.full;   // R1 sets the bitmap to full
-        } else if (meta.data_mode == DM_RESEND) {
+        } else if (meta.data_mode == DM_PROBE) {
             meta.bcmp = meta.full;   // complete?
         } else {
-            meta.bcmp = meta.full ^ meta.wbit;  // does this worker complete it?
+            // Does this worker complete it? (A resend's first pass and a
+            // PULL's have wbit 0: is it complete?)
+            meta.bcmp = meta.full ^ meta.wbit;
         }
         if (meta.verdict == VERDICT_L2) {
             l2.apply();
@@ -1411,10 +1552,14 @@ control EsaIngress(inout headers_t hdr,
             meta.b_or = meta.b_old | meta.wbit;
             meta.victim_chunk = meta.k_old & 0x0fffffff;
             meta.f_d1 = meta.m_old | meta.m_ovf;
-            meta.f_flush = meta.m_old | meta.m_rovf;
+            meta.f_flush = meta.m_old | meta.flush_flags;
             meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
             meta.seen_old = meta.seen_diff ^ meta.chunk;
             priority_order.apply();
+        }
+        if (meta.b_old != 0) {
+            // (only a PROBE's decide entries read it: bitmap_probe's answer)
+            meta.bit_held = 1;
         }
         if (meta.verdict == VERDICT_AGGREGATE) {
             decide.apply();
@@ -1557,11 +1702,12 @@ control EsaEgress(inout headers_t hdr,
         meta.eport = 7w0 ++ eg_intr_md.egress_port;
         meta.iport = 7w0 ++ meta.bridge.ingress_port;
         meta.port_diff = 1;
-        if (!hdr.esa.isValid()) {
+        if (meta.bridge.prune == 1) {
             meta.port_diff = meta.eport ^ meta.iport;
         }
         if (meta.port_diff == 0) {
-            // A flooded frame does not go back where it came from.
+            // A flooded frame, or a packet the switch relays (R1, R2, Q1,
+            // A1), does not go back where it came from.
             eg_dprsr_md.drop_ctl = 1;
         }
         if (hdr.esa.isValid()) {

@@ -5,18 +5,23 @@
 
 // The per-job counter cells of the model's counters (esa_p4::counters):
 // job_rows[job ++ ROW_*], job_drops[job ++ DROP_*].
-const bit<4> ROW_CLAIMED = 0;
-const bit<4> ROW_AGGREGATED = 1;
-const bit<4> ROW_COMPLETED = 2;
-const bit<4> ROW_DUPLICATES = 3;
-const bit<4> ROW_FLUSHED = 4;
-const bit<4> ROW_REEMITTED = 5;
-const bit<4> ROW_FALLBACKS = 6;
-const bit<4> ROW_PREEMPTIONS = 7;
-const bit<4> ROW_STALE_RECLAIMS = 8;
-const bit<4> ROW_RESULTS_RELAYED = 9;
-const bit<4> ROW_QUERIES_RELAYED = 10;
-const bit<4> ROW_NONE = 15;  // no row counted
+const bit<5> ROW_CLAIMED = 0;
+const bit<5> ROW_AGGREGATED = 1;
+const bit<5> ROW_COMPLETED = 2;
+const bit<5> ROW_DUPLICATES = 3;
+const bit<5> ROW_FLUSHED = 4;
+const bit<5> ROW_REEMITTED = 5;
+const bit<5> ROW_FALLBACKS = 6;
+const bit<5> ROW_PREEMPTIONS = 7;
+const bit<5> ROW_STALE_RECLAIMS = 8;
+const bit<5> ROW_RESULTS_RELAYED = 9;
+const bit<5> ROW_QUERIES_RELAYED = 10;
+const bit<5> ROW_PROBES_ANSWERED = 11;
+const bit<5> ROW_PROBES_FORWARDED = 12;
+const bit<5> ROW_PULLED = 13;
+const bit<5> ROW_PULLS_IGNORED = 14;
+const bit<5> ROW_ANSWERS_RELAYED = 15;
+const bit<5> ROW_NONE = 16;  // no row counted
 const bit<2> DROP_BAD_PORT = 0;
 const bit<2> DROP_BAD_TYPE = 1;
 const bit<2> DROP_BAD_SLOT = 2;
