@@ -223,6 +223,36 @@ fn send(bench: &mut Bench, comment: &str, p: Packet) {
     bench.packet(comment, port, frame);
 }
 
+/// A PROBE from worker `worker` (lanes zero, as every probe carries), at
+/// priority 9, above both jobs' limit: a PROBE's priority is not clamped.
+fn probe(job: u16, worker: u8, seq: u16, slot: u16) -> Packet {
+    let mut p = data(job, worker, seq, 9, slot);
+    p.esa.packet_type = PacketType::Probe;
+    p.values = [0; LANES];
+    p
+}
+
+/// A packet of type `kind` from the job's PS (ports 10, 11) with zero
+/// lanes: a PULL, or a PENDING or MISSING answering worker `worker`.
+fn from_ps(kind: PacketType, job: u16, worker: u8, seq: u16, slot: u16) -> Packet {
+    let mut p = data(job, worker, seq, 0, slot);
+    p.esa.packet_type = kind;
+    p.values = [0; LANES];
+    if kind == PacketType::Pull {
+        p.esa.worker = 255;
+        p.esa.bitmap = 0;
+        p.esa.count = 0;
+    }
+    p
+}
+
+/// Sends `p` in from its job's PS port.
+fn send_from_ps(bench: &mut Bench, comment: &str, p: Packet) {
+    let port = if p.esa.key.job() == 1 { 10 } else { 11 };
+    let frame = p.frame(port);
+    bench.packet(comment, port, frame);
+}
+
 fn result_from_ps(job: u16, seq: u16, slot: u16, values: [i32; LANES]) -> Packet {
     let fan_in = if job == 1 { 3 } else { 2 };
     Packet {
@@ -343,12 +373,7 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     );
     send(
         &mut b,
-        "a resend is answered to the PS",
-        data(1, 2, 5, 0, 2).resend(),
-    );
-    send(
-        &mut b,
-        "the PS multicasts the result: released",
+        "the PS sends the result through the switch, to the workers only: released",
         result_from_ps(1, 5, 2, [6, -18, 3000, -3]),
     );
     // (worker 1: worker 0's first copy of chunk 21 already went to the PS
@@ -356,6 +381,33 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     send(&mut b, "now the slot can be claimed", data(1, 1, 21, 0, 2));
     send(&mut b, "no preemption in atp", data(2, 0, 7, 7, 2));
     b.finish("atp_hold_release", &mut out);
+
+    let mut b = Bench::new(
+        arch,
+        "atp: a resend frees the slot (D2 without a tombstone, D5 a FLUSH of the sum)",
+        [Mode::Atp, Mode::Atp],
+    );
+    send(&mut b, "claim", data(1, 0, 4, 1, 5));
+    send(
+        &mut b,
+        "D2: a resend flushes the partial, leaving no tombstone",
+        data(1, 1, 4, 1, 5).resend(),
+    );
+    send(
+        &mut b,
+        "not D7: the last worker claims the slot anew",
+        data(1, 2, 4, 1, 5),
+    );
+    for w in 0..3 {
+        send(&mut b, "aggregate", data(1, w, 9, 0, 7));
+    }
+    send(
+        &mut b,
+        "D5: a resend of the held chunk flushes its sum to the PS",
+        data(1, 1, 9, 0, 7).resend(),
+    );
+    send(&mut b, "the slot is free again", data(2, 0, 3, 0, 7));
+    b.finish("atp_resend_frees", &mut out);
 
     let mut b = Bench::new(
         arch,
@@ -409,6 +461,96 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
 
     let mut b = Bench::new(
         arch,
+        "R1, Q1, A1: a relayed packet reaches every member but its sender",
+        esa,
+    );
+    send(&mut b, "a partial", data(1, 0, 5, 0, 2));
+    let mut answer = result_from_ps(1, 5, 2, [7, 8, 9, 10]);
+    answer.esa.worker = 1;
+    let frame = answer.frame(2);
+    b.packet("R1: worker 1 answers a QUERY with the RESULT", 2, frame);
+    send_from_ps(
+        &mut b,
+        "A1: the PS's PENDING for worker 2",
+        from_ps(PacketType::Pending, 1, 2, 6, 3),
+    );
+    send_from_ps(
+        &mut b,
+        "A1: the PS's MISSING for worker 0",
+        from_ps(PacketType::Missing, 1, 0, 6, 3),
+    );
+    send_from_ps(
+        &mut b,
+        "A1: job 2's PS answers",
+        from_ps(PacketType::Pending, 2, 1, 1, 4),
+    );
+    b.finish("relays_pruned", &mut out);
+
+    let mut b = Bench::new(
+        arch,
+        "P1, P2: a probe is answered from the slot or goes to the PS",
+        esa,
+    );
+    send(&mut b, "worker 0 claims slot 3", data(1, 0, 5, 2, 3));
+    send(
+        &mut b,
+        "P1: worker 0's contribution waits in the slot",
+        probe(1, 0, 5, 3),
+    );
+    send(
+        &mut b,
+        "P2: worker 1's is not in the slot",
+        probe(1, 1, 5, 3),
+    );
+    send(
+        &mut b,
+        "P2: another chunk holds the slot",
+        probe(1, 0, 6, 3),
+    );
+    send(&mut b, "P2: an empty slot", probe(2, 0, 5, 9));
+    send(&mut b, "worker 1 adds", data(1, 1, 5, 2, 3));
+    send(&mut b, "worker 2 completes", data(1, 2, 5, 2, 3));
+    send(&mut b, "P2: the chunk is complete", probe(1, 0, 5, 3));
+    b.finish("p1_p2_probes", &mut out);
+
+    let mut b = Bench::new(
+        arch,
+        "L1, L2: a PULL flushes an aggregating partial to the PS",
+        esa,
+    );
+    send(&mut b, "claim", data(1, 0, 5, 0, 2));
+    send(&mut b, "aggregate", data(1, 1, 5, 0, 2));
+    send_from_ps(
+        &mut b,
+        "L2: another chunk",
+        from_ps(PacketType::Pull, 1, 0, 6, 2),
+    );
+    send_from_ps(
+        &mut b,
+        "L2: an empty slot",
+        from_ps(PacketType::Pull, 1, 0, 5, 3),
+    );
+    send_from_ps(
+        &mut b,
+        "L1: the partial goes to the PS",
+        from_ps(PacketType::Pull, 1, 0, 5, 2),
+    );
+    send(
+        &mut b,
+        "D7: the last worker meets the tombstone",
+        data(1, 2, 5, 0, 2),
+    );
+    send(&mut b, "job 2 claims", data(2, 0, 7, 0, 4));
+    send(&mut b, "job 2 completes", data(2, 1, 7, 0, 4));
+    send_from_ps(
+        &mut b,
+        "L2: a complete chunk",
+        from_ps(PacketType::Pull, 2, 0, 7, 4),
+    );
+    b.finish("l1_l2_pulls", &mut out);
+
+    let mut b = Bench::new(
+        arch,
         "Admission: every bad packet is dropped and counted",
         esa,
     );
@@ -422,8 +564,8 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     f[42] = 0x21;
     b.packet("ESA version 2", 1, f);
     let mut f = frame.clone();
-    f[42] = 0x17;
-    b.packet("ESA type 7", 1, f);
+    f[42] = 0x1b;
+    b.packet("ESA type 11", 1, f);
     let mut p = data(1, 0, 1, 0, 0);
     p.esa.key = Key::new(0, 9, 1);
     b.packet("unknown job", 1, p.frame(1));
@@ -441,6 +583,13 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     p.esa.worker = 3;
     p.esa.bitmap = 1 << 3;
     b.packet("worker id beyond the fan-in", 3, p.frame(3));
+    let mut p = probe(1, 0, 1, 0);
+    p.esa.bitmap = 0b11;
+    b.packet("a PROBE for two workers", 1, p.frame(1));
+    let mut p = probe(1, 2, 1, 0);
+    p.esa.worker = 3;
+    p.esa.bitmap = 1 << 3;
+    b.packet("a PROBE of a worker beyond the fan-in", 3, p.frame(3));
     b.packet(
         "nothing above touched a slot: a claim still works",
         1,

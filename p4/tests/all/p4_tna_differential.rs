@@ -8,8 +8,10 @@
 //! - time runs in 65.536 µs units on Tofino: the model's clock and
 //!   `stale_after` are read in those units here (the switch clock is set
 //!   in ns, model time << 16);
-//! - a first copy whose worker already brought this chunk to this slot is a
-//!   duplicate on Tofino whatever the slot holds now. When the program drops
+//! - a first copy whose worker already brought this chunk to this slot (a
+//!   first copy absorbed, or a resend in the second pass of D2 or of atp's
+//!   D5) is a duplicate on Tofino whatever the slot holds now, also after
+//!   an atp flush, which leaves no tombstone. When the program drops
 //!   such a packet as a duplicate where the model took another row, the test
 //!   checks that the worker did bring that chunk to that slot before (its
 //!   own record of `worker_seen`), that nothing was emitted and that only
@@ -24,8 +26,9 @@
 //! - a free slot's registers other than the tombstone keep what the last
 //!   chunk left on Tofino.
 //!
-//! The passes of D2/D10/D11 are atomic here (one packet at a time), so the
-//! interleavings docs/protocol.md describes between them do not arise.
+//! The passes of D2, D10, D11, L1 and atp's D5 are atomic here (one packet
+//! at a time), so the interleavings docs/protocol.md describes between them
+//! do not arise.
 //!
 //! - a resend whose worker already brought this chunk to this slot (its
 //!   contribution then left with an EVICTED, and the chunk came back) is
@@ -261,7 +264,7 @@ fn run_trace(
                 show(&have)
             ));
         }
-        seen.insert(decision.rule);
+        seen.insert(support::atp_row(&jobs, &frame, decision.rule));
         if let Err(e) =
             counters_match(&pool, &mut p4, &jobs, &credit).and_then(|()| slots_match(&pool, &p4))
         {
@@ -273,12 +276,15 @@ fn run_trace(
         }
         // rows whose packet marks worker_seen and keeps the mark (D7, D12
         // and a bad worker id write the old value back in a second pass;
-        // resends only read it, except D2's second pass)
+        // resends only read it, except the second pass of D2 and of atp's
+        // D5)
+        let row = support::atp_row(&jobs, &frame, decision.rule);
         let marks = matches!(
-            decision.rule,
-            "D1" | "D2" | "D3" | "D4" | "D6" | "D9" | "D10" | "D11"
+            row,
+            "D1" | "D2" | "D2 atp" | "D3" | "D4" | "D6" | "D9" | "D10" | "D11"
         );
-        if let Some(d) = info.filter(|d| marks && (!d.resend || decision.rule == "D2")) {
+        let resend_marks = matches!(row, "D2" | "D2 atp" | "D5 atp");
+        if let Some(d) = info.filter(|d| (marks && !d.resend) || (d.resend && resend_marks)) {
             let base = jobs
                 .iter()
                 .find(|j| j.id == d.job)

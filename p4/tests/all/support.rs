@@ -10,8 +10,9 @@ use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 
 /// The model's decision rows (`Decision::rule`) a long run of random
-/// traces must reach, so a generator that stopped reaching one fails.
-pub const ROWS: [&str; 17] = [
+/// traces must reach, so a generator that stopped reaching one fails;
+/// [`atp_row`] names the rows atp jobs take their own way.
+pub const ROWS: [&str; 25] = [
     "admission",
     "not-esa",
     "Q1",
@@ -29,7 +30,36 @@ pub const ROWS: [&str; 17] = [
     "D12",
     "R1",
     "R2",
+    "A1",
+    "P1",
+    "P2",
+    "L1",
+    "L2",
+    "D2 atp",
+    "D5 atp",
+    "D12 atp",
 ];
+
+/// `rule` as [`ROWS`] names it for the packet `frame` of one of `jobs`:
+/// D2 and D5 of an atp job are `"D2 atp"` and `"D5 atp"` (no tombstone; a
+/// FLUSH of the sum), and D12 of one `"D12 atp"` (where a stale slot would
+/// be reclaimed in another mode).
+pub fn atp_row(jobs: &[Job], frame: &[u8], rule: &'static str) -> &'static str {
+    // Ethernet 14 + IPv4 20 + UDP 8, then ESA: the job is bits 27..16 of
+    // the key (bytes 4..8)
+    let job = frame
+        .get(46..48)
+        .map(|b| u16::from_be_bytes([b[0], b[1]]) & 0x0fff);
+    let atp = jobs
+        .iter()
+        .any(|j| Some(j.id) == job && j.entry.mode == Mode::Atp);
+    match (atp, rule) {
+        (true, "D2") => "D2 atp",
+        (true, "D5") => "D5 atp",
+        (true, "D12") => "D12 atp",
+        _ => rule,
+    }
+}
 
 /// A job of a random trace: id, table entry, its workers' ports (its PS is
 /// on `entry.ps_port`).
@@ -94,9 +124,11 @@ pub fn host(port: u16) -> (MacAddr, Ipv4Addr) {
 
 /// One packet of `lanes` lanes: mostly DATA at random priorities, slots and
 /// seqs (resends, overflow flags, sums that overflow now and then), some
-/// RESULTs and QUERYs from the PS, and every class of bad input (unknown
-/// job, unauthorized port, wrong type, slot or worker, truncated frames,
-/// bad checksum, version and type, non-IPv4, padding).
+/// PROBEs from workers, RESULTs (from the PS and from workers answering a
+/// QUERY), QUERYs, PULLs, PENDINGs and MISSINGs from the PS, and every
+/// class of bad input (unknown job, unauthorized port, wrong type, slot or
+/// worker, truncated frames, bad checksum, version and type, non-IPv4,
+/// padding).
 pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
     let job = &jobs[rng.below(jobs.len() as u64) as usize];
     let worker = rng.below(job.worker_ports.len() as u64) as u8;
@@ -119,31 +151,61 @@ pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>
     if rng.chance(0.05) {
         esa.flags = esa.flags | Flags::OVERFLOW;
     }
+    let mut zero_lanes = false;
     match rng.below(100) {
-        0..=7 => {
+        0..=6 => {
             esa.packet_type = PacketType::Result;
             esa.bitmap = job.entry.full_bitmap();
             esa.count = job.entry.fan_in;
-            esa.worker = 255;
-            port = job.entry.ps_port;
+            // mostly the PS's; now and then a worker's answer to a QUERY
+            if rng.chance(0.8) {
+                esa.worker = 255;
+                port = job.entry.ps_port;
+            }
         }
-        8..=10 => {
+        7..=9 => {
             esa.packet_type = PacketType::Query;
             port = job.entry.ps_port;
         }
-        11..=12 => esa.key = Key::new(1, 99, seq), // unknown job
-        13..=14 => port = 200,                     // unauthorized port
-        15..=16 => esa.packet_type = PacketType::Evicted,
-        17 => esa.slot = job.entry.slot_mask + 1,
+        10..=14 => {
+            esa.packet_type = PacketType::Probe;
+            zero_lanes = true;
+        }
+        15..=17 => {
+            esa.packet_type = PacketType::Pull;
+            esa.bitmap = 0;
+            esa.count = 0;
+            esa.worker = 255;
+            port = job.entry.ps_port;
+            zero_lanes = true;
+        }
         18..=19 => {
+            esa.packet_type = if rng.chance(0.5) {
+                PacketType::Pending
+            } else {
+                PacketType::Missing
+            };
+            port = job.entry.ps_port;
+            zero_lanes = true;
+        }
+        20..=21 => esa.key = Key::new(1, 99, seq), // unknown job
+        22..=23 => port = 200,                     // unauthorized port
+        24..=25 => esa.packet_type = PacketType::Evicted,
+        26 => esa.slot = job.entry.slot_mask + 1,
+        27..=28 => {
             esa.worker = job.entry.fan_in; // worker out of range
             esa.bitmap = 1u32.checked_shl(u32::from(esa.worker)).unwrap_or(0);
+            if rng.chance(0.3) {
+                esa.packet_type = PacketType::Probe;
+            }
         }
         _ => {}
     }
     let values: Vec<i32> = (0..lanes)
         .map(|_| {
-            if rng.chance(0.02) {
+            if zero_lanes {
+                0
+            } else if rng.chance(0.02) {
                 i32::MAX - rng.range(0, 10) as i32
             } else {
                 rng.range(0, 2000) as i32 - 1000
@@ -163,7 +225,7 @@ pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>
         0..=1 => frame.truncate(rng.below(frame.len() as u64) as usize),
         2 => frame[24] ^= 0x40,                     // IPv4 checksum
         3 => frame[42] = 0x20 | (frame[42] & 0x0f), // ESA version
-        4 => frame[42] = 0x10 | 0x09,               // ESA type 9
+        4 => frame[42] = 0x10 | 0x0b,               // ESA type 11
         5 => frame[12] = 0x86,                      // not IPv4: L2, dropped by the empty table
         6 => frame.extend_from_slice(&[0; 6]),      // Ethernet padding
         _ => {}
