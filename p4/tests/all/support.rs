@@ -42,8 +42,9 @@ pub const ROWS: [&str; 25] = [
 
 /// `rule` as [`ROWS`] names it for the packet `frame` of one of `jobs`:
 /// D2 and D5 of an atp job are `"D2 atp"` and `"D5 atp"` (no tombstone; a
-/// FLUSH of the sum), and D12 of one `"D12 atp"` (where a stale slot would
-/// be reclaimed in another mode).
+/// FLUSH of the sum), and D12 of one `"D12 atp"` (a collision; with the
+/// traces' stale bounds of at most 60 µs its slot is mostly stale, which
+/// another mode would reclaim, D10).
 pub fn atp_row(jobs: &[Job], frame: &[u8], rule: &'static str) -> &'static str {
     // Ethernet 14 + IPv4 20 + UDP 8, then ESA: the job is bits 27..16 of
     // the key (bytes 4..8)
