@@ -321,13 +321,20 @@ control Aggregation(inout headers_t hdr,
                 fallbacks.count(job);
             }
         } else if (hdr.esa.packet_type == TYPE_PROBE) {
-            if (same && !complete && (s_bitmap & hdr.esa.bitmap) != 0) {
+            bool held = same && !complete && (s_bitmap & hdr.esa.bitmap) != 0;
+            if (held && (hdr.esa.flags & FLAG_RESEND) == 0) {
                 // P1: the contribution waits in the slot for others.
                 hdr.esa.packet_type = TYPE_PENDING;
                 to_port(sm.ingress_port);
                 probes_answered.count(job);
             } else {
                 // P2: only the PS can tell (held there, lost, or complete).
+                // A repeated probe goes there even when the slot holds the
+                // contribution, marked HELD: the partial may be an orphan
+                // of a chunk that completed, which only the PS can tell.
+                if (held) {
+                    hdr.esa.flags = hdr.esa.flags | FLAG_HELD;
+                }
                 to_port(meta.job.ps_port);
                 probes_forwarded.count(job);
             }

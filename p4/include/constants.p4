@@ -40,6 +40,7 @@ const bit<8> FLAG_COLLISION = 0x02;
 const bit<8> FLAG_OVERFLOW = 0x04;
 const bit<8> FLAG_STALE = 0x08;
 const bit<8> FLAG_ECN = 0x10;
+const bit<8> FLAG_HELD = 0x20;
 
 // slot_flags bits (docs/protocol.md 3.2).
 const bit<8> SLOT_COMPLETE = 0x01;

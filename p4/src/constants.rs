@@ -110,6 +110,7 @@ pub fn constants_p4() -> String {
         ("OVERFLOW", Flags::OVERFLOW),
         ("STALE", Flags::STALE),
         ("ECN", Flags::ECN),
+        ("HELD", Flags::HELD),
     ] {
         let _ = writeln!(w, "const bit<8> FLAG_{name} = {:#04x};", f.0);
     }
