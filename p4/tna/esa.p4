@@ -1216,8 +1216,11 @@ control EsaIngress(inout headers_t hdr,
         ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
         SET_ROW(ROW_PROBES_ANSWERED)
     }
-    action d_probe_to_ps() {
-        // P2: only the PS can tell; the PROBE goes on unchanged.
+    action d_probe_to_ps(bit<8> held) {
+        // P2: only the PS can tell; the PROBE goes on with `held` added to
+        // its flags (FLAG_HELD for a repeated probe of a contribution the
+        // slot holds, else 0).
+        hdr.esa.flags = hdr.esa.flags | held;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
         SET_ROW(ROW_PROBES_FORWARDED)
     }
@@ -1360,6 +1363,7 @@ control EsaIngress(inout headers_t hdr,
             meta.higher: ternary;
             meta.job.mode: ternary;
             meta.bit_held: ternary;
+            hdr.esa.flags[0:0]: ternary @name("resend");
         }
         actions = {
             d_relay; d_pending; d_probe_to_ps; d_bad_worker; d_fallback; d_collision; d_absorb;
@@ -1370,62 +1374,65 @@ control EsaIngress(inout headers_t hdr,
         size = 64;
         const entries = {
             // type, intent, data_mode, in range, t_hit, w_new, o_pred, b_pred,
-            // ts_pred, higher, mode, bit_held
-            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
-            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
-            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
-            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
-            // a PROBE: P1 if the chunk in the slot holds the worker's bit
-            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _): d_bad_worker();
-            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1): d_pending();
-            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps();
+            // ts_pred, higher, mode, bit_held, resend
+            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
+            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
+            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            // a PROBE: P1 if the chunk in the slot holds the worker's bit and
+            // the probe is not repeated (RESEND); else P2, HELD if only the
+            // RESEND kept it from P1
+            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, 0): d_pending();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, _): d_probe_to_ps(FLAG_HELD);
+            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps(0);
             // a PULL: L1 in two passes if the chunk in the slot is not complete
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _): d_flush(ROW_PULLED);
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _): d_resubmit_slot_flush(0);
-            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _): d_flush(ROW_PULLED);
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _, _): d_resubmit_slot_flush(0);
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
             // pass 2 of a restore: what pass 1 decided
-            (TYPE_DATA, INTENT_RESTORE_BAD, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
-            (TYPE_DATA, INTENT_RESTORE_FALLBACK, _, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_RESTORE_COLLISION, _, _, _, _, _, _, _, _, _, _): d_collision();
+            (TYPE_DATA, INTENT_RESTORE_BAD, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_DATA, INTENT_RESTORE_FALLBACK, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_RESTORE_COLLISION, _, _, _, _, _, _, _, _, _, _, _): d_collision();
             // pass 1, a bad worker id that marked worker_seen over another chunk
-            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, _, 1, _, _, _, _, _, _):
+            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, _, 1, _, _, _, _, _, _, _):
                 d_resubmit_restore(INTENT_RESTORE_BAD);
-            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _, _): d_bad_worker();
             // pass 2
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _): d_flush(ROW_FLUSHED);
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
-            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _): d_preempt();
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _): d_flush(ROW_FLUSHED);
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _, _): d_preempt();
             // pass 1, resends: D5 (atp: a FLUSH of the complete sum), D2, D8
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _):
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _):
                 d_resubmit_slot_flush(8w0 ++ FLAG_RESEND);
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _): d_reemit();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _): d_resubmit_flush();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _): d_reemit();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _, _): d_resubmit_flush();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
-            (TYPE_DATA, _, DM_FIRST, _, 1, 1, _, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, 1, 1, _, _, _, _, _, _, _):
                 d_resubmit_restore(INTENT_RESTORE_FALLBACK);
-            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _):
+            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _):
                 d_complete(1);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _):
                 d_complete(0);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _): d_absorb(ROW_CLAIMED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _, _): d_absorb(ROW_CLAIMED);
             // stale reclaim (D10) is not atp's
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _, _):
                 d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _, _):
                 d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _, _):
                 d_resubmit(INTENT_EVICT);
-            (TYPE_DATA, _, DM_FIRST, _, _, 1, P_NEITHER, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, 1, P_NEITHER, _, _, _, _, _, _):
                 d_resubmit_restore(INTENT_RESTORE_COLLISION);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _): d_collision();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _, _): d_collision();
         }
     }
 
