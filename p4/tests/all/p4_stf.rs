@@ -488,7 +488,7 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
 
     let mut b = Bench::new(
         arch,
-        "P1, P2: a probe is answered from the slot or goes to the PS",
+        "P1, P2: a first probe is answered from the slot or goes to the PS; a repeated one goes to the PS, HELD if the slot holds the contribution",
         esa,
     );
     send(&mut b, "worker 0 claims slot 3", data(1, 0, 5, 2, 3));
@@ -499,18 +499,46 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     );
     send(
         &mut b,
+        "P2, HELD: worker 0 probes again; the slot holds its contribution",
+        probe(1, 0, 5, 3).resend(),
+    );
+    let mut ecn = probe(1, 0, 5, 3).resend();
+    ecn.esa.flags = ecn.esa.flags | Flags::ECN;
+    send(&mut b, "P2, HELD: the probe's other flags are kept", ecn);
+    send(
+        &mut b,
         "P2: worker 1's is not in the slot",
         probe(1, 1, 5, 3),
+    );
+    send(
+        &mut b,
+        "P2, not HELD: worker 1 probes again",
+        probe(1, 1, 5, 3).resend(),
     );
     send(
         &mut b,
         "P2: another chunk holds the slot",
         probe(1, 0, 6, 3),
     );
+    send(
+        &mut b,
+        "P2, not HELD: a repeated probe of another chunk",
+        probe(1, 0, 6, 3).resend(),
+    );
     send(&mut b, "P2: an empty slot", probe(2, 0, 5, 9));
     send(&mut b, "worker 1 adds", data(1, 1, 5, 2, 3));
+    send(
+        &mut b,
+        "P2, HELD: worker 1 probes again, now that the slot holds its contribution",
+        probe(1, 1, 5, 3).resend(),
+    );
     send(&mut b, "worker 2 completes", data(1, 2, 5, 2, 3));
     send(&mut b, "P2: the chunk is complete", probe(1, 0, 5, 3));
+    send(
+        &mut b,
+        "P2, not HELD: a repeated probe of the complete chunk",
+        probe(1, 0, 5, 3).resend(),
+    );
     b.finish("p1_p2_probes", &mut out);
 
     let mut b = Bench::new(
