@@ -2,11 +2,12 @@
 //!
 //! Seeded random multi-job traces — several jobs and modes, priorities, a
 //! 16-slot pool so that collisions, preemption and stale reclaim are
-//! constant, resends, duplicates, probes, results, queries, pulls and
-//! answers from the PS, and every class of bad input — run through
-//! `esa_core::pool` and through `p4/tests/esa_small.p4` in p4sim. Every
-//! emitted packet and its port, every counter and every slot register must
-//! be identical. A failure prints the seed, the step and the packets in hex.
+//! constant, resends, duplicates, first and repeated probes, results,
+//! queries, pulls and answers from the PS, and every class of bad input —
+//! run through `esa_core::pool` and through `p4/tests/esa_small.p4` in
+//! p4sim. Every emitted packet and its port, every counter and every slot
+//! register must be identical. A failure prints the seed, the step and the
+//! packets in hex.
 
 use crate::support;
 
@@ -82,7 +83,7 @@ fn run_trace(
         now += rng.range(0, 25);
         let (port, frame) = random_packet(&mut rng, &jobs, LANES);
         let decision = pool.process(&frame, port, now);
-        seen.insert(support::atp_row(&jobs, &frame, decision.rule));
+        seen.insert(support::row(&jobs, &frame, &decision));
         if decision.emit.is_some() {
             seen.insert("emitted");
         }

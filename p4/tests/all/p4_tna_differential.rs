@@ -264,7 +264,7 @@ fn run_trace(
                 show(&have)
             ));
         }
-        seen.insert(support::atp_row(&jobs, &frame, decision.rule));
+        seen.insert(support::row(&jobs, &frame, &decision));
         if let Err(e) =
             counters_match(&pool, &mut p4, &jobs, &credit).and_then(|()| slots_match(&pool, &p4))
         {
@@ -278,7 +278,7 @@ fn run_trace(
         // and a bad worker id write the old value back in a second pass;
         // resends only read it, except the second pass of D2 and of atp's
         // D5)
-        let row = support::atp_row(&jobs, &frame, decision.rule);
+        let row = support::row(&jobs, &frame, &decision);
         let marks = matches!(
             row,
             "D1" | "D2" | "D2 atp" | "D3" | "D4" | "D6" | "D9" | "D10" | "D11"

@@ -6,13 +6,14 @@
 
 use esa_core::addressing::{host_ip, host_mac};
 use esa_core::job::{JobEntry, Mode};
+use esa_core::pool::Decision;
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 
 /// The model's decision rows (`Decision::rule`) a long run of random
 /// traces must reach, so a generator that stopped reaching one fails;
-/// [`atp_row`] names the rows atp jobs take their own way.
-pub const ROWS: [&str; 25] = [
+/// [`row`] names the rows atp jobs take their own way, and P2's HELD.
+pub const ROWS: [&str; 26] = [
     "admission",
     "not-esa",
     "Q1",
@@ -33,6 +34,7 @@ pub const ROWS: [&str; 25] = [
     "A1",
     "P1",
     "P2",
+    "P2 held",
     "L1",
     "L2",
     "D2 atp",
@@ -40,25 +42,32 @@ pub const ROWS: [&str; 25] = [
     "D12 atp",
 ];
 
-/// `rule` as [`ROWS`] names it for the packet `frame` of one of `jobs`:
-/// D2 and D5 of an atp job are `"D2 atp"` and `"D5 atp"` (no tombstone; a
-/// FLUSH of the sum), and D12 of one `"D12 atp"` (a collision; with the
-/// traces' stale bounds of at most 60 µs its slot is mostly stale, which
-/// another mode would reclaim, D10).
-pub fn atp_row(jobs: &[Job], frame: &[u8], rule: &'static str) -> &'static str {
-    // Ethernet 14 + IPv4 20 + UDP 8, then ESA: the job is bits 27..16 of
-    // the key (bytes 4..8)
+/// The row of `decision` as [`ROWS`] names it, for the packet `frame` of
+/// one of `jobs`: D2 and D5 of an atp job are `"D2 atp"` and `"D5 atp"` (no
+/// tombstone; a FLUSH of the sum), and D12 of one `"D12 atp"` (a collision;
+/// with the traces' stale bounds of at most 60 µs its slot is mostly stale,
+/// which another mode would reclaim, D10); a P2 whose PROBE leaves marked
+/// HELD (a repeated probe of a contribution the slot holds) is `"P2 held"`.
+pub fn row(jobs: &[Job], frame: &[u8], decision: &Decision) -> &'static str {
+    // Ethernet 14 + IPv4 20 + UDP 8, then ESA: the flags are byte 1, the
+    // job bits 27..16 of the key (bytes 4..8)
     let job = frame
         .get(46..48)
         .map(|b| u16::from_be_bytes([b[0], b[1]]) & 0x0fff);
     let atp = jobs
         .iter()
         .any(|j| Some(j.id) == job && j.entry.mode == Mode::Atp);
-    match (atp, rule) {
+    let held = decision
+        .emit
+        .as_ref()
+        .and_then(|e| e.frame.get(43))
+        .is_some_and(|&flags| Flags(flags).contains(Flags::HELD));
+    match (atp, decision.rule) {
         (true, "D2") => "D2 atp",
         (true, "D5") => "D5 atp",
         (true, "D12") => "D12 atp",
-        _ => rule,
+        (_, "P2") if held => "P2 held",
+        (_, rule) => rule,
     }
 }
 
@@ -125,11 +134,11 @@ pub fn host(port: u16) -> (MacAddr, Ipv4Addr) {
 
 /// One packet of `lanes` lanes: mostly DATA at random priorities, slots and
 /// seqs (resends, overflow flags, sums that overflow now and then), some
-/// PROBEs from workers, RESULTs (from the PS and from workers answering a
-/// QUERY), QUERYs, PULLs, PENDINGs and MISSINGs from the PS, and every
-/// class of bad input (unknown job, unauthorized port, wrong type, slot or
-/// worker, truncated frames, bad checksum, version and type, non-IPv4,
-/// padding).
+/// PROBEs from workers (half of them repeated: RESEND), RESULTs (from the
+/// PS and from workers answering a QUERY), QUERYs, PULLs, PENDINGs and
+/// MISSINGs from the PS, and every class of bad input (unknown job,
+/// unauthorized port, wrong type, slot or worker, truncated frames, bad
+/// checksum, version and type, non-IPv4, padding).
 pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
     let job = &jobs[rng.below(jobs.len() as u64) as usize];
     let worker = rng.below(job.worker_ports.len() as u64) as u8;
@@ -169,7 +178,14 @@ pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>
             port = job.entry.ps_port;
         }
         10..=14 => {
+            // first probes (P1 or P2) and repeated ones (always P2, HELD
+            // where a first one would be P1)
             esa.packet_type = PacketType::Probe;
+            esa.flags = if rng.chance(0.5) {
+                esa.flags | Flags::RESEND
+            } else {
+                esa.flags.without(Flags::RESEND)
+            };
             zero_lanes = true;
         }
         15..=17 => {
