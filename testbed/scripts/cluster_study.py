@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Summarises a cluster study (testbed/scripts/cluster_study.sh): one
-markdown table per pool size (variants x loads, means over seeds), ESA's
-gain over ATP, the largest slowdowns, and, when matplotlib is importable,
-two plots beside the runs: mean JCT against load for every variant (one
-panel per pool) and the JCT CDF per variant at the highest load on the
-smallest pool.
+"""Summarises a cluster study (testbed/scripts/cluster_study.sh).
+
+Per pool size, one table per measure (variants x loads): the mean over
+seeds with its 95 % confidence interval (Student's t over the seeds' values,
+each seed one independent workload), for the mean JCT, the p95 JCT, the mean
+and largest slowdown, the in-switch share, retransmissions and the PS link's
+bytes per chunk in and out. Then ESA's ratios against ATP and SwitchML, per
+seed on the same workload (paired), averaged with their 95 % interval, for
+the mean and the p95 JCT: above 1 means ESA's JCT is shorter. When
+matplotlib is importable, two plots beside the runs: mean JCT against load
+per variant with its interval (one panel per pool), and the JCT CDF per
+variant at the highest load on the smallest pool.
 
 Usage: cluster_study.py STUDY_DIR > study.md
 """
 
 import json
+import math
 import pathlib
 import re
 import statistics
@@ -17,6 +24,11 @@ import sys
 from collections import defaultdict
 
 RUN = re.compile(r"pool(\d+)-load([0-9.]+)-seed(\d+)$")
+
+# Two-sided 97.5 % quantiles of Student's t by degrees of freedom (1..30).
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
 
 def load_runs(root):
@@ -39,8 +51,45 @@ def load_runs(root):
     return summaries, jobs
 
 
-def mean(values):
-    return statistics.fmean(values) if values else float("nan")
+def interval(values):
+    """(mean, half-width of the 95 % confidence interval); the half-width is
+    nan for fewer than two values."""
+    if not values:
+        return float("nan"), float("nan")
+    m = statistics.fmean(values)
+    n = len(values)
+    if n < 2:
+        return m, float("nan")
+    t = T975[min(n - 1, len(T975)) - 1]
+    return m, t * statistics.stdev(values) / math.sqrt(n)
+
+
+def fmt(values, digits):
+    m, h = interval(values)
+    if math.isnan(m):
+        return "-"
+    if math.isnan(h):
+        return f"{m:.{digits}f}"
+    return f"{m:.{digits}f} ± {h:.{digits}f}"
+
+
+# (title, value of one variant's summary, digits)
+MEASURES = [
+    ("mean JCT (ms)", lambda s: s["cluster"]["mean_jct_ms"], 1),
+    ("p95 JCT (ms)", lambda s: s["cluster"]["p95_jct_ms"], 1),
+    ("mean slowdown", lambda s: s["cluster"]["mean_slowdown"], 3),
+    ("max slowdown", lambda s: s["cluster"]["max_slowdown"], 3),
+    ("in-switch share (%)", lambda s: s["in_switch_share"] * 100, 1),
+    ("retransmissions", lambda s: s["retransmissions"], 0),
+    ("PS bytes per chunk in / out", None, 0),
+]
+
+
+def ratios(summaries, pool, load, esa, other, key):
+    """Per seed, other's value over ESA's (above 1: ESA shorter)."""
+    base = {r["seed"]: key(r) for r in summaries.get((pool, load, other), [])}
+    return [base[r["seed"]] / key(r)
+            for r in summaries.get((pool, load, esa), []) if r["seed"] in base]
 
 
 def main():
@@ -55,41 +104,42 @@ def main():
         if k[2] not in variants:
             variants.append(k[2])
     seeds = sorted({s["seed"] for v in summaries.values() for s in v})
-    print(f"Seeds {', '.join(map(str, seeds))}; means over seeds.\n")
+    print(f"Seeds {', '.join(map(str, seeds))}: every cell is the mean over seeds "
+          "± the half-width of its 95 % confidence interval (Student's t).\n")
+    header = "| variant | " + " | ".join(f"load {l}" for l in loads) + " |"
+    rule = "|---|" + "---:|" * len(loads)
     for pool in pools:
         print(f"### Pool of {pool} slots\n")
-        print("| variant | " + " | ".join(
-            f"load {l}: mean JCT / p95 JCT (ms), max slowdown, utilization" for l in loads) + " |")
-        print("|---|" + "---:|" * len(loads))
-        for v in variants:
-            cells = []
-            for l in loads:
-                runs = summaries.get((pool, l, v), [])
-                c = [r["cluster"] for r in runs]
-                cells.append("{:.1f} / {:.1f}, {:.2f}, {:.2f}%".format(
-                    mean([x["mean_jct_ms"] for x in c]),
-                    mean([x["p95_jct_ms"] for x in c]),
-                    max([x["max_slowdown"] for x in c], default=float("nan")),
-                    mean([x["aggregator_utilization"] for x in c]) * 100))
-            print(f"| {v} | " + " | ".join(cells) + " |")
-        print()
-        # ESA's gain: ATP's mean JCT over each ESA policy's, per seed, then
-        # the mean and range of the ratio.
-        if any(v == "atp" for v in variants):
-            print("| ESA policy | " + " | ".join(
-                f"load {l}: ATP JCT / ESA JCT (min..max over seeds)" for l in loads) + " |")
-            print("|---|" + "---:|" * len(loads))
-            for v in (x for x in variants if x.startswith("esa")):
+        for title, key, digits in MEASURES:
+            print(f"{title}:\n")
+            print(header)
+            print(rule)
+            for v in variants:
                 cells = []
                 for l in loads:
-                    atp = {r["seed"]: r["cluster"]["mean_jct_ms"]
-                           for r in summaries.get((pool, l, "atp"), [])}
-                    ratios = [atp[r["seed"]] / r["cluster"]["mean_jct_ms"]
-                              for r in summaries.get((pool, l, v), []) if r["seed"] in atp]
-                    cells.append("{:.3f}x ({:.3f}..{:.3f})".format(
-                        mean(ratios), min(ratios, default=float("nan")),
-                        max(ratios, default=float("nan"))))
+                    runs = summaries.get((pool, l, v), [])
+                    if key is None:
+                        cells.append("{} / {}".format(
+                            fmt([r["ps_bytes_received_per_chunk"] for r in runs], 0),
+                            fmt([r["ps_bytes_sent_per_chunk"] for r in runs], 0)))
+                    else:
+                        cells.append(fmt([key(r) for r in runs], digits))
                 print(f"| {v} | " + " | ".join(cells) + " |")
+            print()
+        others = [o for o in ("atp", "switchml") if o in variants]
+        esas = [v for v in variants if v.startswith("esa")]
+        if others and esas:
+            print("ESA's gain, per seed on the same workload: the other scheme's JCT over "
+                  "ESA's (above 1: ESA's jobs finish sooner):\n")
+            print("| ESA policy vs | " + " | ".join(f"load {l}" for l in loads) + " |")
+            print(rule)
+            for v in esas:
+                for o in others:
+                    for what, key in (("mean", lambda s: s["cluster"]["mean_jct_ms"]),
+                                      ("p95", lambda s: s["cluster"]["p95_jct_ms"])):
+                        cells = [fmt(ratios(summaries, pool, l, v, o, key), 3) + "x"
+                                 for l in loads]
+                        print(f"| {v} vs {o}, {what} JCT | " + " | ".join(cells) + " |")
             print()
     plot(root, pools, loads, variants, summaries, jobs)
 
@@ -107,12 +157,14 @@ def plot(root, pools, loads, variants, summaries, jobs):
     fig, axes = plt.subplots(1, len(pools), figsize=(6 * len(pools), 4.5), squeeze=False)
     for ax, pool in zip(axes[0], pools):
         for v in variants:
-            ys = [mean([r["cluster"]["mean_jct_ms"]
-                        for r in summaries.get((pool, l, v), [])]) for l in loads]
-            ax.plot(loads, ys, marker="o", label=v)
+            stats = [interval([r["cluster"]["mean_jct_ms"]
+                               for r in summaries.get((pool, l, v), [])]) for l in loads]
+            ax.errorbar(loads, [m for m, _ in stats],
+                        yerr=[0 if math.isnan(h) else h for _, h in stats],
+                        marker="o", capsize=3, label=v)
         ax.set_title(f"pool of {pool} slots")
         ax.set_xlabel("offered load")
-        ax.set_ylabel("mean JCT (ms), mean over seeds")
+        ax.set_ylabel("mean JCT (ms), mean over seeds, 95% interval")
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Runs an experiment several times per fabric, interleaved, and prints
-median mean-JCT per variant, ESA/ATP ratios, in-switch shares and each
-variant's slowest job's slowdown against that job run alone.
+per run each variant's mean JCT and ESA's ratio to ATP's and SwitchML's;
+per variant the median and range over runs of the mean JCT, in-switch
+share, retransmissions, probes and the PS link's bytes per chunk in and
+out; and each variant's slowest job's slowdown against that job run alone.
 
     sudo python3 testbed/scripts/repeat.py testbed/experiments/contention.toml \
         --runs 5 --fabric inprocess --fabric netns --alone 3 --out /tmp/repeat
@@ -101,15 +103,22 @@ def main():
         for r in rs:
             assert all(j["verified"] for j in r["jobs"]), "a job did not verify"
         variants = [s["variant"] for s in rs[0]["summary"]]
-        print("| run | " + " | ".join(f"{v} mean JCT (ms)" for v in variants) + " | esa/atp |")
+        print("| run | " + " | ".join(f"{v} mean JCT (ms)" for v in variants) + " | esa/atp | esa/switchml |")
         for i, r in enumerate(rs, 1):
             m = {s["variant"]: s["mean_jct_ms"] for s in r["summary"]}
-            ratio = ratio_of(m)
-            print(f"| {i} | " + " | ".join(f"{m[v]:.1f}" for v in variants) + f" | {ratio} |")
+            print(f"| {i} | " + " | ".join(f"{m[v]:.1f}" for v in variants)
+                  + f" | {ratio_of(m, 'atp')} | {ratio_of(m, 'switchml')} |")
         med = {v: statistics.median(s["mean_jct_ms"] for r in rs for s in r["summary"] if s["variant"] == v) for v in variants}
-        print("| median | " + " | ".join(f"{med[v]:.1f}" for v in variants) + f" | {ratio_of(med)} |")
-        share = {v: statistics.median(s["in_switch_share"] for r in rs for s in r["summary"] if s["variant"] == v) for v in variants}
-        print("median in-switch share: " + ", ".join(f"{v} {share[v] * 100:.1f}%" for v in variants))
+        print("| median | " + " | ".join(f"{med[v]:.1f}" for v in variants)
+              + f" | {ratio_of(med, 'atp')} | {ratio_of(med, 'switchml')} |")
+        print("\n| variant | " + " | ".join(f"{title}: median (range)" for title, _, _ in MEASURES) + " |")
+        print("|---|" + "---:|" * len(MEASURES))
+        for v in variants:
+            cells = []
+            for _, key, d in MEASURES:
+                xs = sorted(key(s) for r in rs for s in r["summary"] if s["variant"] == v)
+                cells.append(f"{statistics.median(xs):.{d}f} ({xs[0]:.{d}f}-{xs[-1]:.{d}f})")
+            print(f"| {v} | " + " | ".join(cells) + " |")
         if alone[f]:
             for v in variants:
                 worst = []
@@ -127,10 +136,23 @@ def main():
                 f"{v}/{n} {statistics.median(x):.0f}" for (v, n), x in sorted(alone[f].items())))
 
 
-def ratio_of(m):
+# What each run's variant summary gives, by title.
+MEASURES = [
+    ("mean JCT (ms)", lambda s: s["mean_jct_ms"], 1),
+    ("in-switch share (%)", lambda s: s["in_switch_share"] * 100, 1),
+    ("retransmissions", lambda s: s["retransmissions"], 0),
+    ("probes", lambda s: s["probes"], 0),
+    ("PS bytes per chunk in", lambda s: s["ps_bytes_received_per_chunk"], 0),
+    ("PS bytes per chunk out", lambda s: s["ps_bytes_sent_per_chunk"], 0),
+]
+
+
+def ratio_of(m, other):
+    """ESA's mean JCT over another variant's (below 1: ESA's jobs finish
+    sooner)."""
     esa = next((v for k, v in m.items() if k.startswith("esa")), None)
-    atp = m.get("atp")
-    return f"{esa / atp:.3f}" if esa and atp else "-"
+    base = m.get(other)
+    return f"{esa / base:.3f}" if esa and base else "-"
 
 
 if __name__ == "__main__":
