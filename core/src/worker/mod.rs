@@ -891,13 +891,25 @@ fn write_probe(cfg: &WorkerConfig, chunk: &Outstanding, buf: &mut [u8]) {
         // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
         return;
     };
+    let flags = if chunk.probed {
+        Flags::RESEND
+    } else {
+        Flags::NONE
+    };
+    chunk_header(cfg, chunk, PacketType::Probe, flags).emit(&mut packet);
+}
+
+/// The header this worker puts on `chunk`'s packets of `packet_type`: its
+/// own bit, a count of one, the chunk's slot, key and exponent.
+fn chunk_header(
+    cfg: &WorkerConfig,
+    chunk: &Outstanding,
+    packet_type: PacketType,
+    flags: Flags,
+) -> EsaRepr {
     EsaRepr {
-        packet_type: PacketType::Probe,
-        flags: if chunk.probed {
-            Flags::RESEND
-        } else {
-            Flags::NONE
-        },
+        packet_type,
+        flags,
         slot: chunk.slot,
         key: chunk.key,
         bitmap: 1u32 << cfg.worker_id,
@@ -906,7 +918,6 @@ fn write_probe(cfg: &WorkerConfig, chunk: &Outstanding, buf: &mut [u8]) {
         exponent: chunk.exponent,
         worker: cfg.worker_id,
     }
-    .emit(&mut packet);
 }
 
 /// Writes the `DATA` payload of `chunk` into `buf` (exactly
@@ -937,17 +948,6 @@ fn write_data(
     if resend {
         flags = flags | Flags::RESEND;
     }
-    EsaRepr {
-        packet_type: PacketType::Data,
-        flags,
-        slot: chunk.slot,
-        key: chunk.key,
-        bitmap: 1u32 << cfg.worker_id,
-        fan_in: cfg.fan_in,
-        count: 1,
-        exponent: chunk.exponent,
-        worker: cfg.worker_id,
-    }
-    .emit(&mut packet);
+    chunk_header(cfg, chunk, PacketType::Data, flags).emit(&mut packet);
     saturated
 }
