@@ -992,33 +992,36 @@ impl<'a> Builder<'a> {
             let iname = qualify(prefix, &inst.annotations, inst.name.as_str());
             let unit_name = enum_member_arg(&inst.args, "type", 0)
                 .ok_or_else(|| invalid("direct resource needs a type argument", inst.span))?;
+            let (kind, not_found) = if is_counter {
+                (
+                    ResourceType::DirectCounter,
+                    "`counters` must name a direct_counter",
+                )
+            } else {
+                (
+                    ResourceType::DirectMeter,
+                    "`meters` must name a direct_meter",
+                )
+            };
+            let id = ids
+                .get(kind, &iname)
+                .ok_or_else(|| invalid(not_found, e.span))?;
+            table.direct_resource_ids.push(id);
+            let preamble = Preamble {
+                id,
+                alias: ids.alias(&iname),
+                name: iname,
+                annotations: printed_annotations(&inst.annotations),
+            };
             if is_counter {
-                let id = ids
-                    .get(ResourceType::DirectCounter, &iname)
-                    .ok_or_else(|| invalid("`counters` must name a direct_counter", e.span))?;
-                table.direct_resource_ids.push(id);
                 out.direct_counters.push(DirectCounter {
-                    preamble: Preamble {
-                        id,
-                        alias: ids.alias(&iname),
-                        name: iname,
-                        annotations: printed_annotations(&inst.annotations),
-                    },
+                    preamble,
                     unit: counter_unit(&unit_name),
                     direct_table_id: table_id,
                 });
             } else {
-                let id = ids
-                    .get(ResourceType::DirectMeter, &iname)
-                    .ok_or_else(|| invalid("`meters` must name a direct_meter", e.span))?;
-                table.direct_resource_ids.push(id);
                 out.direct_meters.push(DirectMeter {
-                    preamble: Preamble {
-                        id,
-                        alias: ids.alias(&iname),
-                        name: iname,
-                        annotations: printed_annotations(&inst.annotations),
-                    },
+                    preamble,
                     unit: meter_unit(&unit_name),
                     direct_table_id: table_id,
                 });
