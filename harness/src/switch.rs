@@ -47,6 +47,8 @@ const BIND_RETRY: Duration = Duration::from_secs(5);
 pub struct EmbeddedSwitch {
     addr: SocketAddr,
     config: SwitchConfig,
+    /// What it was started on, for a restart.
+    ports: Ports,
     switch: Arc<Switch>,
     memory_ports: BTreeMap<u32, MemoryPort>,
     runtime: Option<Runtime>,
@@ -143,6 +145,7 @@ impl EmbeddedSwitch {
         Ok(EmbeddedSwitch {
             addr,
             config,
+            ports,
             switch,
             memory_ports: memory_ports.into_iter().map(|p| (p.port(), p)).collect(),
             runtime: Some(runtime),
@@ -188,11 +191,22 @@ impl EmbeddedSwitch {
     /// Stops this switch and starts a fresh one (no program, no entries)
     /// with the same configuration on the same P4Runtime address, retrying
     /// the bind for up to 5 s while the old socket goes away. Its ports are
-    /// the in-memory ports not taken.
+    /// the same interfaces or UDP addresses (hosts on UDP-carried ports
+    /// announce themselves again), or the in-memory ports not taken.
     pub fn restart(self) -> Result<EmbeddedSwitch, HarnessError> {
+        self.restart_after(Duration::ZERO)
+    }
+
+    /// [`EmbeddedSwitch::restart`], the switch down for `down` between the
+    /// stop and the start (a power cycle, a reboot).
+    pub fn restart_after(self, down: Duration) -> Result<EmbeddedSwitch, HarnessError> {
         let (addr, config) = (self.addr, self.config.clone());
-        let ports = Ports::Memory(self.memory_ports.keys().copied().collect());
+        let ports = match &self.ports {
+            Ports::Memory(_) => Ports::Memory(self.memory_ports.keys().copied().collect()),
+            other => other.clone(),
+        };
         self.stop();
+        std::thread::sleep(down);
         EmbeddedSwitch::start_on(config, ports, addr)
     }
 }

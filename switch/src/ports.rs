@@ -121,11 +121,16 @@ pub(crate) struct PortCounters {
     dropped: AtomicU64,
     tx_errors: AtomicU64,
     hellos: AtomicU64,
+    strangers: AtomicU64,
 }
 
 impl PortCounters {
     pub(crate) fn hello(&self) {
         self.hellos.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn stranger(&self) {
+        self.strangers.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn rx(&self, bytes: usize) {
@@ -165,6 +170,7 @@ impl PortCounters {
             dropped: self.dropped.load(Ordering::Relaxed),
             tx_errors: self.tx_errors.load(Ordering::Relaxed),
             hellos: self.hellos.load(Ordering::Relaxed),
+            strangers: self.strangers.load(Ordering::Relaxed),
         }
     }
 }
@@ -189,6 +195,10 @@ pub struct PortStats {
     /// Hellos received on a UDP port (a host announcing its address; not
     /// frames, not counted in `rx_packets`).
     pub hellos: u64,
+    /// Datagrams a UDP port dropped because they came from an address
+    /// other than its host's (a port pinned to its first host, see the
+    /// `udp` module).
+    pub strangers: u64,
 }
 
 /// The test's end of an in-memory port: frames sent here enter the switch

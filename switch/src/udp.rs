@@ -5,12 +5,22 @@
 //! away from its port).
 //!
 //! A port sends to its *peer*: the address given when the port was made
-//! (`NUM@LOCAL=PEER` on the command line), or else the source of the last
-//! datagram the port received. A host announces itself with an empty
-//! datagram (a *hello*, [`HELLO`]) before it has a frame to send, so a
-//! parameter server that only listens still gets the frames for its port;
-//! hellos count as received but never reach the pipeline. Frames for a
-//! port with no peer yet count as transmit errors.
+//! (`NUM@LOCAL=PEER` on the command line), or else the host that announced
+//! itself first. A host announces itself with an empty datagram (a
+//! *hello*, [`HELLO`]) before it has a frame to send, so a parameter server
+//! that only listens still gets the frames for its port, and again
+//! whenever it has heard nothing for a while, so a switch that restarted
+//! (and so forgot every peer) learns it back. Hellos count as received but
+//! never reach the pipeline. Frames for a port with no peer yet count as
+//! transmit errors.
+//!
+//! A learned peer is *pinned*: datagrams from any other address are
+//! dropped and counted (`strangers`), so nobody on the network takes a
+//! port over by writing to it. The pin ends when its host says goodbye
+//! ([`BYE`], sent when a host closes its link) or has been silent for
+//! [`PEER_LEASE`] (a host that died); then the next hello takes the port.
+//! A host that runs re-announces itself far more often than the lease, so
+//! its port cannot be taken while it runs.
 //!
 //! One reader thread serves every UDP port (`spawn_reader`): it waits on
 //! all the sockets at once (mio), drains each ready socket and hands the
@@ -23,7 +33,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::inbound::{FrameBatch, InboundSender};
 use crate::ports::PortCounters;
@@ -31,6 +41,16 @@ use crate::ports::PortCounters;
 /// What a host sends to announce its address to its port: an empty
 /// datagram.
 pub const HELLO: &[u8] = &[];
+
+/// What a host sends when it closes its link: one zero byte (no Ethernet
+/// frame is one byte long). Frees the port at once for the next host.
+pub const BYE: &[u8] = &[0];
+
+/// How long a learned peer keeps its port without a datagram; after
+/// that, a hello from another address takes the port. Hosts re-announce
+/// themselves every few hundred milliseconds of silence (esa-host's
+/// `UdpFrameLink`), so only a host that is gone loses its port.
+pub const PEER_LEASE: Duration = Duration::from_secs(5);
 
 /// Largest datagram read (a jumbo frame fits).
 pub const MAX_DATAGRAM: usize = 65536;
@@ -45,10 +65,20 @@ const BATCH: usize = 256;
 #[derive(Debug)]
 pub struct UdpPort {
     socket: mio::net::UdpSocket,
-    /// Fixed at creation, or learned from the last sender.
-    peer: Mutex<Option<SocketAddr>>,
+    /// Fixed at creation, or learned (and pinned) from a host's first
+    /// datagram.
+    peer: Mutex<Peer>,
     /// Whether the peer was given (then it is never relearned).
     fixed: bool,
+    /// [`PEER_LEASE`], shorter in tests.
+    lease: Duration,
+}
+
+/// Who a port sends to, and when it last heard from them.
+#[derive(Debug, Clone, Copy)]
+struct Peer {
+    addr: Option<SocketAddr>,
+    heard: Instant,
 }
 
 /// What one receive produced.
@@ -56,9 +86,12 @@ pub struct UdpPort {
 pub enum Received {
     /// A frame of this many bytes.
     Frame(usize),
-    /// A hello: the peer is (re)learned, nothing enters the pipeline.
+    /// A hello: the peer is learned or refreshed, nothing enters the
+    /// pipeline.
     Hello,
-    /// A datagram from someone other than a fixed peer (dropped).
+    /// The peer said goodbye: the port has no peer until the next hello.
+    Bye,
+    /// A datagram from someone other than the port's peer (dropped).
     Stranger,
     /// Nothing waiting.
     Nothing,
@@ -78,8 +111,12 @@ impl UdpPort {
         let socket = mio::net::UdpSocket::from_std(socket.into());
         Ok(UdpPort {
             socket,
-            peer: Mutex::new(peer),
+            peer: Mutex::new(Peer {
+                addr: peer,
+                heard: Instant::now(),
+            }),
             fixed: peer.is_some(),
+            lease: PEER_LEASE,
         })
     }
 
@@ -90,7 +127,7 @@ impl UdpPort {
 
     /// Where frames currently go.
     pub fn peer(&self) -> Option<SocketAddr> {
-        *self.peer.lock().unwrap_or_else(|e| e.into_inner())
+        self.peer.lock().unwrap_or_else(|e| e.into_inner()).addr
     }
 
     /// Receives one datagram into `buf` without waiting.
@@ -113,20 +150,40 @@ impl UdpPort {
             }
             Err(e) => return Err(e),
         };
-        {
-            let mut peer = self.peer.lock().unwrap_or_else(|e| e.into_inner());
-            if self.fixed {
-                if *peer != Some(from) {
-                    return Ok(Received::Stranger);
+        let datagram = &buf[..n];
+        let now = Instant::now();
+        let mut peer = self.peer.lock().unwrap_or_else(|e| e.into_inner());
+        if peer.addr == Some(from) {
+            peer.heard = now;
+            return Ok(match datagram {
+                HELLO => Received::Hello,
+                BYE => {
+                    if !self.fixed {
+                        peer.addr = None;
+                    }
+                    Received::Bye
                 }
-            } else if *peer != Some(from) {
-                *peer = Some(from);
-            }
+                _ => Received::Frame(n),
+            });
         }
-        if n == 0 {
-            return Ok(Received::Hello);
+        // Someone else: they take the port only if it is free (nobody
+        // announced yet, the last host said goodbye) or its host has been
+        // silent past the lease, and only by saying hello or sending a
+        // frame as a first word, never with a goodbye.
+        let free = peer.addr.is_none();
+        let lapsed = now.duration_since(peer.heard) >= self.lease && datagram == HELLO;
+        if self.fixed || datagram == BYE || !(free || lapsed) {
+            return Ok(Received::Stranger);
         }
-        Ok(Received::Frame(n))
+        *peer = Peer {
+            addr: Some(from),
+            heard: now,
+        };
+        Ok(if datagram == HELLO {
+            Received::Hello
+        } else {
+            Received::Frame(n)
+        })
     }
 
     /// Sends one frame to the peer; an error when there is none yet.
@@ -202,7 +259,13 @@ pub(crate) fn spawn_reader(
                                 p.counters.hello();
                                 tracing::debug!(port = p.port, peer = ?p.socket.peer(), "hello");
                             }
-                            Ok(Received::Stranger) => {}
+                            Ok(Received::Bye) => {
+                                tracing::debug!(port = p.port, "goodbye: the port is free");
+                            }
+                            Ok(Received::Stranger) => {
+                                p.counters.stranger();
+                                tracing::debug!(port = p.port, "datagram from a stranger dropped");
+                            }
                             Ok(Received::Nothing) => break,
                             Err(e) => {
                                 tracing::error!(port = p.port, "UDP receive: {e}");
@@ -288,12 +351,48 @@ mod tests {
         let (n, from) = host.recv_from(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"frame");
         assert_eq!(from, port.local_addr().unwrap());
-        // A frame from another address moves the peer there.
+        // Another address neither sends through the port nor takes it.
         let other = UdpSocket::bind(local()).unwrap();
+        for datagram in [&b"abc"[..], HELLO, BYE] {
+            other.send_to(datagram, port.local_addr().unwrap()).unwrap();
+            assert_eq!(recv(&port, &mut buf), Received::Stranger);
+            assert_eq!(port.peer(), Some(host.local_addr().unwrap()));
+        }
+        // Until the host says goodbye: then the next host takes the port.
+        host.send_to(BYE, port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Bye);
+        assert_eq!(port.peer(), None);
+        assert!(port.send(b"frame").is_err(), "no peer after a goodbye");
         other.send_to(b"abc", port.local_addr().unwrap()).unwrap();
         assert_eq!(recv(&port, &mut buf), Received::Frame(3));
         assert_eq!(&buf[..3], b"abc");
         assert_eq!(port.peer(), Some(other.local_addr().unwrap()));
+    }
+
+    #[test]
+    fn a_silent_peer_loses_its_port_to_a_hello_after_the_lease() {
+        let mut port = UdpPort::bind(local(), None).unwrap();
+        port.lease = Duration::from_millis(300);
+        let (host, next) = (
+            UdpSocket::bind(local()).unwrap(),
+            UdpSocket::bind(local()).unwrap(),
+        );
+        let mut buf = [0u8; 64];
+        host.send_to(HELLO, port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Hello);
+        // Within the lease the port stays the host's.
+        next.send_to(HELLO, port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Stranger);
+        std::thread::sleep(Duration::from_millis(400));
+        // Past it, a frame still does not take the port; a hello does.
+        next.send_to(b"abc", port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Stranger);
+        next.send_to(HELLO, port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Hello);
+        assert_eq!(port.peer(), Some(next.local_addr().unwrap()));
+        // And the old host is now the stranger.
+        host.send_to(b"abc", port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Stranger);
     }
 
     #[test]
@@ -309,6 +408,10 @@ mod tests {
         assert_eq!(port.peer(), Some(host.local_addr().unwrap()));
         host.send_to(b"ok", port.local_addr().unwrap()).unwrap();
         assert_eq!(recv(&port, &mut buf), Received::Frame(2));
+        // A given peer keeps the port even after a goodbye.
+        host.send_to(BYE, port.local_addr().unwrap()).unwrap();
+        assert_eq!(recv(&port, &mut buf), Received::Bye);
+        assert_eq!(port.peer(), Some(host.local_addr().unwrap()));
     }
 
     #[test]

@@ -218,6 +218,25 @@ impl LocalStack {
         )
     }
 
+    /// Crashes the switch and starts a fresh one on the same UDP ports and
+    /// P4Runtime address after `down`, as a power cycle would: pipeline,
+    /// entries, registers and every learned host are gone. The controller
+    /// notices, pushes the pipeline and its jobs' entries again; hosts say
+    /// hello again on their own.
+    pub fn restart_switch(&mut self, down: Duration) -> Result<(), TestbedError> {
+        let switch = self
+            .switch
+            .take()
+            .ok_or_else(|| TestbedError::start("restarting the switch", "it is stopped"))?;
+        self.switch = Some(switch.restart_after(down)?);
+        Ok(())
+    }
+
+    /// The running switch's port counters (hellos, strangers, frames).
+    pub fn port_stats(&self, port: u16) -> Option<esa_switch::PortStats> {
+        self.switch.as_ref()?.switch().port_stats(u32::from(port))
+    }
+
     /// Stops the controller and the switch.
     pub fn stop(mut self) {
         self.shutdown();

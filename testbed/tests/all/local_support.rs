@@ -81,27 +81,52 @@ pub fn admit(
 /// port: every element exact, every chunk completed once, some in the
 /// switch.
 pub fn allreduce_exactly(stack: &LocalStack, job: &proto::Job) {
+    let links = JobLinks::attach(stack, job);
+    allreduce_exactly_on(stack, job, links);
+}
+
+/// A job's hosts attached to their ports: the PS's link and the workers'.
+pub struct JobLinks {
+    /// The PS's link.
+    pub ps: SwitchPortTransport<UdpFrameLink>,
+    /// The workers' links, in the job's worker order.
+    pub workers: Vec<SwitchPortTransport<UdpFrameLink>>,
+}
+
+impl JobLinks {
+    /// Attaches the job's PS and workers (each says hello to its port).
+    pub fn attach(stack: &LocalStack, job: &proto::Job) -> JobLinks {
+        JobLinks {
+            ps: link(stack, job.ps.as_ref().unwrap().port as u16),
+            workers: job
+                .workers
+                .iter()
+                .map(|p| link(stack, p.port as u16))
+                .collect(),
+        }
+    }
+}
+
+/// [`allreduce_exactly`] on links attached already.
+pub fn allreduce_exactly_on(stack: &LocalStack, job: &proto::Job, links: JobLinks) {
     let job_id = job.job_id as u16;
     let fan_in = job.workers.len() as u8;
-    let ps_port = job.ps.as_ref().unwrap().port as u16;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut ps =
-        ParameterServer::new(PsConfig::default(), switch_addr(), link(stack, ps_port)).unwrap();
+    let mut ps = ParameterServer::new(PsConfig::default(), switch_addr(), links.ps).unwrap();
     ps.add_job(job_id, fan_in, JobOptions::default()).unwrap();
     let ps_stop = stop.clone();
     let ps_thread = std::thread::spawn(move || ps.run(&ps_stop, None, |_| {}));
 
     let n: usize = 10_007;
-    let workers: Vec<_> = job
+    let workers: Vec<_> = links
         .workers
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(w, port)| {
+        .map(|(w, t)| {
             let w = w as u8;
             let mut c = WorkerConfig::new(job_id, w, fan_in);
             c.slot_mask = (job.slot_count - 1) as u16;
             c.rto_initial_us = 20_000;
-            let t = link(stack, port.port as u16);
             std::thread::spawn(move || {
                 let mut worker = Worker::new(WorkerOptions::new(c, switch_addr()), t).unwrap();
                 let mut data: Vec<f32> = (0..n)

@@ -3,6 +3,7 @@
 
 mod common;
 mod local;
+mod local_faults;
 mod local_malformed;
 mod local_support;
 mod loss;
