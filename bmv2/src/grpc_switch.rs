@@ -74,40 +74,57 @@ impl GrpcTools {
         timeout: Duration,
     ) -> Result<SwitchProcess, Error> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, free_port()?));
-        let log_file =
-            std::fs::File::create(log).map_err(Error::io(format!("creating {}", log.display())))?;
-        let err_file = log_file
-            .try_clone()
-            .map_err(Error::io(format!("opening {}", log.display())))?;
-        let mut command = Command::new(&self.simple_switch_grpc);
-        command.args(["--device-id", "0", "--no-p4"]);
-        command.arg("--thrift-port").arg(free_port()?.to_string());
+        let mut args: Vec<String> = ["--device-id", "0", "--no-p4", "--thrift-port"]
+            .map(String::from)
+            .into();
+        args.push(free_port()?.to_string());
         match std::env::var("ESA_BMV2_LOG") {
-            Ok(level) if !level.is_empty() => command.args(["--log-console", "-L", &level]),
-            _ => command.args(["-L", "off"]),
+            Ok(level) if !level.is_empty() => {
+                args.extend(["--log-console".into(), "-L".into(), level]);
+            }
+            _ => args.extend(["-L".into(), "off".into()]),
         };
         for (port, interface) in ports {
-            command.arg("-i").arg(format!("{port}@{interface}"));
+            args.push("-i".into());
+            args.push(format!("{port}@{interface}"));
         }
-        command
-            .arg("--")
-            .arg("--grpc-server-addr")
-            .arg(addr.to_string());
-        let shown = format!("{command:?}");
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(log_file)
-            .stderr(err_file)
-            .spawn()
-            .map_err(Error::io(format!("starting {shown}")))?;
+        args.extend(["--".into(), "--grpc-server-addr".into(), addr.to_string()]);
+        let log_file =
+            std::fs::File::create(log).map_err(Error::io(format!("creating {}", log.display())))?;
+        let program = self.simple_switch_grpc.clone();
+        let (child, shown) = spawn(&program, &args, log_file, log)?;
         let mut process = SwitchProcess {
             child,
             addr,
             log: log.to_path_buf(),
+            program,
+            args,
         };
         process.wait_ready(timeout, shown)?;
         Ok(process)
     }
+}
+
+/// Starts `program` with `args`, its output to `log_file` (at `log`).
+fn spawn(
+    program: &Path,
+    args: &[String],
+    log_file: std::fs::File,
+    log: &Path,
+) -> Result<(Child, String), Error> {
+    let err_file = log_file
+        .try_clone()
+        .map_err(Error::io(format!("opening {}", log.display())))?;
+    let mut command = Command::new(program);
+    command.args(args);
+    let shown = format!("{command:?}");
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(log_file)
+        .stderr(err_file)
+        .spawn()
+        .map_err(Error::io(format!("starting {shown}")))?;
+    Ok((child, shown))
 }
 
 /// A `simple_switch_grpc` process; killed on drop.
@@ -116,12 +133,33 @@ pub struct SwitchProcess {
     child: Child,
     addr: SocketAddr,
     log: PathBuf,
+    /// What started it, for a restart.
+    program: PathBuf,
+    args: Vec<String>,
 }
 
 impl SwitchProcess {
     /// Its P4Runtime address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Kills the switch (SIGKILL: a crash; its program and entries are
+    /// gone), waits `down`, and starts it again with the same ports and
+    /// P4Runtime address and no program; returns once P4Runtime accepts
+    /// connections. Its output is appended to the same log.
+    pub fn restart_after(&mut self, down: Duration, timeout: Duration) -> Result<(), Error> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::thread::sleep(down);
+        let log_file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&self.log)
+            .map_err(Error::io(format!("opening {}", self.log.display())))?;
+        let (child, shown) = spawn(&self.program, &self.args, log_file, &self.log)?;
+        self.child = child;
+        self.wait_ready(timeout, shown)
     }
 
     fn wait_ready(&mut self, timeout: Duration, command: String) -> Result<(), Error> {

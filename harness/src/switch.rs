@@ -8,7 +8,8 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use esa_host::transport::{FrameLink, LinkClosed};
@@ -51,6 +52,9 @@ pub struct EmbeddedSwitch {
     ports: Ports,
     switch: Arc<Switch>,
     memory_ports: BTreeMap<u32, MemoryPort>,
+    /// In-memory ports taken by hosts: a restart hands their links the
+    /// fresh switch's ports.
+    taken: BTreeMap<u32, Arc<Rewire>>,
     runtime: Option<Runtime>,
 }
 
@@ -148,6 +152,7 @@ impl EmbeddedSwitch {
             ports,
             switch,
             memory_ports: memory_ports.into_iter().map(|p| (p.port(), p)).collect(),
+            taken: BTreeMap::new(),
             runtime: Some(runtime),
         })
     }
@@ -175,7 +180,10 @@ impl EmbeddedSwitch {
     /// Takes in-memory port `n` as a host's frame link; `None` when it was
     /// taken already or does not exist.
     pub fn take_port(&mut self, n: u32) -> Option<PortLink> {
-        self.memory_ports.remove(&n).map(PortLink)
+        let port = self.memory_ports.remove(&n)?;
+        let rewire = Arc::new(Rewire::default());
+        self.taken.insert(n, Arc::clone(&rewire));
+        Some(PortLink { port, rewire })
     }
 
     /// Stops the switch as a crash would: the listener and every
@@ -190,24 +198,36 @@ impl EmbeddedSwitch {
 
     /// Stops this switch and starts a fresh one (no program, no entries)
     /// with the same configuration on the same P4Runtime address, retrying
-    /// the bind for up to 5 s while the old socket goes away. Its ports are
-    /// the same interfaces or UDP addresses (hosts on UDP-carried ports
-    /// announce themselves again), or the in-memory ports not taken.
+    /// the bind for up to 5 s while the old socket goes away, on the same
+    /// ports: the same interfaces or UDP addresses (hosts on UDP-carried
+    /// ports announce themselves again), the same in-memory ports (the
+    /// hosts' links move to the fresh switch's).
     pub fn restart(self) -> Result<EmbeddedSwitch, HarnessError> {
         self.restart_after(Duration::ZERO)
     }
 
     /// [`EmbeddedSwitch::restart`], the switch down for `down` between the
-    /// stop and the start (a power cycle, a reboot).
+    /// stop and the start (a power cycle, a reboot). While it is down,
+    /// hosts on in-memory ports lose what they send and receive nothing,
+    /// as on a cable to a dark switch.
     pub fn restart_after(self, down: Duration) -> Result<EmbeddedSwitch, HarnessError> {
-        let (addr, config) = (self.addr, self.config.clone());
-        let ports = match &self.ports {
-            Ports::Memory(_) => Ports::Memory(self.memory_ports.keys().copied().collect()),
-            other => other.clone(),
-        };
+        let (addr, config, ports) = (self.addr, self.config.clone(), self.ports.clone());
+        let taken = self.taken.clone();
+        for rewire in taken.values() {
+            rewire.down.store(true, Ordering::SeqCst);
+        }
         self.stop();
         std::thread::sleep(down);
-        EmbeddedSwitch::start_on(config, ports, addr)
+        let mut fresh = EmbeddedSwitch::start_on(config, ports, addr)?;
+        for (n, rewire) in taken {
+            let Some(port) = fresh.memory_ports.remove(&n) else {
+                continue;
+            };
+            *rewire.next.lock().unwrap_or_else(|e| e.into_inner()) = Some(port);
+            rewire.down.store(false, Ordering::SeqCst);
+            fresh.taken.insert(n, rewire);
+        }
+        Ok(fresh)
     }
 }
 
@@ -239,28 +259,77 @@ fn bind_retrying(addr: SocketAddr, retry: Duration) -> Result<std::net::TcpListe
     }
 }
 
-/// An in-memory switch port as a host's [`FrameLink`].
+/// An in-memory switch port as a host's [`FrameLink`]. It follows its
+/// switch through a restart ([`EmbeddedSwitch::restart_after`]): dark
+/// while the switch is down, then on the fresh switch's port.
 #[derive(Debug)]
-pub struct PortLink(MemoryPort);
+pub struct PortLink {
+    port: MemoryPort,
+    rewire: Arc<Rewire>,
+}
+
+/// What a restart tells a taken port's link: the switch is down, and the
+/// fresh switch's port once it is up.
+#[derive(Debug, Default)]
+struct Rewire {
+    /// Raised before the old switch stops, lowered after `next` is set.
+    down: AtomicBool,
+    next: Mutex<Option<MemoryPort>>,
+}
 
 impl PortLink {
     /// The switch port it is.
     pub fn port(&self) -> u32 {
-        self.0.port()
+        self.port.port()
+    }
+
+    /// The port to use now, `None` while the switch is down; moves to the
+    /// fresh switch's port after a restart.
+    fn live(&mut self) -> Option<&MemoryPort> {
+        if self.rewire.down.load(Ordering::SeqCst) {
+            return None;
+        }
+        if let Some(next) = self
+            .rewire
+            .next
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            self.port = next;
+        }
+        Some(&self.port)
+    }
+
+    /// A send's outcome: a stopped switch closes the link unless it is
+    /// only down for a restart (then the frame is lost, as on a wire).
+    fn sent(&self, result: Result<(), esa_switch::Stopped>) -> Result<(), LinkClosed> {
+        match result {
+            Err(_) if !self.rewire.down.load(Ordering::SeqCst) => Err(LinkClosed),
+            _ => Ok(()),
+        }
     }
 }
 
 impl FrameLink for PortLink {
     fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
-        self.0.send(frame).map_err(|_| LinkClosed)
+        let result = self.live().map_or(Ok(()), |p| p.send(frame));
+        self.sent(result)
     }
     fn send_frames(&mut self, frames: Vec<Vec<u8>>) -> Result<(), LinkClosed> {
-        self.0.send_frames(frames).map_err(|_| LinkClosed)
+        let result = self.live().map_or(Ok(()), |p| p.send_frames(frames));
+        self.sent(result)
     }
     fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
-        self.0.try_recv()
+        self.live()?.try_recv()
     }
     fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
-        self.0.recv_timeout(timeout)
+        match self.live() {
+            Some(port) => port.recv_timeout(timeout),
+            None => {
+                std::thread::sleep(timeout);
+                None
+            }
+        }
     }
 }

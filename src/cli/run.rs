@@ -57,6 +57,14 @@ pub(crate) struct RunArgs {
     /// (default: a folder under the temporary folder).
     #[arg(long, value_name = "DIR")]
     work_dir: Option<std::path::PathBuf>,
+    /// Inject a fault while the jobs run, in every variant, timed from
+    /// its start: `switch-restart@T[,down=D]` crashes the switch at T
+    /// (`2s`, `1500ms`) and starts it again, empty, on the same ports
+    /// after D (default 500ms); the controller programs it again and the
+    /// jobs carry on. Repeatable. Not for an external switch or the sim
+    /// fabric.
+    #[arg(long = "fault", value_name = "FAULT")]
+    faults: Vec<esa_testbed::fault::Fault>,
 }
 
 /// `--fabric`: the names of the experiment file's `[fabric] kind`.
@@ -142,6 +150,7 @@ pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
         switch: switch_target(args)?,
         fabric: args.fabric,
         work_dir: args.work_dir.clone(),
+        faults: args.faults.clone(),
         ..esa_testbed::RunOptions::default()
     };
     if esa_testbed::makes_namespaces(&experiment, &options) {

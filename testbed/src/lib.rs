@@ -46,6 +46,7 @@
 mod error;
 pub mod experiment;
 pub mod fabric;
+pub mod fault;
 pub mod local;
 pub mod netns;
 pub mod report;

@@ -94,8 +94,13 @@ pub struct JobReport {
     pub slowdown: Option<f64>,
     /// Chunks the workers sent in all (`iterations × ⌈elems / lanes⌉`).
     pub chunks_total: u64,
-    /// Chunks completed in the switch (its `completed` counter).
+    /// Chunks completed in the switch: its `completed` counter, or, when
+    /// the switch restarted under the job (and so counted from zero
+    /// again), the chunks done less those the PS completed.
     pub chunks_in_switch: u64,
+    /// Times the switch restarted while the job ran (`esa run --fault`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub switch_restarts: u32,
     /// Chunks the parameter server completed.
     pub chunks_at_ps: u64,
     /// `chunks_in_switch / (chunks_in_switch + chunks_at_ps)`.
@@ -198,6 +203,9 @@ pub struct VariantReport {
     /// Cluster figures (sim fabric).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<crate::virtual_time::ClusterStats>,
+    /// The faults injected (`esa run --fault`), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<crate::fault::FaultReport>,
 }
 
 impl VariantReport {
@@ -297,6 +305,8 @@ struct JsonSummary<'a> {
     verified: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     cluster: Option<&'a crate::virtual_time::ClusterStats>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    faults: &'a [crate::fault::FaultReport],
 }
 
 impl ExperimentReport {
@@ -426,6 +436,20 @@ impl ExperimentReport {
                 );
             }
         }
+        for v in &self.variants {
+            for f in &v.faults {
+                let outcome = match (&f.error, f.reprogrammed_ms) {
+                    (Some(e), _) => e.clone(),
+                    (None, Some(back)) => format!(
+                        "struck at {:.0} ms; the switch was dark {:.0} ms and programmed again \
+                         {back:.0} ms after the crash",
+                        f.at_ms, f.down_ms
+                    ),
+                    (None, None) => "no outcome".into(),
+                };
+                let _ = writeln!(out, "{} / fault {}: {outcome}", v.variant, f.fault);
+            }
+        }
         for j in self.jobs().filter(|j| j.error.is_some()) {
             let _ = writeln!(
                 out,
@@ -461,6 +485,7 @@ impl ExperimentReport {
                     ps_bytes_sent_per_chunk: v.ps_bytes_per_chunk().1,
                     verified: v.jobs.iter().all(|j| j.verified),
                     cluster: v.cluster.as_ref(),
+                    faults: &v.faults,
                 })
                 .collect(),
             jobs: self.jobs().collect(),
@@ -672,4 +697,9 @@ impl ExperimentReport {
         }
         Ok(())
     }
+}
+
+/// For serde: a zero count is left out of the report.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

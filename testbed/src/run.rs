@@ -73,6 +73,9 @@ pub struct RunOptions {
     /// restarts within it gets its pipeline and jobs back, and the workers'
     /// retransmissions carry the jobs on.
     pub switch_lost_after: Duration,
+    /// Faults to inject while the jobs run (`esa run --fault`), each in
+    /// every variant, timed from the variant's start.
+    pub faults: Vec<crate::fault::Fault>,
 }
 
 impl Default for RunOptions {
@@ -84,6 +87,7 @@ impl Default for RunOptions {
             fabric: None,
             work_dir: None,
             switch_lost_after: Duration::from_secs(10),
+            faults: Vec::new(),
         }
     }
 }
@@ -157,6 +161,11 @@ pub fn variant_runner(
     let file = Some(experiment.fabric.kind).filter(|kind| *kind != FabricKind::default());
     let asked = options.fabric.or(file);
     if asked == Some(FabricKind::Sim) {
+        if !options.faults.is_empty() {
+            return Err(setup(
+                "--fault needs a running switch to crash: the sim fabric runs the pool model",
+            ));
+        }
         if !options.switch.modelled_by_sim() {
             return Err(setup(
                 "the sim fabric runs on the pool model: --switch does not apply",
@@ -351,7 +360,7 @@ fn spawn_job<T: Transport + 'static>(
 }
 
 /// Milliseconds as a float.
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
@@ -374,6 +383,8 @@ struct JobContext {
     abort: Arc<AtomicBool>,
     /// The job's hosts' links' lost frames.
     meters: Vec<LossMeter>,
+    /// Switch restarts so far in the variant (`--fault switch-restart`).
+    restarts: Arc<AtomicU32>,
 }
 
 /// What a testbed job's workers run: synthetic gradients checked against
@@ -446,6 +457,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     let job_id = ctx.job.id;
     let fan_in = ctx.spec.workers;
     let mut report = ctx.report.clone();
+    let restarts_before = ctx.restarts.load(Ordering::SeqCst);
     let work = JobWork::of(&ctx);
     let watch = Watch {
         observer: Some(&ctx.progress[ctx.index]),
@@ -544,6 +556,15 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
                 report.switch_counters = s.counters.into_iter().collect();
             }
             report.chunks_in_switch = report.counter("completed");
+            report.switch_restarts = ctx.restarts.load(Ordering::SeqCst) - restarts_before;
+            if report.switch_restarts > 0 {
+                // The switch's counters started again from zero: what it
+                // completed is every chunk done but those the PS did (each
+                // chunk completes once; the job's sums say so).
+                let done =
+                    ctx.spec.chunks_per_iteration(ctx.lanes) * u64::from(report.iterations_done);
+                report.chunks_in_switch = done.saturating_sub(report.chunks_at_ps);
+            }
             report.evictions_suffered = report.counter("evictions_suffered");
             report.preemptions = report.counter("preemptions");
         }

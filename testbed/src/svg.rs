@@ -488,12 +488,14 @@ mod tests {
                     wall_ms: 10.0,
                     jobs: vec![job("a", "esa", 120.0), job("b", "esa", 80.0)],
                     cluster: None,
+                    faults: Vec::new(),
                 },
                 VariantReport {
                     variant: "atp".into(),
                     wall_ms: 10.0,
                     jobs: vec![job("a", "atp", 150.0), job("b", "atp", 0.0)],
                     cluster: None,
+                    faults: Vec::new(),
                 },
             ],
         }

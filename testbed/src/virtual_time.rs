@@ -427,6 +427,7 @@ fn variant_report(
         wall_ms: wall.as_secs_f64() * 1000.0,
         jobs: out,
         cluster: Some(cluster),
+        faults: Vec::new(),
     }
 }
 

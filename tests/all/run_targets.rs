@@ -107,6 +107,36 @@ fn each_target_names_what_it_is_missing() {
     let wanted = if is_root { "iproute2" } else { "needs root" };
     fails_with(&["run", quick, "--fabric", "netns"], Some(empty), &[wanted]);
     let _ = std::fs::remove_dir_all(empty);
+    // A fault needs a switch this run starts, and a real one.
+    let fault = ["--fault", "switch-restart@1s"];
+    let dir = scratch("fault-external");
+    let hosts = dir.join("hosts.toml");
+    let entries: String = (1..=6)
+        .map(|n| host_entry(n, &format!("10.7.0.{n}"), None))
+        .collect();
+    std::fs::write(&hosts, format!("switch_ip = \"10.7.255.254\"\n{entries}")).unwrap();
+    let external = external_run("127.0.0.1:1", &hosts, &fault);
+    fails_with(
+        &strs(&external),
+        None,
+        &["cannot crash a switch it did not start"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    fails_with(
+        &[&["run", quick, "--fabric", "sim"][..], &fault].concat(),
+        None,
+        &["--fault needs a running switch"],
+    );
+    fails_with(
+        &["run", quick, "--fault", "switch-restart@1s,down=20s"],
+        None,
+        &["would stay down past"],
+    );
+    fails_with(
+        &["run", quick, "--fault", "switch-reboot@1s"],
+        None,
+        &["unknown fault `switch-reboot`"],
+    );
 }
 
 /// One `[[host]]` of a hosts file: `node<n>` on port `n`.
@@ -655,7 +685,7 @@ fn quick_runs_on_real_bmv2_and_the_switch_stops_with_the_run() {
         return;
     };
     let (work, out_dir) = (dir.join("work"), dir.join("out"));
-    let out = bmv2_experiment(&quick(), &work, &out_dir, None);
+    let out = bmv2_experiment(&quick(), &work, &out_dir, None, &[]);
     assert_verified(&out, &out_dir, "bmv2");
     // p4c's own output: BMv2 JSON and P4Info for the experiment's sizes.
     let json: serde_json::Value =
@@ -673,6 +703,50 @@ fn quick_runs_on_real_bmv2_and_the_switch_stops_with_the_run() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A BMv2 crash under quick.toml (`--fault switch-restart`): the
+/// simple_switch_grpc process is killed a second in and started again on
+/// the same veths and P4Runtime address; the controller programs it again
+/// and every job verifies, its chunks counted exactly once across the
+/// reset.
+#[test]
+fn quick_on_real_bmv2_survives_a_switch_restart() {
+    let Some((_one, dir)) = real_bmv2("quick_on_real_bmv2_survives...", "bmv2-restart") else {
+        return;
+    };
+    let (work, out_dir) = (dir.join("work"), dir.join("out"));
+    let fault = ["--fault", "switch-restart@1s,down=300ms"];
+    let out = bmv2_experiment(&quick(), &work, &out_dir, None, &fault);
+    assert_verified(&out, &out_dir, "bmv2");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    let fault = &json["summary"][0]["faults"][0];
+    assert_eq!(fault["fault"], "switch-restart@1000ms,down=300ms", "{json}");
+    assert!(fault.get("error").is_none(), "{fault}");
+    assert!(
+        fault["reprogrammed_ms"].as_f64().unwrap() >= 300.0,
+        "{fault}"
+    );
+    for j in json["jobs"].as_array().unwrap() {
+        if j["switch_restarts"] == 1 {
+            assert_eq!(
+                j["chunks_in_switch"].as_u64().unwrap() + j["chunks_at_ps"].as_u64().unwrap(),
+                j["chunks_total"].as_u64().unwrap(),
+                "{j}"
+            );
+        }
+    }
+    assert!(
+        json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|j| j["switch_restarts"] == 1),
+        "the restart struck while no job ran: {json}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// contention at a size BMv2 carries: four jobs under ESA, ATP and
 /// SwitchML on the real simple_switch_grpc, every job verified, and ESA's
 /// preemption seen on BMv2.
@@ -683,7 +757,7 @@ fn contention_runs_on_real_bmv2_under_every_variant() {
     };
     let (work, out_dir) = (dir.join("work"), dir.join("out"));
     let experiment = root().join("testbed/experiments/contention-bmv2.toml");
-    let out = bmv2_experiment(&experiment, &work, &out_dir, None);
+    let out = bmv2_experiment(&experiment, &work, &out_dir, None, &[]);
     assert_all_verified(&out, &out_dir, "bmv2", 12);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
@@ -714,7 +788,7 @@ fn real_bmv2(
     Some((one, scratch(scratch_name)))
 }
 
-/// Runs `esa run EXPERIMENT --switch bmv2`. With `stand_ins`, that folder
+/// Runs `esa run EXPERIMENT --switch bmv2` and `more` flags. With `stand_ins`, that folder
 /// of stand-in scripts comes first on PATH, no real BMv2 or p4c is found
 /// behind it (neither on PATH nor through `ESA_BMV2_DIR`), and the scripts
 /// learn where `esa` and the P4 sources are.
@@ -723,6 +797,7 @@ fn bmv2_experiment(
     work: &Path,
     out_dir: &Path,
     stand_ins: Option<&Path>,
+    more: &[&str],
 ) -> Output {
     let mut command = Command::new(ESA);
     command.args([
@@ -736,6 +811,7 @@ fn bmv2_experiment(
         out_dir.to_str().unwrap(),
         "--quiet",
     ]);
+    command.args(more);
     if let Some(bin) = stand_ins {
         let rest: Vec<PathBuf> =
             std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
@@ -772,7 +848,7 @@ fn bmv2_run(compiler: &str) {
     script(&bin.join("simple_switch_grpc"), FAKE_BMV2);
     let work = dir.join("work");
     let out_dir = dir.join("out");
-    let out = bmv2_experiment(&quick(), &work, &out_dir, Some(&bin));
+    let out = bmv2_experiment(&quick(), &work, &out_dir, Some(&bin), &[]);
     assert_verified(&out, &out_dir, "bmv2");
     // What the compiler wrote, and the switch's log.
     let json = std::fs::read_to_string(work.join("esa.json")).unwrap();

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,7 @@ use super::{
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, Variant};
 use crate::fabric::{AttachedHosts, Cabling, Fabric, PlacedHost};
+use crate::fault::{Fault, FaultKind, FaultReport};
 use crate::report::{JobReport, VariantReport};
 use crate::switch_target::{RunningSwitch, StartOptions, SwitchTarget};
 
@@ -102,6 +103,23 @@ impl VariantRunner for Emulated {
     }
 
     fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
+        if !self.options.faults.is_empty() && !self.target.restartable() {
+            return Err(TestbedError::Setup(
+                "--fault switch-restart: esa run cannot crash a switch it did not start \
+                 (--switch external); restart that switch yourself while the run goes on: the \
+                 controller programs it again and the hosts carry on"
+                    .into(),
+            ));
+        }
+        if let Some(f) = self.options.faults.iter().find(|f| match f.kind {
+            FaultKind::SwitchRestart { down } => down >= self.options.switch_lost_after,
+        }) {
+            return Err(TestbedError::Setup(format!(
+                "--fault {f}: the switch would stay down past the {:?} after which a run gives \
+                 a lost switch up",
+                self.options.switch_lost_after
+            )));
+        }
         self.target.preflight(experiment)?;
         self.fabric.preflight(experiment)?;
         if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
@@ -205,89 +223,123 @@ impl VariantRunner for Emulated {
             })
             .flatten();
 
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
-        order.sort_by_key(|&i| jobs[i].arrival_us);
         let start = Instant::now();
-        let mut running: Vec<(usize, JoinHandle<JobReport>)> = Vec::new();
-        let mut reports: Vec<Option<JobReport>> = vec![None; jobs.len()];
-        for i in order {
-            let spec = jobs[i].clone();
-            let at = start + Duration::from_micros(spec.arrival_us);
-            while let Some(wait) = at.checked_duration_since(Instant::now()) {
-                if abort.load(Ordering::SeqCst) {
-                    break;
-                }
-                std::thread::sleep(wait.min(Duration::from_millis(100)));
-            }
-            if abort.load(Ordering::SeqCst) {
-                progress[i].state.store(FAILED, Ordering::Relaxed);
-                continue;
-            }
-            let arrived = Instant::now();
-            let hosts = &plan.jobs[i];
-            let request = JobRequest {
-                job_id: u32::try_from(i + 1).unwrap_or(0),
-                workers: hosts
-                    .workers
-                    .iter()
-                    .map(|h| Endpoint::Host(h.host.name.clone()))
-                    .collect(),
-                ps: Some(Endpoint::Host(hosts.ps.host.name.clone())),
-                max_priority: u32::from(spec.priority),
-                mode: Some(spec.mode),
-                slots: spec.slots.map(|count| SlotRequest {
-                    base: spec.slot_base,
-                    count,
-                }),
+        let switch_addr = stage.switch.switch_addr;
+        let restarts = Arc::new(AtomicU32::new(0));
+        let Stage {
+            hosts: hosts_of_stage,
+            switch: running_switch,
+            ..
+        } = &mut stage;
+        let (reports, faults) = std::thread::scope(|scope| {
+            // Closed when the jobs are over: a fault not struck by then
+            // never strikes.
+            let (jobs_over, over) = mpsc::channel::<()>();
+            let injector = {
+                let (health, runtime) = (controller.health(), runtime.handle().clone());
+                let (faults, timeout) = (&options.faults, options.setup_timeout);
+                let restarts = Arc::clone(&restarts);
+                scope.spawn(move || {
+                    let injector = Injector {
+                        switch: running_switch,
+                        start,
+                        over: &over,
+                        runtime: &runtime,
+                        health,
+                        timeout,
+                        restarts: &restarts,
+                    };
+                    injector.inject(faults)
+                })
             };
-            let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
-            report.arrival_ms = ms(arrived - start);
-            let job = match runtime.block_on(controller.admit(&request)) {
-                Ok(job) => job,
-                Err(e) => {
-                    report.error = Some(format!("admission refused: {e}"));
+            let mut order: Vec<usize> = (0..jobs.len()).collect();
+            order.sort_by_key(|&i| jobs[i].arrival_us);
+            let mut running: Vec<(usize, JoinHandle<JobReport>)> = Vec::new();
+            let mut reports: Vec<Option<JobReport>> = vec![None; jobs.len()];
+            for i in order {
+                let spec = jobs[i].clone();
+                let at = start + Duration::from_micros(spec.arrival_us);
+                while let Some(wait) = at.checked_duration_since(Instant::now()) {
+                    if abort.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    std::thread::sleep(wait.min(Duration::from_millis(100)));
+                }
+                if abort.load(Ordering::SeqCst) {
                     progress[i].state.store(FAILED, Ordering::Relaxed);
-                    reports[i] = Some(report);
                     continue;
                 }
-            };
-            progress[i].state.store(RUNNING, Ordering::Relaxed);
-            let ports: Vec<u16> = hosts
-                .workers
-                .iter()
-                .chain([&hosts.ps])
-                .map(|h| h.host.port)
-                .collect();
-            let ctx = JobContext {
-                spec,
-                job,
-                seed: experiment.seed,
-                lanes: experiment.switch.lanes,
-                switch_addr: stage.switch.switch_addr,
-                start,
-                arrived,
-                report,
-                progress: Arc::clone(&progress),
-                index: i,
-                controller: Arc::clone(&controller),
-                runtime: runtime.handle().clone(),
-                abort: Arc::clone(&abort),
-                meters: ports
+                let arrived = Instant::now();
+                let hosts = &plan.jobs[i];
+                let request = JobRequest {
+                    job_id: u32::try_from(i + 1).unwrap_or(0),
+                    workers: hosts
+                        .workers
+                        .iter()
+                        .map(|h| Endpoint::Host(h.host.name.clone()))
+                        .collect(),
+                    ps: Some(Endpoint::Host(hosts.ps.host.name.clone())),
+                    max_priority: u32::from(spec.priority),
+                    mode: Some(spec.mode),
+                    slots: spec.slots.map(|count| SlotRequest {
+                        base: spec.slot_base,
+                        count,
+                    }),
+                };
+                let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
+                report.arrival_ms = ms(arrived - start);
+                let job = match runtime.block_on(controller.admit(&request)) {
+                    Ok(job) => job,
+                    Err(e) => {
+                        report.error = Some(format!("admission refused: {e}"));
+                        progress[i].state.store(FAILED, Ordering::Relaxed);
+                        reports[i] = Some(report);
+                        continue;
+                    }
+                };
+                progress[i].state.store(RUNNING, Ordering::Relaxed);
+                let ports: Vec<u16> = hosts
+                    .workers
                     .iter()
-                    .filter_map(|p| stage.hosts.meters.get(p).cloned())
-                    .collect(),
-            };
-            let links = take_links(&mut stage.hosts.transports, &ports)?;
-            running.push((i, spawn_job(ctx, links)?));
-        }
-        for (i, handle) in running {
-            let report = handle.join().unwrap_or_else(|_| {
-                let mut r = JobReport::new(&variant.label, &jobs[i], experiment.switch.lanes);
-                r.error = Some("the job's thread panicked".into());
-                r
-            });
-            reports[i] = Some(report);
-        }
+                    .chain([&hosts.ps])
+                    .map(|h| h.host.port)
+                    .collect();
+                let ctx = JobContext {
+                    spec,
+                    job,
+                    seed: experiment.seed,
+                    lanes: experiment.switch.lanes,
+                    switch_addr,
+                    start,
+                    arrived,
+                    report,
+                    progress: Arc::clone(&progress),
+                    index: i,
+                    controller: Arc::clone(&controller),
+                    runtime: runtime.handle().clone(),
+                    abort: Arc::clone(&abort),
+                    meters: ports
+                        .iter()
+                        .filter_map(|p| hosts_of_stage.meters.get(p).cloned())
+                        .collect(),
+                    restarts: Arc::clone(&restarts),
+                };
+                let links = take_links(&mut hosts_of_stage.transports, &ports)?;
+                running.push((i, spawn_job(ctx, links)?));
+            }
+            for (i, handle) in running {
+                let report = handle.join().unwrap_or_else(|_| {
+                    let mut r = JobReport::new(&variant.label, &jobs[i], experiment.switch.lanes);
+                    r.error = Some("the job's thread panicked".into());
+                    r
+                });
+                reports[i] = Some(report);
+            }
+            drop(jobs_over);
+            let faults = injector.join().unwrap_or_default();
+            Ok::<_, TestbedError>((reports, faults))
+        })?;
+
         let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
         watchdog.abort();
         // `Ok` only if it had finished: the switch was lost.
@@ -316,6 +368,7 @@ impl VariantRunner for Emulated {
             wall_ms,
             jobs: reports.into_iter().flatten().collect(),
             cluster: None,
+            faults,
         })
     }
 }
@@ -407,6 +460,88 @@ fn take_links<T>(links: &mut BTreeMap<u16, T>, ports: &[u16]) -> Result<Vec<T>, 
                 .ok_or_else(|| TestbedError::Setup(format!("no link for switch port {p}")))
         })
         .collect()
+}
+
+/// What injects a variant's faults: the switch, the clock, and how to
+/// see the controller programming it again.
+struct Injector<'a> {
+    switch: &'a mut RunningSwitch,
+    /// The variant's start: faults are timed from it.
+    start: Instant,
+    /// Closes when the jobs are over: later faults never strike.
+    over: &'a mpsc::Receiver<()>,
+    runtime: &'a tokio::runtime::Handle,
+    health: watch::Receiver<Health>,
+    /// How long the controller may take to program a restarted switch.
+    timeout: Duration,
+    /// Restarts so far, for the jobs' reports.
+    restarts: &'a AtomicU32,
+}
+
+impl Injector<'_> {
+    /// Injects `faults` in time order; after a restart, waits for the
+    /// controller to have pushed the pipeline and synced the jobs again.
+    fn inject(mut self, faults: &[Fault]) -> Vec<FaultReport> {
+        let mut faults = faults.to_vec();
+        faults.sort_by_key(|f| f.at);
+        let mut reports = Vec::new();
+        for fault in &faults {
+            let wait = (self.start + fault.at).saturating_duration_since(Instant::now());
+            if !matches!(
+                self.over.recv_timeout(wait),
+                Err(mpsc::RecvTimeoutError::Timeout)
+            ) {
+                reports.push(FaultReport::not_struck(fault, "the jobs were over first"));
+                continue;
+            }
+            reports.push(self.strike(fault));
+        }
+        reports
+    }
+
+    fn strike(&mut self, fault: &Fault) -> FaultReport {
+        let struck = Instant::now();
+        let mut report = FaultReport::struck(fault, self.start, struck);
+        let pushes = self.health.borrow().pipeline_pushes;
+        match fault.kind {
+            FaultKind::SwitchRestart { down } => {
+                eprintln!("fault: {fault}: the switch crashes");
+                self.restarts.fetch_add(1, Ordering::SeqCst);
+                if let Err(e) = self.switch.restart(down) {
+                    report.error = Some(format!("the switch did not come back: {e}"));
+                    return report;
+                }
+            }
+        }
+        report.down_ms = ms(struck.elapsed());
+        let mut health = self.health.clone();
+        let timeout = self.timeout;
+        let programmed = self.runtime.block_on(async move {
+            tokio::time::timeout(
+                timeout,
+                health.wait_for(|h| {
+                    h.role == Role::Primary && h.synced && h.pipeline_pushes > pushes
+                }),
+            )
+            .await
+            .is_ok_and(|r| r.is_ok())
+        });
+        if programmed {
+            report.reprogrammed_ms = Some(ms(struck.elapsed()));
+            eprintln!(
+                "fault: {fault}: the switch was back after {:.0} ms, programmed again after \
+                 {:.0} ms",
+                report.down_ms,
+                ms(struck.elapsed())
+            );
+        } else {
+            report.error = Some(format!(
+                "the controller had not programmed the switch again {timeout:?} after it came \
+                 back"
+            ));
+        }
+        report
+    }
 }
 
 /// Completes when the controller has gone `after` in a row without a

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use esa_bmv2::GrpcTools;
 use esa_controller::Pipeline;
@@ -117,9 +118,23 @@ impl SwitchTarget for Bmv2Target {
             process.addr().to_string(),
             0,
             switch_addr(),
-            process,
+            Bmv2Process {
+                process,
+                timeout: start.timeout,
+            },
         ))
     }
 }
 
-impl SwitchHandle for esa_bmv2::SwitchProcess {}
+/// A started `simple_switch_grpc`, and how long it may take to serve.
+#[derive(Debug)]
+struct Bmv2Process {
+    process: esa_bmv2::SwitchProcess,
+    timeout: Duration,
+}
+
+impl SwitchHandle for Bmv2Process {
+    fn restart(&mut self, down: Duration) -> Result<(), TestbedError> {
+        Ok(self.process.restart_after(down, self.timeout)?)
+    }
+}

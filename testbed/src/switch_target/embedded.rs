@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use esa_controller::Pipeline;
 use esa_harness::{EmbeddedSwitch, PortLink, Ports};
@@ -63,13 +64,26 @@ impl SwitchTarget for EmbeddedTarget {
             switch.addr().to_string(),
             switch.device_id(),
             switch_addr(),
-            switch,
+            Embedded(Some(switch)),
         ))
     }
 }
 
-impl SwitchHandle for EmbeddedSwitch {
+/// The running embedded switch; `None` only if a restart failed.
+#[derive(Debug)]
+struct Embedded(Option<EmbeddedSwitch>);
+
+impl SwitchHandle for Embedded {
     fn take_memory_port(&mut self, port: u16) -> Option<PortLink> {
-        self.take_port(u32::from(port))
+        self.0.as_mut()?.take_port(u32::from(port))
+    }
+
+    fn restart(&mut self, down: Duration) -> Result<(), TestbedError> {
+        let switch = self
+            .0
+            .take()
+            .ok_or_else(|| TestbedError::Setup("the switch did not come back".into()))?;
+        self.0 = Some(switch.restart_after(down)?);
+        Ok(())
     }
 }

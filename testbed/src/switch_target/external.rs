@@ -33,6 +33,10 @@ impl SwitchTarget for ExternalTarget {
         "external"
     }
 
+    fn restartable(&self) -> bool {
+        false
+    }
+
     fn describe(&self, _ports: PortKind) -> String {
         format!(
             "external switch at {} (device {})",

@@ -65,6 +65,12 @@ pub trait SwitchTarget: std::fmt::Debug + Send + Sync {
         false
     }
 
+    /// Whether `esa run --fault switch-restart` can crash and restart it:
+    /// a switch this process starts.
+    fn restartable(&self) -> bool {
+        true
+    }
+
     /// Checks, before anything starts, that it can run `experiment` (its
     /// tools are installed, it runs the program's architecture); the
     /// error names what is missing. By default there is nothing to check.
@@ -137,6 +143,13 @@ impl RunningSwitch {
     pub fn take_memory_port(&mut self, port: u16) -> Option<PortLink> {
         self.handle.take_memory_port(port)
     }
+
+    /// Crashes the switch and starts it again after `down`, on the same
+    /// ports and P4Runtime address, with no program and no entries (the
+    /// controller programs it again; the hosts' links carry on).
+    pub fn restart(&mut self, down: Duration) -> Result<(), TestbedError> {
+        self.handle.restart(down)
+    }
 }
 
 /// What keeps a started switch running (the embedded switch, a switch
@@ -147,6 +160,17 @@ pub trait SwitchHandle: std::fmt::Debug + Send {
     /// are in memory; taken once.
     fn take_memory_port(&mut self, _port: u16) -> Option<PortLink> {
         None
+    }
+
+    /// Crashes the switch and starts it again after `down` (see
+    /// [`RunningSwitch::restart`]); an error for a switch this process
+    /// did not start.
+    fn restart(&mut self, _down: Duration) -> Result<(), TestbedError> {
+        Err(TestbedError::Setup(
+            "esa run cannot restart a switch it did not start (--switch external): restart \
+             it yourself; the controller programs it again and the hosts carry on"
+                .into(),
+        ))
     }
 }
 

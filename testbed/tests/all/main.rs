@@ -2,6 +2,7 @@
 //! (one module per former test file; a module alone: `... --test all <module>::`).
 
 mod common;
+mod faults;
 mod local;
 mod local_faults;
 mod local_malformed;

@@ -14,7 +14,7 @@ use esa_testbed::{Experiment, FabricKind, RunOptions, run_experiment};
 
 /// One namespace run at a time, so that "nothing left behind" sees only
 /// the run that just ended.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+pub(crate) static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn enabled() -> bool {
     esa_netns::tests_enabled("namespace test")
