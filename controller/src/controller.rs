@@ -21,6 +21,7 @@ use crate::entries::{
 use crate::error::{AdmitError, Error, P4RuntimeError, PipelineError};
 use crate::jobs::{Job, JobRequest, JobTable};
 use crate::pipeline::Pipeline;
+use crate::registry::Registry;
 use crate::topology::Topology;
 
 /// Tunables of [`Controller`].
@@ -40,6 +41,12 @@ pub struct ControllerConfig {
     /// A slow software switch (BMv2) needs more than the default 10 ms,
     /// or queueing alone makes slots stale.
     pub stale_after_us: Option<u64>,
+    /// The controller's own record of its jobs (a redb file, see
+    /// [`crate::registry`]): loaded at start, written at every admission
+    /// and release, restored whenever the controller becomes primary
+    /// again. `None`: kept in memory only (a restarted controller adopts
+    /// what the switch holds).
+    pub registry: Option<std::path::PathBuf>,
 }
 
 impl Default for ControllerConfig {
@@ -49,6 +56,7 @@ impl Default for ControllerConfig {
             check_interval: Duration::from_secs(2),
             retry_interval: Duration::from_millis(500),
             stale_after_us: None,
+            registry: None,
         }
     }
 }
@@ -66,11 +74,17 @@ pub struct Health {
     pub pipeline_pushes: u64,
     /// The last error of the supervisor loop.
     pub last_error: Option<String>,
+    /// Times another client took the primary role from this controller.
+    pub primary_lost: u64,
 }
 
 #[derive(Debug)]
 struct State {
     jobs: JobTable,
+    /// The jobs this controller admitted, kept while it is not primary
+    /// (and loaded from its registry at start): restored at the next sync
+    /// as primary, whatever the switch holds by then.
+    record: Option<JobTable>,
     /// The view is the truth (after a sync as primary); otherwise the next
     /// sync adopts what the switch holds.
     authoritative: bool,
@@ -96,6 +110,7 @@ pub struct Controller<S> {
     config: ControllerConfig,
     state: Mutex<State>,
     health: watch::Sender<Health>,
+    registry: Option<Registry>,
 }
 
 impl<S: SwitchBackend> Controller<S> {
@@ -139,6 +154,18 @@ impl<S: SwitchBackend> Controller<S> {
                 .into());
             }
         }
+        let registry = config.registry.as_deref().map(Registry::open).transpose()?;
+        let record = match &registry {
+            Some(r) => r.load(&pipeline, slots)?,
+            None => None,
+        };
+        if let (Some(r), Some(jobs)) = (&registry, &record) {
+            tracing::info!(
+                "{} job(s) in the record at {}: restored at the first sync",
+                jobs.jobs().len(),
+                r.path().display()
+            );
+        }
         Ok(Arc::new(Controller {
             switch,
             pipeline,
@@ -146,6 +173,7 @@ impl<S: SwitchBackend> Controller<S> {
             config,
             state: Mutex::new(State {
                 jobs: JobTable::new(slots),
+                record,
                 authoritative: false,
                 dirty: false,
             }),
@@ -155,7 +183,9 @@ impl<S: SwitchBackend> Controller<S> {
                 syncs: 0,
                 pipeline_pushes: 0,
                 last_error: None,
+                primary_lost: 0,
             }),
+            registry,
         }))
     }
 
@@ -212,8 +242,19 @@ impl<S: SwitchBackend> Controller<S> {
         }
         let mut role_rx = self.switch.role();
         let mut synced = false;
+        let mut was = Role::Disconnected;
         loop {
             let role = *role_rx.borrow_and_update();
+            if let (Role::Primary, Role::Backup { primary }) = (was, role) {
+                tracing::error!(
+                    "another client (election id {primary}, above ours, {}) took the switch \
+                     over: admissions and releases are refused until this controller is \
+                     primary again, and its jobs are restored then",
+                    self.switch.election_id()
+                );
+                self.health.send_modify(|h| h.primary_lost += 1);
+            }
+            was = role;
             self.health.send_modify(|h| {
                 h.role = role;
                 h.synced = synced;
@@ -288,13 +329,22 @@ impl<S: SwitchBackend> Controller<S> {
             self.health.send_modify(|h| h.pipeline_pushes += 1);
         }
         let (current, foreign) = self.read_switch().await?;
-        if !state.authoritative && !fresh {
-            let (jobs, problems) = JobTable::rebuild(state.jobs.pool_slots(), &current);
-            for p in problems {
-                tracing::warn!("rebuilding the job view: {p}");
+        if !state.authoritative {
+            if let Some(record) = state.record.take() {
+                tracing::info!(
+                    "restoring {} job(s) from the controller's own record",
+                    record.jobs().len()
+                );
+                state.jobs = record;
+            } else if !fresh {
+                let (jobs, problems) = JobTable::rebuild(state.jobs.pool_slots(), &current);
+                for p in problems {
+                    tracing::warn!("rebuilding the job view: {p}");
+                }
+                tracing::info!("adopted {} job(s) from the switch", jobs.jobs().len());
+                state.jobs = jobs;
+                self.persist(&state.jobs)?;
             }
-            tracing::info!("adopted {} job(s) from the switch", jobs.jobs().len());
-            state.jobs = jobs;
         }
         let mut desired = self.topology.entities();
         desired.extend(state.jobs.entities(self.pipeline.bindings.arch));
@@ -317,6 +367,10 @@ impl<S: SwitchBackend> Controller<S> {
     /// a backup too. Writes nothing.
     async fn follow(&self) -> Result<(), Error> {
         let mut state = self.state.lock().await;
+        if state.authoritative {
+            // Demoted: keep what this controller admitted, to restore.
+            state.record = Some(state.jobs.clone());
+        }
         state.authoritative = false;
         if self.switch.pipeline_cookie().await? == Some(self.pipeline.cookie) {
             let current = self.read_entities().await?;
@@ -403,6 +457,14 @@ impl<S: SwitchBackend> Controller<S> {
         }
     }
 
+    /// Writes `jobs` to the registry, if there is one.
+    fn persist(&self, jobs: &JobTable) -> Result<(), Error> {
+        match &self.registry {
+            Some(r) => r.save(&self.pipeline, jobs),
+            None => Ok(()),
+        }
+    }
+
     fn check_primary(&self) -> Result<(), Error> {
         let role = *self.switch.role().borrow();
         match role {
@@ -432,6 +494,11 @@ impl<S: SwitchBackend> Controller<S> {
         let mut state = self.state.lock().await;
         self.check_ready(&state)?;
         let job = state.jobs.plan(request, &self.topology)?;
+        // On record before on the switch: a job the switch holds is never
+        // missing from the record a restarted controller restores.
+        let mut admitted = state.jobs.clone();
+        admitted.insert(job.clone());
+        self.persist(&admitted)?;
         let entities = job.entities(self.pipeline.bindings.arch);
         let updates = entities
             .iter()
@@ -445,10 +512,13 @@ impl<S: SwitchBackend> Controller<S> {
                     job.fan_in(),
                     job.mode
                 );
-                state.jobs.insert(job.clone());
+                state.jobs = admitted;
                 Ok(job)
             }
             Err(source) => {
+                if let Err(e) = self.persist(&state.jobs) {
+                    tracing::warn!("job {} refused, but {e}", job.id);
+                }
                 // CONTINUE_ON_ERROR: any subset may be installed. Delete one
                 // by one so "was not there" is told apart from real errors.
                 for e in entities.iter().rev() {
@@ -490,6 +560,11 @@ impl<S: SwitchBackend> Controller<S> {
         }
         state.jobs.remove(job.id);
         tracing::info!("released job {}", job.id);
+        if let Err(e) = self.persist(&state.jobs) {
+            // Released on the switch; a restarted controller would bring
+            // it back from the stale record until the next write.
+            self.set_error(&e);
+        }
         Ok(job)
     }
 

@@ -250,6 +250,9 @@ pub enum Error {
     /// The switch holds entries the controller cannot interpret.
     #[error("the switch holds an entry the controller cannot read: {0}")]
     Decode(String),
+    /// The job record (`--state FILE`) could not be read or written.
+    #[error("job record: {0}")]
+    Registry(String),
 }
 
 impl From<Error> for tonic::Status {
@@ -261,7 +264,9 @@ impl From<Error> for tonic::Status {
             | Error::RolledBack { .. }
             | Error::RollbackFailed { .. }
             | Error::NotReady(_) => tonic::Code::Unavailable,
-            Error::Pipeline(_) | Error::Topology(_) | Error::Decode(_) => tonic::Code::Internal,
+            Error::Pipeline(_) | Error::Topology(_) | Error::Decode(_) | Error::Registry(_) => {
+                tonic::Code::Internal
+            }
         };
         tonic::Status::new(code, e.to_string())
     }

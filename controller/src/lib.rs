@@ -17,6 +17,8 @@
 //! - [`controller`]: [`controller::Controller`]: admission with rollback,
 //!   release, counters, and the supervisor loop that keeps the switch
 //!   converged across switch and controller restarts.
+//! - [`registry`]: the controller's own record of its jobs, in a redb
+//!   file, restored whenever it becomes primary again.
 //! - [`api`]: the `esa.controller.v1.Jobs` gRPC service.
 //! - [`metrics`]: per-job counters in Prometheus text format over HTTP.
 //! - [`run`]: the controller as a process (`esa controller`) and its
@@ -34,6 +36,7 @@ pub mod error;
 pub mod jobs;
 pub mod metrics;
 pub mod pipeline;
+pub mod registry;
 pub mod run;
 pub mod topology;
 

@@ -65,6 +65,7 @@ pub fn controller_config(pool_slots: u32, stale_after_us: Option<u64>) -> Contro
         check_interval: Duration::from_secs(2),
         retry_interval: Duration::from_millis(200),
         stale_after_us,
+        registry: None,
     }
 }
 

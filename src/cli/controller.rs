@@ -51,6 +51,14 @@ pub struct ControllerArgs {
     /// slow software switch such as BMv2.
     #[arg(long, value_name = "US")]
     pub stale_after_us: Option<u64>,
+    /// Keep the controller's record of its jobs in this redb file (created
+    /// if missing): jobs survive a restart of the controller, even with
+    /// the switch restarted too, and are restored from it whenever the
+    /// controller becomes primary again (after another client took the
+    /// switch over). Without it, a restarted controller adopts what the
+    /// switch holds.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
     /// Address of the job API (gRPC).
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
@@ -137,6 +145,7 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
     let config = ControllerConfig {
         pool_slots: args.pool_slots,
         stale_after_us: args.stale_after_us,
+        registry: args.state.clone(),
         ..ControllerConfig::default()
     };
     let controller = Controller::new(switch, pipeline, topology, config)?;

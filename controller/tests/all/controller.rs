@@ -3,7 +3,11 @@
 //! expected entities; refusals install nothing; a failed write rolls back;
 //! the controller converges after a switch restart, rebuilds its view after
 //! its own restart, and a second controller with a lower election id stays
-//! a backup whose writes the switch refuses.
+//! a backup whose writes the switch refuses. A client that takes the
+//! primary role over is reported at once, admissions are refused while it
+//! holds it, and the controller's own jobs come back when it leaves; with
+//! a record file the jobs survive a controller and switch restart
+//! together.
 
 use crate::support::fake_switch::FakeSwitch;
 use crate::support::*;
@@ -408,4 +412,110 @@ async fn external_switch_admit_release() {
 async fn a_restarted_controller_drops_half_installed_jobs_and_keeps_foreign_entries() {
     let fake = FakeSwitch::start().await;
     restarted_controller_drops_half_installed_jobs(fake.addr).await;
+}
+
+/// Someone with a higher election id takes the switch over and deletes
+/// everything: the controller says so at once, refuses admissions while it
+/// is a backup, and restores its job from its own record (not from what the
+/// switch holds by then) as soon as it is primary again.
+#[tokio::test]
+async fn a_takeover_is_reported_and_the_jobs_come_back_when_primary_again() {
+    use esa_controller::{GrpcSwitch, SwitchBackend as _};
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 10).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    assert_switch(fake.addr, &expected(&[job_a()])).await;
+
+    let intruder = GrpcSwitch::new(&fake.addr.to_string(), 0, 100);
+    assert_eq!(intruder.connect().await.unwrap(), Role::Primary);
+    let h = wait_health(ctl.health(), |h| {
+        matches!(h.role, Role::Backup { primary: 100 })
+    })
+    .await;
+    assert_eq!(h.primary_lost, 1);
+    let err = client.admit_job(admit_b()).await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{}", err.message());
+    let deletes: Vec<p4v1::Update> = read_switch(fake.addr)
+        .await
+        .into_values()
+        .map(|entity| p4v1::Update {
+            r#type: p4v1::update::Type::Delete as i32,
+            entity: Some(entity),
+        })
+        .collect();
+    assert!(!deletes.is_empty());
+    intruder.write(deletes).await.unwrap();
+    assert!(read_switch(fake.addr).await.is_empty());
+
+    intruder.disconnect();
+    let syncs = h.syncs;
+    wait_synced(&ctl, syncs + 1).await;
+    assert_switch(fake.addr, &expected(&[job_a()])).await;
+    let list = client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(list.primary);
+    assert_eq!(
+        list.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>(),
+        vec![1]
+    );
+    ctl.stop().await;
+}
+
+/// With a record file, the controller's jobs outlive the controller and
+/// the switch restarting together (nothing left on the switch to adopt);
+/// a release is recorded too. A record made for another pipeline is
+/// refused at start, not misread.
+#[tokio::test]
+async fn the_job_record_survives_a_controller_and_switch_restart() {
+    let dir = std::env::temp_dir().join(format!(
+        "esa-controller-record-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("jobs.redb");
+    let fake = FakeSwitch::start().await;
+
+    let first = start_controller_recorded(fake.addr, 1, &record).await;
+    wait_synced(&first, 1).await;
+    let mut client = first.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    client.admit_job(admit_b()).await.unwrap();
+    first.stop().await;
+    fake.restart();
+    assert!(read_switch(fake.addr).await.is_empty());
+
+    let second = start_controller_recorded(fake.addr, 1, &record).await;
+    wait_synced(&second, 1).await;
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+    let mut client = second.client().await;
+    client
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap();
+    second.stop().await;
+    fake.restart();
+
+    let third = start_controller_recorded(fake.addr, 1, &record).await;
+    wait_synced(&third, 1).await;
+    assert_switch(fake.addr, &expected(&[job_b()])).await;
+    third.stop().await;
+
+    // Another pipeline (another cookie): the record is not for it.
+    let mut other = pipeline();
+    other.cookie ^= 1;
+    let config = esa_controller::ControllerConfig {
+        registry: Some(record.clone()),
+        ..Default::default()
+    };
+    let backend = esa_controller::GrpcSwitch::new(&fake.addr.to_string(), 0, 1);
+    let err = esa_controller::Controller::new(backend, other, topology(), config).unwrap_err();
+    assert!(err.to_string().contains("another pipeline"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

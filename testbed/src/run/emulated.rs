@@ -581,6 +581,7 @@ mod tests {
             syncs: 1,
             pipeline_pushes: 1,
             last_error: last_error.map(String::from),
+            primary_lost: 0,
         }
     }
 

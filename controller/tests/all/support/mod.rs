@@ -122,7 +122,33 @@ pub async fn start_controller_with(
         check_interval: Duration::from_millis(100),
         retry_interval: Duration::from_millis(50),
         stale_after_us,
+        registry: None,
     };
+    start_controller_config(switch, election_id, config).await
+}
+
+/// [`start_controller`] keeping its job record in the redb file `registry`.
+pub async fn start_controller_recorded(
+    switch: SocketAddr,
+    election_id: u128,
+    registry: &std::path::Path,
+) -> Running {
+    let config = ControllerConfig {
+        pool_slots: None,
+        check_interval: Duration::from_millis(100),
+        retry_interval: Duration::from_millis(50),
+        stale_after_us: None,
+        registry: Some(registry.to_path_buf()),
+    };
+    start_controller_config(switch, election_id, config).await
+}
+
+/// A controller with `config` on the switch at `switch`, and its job API.
+pub async fn start_controller_config(
+    switch: SocketAddr,
+    election_id: u128,
+    config: ControllerConfig,
+) -> Running {
     let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
     let controller = Controller::new(backend, pipeline(), topology(), config).unwrap();
     let (stop, rx) = watch::channel(false);
