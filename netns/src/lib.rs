@@ -364,6 +364,19 @@ impl Namespaces {
             .map(|h| h.namespace.as_str())
     }
 
+    /// Takes the link of the host on switch port `port` down or up again
+    /// (`ip link set` on the switch's end of its veth pair: the carrier
+    /// drops on both ends, as when a cable is pulled).
+    pub fn set_link(&self, port: u16, up: bool) -> Result<(), String> {
+        let host = self
+            .hosts
+            .iter()
+            .find(|h| h.port == port)
+            .ok_or_else(|| format!("no host on switch port {port}"))?;
+        let state = if up { "up" } else { "down" };
+        run(&["ip", "link", "set", "dev", &host.interface, state]).map(|_| ())
+    }
+
     /// ESA datagrams the loss rules of the host on `port` dropped, both
     /// directions (0 without loss rules).
     pub fn frames_lost(&self, port: u16) -> u64 {

@@ -62,7 +62,8 @@ pub(crate) struct RunArgs {
     /// (`2s`, `1500ms`) and starts it again, empty, on the same ports
     /// after D (default 500ms); the controller programs it again and the
     /// jobs carry on. Repeatable. Not for an external switch or the sim
-    /// fabric.
+    /// fabric. `link-down@T,port=P[,down=D]` takes the link of the host
+    /// on switch port P down at T and up after D (`--fabric netns`).
     #[arg(long = "fault", value_name = "FAULT")]
     faults: Vec<esa_testbed::fault::Fault>,
 }

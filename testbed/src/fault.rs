@@ -1,9 +1,11 @@
 //! Faults `esa run` injects while jobs run (`--fault`): the switch crashes
-//! and comes back empty (`switch-restart@T[,down=D]`). The run goes on as
-//! it would on real hardware: the controller programs the switch again,
-//! hosts say hello again, workers resend, and every job is still checked
-//! exactly; the report says when the fault struck, how long the switch was
-//! dark and how long until the controller had programmed it again.
+//! and comes back empty (`switch-restart@T[,down=D]`), or one host's link
+//! goes down and up again (`link-down@T,port=P[,down=D]`, namespace
+//! fabric). The run goes on as it would on real hardware: the controller
+//! programs the switch again, hosts say hello again, workers resend, and
+//! every job is still checked exactly; the report says when the fault
+//! struck, how long it lasted and, for a restart, how long until the
+//! controller had programmed the switch again.
 
 use std::fmt;
 use std::str::FromStr;
@@ -18,6 +20,14 @@ pub enum FaultKind {
     /// again on the same ports after `down`.
     SwitchRestart {
         /// How long the switch stays dark.
+        down: Duration,
+    },
+    /// The link of the host on switch port `port` goes down, and up again
+    /// after `down`.
+    LinkDown {
+        /// The switch port whose link goes down.
+        port: u16,
+        /// How long it stays down.
         down: Duration,
     },
 }
@@ -37,29 +47,46 @@ pub const DEFAULT_DOWN: Duration = Duration::from_millis(500);
 impl FromStr for Fault {
     type Err = String;
 
-    /// `switch-restart@T[,down=D]`; times as `500ms`, `2s`, `1.5s` or bare
-    /// seconds.
+    /// `switch-restart@T[,down=D]` or `link-down@T,port=P[,down=D]`; times
+    /// as `500ms`, `2s`, `1.5s` or bare seconds.
     fn from_str(s: &str) -> Result<Fault, String> {
-        let usage = || format!("`{s}` is not a fault: expected switch-restart@T[,down=D]");
+        let usage = || {
+            format!(
+                "`{s}` is not a fault: expected switch-restart@T[,down=D] or \
+                 link-down@T,port=P[,down=D]"
+            )
+        };
         let (kind, rest) = s.split_once('@').ok_or_else(usage)?;
         let mut parts = rest.split(',');
         let at = parse_duration(parts.next().ok_or_else(usage)?)?;
-        let mut down = DEFAULT_DOWN;
+        let (mut down, mut port) = (DEFAULT_DOWN, None);
         for part in parts {
             match part.split_once('=') {
                 Some(("down", d)) => down = parse_duration(d)?,
-                _ => return Err(format!("`{part}` in `{s}`: the one option is down=D")),
+                Some(("port", p)) if kind == "link-down" => {
+                    port = Some(
+                        p.parse::<u16>()
+                            .ok()
+                            .filter(|p| (1..=esa_controller::topology::MAX_PORT).contains(p))
+                            .ok_or_else(|| format!("`{p}` in `{s}` is not a host's switch port"))?,
+                    );
+                }
+                _ => return Err(format!("`{part}` in `{s}`: not an option of {kind}")),
             }
         }
-        match kind {
-            "switch-restart" => Ok(Fault {
-                at,
-                kind: FaultKind::SwitchRestart { down },
-            }),
-            other => Err(format!(
-                "unknown fault `{other}`: the one kind is switch-restart"
-            )),
-        }
+        let kind = match kind {
+            "switch-restart" => FaultKind::SwitchRestart { down },
+            "link-down" => FaultKind::LinkDown {
+                port: port.ok_or_else(|| format!("`{s}`: link-down needs port=P"))?,
+                down,
+            },
+            other => {
+                return Err(format!(
+                    "unknown fault `{other}`: the kinds are switch-restart and link-down"
+                ));
+            }
+        };
+        Ok(Fault { at, kind })
     }
 }
 
@@ -69,6 +96,12 @@ impl fmt::Display for Fault {
             FaultKind::SwitchRestart { down } => write!(
                 f,
                 "switch-restart@{}ms,down={}ms",
+                self.at.as_millis(),
+                down.as_millis()
+            ),
+            FaultKind::LinkDown { port, down } => write!(
+                f,
+                "link-down@{}ms,port={port},down={}ms",
                 self.at.as_millis(),
                 down.as_millis()
             ),
@@ -101,11 +134,13 @@ pub struct FaultReport {
     pub fault: String,
     /// When it struck, ms after the variant's start.
     pub at_ms: f64,
-    /// How long the switch was dark, ms (from the crash until it served
-    /// P4Runtime again).
+    /// How long the switch was dark (from the crash until it served
+    /// P4Runtime again) or the link down, ms.
     pub down_ms: f64,
     /// From the crash until the controller had pushed the pipeline and
-    /// every job's entries again, ms: the stall every job saw at least.
+    /// every job's entries again, ms: the stall every job saw at least
+    /// (a restart only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reprogrammed_ms: Option<f64>,
     /// Why it did not strike or the switch did not come back.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -154,11 +189,27 @@ mod tests {
             }
         );
         assert_eq!(f.to_string(), "switch-restart@1500ms,down=250ms");
+        let l: Fault = "link-down@2s,port=3,down=1s".parse().unwrap();
+        assert_eq!(
+            l.kind,
+            FaultKind::LinkDown {
+                port: 3,
+                down: Duration::from_secs(1)
+            }
+        );
+        assert_eq!(l.to_string(), "link-down@2000ms,port=3,down=1000ms");
         for (bad, says) in [
             ("switch-restart", "not a fault"),
             ("link-flap@1s", "unknown fault"),
             ("switch-restart@soon", "not a duration"),
-            ("switch-restart@1s,up=2s", "down=D"),
+            ("switch-restart@1s,up=2s", "not an option of switch-restart"),
+            (
+                "switch-restart@1s,port=2",
+                "not an option of switch-restart",
+            ),
+            ("link-down@1s", "needs port=P"),
+            ("link-down@1s,port=511", "not a host's switch port"),
+            ("link-down@1s,port=0", "not a host's switch port"),
             ("switch-restart@-1s", "from 0 to an hour"),
             ("switch-restart@1e9", "from 0 to an hour"),
         ] {

@@ -445,7 +445,9 @@ impl ExperimentReport {
                          {back:.0} ms after the crash",
                         f.at_ms, f.down_ms
                     ),
-                    (None, None) => "no outcome".into(),
+                    (None, None) => {
+                        format!("struck at {:.0} ms; down {:.0} ms", f.at_ms, f.down_ms)
+                    }
                 };
                 let _ = writeln!(out, "{} / fault {}: {outcome}", v.variant, f.fault);
             }

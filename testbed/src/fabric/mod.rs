@@ -66,6 +66,12 @@ pub trait Fabric: std::fmt::Debug + Send + Sync {
         false
     }
 
+    /// Whether `esa run --fault link-down` can take its links down: veths
+    /// it made.
+    fn links_go_down(&self) -> bool {
+        false
+    }
+
     /// Checks, before anything starts, that it can carry `experiment`'s
     /// hosts here (root and tools, loss it can inject, hosts it has); the
     /// error names what is missing. By default there is nothing to check.
@@ -129,6 +135,15 @@ pub trait Cabling: std::fmt::Debug + Send {
     /// Attaches every host to `switch`, running on
     /// [`Cabling::switch_ports`].
     fn attach(&mut self, switch: &mut RunningSwitch) -> Result<AttachedHosts, TestbedError>;
+
+    /// Takes the link of the host on switch port `port` down or up
+    /// (`--fault link-down`); an error for links this fabric cannot pull.
+    fn set_link(&mut self, _port: u16, _up: bool) -> Result<(), TestbedError> {
+        Err(TestbedError::Setup(
+            "this fabric's links cannot be taken down (--fault link-down needs --fabric netns)"
+                .into(),
+        ))
+    }
 }
 
 /// A host of a variant as a fabric links it.

@@ -37,6 +37,10 @@ impl Fabric for NetnsFabric {
         true
     }
 
+    fn links_go_down(&self) -> bool {
+        true
+    }
+
     fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
         netns::preflight(experiment.switch.loss > 0.0)
     }
@@ -97,5 +101,11 @@ impl Cabling for NamespaceCabling {
             })
             .collect();
         Ok(AttachedHosts { transports, meters })
+    }
+
+    fn set_link(&mut self, port: u16, up: bool) -> Result<(), TestbedError> {
+        self.namespaces
+            .set_link(port, up)
+            .map_err(|e| TestbedError::start(format!("the link of port {port}"), e))
     }
 }

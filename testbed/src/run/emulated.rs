@@ -103,7 +103,24 @@ impl VariantRunner for Emulated {
     }
 
     fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
-        if !self.options.faults.is_empty() && !self.target.restartable() {
+        let restarts = self
+            .options
+            .faults
+            .iter()
+            .any(|f| matches!(f.kind, FaultKind::SwitchRestart { .. }));
+        let link_faults = self
+            .options
+            .faults
+            .iter()
+            .any(|f| matches!(f.kind, FaultKind::LinkDown { .. }));
+        if link_faults && !self.fabric.links_go_down() {
+            return Err(TestbedError::Setup(format!(
+                "--fault link-down: the {} fabric's links cannot be taken down; use --fabric \
+                 netns",
+                self.fabric.name()
+            )));
+        }
+        if restarts && !self.target.restartable() {
             return Err(TestbedError::Setup(
                 "--fault switch-restart: esa run cannot crash a switch it did not start \
                  (--switch external); restart that switch yourself while the run goes on: the \
@@ -113,6 +130,7 @@ impl VariantRunner for Emulated {
         }
         if let Some(f) = self.options.faults.iter().find(|f| match f.kind {
             FaultKind::SwitchRestart { down } => down >= self.options.switch_lost_after,
+            FaultKind::LinkDown { .. } => false,
         }) {
             return Err(TestbedError::Setup(format!(
                 "--fault {f}: the switch would stay down past the {:?} after which a run gives \
@@ -229,7 +247,7 @@ impl VariantRunner for Emulated {
         let Stage {
             hosts: hosts_of_stage,
             switch: running_switch,
-            ..
+            cabling,
         } = &mut stage;
         let (reports, faults) = std::thread::scope(|scope| {
             // Closed when the jobs are over: a fault not struck by then
@@ -242,6 +260,7 @@ impl VariantRunner for Emulated {
                 scope.spawn(move || {
                     let injector = Injector {
                         switch: running_switch,
+                        cabling,
                         start,
                         over: &over,
                         runtime: &runtime,
@@ -446,7 +465,7 @@ impl HostPlan {
 struct Stage {
     hosts: AttachedHosts,
     switch: RunningSwitch,
-    #[expect(dead_code, reason = "held for its Drop: removes the links")]
+    /// Held for its Drop (removes the links); takes one down for a fault.
     cabling: Box<dyn Cabling>,
 }
 
@@ -466,6 +485,8 @@ fn take_links<T>(links: &mut BTreeMap<u16, T>, ports: &[u16]) -> Result<Vec<T>, 
 /// see the controller programming it again.
 struct Injector<'a> {
     switch: &'a mut RunningSwitch,
+    /// The links, to take one down.
+    cabling: &'a mut Box<dyn Cabling>,
     /// The variant's start: faults are timed from it.
     start: Instant,
     /// Closes when the jobs are over: later faults never strike.
@@ -511,6 +532,23 @@ impl Injector<'_> {
                     report.error = Some(format!("the switch did not come back: {e}"));
                     return report;
                 }
+            }
+            FaultKind::LinkDown { port, down } => {
+                eprintln!("fault: {fault}: the link goes down");
+                let flapped = self.cabling.set_link(port, false).and_then(|()| {
+                    std::thread::sleep(down);
+                    self.cabling.set_link(port, true)
+                });
+                report.down_ms = ms(struck.elapsed());
+                if let Err(e) = flapped {
+                    report.error = Some(e.to_string());
+                } else {
+                    eprintln!(
+                        "fault: {fault}: the link was up again after {:.0} ms",
+                        report.down_ms
+                    );
+                }
+                return report;
             }
         }
         report.down_ms = ms(struck.elapsed());
