@@ -60,9 +60,9 @@ pub mod p4 {
 
 pub mod arbitration;
 pub mod bytestring;
-pub mod security;
 #[cfg(feature = "p4sim")]
 pub mod from_p4sim;
+pub mod security;
 
 pub use p4::v1::p4_runtime_client::P4RuntimeClient;
 pub use p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};

@@ -7,7 +7,9 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity, ServerTlsConfig};
+use tonic::transport::{
+    Certificate, Channel, ClientTlsConfig, Endpoint, Identity, ServerTlsConfig,
+};
 
 /// Why TLS could not be set up, or a connection not made.
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +34,9 @@ pub enum SecurityError {
         addr: SocketAddr,
     },
     /// A CA was given for a server named by a plaintext (`http://`) URL.
-    #[error("{url} is a plaintext URL, yet a CA was given for TLS: name the server as host:port or https://")]
+    #[error(
+        "{url} is a plaintext URL, yet a CA was given for TLS: name the server as host:port or https://"
+    )]
     PlaintextUrl {
         /// The URL.
         url: String,
@@ -224,7 +228,9 @@ mod tests {
         let tls = ClientSecurity {
             ca: Some("ca.pem".into()),
         };
-        let e = tls.endpoint("http://h:1", Duration::from_secs(1)).unwrap_err();
+        let e = tls
+            .endpoint("http://h:1", Duration::from_secs(1))
+            .unwrap_err();
         assert!(matches!(e, SecurityError::PlaintextUrl { .. }), "{e}");
     }
 }

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use esa_controller::api::{JobsClient, proto};
+use esa_controller::api::{ApiSecurity, JobsClient, proto};
 use esa_controller::entries::TableKind;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use p4runtime_proto::P4RuntimeClient;
@@ -117,13 +117,22 @@ pub async fn start_controller_with(
     election_id: u128,
     stale_after_us: Option<u64>,
 ) -> Running {
+    let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
+    start_controller_secured(backend, stale_after_us, ApiSecurity::default()).await
+}
+
+/// A controller of `backend` whose job API is secured by `security`.
+pub async fn start_controller_secured(
+    backend: GrpcSwitch,
+    stale_after_us: Option<u64>,
+    security: ApiSecurity,
+) -> Running {
     let config = ControllerConfig {
         pool_slots: None,
         check_interval: Duration::from_millis(100),
         retry_interval: Duration::from_millis(50),
         stale_after_us,
     };
-    let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
     let controller = Controller::new(backend, pipeline(), topology(), config).unwrap();
     let (stop, rx) = watch::channel(false);
     let stopped = |mut rx: watch::Receiver<bool>| async move {
@@ -132,7 +141,8 @@ pub async fn start_controller_with(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let api = listener.local_addr().unwrap();
     let run = tokio::spawn(Arc::clone(&controller).run(stopped(rx.clone())));
-    let serve = esa_controller::api::serve(Arc::clone(&controller), listener, stopped(rx));
+    let serve =
+        esa_controller::api::serve(Arc::clone(&controller), listener, security, stopped(rx));
     let api_task = tokio::spawn(async move {
         serve.await.unwrap();
     });
