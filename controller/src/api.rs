@@ -135,8 +135,10 @@ impl<S> JobService<S> {
         caller.may_use(self.owners().get(&job).map(String::as_str))
     }
 
-    /// Refuses `caller` a job it may not use. A job that does not exist
-    /// is left for the controller to refuse (NotFound).
+    /// Refuses `caller` a job it may not use: for a tenant, any job it did
+    /// not admit, whether another tenant's, adopted from the switch, or
+    /// absent (so a tenant learns nothing of the ids others hold); an
+    /// admin's call goes on to the controller (NotFound for an absent job).
     fn check_use(&self, caller: &Caller, job: u32) -> Result<(), Status> {
         let Ok(id) = u16::try_from(job) else {
             return Ok(());

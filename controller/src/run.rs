@@ -45,6 +45,20 @@ pub enum RunError {
     /// The controller refused the request.
     #[error("the controller refused: {:?}: {}", .0.code(), .0.message())]
     Refused(#[source] tonic::Status),
+    /// A plaintext request got no answer, as from a server that speaks
+    /// TLS.
+    #[error(
+        "{addr} gave no answer ({:?}: {}); if it serves TLS, give --tls-ca (or ESA_TLS_CA)",
+        .status.code(),
+        .status.message()
+    )]
+    NoPlaintextAnswer {
+        /// The URL asked.
+        addr: String,
+        /// What tonic said.
+        #[source]
+        status: tonic::Status,
+    },
     /// An admission answer without the job.
     #[error("the controller answered without a job")]
     NoJob,
@@ -140,6 +154,22 @@ pub struct JobsClientConfig {
 
 /// Sends `request` to the controller's job API; returns what to print.
 pub fn run_jobs(client: &JobsClientConfig, request: JobsRequest) -> Result<String, RunError> {
+    let plaintext = client.security.ca.is_none();
+    let addr = client.security.url(&client.controller);
+    let refused = |status: tonic::Status| {
+        let no_answer = matches!(
+            status.code(),
+            tonic::Code::Cancelled | tonic::Code::Unavailable | tonic::Code::Unknown
+        );
+        if plaintext && no_answer {
+            RunError::NoPlaintextAnswer {
+                addr: addr.clone(),
+                status,
+            }
+        } else {
+            RunError::Refused(status)
+        }
+    };
     runtime()?.block_on(async {
         let mut client = api::connect(
             &client.controller,
@@ -149,7 +179,7 @@ pub fn run_jobs(client: &JobsClientConfig, request: JobsRequest) -> Result<Strin
         )
         .await
         .map_err(|source| RunError::Connect {
-            addr: client.security.url(&client.controller),
+            addr: addr.clone(),
             source,
         })?;
         match request {
@@ -157,7 +187,7 @@ pub fn run_jobs(client: &JobsClientConfig, request: JobsRequest) -> Result<Strin
                 let list = client
                     .list_jobs(proto::ListJobsRequest {})
                     .await
-                    .map_err(RunError::Refused)?
+                    .map_err(refused)?
                     .into_inner();
                 let stats = client
                     .job_stats(proto::JobStatsRequest { job_ids: vec![] })
@@ -170,7 +200,7 @@ pub fn run_jobs(client: &JobsClientConfig, request: JobsRequest) -> Result<Strin
                 let job = client
                     .admit_job(request)
                     .await
-                    .map_err(RunError::Refused)?
+                    .map_err(refused)?
                     .into_inner()
                     .job
                     .ok_or(RunError::NoJob)?;
@@ -180,7 +210,7 @@ pub fn run_jobs(client: &JobsClientConfig, request: JobsRequest) -> Result<Strin
                 client
                     .release_job(proto::ReleaseJobRequest { job_id: job })
                     .await
-                    .map_err(RunError::Refused)?;
+                    .map_err(refused)?;
                 Ok(format!("released job {job}\n"))
             }
         }
