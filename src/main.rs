@@ -49,6 +49,10 @@ enum Command {
     /// Run the controller: program one P4Runtime switch (esa-switch or
     /// BMv2) from a topology file and serve the job API (gRPC).
     Controller(cli::controller::ControllerArgs),
+    /// Make a lab CA and a server certificate signed by it (PEM files for
+    /// --tls-cert, --tls-key and --tls-ca), and with --tenant a tokens
+    /// file for `esa controller --tokens`.
+    Certs(cli::certs::CertsArgs),
     /// List the controller's jobs and their counters, or admit / release a
     /// job.
     Jobs(cli::controller::JobsArgs),
@@ -107,6 +111,10 @@ fn main() -> Result<()> {
         Command::Ps(args) => cli::host::run_ps(&args),
         Command::Switch(args) => cli::switch::run(&args),
         Command::Controller(args) => cli::controller::run_controller(&args),
+        Command::Certs(args) => {
+            print!("{}", cli::certs::run_certs(&args)?);
+            Ok(())
+        }
         Command::Jobs(args) => {
             print!("{}", cli::controller::run_jobs(&args)?);
             Ok(())

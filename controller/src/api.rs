@@ -1,13 +1,23 @@
 //! The job API over gRPC (`esa.controller.v1.Jobs`, see
-//! `proto/esa/controller/v1/jobs.proto`): the service, its conversions and
-//! [`serve`].
+//! `proto/esa/controller/v1/jobs.proto`): the service, its conversions,
+//! [`serve`] (TLS and tokens, see [`crate::auth`]) and the client's
+//! [`connect`].
 
+use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use esa_core::job::Mode;
+use p4runtime_proto::security::{ClientSecurity, SecurityError, ServerSecurity};
 use tokio::net::TcpListener;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+use tonic::transport::server::Router;
 use tonic::{Request, Response, Status};
+
+use crate::auth::{Authenticator, BearerToken, Caller, RefusedCalls, Tokens};
 
 use crate::backend::{Role, SwitchBackend};
 use crate::controller::Controller;
@@ -94,17 +104,62 @@ pub fn job_to_proto(job: &Job, topology: &Topology) -> proto::Job {
     }
 }
 
-/// The gRPC service over a [`Controller`].
+/// The gRPC service over a [`Controller`], with the tenant that admitted
+/// each job (the [`Caller`] the [`Authenticator`] found).
 #[derive(Debug)]
 pub struct JobService<S> {
     controller: Arc<Controller<S>>,
+    /// Job id -> the tenant that admitted it. Jobs adopted from the switch
+    /// after a controller restart have none, so only an admin sees them.
+    owners: Mutex<BTreeMap<u16, String>>,
+    refused: Arc<RefusedCalls>,
 }
 
 impl<S> JobService<S> {
-    /// The service for `controller`.
-    pub fn new(controller: Arc<Controller<S>>) -> JobService<S> {
-        JobService { controller }
+    /// The service for `controller`, counting refused calls in `refused`.
+    pub fn new(controller: Arc<Controller<S>>, refused: Arc<RefusedCalls>) -> JobService<S> {
+        JobService {
+            controller,
+            owners: Mutex::new(BTreeMap::new()),
+            refused,
+        }
     }
+
+    fn owners(&self) -> std::sync::MutexGuard<'_, BTreeMap<u16, String>> {
+        self.owners
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn may_use(&self, caller: &Caller, job: u16) -> bool {
+        caller.may_use(self.owners().get(&job).map(String::as_str))
+    }
+
+    /// Refuses `caller` a job it may not use: for a tenant, any job it did
+    /// not admit, whether another tenant's, adopted from the switch, or
+    /// absent (so a tenant learns nothing of the ids others hold); an
+    /// admin's call goes on to the controller (NotFound for an absent job).
+    fn check_use(&self, caller: &Caller, job: u32) -> Result<(), Status> {
+        let Ok(id) = u16::try_from(job) else {
+            return Ok(());
+        };
+        if self.may_use(caller, id) {
+            return Ok(());
+        }
+        Err(self
+            .refused
+            .refuse_permission(format!("job {job} is not tenant `{}`'s", caller.tenant)))
+    }
+}
+
+/// The caller the [`Authenticator`] put on the request; a service served
+/// without one is open.
+fn caller<T>(request: &Request<T>) -> Caller {
+    request
+        .extensions()
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or_else(Caller::open)
 }
 
 #[tonic::async_trait]
@@ -113,8 +168,10 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
         &self,
         request: Request<proto::AdmitJobRequest>,
     ) -> Result<Response<proto::AdmitJobResponse>, Status> {
+        let caller = caller(&request);
         let request = request_from_proto(request.get_ref());
         let job = self.controller.admit(&request).await?;
+        self.owners().insert(job.id, caller.tenant);
         Ok(Response::new(proto::AdmitJobResponse {
             job: Some(job_to_proto(&job, self.controller.topology())),
         }))
@@ -124,20 +181,27 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
         &self,
         request: Request<proto::ReleaseJobRequest>,
     ) -> Result<Response<proto::ReleaseJobResponse>, Status> {
-        self.controller.release(request.get_ref().job_id).await?;
+        let job = request.get_ref().job_id;
+        self.check_use(&caller(&request), job)?;
+        self.controller.release(job).await?;
+        if let Ok(id) = u16::try_from(job) {
+            self.owners().remove(&id);
+        }
         Ok(Response::new(proto::ReleaseJobResponse {}))
     }
 
     async fn list_jobs(
         &self,
-        _request: Request<proto::ListJobsRequest>,
+        request: Request<proto::ListJobsRequest>,
     ) -> Result<Response<proto::ListJobsResponse>, Status> {
+        let caller = caller(&request);
         let topology = self.controller.topology();
         let jobs = self
             .controller
             .jobs()
             .await
             .iter()
+            .filter(|j| self.may_use(&caller, j.id))
             .map(|j| job_to_proto(j, topology))
             .collect();
         let primary = *self.controller.switch().role().borrow() == Role::Primary;
@@ -148,9 +212,14 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
         &self,
         request: Request<proto::JobStatsRequest>,
     ) -> Result<Response<proto::JobStatsResponse>, Status> {
+        let caller = caller(&request);
+        for &job in &request.get_ref().job_ids {
+            self.check_use(&caller, job)?;
+        }
         let stats = self.controller.stats(&request.get_ref().job_ids).await?;
         let jobs = stats
             .into_iter()
+            .filter(|s| self.may_use(&caller, s.job))
             .map(|s| proto::JobCounters {
                 job_id: s.job.into(),
                 counters: s
@@ -164,17 +233,90 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
     }
 }
 
-/// Serves the job API on `listener` until `shutdown` completes.
+/// How the job API is secured: TLS and the listening rule, and tokens.
+#[derive(Debug, Clone, Default)]
+pub struct ApiSecurity {
+    /// TLS, and whether plaintext may be served beyond loopback.
+    pub server: ServerSecurity,
+    /// The tenants' tokens; `None`: an open API (every caller an admin).
+    pub tokens: Option<Tokens>,
+    /// Where refused calls are counted.
+    pub refused: Arc<RefusedCalls>,
+}
+
+/// The job API's server for a listener on `addr`, secured by `security`:
+/// refuses a plaintext listener beyond loopback unless
+/// `security.server.insecure`, and TLS files it cannot use, before anything
+/// is served.
+pub fn router<S: SwitchBackend>(
+    controller: Arc<Controller<S>>,
+    addr: SocketAddr,
+    security: ApiSecurity,
+) -> Result<Router, ServeError> {
+    security.server.check_listen(addr)?;
+    let service = JobService::new(controller, Arc::clone(&security.refused));
+    let authenticator = Authenticator::new(security.tokens, security.refused);
+    Ok(security
+        .server
+        .server_builder()?
+        .add_service(JobsServer::with_interceptor(service, authenticator)))
+}
+
+/// Serves the job API on `listener`, secured by `security` (see
+/// [`router`]), until `shutdown` completes.
 pub async fn serve<S: SwitchBackend>(
     controller: Arc<Controller<S>>,
     listener: TcpListener,
+    security: ApiSecurity,
     shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), tonic::transport::Error> {
-    tonic::transport::Server::builder()
-        .add_service(JobsServer::new(JobService::new(controller)))
+) -> Result<(), ServeError> {
+    let addr = listener.local_addr().map_err(ServeError::Listener)?;
+    router(controller, addr, security)?
         .serve_with_incoming_shutdown(
             tokio_stream::wrappers::TcpListenerStream::new(listener),
             shutdown,
         )
         .await
+        .map_err(ServeError::Serve)
+}
+
+/// Why the job API stopped or did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The listener has no address.
+    #[error("job API listener")]
+    Listener(#[source] std::io::Error),
+    /// TLS or the address was refused.
+    #[error(transparent)]
+    Security(#[from] SecurityError),
+    /// The gRPC server failed.
+    #[error("job API server")]
+    Serve(#[source] tonic::transport::Error),
+}
+
+/// A job-API client that sends its tenant's token.
+pub type TokenJobsClient = JobsClient<InterceptedService<Channel, BearerToken>>;
+
+/// Why a job-API client could not connect.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The controller could not be reached, or TLS not set up.
+    #[error(transparent)]
+    Security(#[from] SecurityError),
+    /// The token cannot be sent.
+    #[error("token: {0}")]
+    Token(String),
+}
+
+/// Connects to the job API at `addr` within `timeout`, verifying TLS with
+/// `security` and sending `token` with every call.
+pub async fn connect(
+    addr: &str,
+    security: &ClientSecurity,
+    token: Option<&str>,
+    timeout: Duration,
+) -> Result<TokenJobsClient, ConnectError> {
+    let bearer = BearerToken::new(token).map_err(ConnectError::Token)?;
+    let channel = security.connect(addr, timeout).await?;
+    Ok(JobsClient::with_interceptor(channel, bearer))
 }

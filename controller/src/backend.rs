@@ -14,6 +14,7 @@ use p4runtime_proto::P4RuntimeClient;
 use p4runtime_proto::google::rpc;
 use p4runtime_proto::p4::v1 as p4v1;
 use p4runtime_proto::prost::Message as _;
+use p4runtime_proto::security::ClientSecurity;
 use p4runtime_proto::tonic;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
@@ -87,19 +88,22 @@ pub struct GrpcSwitch {
     addr: String,
     device_id: u64,
     election_id: u128,
+    security: ClientSecurity,
     client: Mutex<Option<P4RuntimeClient<Channel>>>,
     role: watch::Sender<Role>,
     stream: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
-/// The URL of a gRPC server given as `host:port` (plain HTTP/2), or as a
-/// URL already.
-pub fn grpc_url(addr: &str) -> String {
-    if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
+/// An error and its sources, `: `-separated (tonic's transport errors say
+/// little on their own: the cause, a refused certificate say, is a source).
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
     }
+    text
 }
 
 /// How long connecting and the first arbitration answer may take.
@@ -108,16 +112,25 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 impl GrpcSwitch {
     /// A switch at `addr` (`host:port` or `http://host:port`), device
     /// `device_id`, arbitrating with `election_id` (higher wins; 0 is not
-    /// allowed by P4Runtime and is refused at connect time).
+    /// allowed by P4Runtime and is refused at connect time), reached in
+    /// plaintext.
     pub fn new(addr: &str, device_id: u64, election_id: u128) -> GrpcSwitch {
         GrpcSwitch {
-            addr: grpc_url(addr),
+            addr: addr.to_string(),
             device_id,
             election_id,
+            security: ClientSecurity::default(),
             client: Mutex::new(None),
             role: watch::Sender::new(Role::Disconnected),
             stream: Mutex::new(None),
         }
+    }
+
+    /// The same switch reached with `security` (TLS verified against its
+    /// CA, when one is given).
+    pub fn with_security(mut self, security: ClientSecurity) -> GrpcSwitch {
+        self.security = security;
+        self
     }
 
     fn client(&self) -> Result<P4RuntimeClient<Channel>, P4RuntimeError> {
@@ -136,7 +149,7 @@ impl GrpcSwitch {
 
     fn connect_error(&self, message: impl ToString) -> P4RuntimeError {
         P4RuntimeError::Connect {
-            addr: self.addr.clone(),
+            addr: self.security.url(&self.addr),
             message: message.to_string(),
         }
     }
@@ -171,13 +184,11 @@ impl SwitchBackend for GrpcSwitch {
         if self.election_id == 0 {
             return Err(self.connect_error("election id 0 is not allowed"));
         }
-        let endpoint = tonic::transport::Endpoint::from_shared(self.addr.clone())
-            .map_err(|e| self.connect_error(e))?
-            .connect_timeout(CONNECT_TIMEOUT);
-        let channel = endpoint
-            .connect()
+        let channel = self
+            .security
+            .connect(&self.addr, CONNECT_TIMEOUT)
             .await
-            .map_err(|e| self.connect_error(e))?;
+            .map_err(|e| self.connect_error(error_chain(&e)))?;
         let mut client = P4RuntimeClient::new(channel).max_decoding_message_size(64 << 20);
         let (tx, rx) = mpsc::channel(8);
         let hello = p4v1::StreamMessageRequest {

@@ -19,7 +19,11 @@
 //!   converged across switch and controller restarts.
 //! - [`registry`]: the controller's own record of its jobs, in a redb
 //!   file, restored whenever it becomes primary again.
-//! - [`api`]: the `esa.controller.v1.Jobs` gRPC service.
+//! - [`api`]: the `esa.controller.v1.Jobs` gRPC service, served with TLS
+//!   and tokens, and its client's connection.
+//! - [`auth`]: per-tenant bearer tokens: the tokens file, the server's
+//!   and the client's interceptors, the count of refused calls.
+//! - [`certs`]: a lab CA and a server certificate (`esa certs`).
 //! - [`metrics`]: per-job counters in Prometheus text format over HTTP.
 //! - [`run`]: the controller as a process (`esa controller`) and its
 //!   client (`esa jobs`), from typed requests (the flags are the `esa`
@@ -29,7 +33,9 @@
 //! slot state is managed in-band by the data plane.
 
 pub mod api;
+pub mod auth;
 pub mod backend;
+pub mod certs;
 pub mod controller;
 pub mod entries;
 pub mod error;
@@ -40,7 +46,7 @@ pub mod registry;
 pub mod run;
 pub mod topology;
 
-pub use backend::{GrpcSwitch, Role, SwitchBackend, grpc_url};
+pub use backend::{GrpcSwitch, Role, SwitchBackend, error_chain};
 pub use controller::{Controller, ControllerConfig, Health, JobStats};
 pub use error::{AdmitError, Error, P4RuntimeError, PipelineError, TopologyError};
 pub use pipeline::Pipeline;

@@ -1,4 +1,5 @@
-//! Per-job counters in the Prometheus text format (prometheus-client's
+//! Per-job counters and the job API's refused calls in the Prometheus text
+//! format (prometheus-client's
 //! encoder) over HTTP/1.1 (hyper): `GET /metrics`; anything else is 404.
 //! One request per connection; a request head larger than 8 KiB or slower
 //! than 5 s drops the connection.
@@ -18,11 +19,13 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
-use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::auth::RefusedCalls;
 use crate::backend::{Role, SwitchBackend};
 use crate::controller::{Controller, JobStats};
 
@@ -79,21 +82,50 @@ pub fn render(stats: &[JobStats], primary: bool, jobs: usize, error: Option<&str
     out
 }
 
-async fn exposition<S: SwitchBackend>(controller: &Controller<S>) -> String {
+/// `esa_controller_api_refused_total{reason}`: job-API calls refused for
+/// a missing or unknown token (`unauthenticated`) or another tenant's job
+/// (`permission_denied`), in the Prometheus exposition format (a block
+/// that follows [`render`]'s).
+pub fn render_refused(refused: &RefusedCalls) -> String {
+    let family: Family<[(&'static str, &'static str); 1], Counter> = Family::default();
+    family
+        .get_or_create(&[("reason", "unauthenticated")])
+        .inc_by(refused.unauthenticated());
+    family
+        .get_or_create(&[("reason", "permission_denied")])
+        .inc_by(refused.permission_denied());
+    let mut registry = Registry::default();
+    registry.register(
+        "esa_controller_api_refused",
+        "Job-API calls refused, by reason",
+        family,
+    );
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = prometheus_text::encode(&mut out, &registry);
+    out
+}
+
+async fn exposition<S: SwitchBackend>(
+    controller: &Controller<S>,
+    refused: &RefusedCalls,
+) -> String {
     let primary = *controller.switch().role().borrow() == Role::Primary;
     let jobs = controller.jobs().await.len();
-    match controller.stats(&[]).await {
+    let state = match controller.stats(&[]).await {
         Ok(stats) => render(&stats, primary, jobs, None),
         Err(e) => render(&[], primary, jobs, Some(&e.to_string())),
-    }
+    };
+    state + &render_refused(refused)
 }
 
 async fn respond<S: SwitchBackend>(
     metrics: bool,
     controller: &Controller<S>,
+    refused: &RefusedCalls,
 ) -> Response<Full<Bytes>> {
     let (status, body) = if metrics {
-        (StatusCode::OK, exposition(controller).await)
+        (StatusCode::OK, exposition(controller, refused).await)
     } else {
         (
             StatusCode::NOT_FOUND,
@@ -109,11 +141,16 @@ async fn respond<S: SwitchBackend>(
     response
 }
 
-async fn handle<S: SwitchBackend>(socket: TcpStream, controller: Arc<Controller<S>>) {
+async fn handle<S: SwitchBackend>(
+    socket: TcpStream,
+    controller: Arc<Controller<S>>,
+    refused: Arc<RefusedCalls>,
+) {
     let service = service_fn(move |request: Request<Incoming>| {
         let metrics = request.method() == Method::GET && request.uri().path() == "/metrics";
         let controller = Arc::clone(&controller);
-        async move { Ok::<_, Infallible>(respond(metrics, &controller).await) }
+        let refused = Arc::clone(&refused);
+        async move { Ok::<_, Infallible>(respond(metrics, &controller, &refused).await) }
     });
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
@@ -124,9 +161,11 @@ async fn handle<S: SwitchBackend>(socket: TcpStream, controller: Arc<Controller<
         .await;
 }
 
-/// Serves `/metrics` on `listener` until `shutdown` completes.
+/// Serves `/metrics` (the controller's state and `refused`, the job API's
+/// refused calls) on `listener` until `shutdown` completes.
 pub async fn serve<S: SwitchBackend>(
     controller: Arc<Controller<S>>,
+    refused: Arc<RefusedCalls>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) {
@@ -136,7 +175,7 @@ pub async fn serve<S: SwitchBackend>(
             () = &mut shutdown => return,
             accepted = listener.accept() => {
                 if let Ok((socket, _)) = accepted {
-                    tokio::spawn(handle(socket, Arc::clone(&controller)));
+                    tokio::spawn(handle(socket, Arc::clone(&controller), Arc::clone(&refused)));
                 }
             }
         }
@@ -188,5 +227,24 @@ mod tests {
         );
         assert!(failed.contains("\nesa_controller_primary 0\n"), "{failed}");
         assert!(!failed.contains("esa_job_packets_total{"), "{failed}");
+    }
+
+    #[test]
+    fn refused_calls_are_counted_by_reason() {
+        let refused = RefusedCalls::default();
+        refused.refuse_permission("not yours".into());
+        let text = render_refused(&refused);
+        assert!(
+            text.contains("esa_controller_api_refused_total{reason=\"unauthenticated\"} 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("esa_controller_api_refused_total{reason=\"permission_denied\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE esa_controller_api_refused_total counter\n"),
+            "{text}"
+        );
     }
 }

@@ -8,7 +8,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::{self, JobsClient, proto};
+use p4runtime_proto::security::ClientSecurity;
+
+use crate::api::{self, ApiSecurity, proto};
 use crate::backend::GrpcSwitch;
 use crate::controller::Controller;
 
@@ -27,19 +29,36 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    /// The controller's address is not a URL tonic takes, or nothing
-    /// answered there.
+    /// The job API's TLS or address was refused.
+    #[error(transparent)]
+    Serve(#[from] api::ServeError),
+    /// The controller's address is not a URL tonic takes, TLS could not be
+    /// set up, or nothing answered there.
     #[error("cannot reach the controller at {addr}")]
     Connect {
         /// The address.
         addr: String,
         /// Why.
         #[source]
-        source: tonic::transport::Error,
+        source: api::ConnectError,
     },
     /// The controller refused the request.
     #[error("the controller refused: {:?}: {}", .0.code(), .0.message())]
     Refused(#[source] tonic::Status),
+    /// A plaintext request got no answer, as from a server that speaks
+    /// TLS.
+    #[error(
+        "{addr} gave no answer ({:?}: {}); if it serves TLS, give --tls-ca (or ESA_TLS_CA)",
+        .status.code(),
+        .status.message()
+    )]
+    NoPlaintextAnswer {
+        /// The URL asked.
+        addr: String,
+        /// What tonic said.
+        #[source]
+        status: tonic::Status,
+    },
     /// An admission answer without the job.
     #[error("the controller answered without a job")]
     NoJob,
@@ -61,13 +80,16 @@ pub struct Listen {
     pub metrics: Option<SocketAddr>,
 }
 
-/// Runs `controller` (its supervisor loop, the job API and the metrics
-/// endpoint) until `shutdown` completes.
+/// Runs `controller` (its supervisor loop, the job API secured by
+/// `security`, and the metrics endpoint) until `shutdown` completes.
 pub fn run_controller(
     controller: Arc<Controller<GrpcSwitch>>,
     listen: Listen,
+    security: ApiSecurity,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
+    let refused = Arc::clone(&security.refused);
+    let api = api::router(Arc::clone(&controller), listen.api, security)?;
     runtime()?.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -86,12 +108,16 @@ pub fn run_controller(
             tracing::info!("metrics on http://{addr}/metrics");
             tasks.spawn(crate::metrics::serve(
                 Arc::clone(&controller),
+                refused,
                 metrics,
                 stopped(stop_rx.clone()),
             ));
         }
         tasks.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone())));
-        let api = api::serve(Arc::clone(&controller), listener, stopped(stop_rx.clone()));
+        let api = api.serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            stopped(stop_rx.clone()),
+        );
         tasks.spawn(async move {
             if let Err(e) = api.await {
                 tracing::error!("job API: {e}");
@@ -115,28 +141,53 @@ pub enum JobsRequest {
     Release(u32),
 }
 
-/// Sends `request` to the controller's job API at `controller`; returns
-/// what to print.
-pub fn run_jobs(controller: &str, request: JobsRequest) -> Result<String, RunError> {
-    let addr = crate::grpc_url(controller);
-    let connect = |source| RunError::Connect {
-        addr: addr.clone(),
-        source,
+/// Where `esa jobs` finds the controller and how it proves who it is.
+#[derive(Debug, Clone, Default)]
+pub struct JobsClientConfig {
+    /// The job API's address (`host:port` or a URL).
+    pub controller: String,
+    /// TLS: the CA the controller's certificate is checked against.
+    pub security: ClientSecurity,
+    /// The tenant's token, if the controller wants one.
+    pub token: Option<String>,
+}
+
+/// Sends `request` to the controller's job API; returns what to print.
+pub fn run_jobs(client: &JobsClientConfig, request: JobsRequest) -> Result<String, RunError> {
+    let plaintext = client.security.ca.is_none();
+    let addr = client.security.url(&client.controller);
+    let refused = |status: tonic::Status| {
+        let no_answer = matches!(
+            status.code(),
+            tonic::Code::Cancelled | tonic::Code::Unavailable | tonic::Code::Unknown
+        );
+        if plaintext && no_answer {
+            RunError::NoPlaintextAnswer {
+                addr: addr.clone(),
+                status,
+            }
+        } else {
+            RunError::Refused(status)
+        }
     };
     runtime()?.block_on(async {
-        let channel = tonic::transport::Endpoint::from_shared(addr.clone())
-            .map_err(connect)?
-            .connect_timeout(Duration::from_secs(3))
-            .connect()
-            .await
-            .map_err(connect)?;
-        let mut client = JobsClient::new(channel);
+        let mut client = api::connect(
+            &client.controller,
+            &client.security,
+            client.token.as_deref(),
+            Duration::from_secs(3),
+        )
+        .await
+        .map_err(|source| RunError::Connect {
+            addr: addr.clone(),
+            source,
+        })?;
         match request {
             JobsRequest::List => {
                 let list = client
                     .list_jobs(proto::ListJobsRequest {})
                     .await
-                    .map_err(RunError::Refused)?
+                    .map_err(refused)?
                     .into_inner();
                 let stats = client
                     .job_stats(proto::JobStatsRequest { job_ids: vec![] })
@@ -149,7 +200,7 @@ pub fn run_jobs(controller: &str, request: JobsRequest) -> Result<String, RunErr
                 let job = client
                     .admit_job(request)
                     .await
-                    .map_err(RunError::Refused)?
+                    .map_err(refused)?
                     .into_inner()
                     .job
                     .ok_or(RunError::NoJob)?;
@@ -159,7 +210,7 @@ pub fn run_jobs(controller: &str, request: JobsRequest) -> Result<String, RunErr
                 client
                     .release_job(proto::ReleaseJobRequest { job_id: job })
                     .await
-                    .map_err(RunError::Refused)?;
+                    .map_err(refused)?;
                 Ok(format!("released job {job}\n"))
             }
         }

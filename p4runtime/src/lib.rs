@@ -21,6 +21,9 @@
 //!   shared by esa-switch and the controller's fake switch.
 //! - [`bytestring`]: the canonical form of P4Runtime's binary strings, as
 //!   esa-switch returns values and the controller compares them.
+//! - [`security`]: TLS from PEM files for servers and clients, and the
+//!   refusal to serve plaintext beyond loopback, shared by every gRPC
+//!   server and client of ESA (P4Runtime and the controller's job API).
 //! - [`from_p4sim`] (feature `p4sim`): p4sim's P4Info model as the
 //!   protobuf message, the one conversion esa-switch and the controller use.
 //!
@@ -59,6 +62,7 @@ pub mod arbitration;
 pub mod bytestring;
 #[cfg(feature = "p4sim")]
 pub mod from_p4sim;
+pub mod security;
 
 pub use p4::v1::p4_runtime_client::P4RuntimeClient;
 pub use p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};

@@ -122,12 +122,16 @@ class Job:
         admission: Optional[Admission] = None,
         share=None,
         run_ps: Optional[bool] = None,
+        token: Optional[str] = None,
+        tls_ca: Optional[str] = None,
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in 0..{world_size}")
         self.rank = rank
         self.world_size = world_size
         self.controller = controller
+        # The job API's credentials (None: ESA_TOKEN / ESA_TLS_CA, if set).
+        self._credentials = {"token": token, "tls_ca": tls_ca}
         self.switch = switch
         self.ps: Optional[ParameterServer] = None
         self.ps_volume: Dict[str, int] = {}
@@ -147,6 +151,7 @@ class Job:
                         slots=slots,
                         ports=list(ports) if ports is not None else None,
                         timeout_s=min(timeout_s, 10.0),
+                        **self._credentials,
                     )
                     self._owner = True
                 except Exception as e:  # handed to the other ranks, then raised
@@ -235,7 +240,7 @@ class Job:
                 out["switch"] = dict(self.switch_counters)
             return out
         try:
-            out["switch"] = dict(job_stats(self.controller, self.job_id, timeout_s=3.0))
+            out["switch"] = dict(job_stats(self.controller, self.job_id, timeout_s=3.0, **self._credentials))
         except Exception as e:  # the controller may be gone at exit
             out["switch_error"] = str(e)
         return out
@@ -254,7 +259,7 @@ class Job:
             self.ps = None
         if self._owner:
             try:  # the switch forgets the job's counters once released
-                self.switch_counters = dict(job_stats(self.controller, self.job_id, timeout_s=3.0))
+                self.switch_counters = dict(job_stats(self.controller, self.job_id, timeout_s=3.0, **self._credentials))
             except Exception:
                 pass
         self._release()
@@ -263,7 +268,7 @@ class Job:
         if self._owner:
             self._owner = False
             try:
-                release(self.controller, self.job_id, timeout_s=3.0)
+                release(self.controller, self.job_id, timeout_s=3.0, **self._credentials)
             except Exception:
                 pass  # the controller is gone; `esa jobs release` cleans up
 
@@ -323,7 +328,9 @@ def register(
     size come from the process group (torch.distributed must be
     initialized; the gloo backend is enough, it only carries the
     admission). ``job_args`` go to :class:`Job` (``mode``, ``priority``,
-    ``policy``, ``lanes``, ``exponent``, ``timeout_s``, ``ports``...).
+    ``policy``, ``lanes``, ``exponent``, ``timeout_s``, ``ports``, and the
+    job API's ``token`` and ``tls_ca``, which default to the ``ESA_TOKEN``
+    and ``ESA_TLS_CA`` environment variables...).
     Returns the :class:`Job`; call ``job.close()`` at the end (it is also
     closed at exit)."""
     import torch.distributed as dist

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use esa_controller::api::{JobsClient, proto};
+use esa_controller::api::{TokenJobsClient, proto};
+use esa_controller::auth::TOKEN_ENV;
 use esa_core::constants::MAX_FAN_IN;
 use esa_core::job::{Mode, SlotRange};
 use esa_core::plan::JobPlan;
@@ -28,8 +29,11 @@ use esa_host::addressing::{port_host, switch_addr};
 use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker as HostWorker, WorkerOptions};
 use esa_host::{HostError, ParameterServer as HostPs};
+use p4runtime_proto::security::ClientSecurity;
 use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::{PyConnectionError, PyRuntimeError, PyTimeoutError, PyValueError};
+use pyo3::exceptions::{
+    PyConnectionError, PyPermissionError, PyRuntimeError, PyTimeoutError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -301,33 +305,62 @@ impl Drop for ParameterServer {
     }
 }
 
+/// How this process reaches the job API: TLS verified with a CA
+/// certificate, and a tenant's token; each given as an argument or else
+/// taken from `ESA_TLS_CA` and `ESA_TOKEN`.
+struct Credentials {
+    tls_ca: Option<String>,
+    token: Option<String>,
+}
+
+impl Credentials {
+    fn new(tls_ca: Option<String>, token: Option<String>) -> Credentials {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Credentials {
+            tls_ca: tls_ca.or_else(|| env(TLS_CA_ENV)),
+            token: token.or_else(|| env(TOKEN_ENV)),
+        }
+    }
+}
+
+/// The environment variable of the CA certificate the job API is verified
+/// with.
+const TLS_CA_ENV: &str = "ESA_TLS_CA";
+
 /// The controller's job API, on a small runtime of its own.
 struct Api {
     runtime: tokio::runtime::Runtime,
-    client: JobsClient<tonic::transport::Channel>,
+    client: TokenJobsClient,
     addr: String,
 }
 
 impl Api {
-    fn connect(controller: &str, timeout: Duration) -> PyResult<Api> {
-        let addr = esa_controller::grpc_url(controller);
+    fn connect(controller: &str, credentials: &Credentials, timeout: Duration) -> PyResult<Api> {
+        let security = ClientSecurity {
+            ca: credentials.tls_ca.as_ref().map(Into::into),
+        };
+        let addr = security.url(controller);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| PyRuntimeError::new_err(format!("tokio runtime: {e}")))?;
-        let endpoint = tonic::transport::Endpoint::from_shared(addr.clone())
-            .map_err(|e| PyValueError::new_err(format!("controller `{controller}`: {e}")))?
-            .connect_timeout(timeout)
-            .timeout(timeout);
-        let channel = runtime.block_on(endpoint.connect()).map_err(|e| {
-            PyConnectionError::new_err(format!(
-                "cannot reach the ESA controller at {addr}: {e} (is `esa local` or `esa \
-                 controller` running there?)"
+        let client = runtime
+            .block_on(esa_controller::api::connect(
+                controller,
+                &security,
+                credentials.token.as_deref(),
+                timeout,
             ))
-        })?;
+            .map_err(|e| {
+                PyConnectionError::new_err(format!(
+                    "cannot reach the ESA controller at {addr}: {} (is `esa local` or `esa \
+                     controller` running there? with TLS, tls_ca= or ESA_TLS_CA names its CA)",
+                    esa_controller::error_chain(&e)
+                ))
+            })?;
         Ok(Api {
             runtime,
-            client: JobsClient::new(channel),
+            client,
             addr,
         })
     }
@@ -336,6 +369,11 @@ impl Api {
         let msg = format!("{what} at {}: {:?}: {}", self.addr, s.code(), s.message());
         match s.code() {
             tonic::Code::InvalidArgument | tonic::Code::NotFound => PyValueError::new_err(msg),
+            tonic::Code::Unauthenticated | tonic::Code::PermissionDenied => {
+                PyPermissionError::new_err(format!(
+                    "{msg} (a controller with tokens wants token= or ESA_TOKEN)"
+                ))
+            }
             tonic::Code::Unavailable | tonic::Code::DeadlineExceeded => {
                 PyConnectionError::new_err(msg)
             }
@@ -392,7 +430,7 @@ impl Admission {
 /// notices, releases and tries the next free ports.
 #[pyfunction]
 #[pyo3(signature = (controller, world_size, *, mode="esa", priority=15, job_id=0,
-    slots=None, ports=None, max_port=510, timeout_s=10.0))]
+    slots=None, ports=None, max_port=510, timeout_s=10.0, token=None, tls_ca=None))]
 #[allow(clippy::too_many_arguments)]
 fn admit(
     py: Python<'_>,
@@ -405,7 +443,10 @@ fn admit(
     ports: Option<Vec<u16>>,
     max_port: u16,
     timeout_s: f64,
+    token: Option<String>,
+    tls_ca: Option<String>,
 ) -> PyResult<Admission> {
+    let credentials = Credentials::new(tls_ca, token);
     check_world(world_size)?;
     let mode_v = parse_mode(mode)?;
     if let Some(p) = &ports
@@ -419,7 +460,7 @@ fn admit(
     }
     let timeout = Duration::from_secs_f64(timeout_s.max(0.1));
     py.detach(|| {
-        let mut api = Api::connect(controller, timeout)?;
+        let mut api = Api::connect(controller, &credentials, timeout)?;
         let proto_mode = match mode_v {
             Mode::Esa => proto::Mode::Esa,
             Mode::Atp => proto::Mode::Atp,
@@ -507,10 +548,19 @@ fn admit(
 
 /// Releases job `job_id` at the controller.
 #[pyfunction]
-#[pyo3(signature = (controller, job_id, *, timeout_s=10.0))]
-fn release(py: Python<'_>, controller: &str, job_id: u16, timeout_s: f64) -> PyResult<()> {
+#[pyo3(signature = (controller, job_id, *, timeout_s=10.0, token=None, tls_ca=None))]
+fn release(
+    py: Python<'_>,
+    controller: &str,
+    job_id: u16,
+    timeout_s: f64,
+    token: Option<String>,
+    tls_ca: Option<String>,
+) -> PyResult<()> {
+    let credentials = Credentials::new(tls_ca, token);
     py.detach(|| {
-        let mut api = Api::connect(controller, Duration::from_secs_f64(timeout_s.max(0.1)))?;
+        let timeout = Duration::from_secs_f64(timeout_s.max(0.1));
+        let mut api = Api::connect(controller, &credentials, timeout)?;
         let r = api
             .runtime
             .block_on(api.client.release_job(proto::ReleaseJobRequest {
@@ -524,15 +574,19 @@ fn release(py: Python<'_>, controller: &str, job_id: u16, timeout_s: f64) -> PyR
 /// The switch's per-job counters of `job_id` (name → packets): chunks
 /// completed in the switch, evictions suffered, fallbacks...
 #[pyfunction]
-#[pyo3(signature = (controller, job_id, *, timeout_s=10.0))]
+#[pyo3(signature = (controller, job_id, *, timeout_s=10.0, token=None, tls_ca=None))]
 fn job_stats<'py>(
     py: Python<'py>,
     controller: &str,
     job_id: u16,
     timeout_s: f64,
+    token: Option<String>,
+    tls_ca: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let credentials = Credentials::new(tls_ca, token);
     let counters = py.detach(|| {
-        let mut api = Api::connect(controller, Duration::from_secs_f64(timeout_s.max(0.1)))?;
+        let timeout = Duration::from_secs_f64(timeout_s.max(0.1));
+        let mut api = Api::connect(controller, &credentials, timeout)?;
         let r = api
             .runtime
             .block_on(api.client.job_stats(proto::JobStatsRequest {

@@ -51,7 +51,7 @@ def free_udp_range(n):
 
 
 class Stack:
-    def __init__(self, ports=8, pool_slots=4096, lanes=32):
+    def __init__(self, ports=8, pool_slots=4096, lanes=32, extra_args=()):
         self.ports = ports
         self.lanes = lanes
         self.pool_slots = pool_slots
@@ -73,6 +73,7 @@ class Stack:
                 str(pool_slots),
                 "--lanes",
                 str(lanes),
+                *extra_args,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -264,3 +264,40 @@ def test_a_rank_killed_with_sigkill_leaves_the_others_a_clear_error(stack):
         assert after < 15, after
         assert procs[rank].exitcode == 0
     ps.stop()
+
+
+def test_tls_and_tokens_guard_the_job_api(make_stack, tmp_path):
+    """esa local with TLS and tokens: no token is refused, a plaintext
+    client gets nothing, a tenant admits and releases its job, another
+    tenant may not release it."""
+    import re
+    import subprocess
+
+    from conftest import esa_bin
+
+    subprocess.run(
+        [esa_bin(), "certs", "--out", str(tmp_path), "--tenant", "alice", "--tenant", "bob"],
+        check=True,
+        capture_output=True,
+    )
+    text = (tmp_path / "tokens.toml").read_text()
+    tokens = dict(re.findall(r'name = "(\w+)"\ntoken = "(\w+)"', text))
+    stack = make_stack(
+        extra_args=[
+            "--tls-cert", str(tmp_path / "server.pem"),
+            "--tls-key", str(tmp_path / "server.key"),
+            "--tokens", str(tmp_path / "tokens.toml"),
+        ]
+    )
+    ca = str(tmp_path / "ca.pem")
+    with pytest.raises(PermissionError, match="Unauthenticated"):
+        admit(stack.controller, 2, tls_ca=ca, timeout_s=3.0)
+    with pytest.raises(Exception):
+        admit(stack.controller, 2, token=tokens["alice"], timeout_s=3.0)
+    adm = admit(stack.controller, 2, token=tokens["alice"], tls_ca=ca)
+    with pytest.raises(PermissionError, match="PermissionDenied"):
+        release(stack.controller, adm.job_id, token=tokens["bob"], tls_ca=ca)
+    assert "completed" in job_stats(stack.controller, adm.job_id, token=tokens["alice"], tls_ca=ca)
+    release(stack.controller, adm.job_id, token=tokens["alice"], tls_ca=ca)
+    with pytest.raises(ValueError, match="NotFound"):
+        release(stack.controller, adm.job_id, token=tokens["admin"], tls_ca=ca)

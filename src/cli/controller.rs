@@ -5,8 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use esa_controller::api::proto;
-use esa_controller::run::{JobsRequest, Listen};
+use esa_controller::api::{ApiSecurity, proto};
+use esa_controller::auth::{TOKEN_ENV, Tokens};
+use esa_controller::run::{JobsClientConfig, JobsRequest, Listen};
+
+use super::security::{ServerTlsArgs, client_security};
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Topology};
 
 /// `esa controller`.
@@ -59,9 +62,22 @@ pub struct ControllerArgs {
     /// switch holds.
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
-    /// Address of the job API (gRPC).
+    /// Address of the job API (gRPC; beyond loopback only with TLS or
+    /// --insecure).
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
+    /// TLS of the job API.
+    #[command(flatten)]
+    pub tls: ServerTlsArgs,
+    /// The tenants' tokens (TOML; `esa certs --tenant NAME` writes one):
+    /// every call then needs a tenant's token, and a tenant sees and
+    /// releases only its own jobs. Without it the job API is open.
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
+    /// Reach the switch's P4Runtime server over TLS, verified with this CA
+    /// certificate (PEM).
+    #[arg(long, value_name = "PEM")]
+    pub switch_tls_ca: Option<PathBuf>,
     /// Address of the Prometheus endpoint (`/metrics`); none by default.
     #[arg(long)]
     pub metrics_addr: Option<SocketAddr>,
@@ -73,6 +89,13 @@ pub struct JobsArgs {
     /// Address of the controller's job API.
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub controller: String,
+    /// Speak TLS to the controller, verified with this CA certificate
+    /// (PEM; `esa certs` writes ca.pem).
+    #[arg(long, value_name = "PEM", env = "ESA_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// This tenant's token, if the controller was given --tokens.
+    #[arg(long, env = TOKEN_ENV, hide_env_values = true)]
+    pub token: Option<String>,
     /// What to do; without one, list the jobs and their counters.
     #[command(subcommand)]
     pub command: Option<JobsCommand>,
@@ -141,7 +164,20 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
             Pipeline::from_p4_source(&args.p4, &defines)?
         }
     };
-    let switch = GrpcSwitch::new(&args.switch, args.device_id, args.election_id.into());
+    let switch = GrpcSwitch::new(&args.switch, args.device_id, args.election_id.into())
+        .with_security(client_security(args.switch_tls_ca.as_ref()));
+    let security = ApiSecurity {
+        server: args.tls.security(),
+        tokens: args.tokens.as_deref().map(Tokens::load).transpose()?,
+        ..ApiSecurity::default()
+    };
+    if security.tokens.is_none() && !args.listen.ip().is_loopback() {
+        eprintln!(
+            "esa controller: warning: the job API on {} has no --tokens: anyone who reaches \
+             it may admit and release every job",
+            args.listen
+        );
+    }
     let config = ControllerConfig {
         pool_slots: args.pool_slots,
         stale_after_us: args.stale_after_us,
@@ -150,8 +186,19 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
     };
     let controller = Controller::new(switch, pipeline, topology, config)?;
     eprintln!(
-        "esa controller: job API on {}, switch {}",
-        args.listen, args.switch
+        "esa controller: job API on {} ({}, {}), switch {}",
+        args.listen,
+        if security.server.tls.is_some() {
+            "TLS"
+        } else {
+            "plaintext"
+        },
+        if security.tokens.is_some() {
+            "tokens"
+        } else {
+            "open"
+        },
+        args.switch
     );
     if let Some(addr) = args.metrics_addr {
         eprintln!("esa controller: metrics on http://{addr}/metrics");
@@ -160,7 +207,7 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
         api: args.listen,
         metrics: args.metrics_addr,
     };
-    esa_controller::run::run_controller(controller, listen, super::shutdown::signalled())
+    esa_controller::run::run_controller(controller, listen, security, super::shutdown::signalled())
         .context("esa controller")
 }
 
@@ -210,5 +257,10 @@ pub fn run_jobs(args: &JobsArgs) -> Result<String> {
         }
         Some(JobsCommand::Release { job }) => JobsRequest::Release(*job),
     };
-    Ok(esa_controller::run::run_jobs(&args.controller, request)?)
+    let client = JobsClientConfig {
+        controller: args.controller.clone(),
+        security: client_security(args.tls_ca.as_ref()),
+        token: args.token.clone(),
+    };
+    Ok(esa_controller::run::run_jobs(&client, request)?)
 }

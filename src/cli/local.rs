@@ -8,7 +8,8 @@ pub(crate) struct LocalArgs {
     /// Switch ports 1..=N, one UDP socket each.
     #[arg(long, default_value_t = 16)]
     ports: u16,
-    /// Address the ports bind (0.0.0.0 lets hosts on other machines in).
+    /// Address the ports bind (0.0.0.0 lets hosts on other machines in;
+    /// then the job API wants TLS, or --insecure).
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
     /// Port n is UDP port BASE+n.
@@ -26,6 +27,13 @@ pub(crate) struct LocalArgs {
     /// Aggregator slots in the switch (ESA_POOL_SLOTS).
     #[arg(long, default_value_t = 4096)]
     pool_slots: u32,
+    /// TLS of the job API (needed, or --insecure, when --bind or
+    /// --controller leaves loopback).
+    #[command(flatten)]
+    tls: super::security::ServerTlsArgs,
+    /// The tenants' tokens for the job API (see `esa controller --tokens`).
+    #[arg(long, value_name = "FILE")]
+    tokens: Option<std::path::PathBuf>,
     /// The P4 program (default: p4/v1model/esa.p4 of this source tree).
     #[arg(long = "p4", value_name = "PROGRAM.p4")]
     program: Option<std::path::PathBuf>,
@@ -41,6 +49,15 @@ pub(crate) fn run_local(args: &LocalArgs) -> Result<()> {
         lanes: args.lanes,
         pool_slots: args.pool_slots,
         program: args.program.clone(),
+        api: esa_controller::api::ApiSecurity {
+            server: args.tls.security(),
+            tokens: args
+                .tokens
+                .as_deref()
+                .map(esa_controller::auth::Tokens::load)
+                .transpose()?,
+            ..esa_controller::api::ApiSecurity::default()
+        },
         ..esa_testbed::local::LocalConfig::default()
     };
     Ok(esa_testbed::local::run(config, &super::shutdown::flag())?)

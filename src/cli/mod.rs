@@ -8,11 +8,13 @@
 //! `esa_testbed::RunOptions`, ...).
 
 pub mod bench;
+pub mod certs;
 pub mod controller;
 pub mod host;
 pub mod local;
 pub mod p4;
 pub mod run;
+pub mod security;
 pub mod sim;
 pub mod switch;
 pub mod workload;

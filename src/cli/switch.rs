@@ -29,9 +29,13 @@ pub struct SwitchArgs {
     /// P4Runtime, which otherwise may include only core.p4 / v1model.p4).
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
-    /// Address of the P4Runtime gRPC server.
+    /// Address of the P4Runtime gRPC server (beyond loopback only with TLS
+    /// or --insecure).
     #[arg(long, default_value = "127.0.0.1:9559")]
     pub grpc_addr: SocketAddr,
+    /// TLS of the P4Runtime server.
+    #[command(flatten)]
+    pub tls: super::security::ServerTlsArgs,
     /// P4Runtime device id.
     #[arg(long, default_value_t = 0)]
     pub device_id: u64,
@@ -91,6 +95,7 @@ pub fn run(args: &SwitchArgs) -> Result<()> {
         interfaces: args.interfaces.clone(),
         udp_ports: args.udp_ports.clone(),
         grpc_addr: args.grpc_addr,
+        security: args.tls.security(),
     };
     Ok(esa_switch::run::run(&config, super::shutdown::signalled())?)
 }

@@ -410,15 +410,32 @@ impl Switch {
             .max_encoding_message_size(64 << 20)
     }
 
-    /// Serves P4Runtime on `listener` until `shutdown` completes, then
-    /// stops the switch.
+    /// Serves P4Runtime in plaintext on `listener` until `shutdown`
+    /// completes, then stops the switch.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send,
     ) -> Result<(), p4runtime_proto::tonic::transport::Error> {
+        self.serve_with(
+            p4runtime_proto::tonic::transport::Server::builder(),
+            listener,
+            shutdown,
+        )
+        .await
+    }
+
+    /// Serves P4Runtime with `server` (e.g. one with TLS, from
+    /// [`p4runtime_proto::security::ServerSecurity::server_builder`]) on
+    /// `listener` until `shutdown` completes, then stops the switch.
+    pub async fn serve_with(
+        self,
+        mut server: p4runtime_proto::tonic::transport::Server,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send,
+    ) -> Result<(), p4runtime_proto::tonic::transport::Error> {
         let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-        let result = p4runtime_proto::tonic::transport::Server::builder()
+        let result = server
             .add_service(self.service())
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await;

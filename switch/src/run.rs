@@ -5,6 +5,8 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use p4runtime_proto::security::{SecurityError, ServerSecurity};
+
 use crate::{Program, Source, Switch, SwitchConfig, SwitchError};
 
 /// Everything `esa switch` starts.
@@ -21,6 +23,9 @@ pub struct RunConfig {
     pub udp_ports: Vec<(u32, SocketAddr, Option<SocketAddr>)>,
     /// Address of the P4Runtime server.
     pub grpc_addr: SocketAddr,
+    /// TLS of the P4Runtime server, and whether plaintext may be served
+    /// beyond loopback.
+    pub security: ServerSecurity,
 }
 
 /// Why `esa switch` stopped with an error.
@@ -32,6 +37,9 @@ pub enum RunError {
     /// The tokio runtime did not start.
     #[error("runtime")]
     Runtime(#[source] std::io::Error),
+    /// The P4Runtime server's TLS or address was refused.
+    #[error(transparent)]
+    Security(#[from] SecurityError),
     /// The gRPC server failed.
     #[error("gRPC server")]
     Serve(#[source] p4runtime_proto::tonic::transport::Error),
@@ -40,6 +48,8 @@ pub enum RunError {
 /// Builds the switch and serves P4Runtime on `config.grpc_addr` until
 /// `shutdown` completes.
 pub fn run(config: &RunConfig, shutdown: impl Future<Output = ()> + Send) -> Result<(), RunError> {
+    config.security.check_listen(config.grpc_addr)?;
+    let server = config.security.server_builder()?;
     let include = &config.switch.include_dirs;
     let mut builder = Switch::builder(config.switch.clone());
     if let Some(path) = &config.program {
@@ -70,10 +80,11 @@ pub fn run(config: &RunConfig, shutdown: impl Future<Output = ()> + Send) -> Res
             addr = %config.grpc_addr,
             ports = config.interfaces.len() + config.udp_ports.len(),
             program = config.program.is_some(),
+            tls = config.security.tls.is_some(),
             "P4Runtime server listening"
         );
         switch
-            .serve(listener, shutdown)
+            .serve_with(server, listener, shutdown)
             .await
             .map_err(RunError::Serve)?;
         tracing::info!("stopped");

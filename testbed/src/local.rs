@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use esa_controller::api::ApiSecurity;
 use esa_controller::{GrpcSwitch, Pipeline, Topology};
 use esa_harness::control::{self, add_host, stopped};
 use esa_harness::{EmbeddedSwitch, Ports};
@@ -49,6 +50,11 @@ pub struct LocalConfig {
     pub program: Option<PathBuf>,
     /// How long the controller may take to program the switch.
     pub setup_timeout: Duration,
+    /// The job API's TLS and tokens. Without TLS (and without
+    /// `insecure`), the job API, the ports and P4Runtime must be on
+    /// loopback; P4Runtime is always plaintext, so it leaves loopback only
+    /// with `insecure`.
+    pub api: ApiSecurity,
 }
 
 impl Default for LocalConfig {
@@ -63,6 +69,7 @@ impl Default for LocalConfig {
             pool_slots: 4096,
             program: None,
             setup_timeout: Duration::from_secs(60),
+            api: ApiSecurity::default(),
         }
     }
 }
@@ -79,6 +86,19 @@ impl LocalConfig {
                 "ports must be 1..={}, not {}",
                 esa_controller::topology::MAX_PORT,
                 self.ports
+            )));
+        }
+        let server = &self.api.server;
+        for addr in [self.controller, self.port_addr(1)] {
+            server
+                .check_listen(addr)
+                .map_err(|e| TestbedError::Setup(e.to_string()))?;
+        }
+        if !server.insecure && !self.p4runtime.ip().is_loopback() {
+            return Err(TestbedError::Setup(format!(
+                "refusing to serve P4Runtime on {} in plaintext (esa local's switch has no \
+                 TLS): keep it on loopback, or give --insecure",
+                self.p4runtime
             )));
         }
         if u32::from(self.base_port) + u32::from(self.ports) > u32::from(u16::MAX) {
@@ -160,6 +180,7 @@ impl LocalStack {
         let api = esa_controller::api::serve(
             Arc::clone(&controller),
             api_listener,
+            config.api.clone(),
             stopped(stop_rx.clone()),
         );
         tasks.push(runtime.spawn(async move {

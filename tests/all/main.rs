@@ -3,3 +3,4 @@
 
 mod kill_processes;
 mod run_targets;
+mod security_flags;

@@ -343,6 +343,7 @@ async fn prometheus_endpoint_serves_per_job_counters() {
     let (stop, mut rx) = tokio::sync::watch::channel(false);
     let server = tokio::spawn(esa_controller::metrics::serve(
         std::sync::Arc::clone(&ctl.controller),
+        std::sync::Arc::default(),
         listener,
         async move {
             let _ = rx.wait_for(|s| *s).await;

@@ -6,7 +6,10 @@
 //!   switch (`support::fake_switch`);
 //! - [`real_switch`]: the same scenarios against esa-switch (esa-harness's
 //!   embedded switch), plus arbitration and restarts.
+//! - [`security`]: tokens, tenants, TLS on the job API and P4Runtime, and
+//!   the refusal of plaintext beyond loopback.
 
 mod controller;
 mod real_switch;
+mod security;
 mod support;

@@ -292,3 +292,28 @@ mod misuse {
         allreduce_exactly(&stack, &job);
     }
 }
+
+/// `esa local --bind 0.0.0.0` (or a job API beyond loopback) without TLS
+/// and without `--insecure` is refused before anything starts.
+#[test]
+fn esa_local_refuses_plaintext_beyond_loopback_without_insecure() {
+    use esa_testbed::local::{LocalConfig, LocalStack};
+    let any = std::net::IpAddr::from([0, 0, 0, 0]);
+    for config in [
+        LocalConfig {
+            bind: any,
+            ..LocalConfig::default()
+        },
+        LocalConfig {
+            controller: SocketAddr::new(any, 0),
+            ..LocalConfig::default()
+        },
+        LocalConfig {
+            p4runtime: SocketAddr::new(any, 0),
+            ..LocalConfig::default()
+        },
+    ] {
+        let e = LocalStack::start(config).unwrap_err().to_string();
+        assert!(e.contains("refusing") && e.contains("--insecure"), "{e}");
+    }
+}

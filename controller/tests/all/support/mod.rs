@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use esa_controller::api::{JobsClient, proto};
+use esa_controller::api::{ApiSecurity, JobsClient, proto};
 use esa_controller::entries::TableKind;
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Health, Pipeline, Role, Topology};
 use p4runtime_proto::P4RuntimeClient;
@@ -117,6 +117,16 @@ pub async fn start_controller_with(
     election_id: u128,
     stale_after_us: Option<u64>,
 ) -> Running {
+    let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
+    start_controller_secured(backend, stale_after_us, ApiSecurity::default()).await
+}
+
+/// A controller of `backend` whose job API is secured by `security`.
+pub async fn start_controller_secured(
+    backend: GrpcSwitch,
+    stale_after_us: Option<u64>,
+    security: ApiSecurity,
+) -> Running {
     let config = ControllerConfig {
         pool_slots: None,
         check_interval: Duration::from_millis(100),
@@ -124,7 +134,7 @@ pub async fn start_controller_with(
         stale_after_us,
         registry: None,
     };
-    start_controller_config(switch, election_id, config).await
+    start_controller_config(backend, config, security).await
 }
 
 /// [`start_controller`] keeping its job record in the redb file `registry`.
@@ -140,16 +150,17 @@ pub async fn start_controller_recorded(
         stale_after_us: None,
         registry: Some(registry.to_path_buf()),
     };
-    start_controller_config(switch, election_id, config).await
+    let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
+    start_controller_config(backend, config, ApiSecurity::default()).await
 }
 
-/// A controller with `config` on the switch at `switch`, and its job API.
+/// A controller of `backend` with `config`, and its job API secured by
+/// `security`.
 pub async fn start_controller_config(
-    switch: SocketAddr,
-    election_id: u128,
+    backend: GrpcSwitch,
     config: ControllerConfig,
+    security: ApiSecurity,
 ) -> Running {
-    let backend = GrpcSwitch::new(&switch.to_string(), 0, election_id);
     let controller = Controller::new(backend, pipeline(), topology(), config).unwrap();
     let (stop, rx) = watch::channel(false);
     let stopped = |mut rx: watch::Receiver<bool>| async move {
@@ -158,7 +169,8 @@ pub async fn start_controller_config(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let api = listener.local_addr().unwrap();
     let run = tokio::spawn(Arc::clone(&controller).run(stopped(rx.clone())));
-    let serve = esa_controller::api::serve(Arc::clone(&controller), listener, stopped(rx));
+    let serve =
+        esa_controller::api::serve(Arc::clone(&controller), listener, security, stopped(rx));
     let api_task = tokio::spawn(async move {
         serve.await.unwrap();
     });

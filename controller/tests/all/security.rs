@@ -1,0 +1,294 @@
+//! The authenticated control plane: the job API refuses calls without a
+//! tenant's token, a tenant sees, stats and releases only its own jobs
+//! while an admin sees them all; the job API and esa-switch's P4Runtime
+//! server speak TLS to clients holding the lab CA (`esa certs`) and to no
+//! plaintext client; plaintext beyond loopback is refused.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::support::fake_switch::FakeSwitch;
+use crate::support::*;
+use esa_controller::api::{self, ApiSecurity, TokenJobsClient, proto};
+use esa_controller::auth::{RefusedCalls, Tokens};
+use esa_controller::certs::{CA_CERT, LabCertificates, SERVER_CERT, SERVER_KEY};
+use esa_controller::{GrpcSwitch, SwitchBackend};
+use p4runtime_proto::security::{ClientSecurity, SecurityError, ServerIdentity, ServerSecurity};
+use p4runtime_proto::tonic::Code;
+
+const ALICE: &str = "alice-token-0123456789abcdef";
+const BOB: &str = "bob-token-0123456789abcdef";
+const OPERATOR: &str = "operator-token-0123456789abcdef";
+
+fn tokens() -> Tokens {
+    Tokens::parse(&format!(
+        "[[tenant]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
+         [[tenant]]\nname = \"bob\"\ntoken = \"{BOB}\"\n\
+         [[tenant]]\nname = \"operator\"\ntoken = \"{OPERATOR}\"\nadmin = true\n"
+    ))
+    .unwrap()
+}
+
+/// A folder of lab certificates for 127.0.0.1 and localhost, removed when
+/// dropped.
+struct LabDir(PathBuf);
+
+impl LabDir {
+    fn new(name: &str) -> LabDir {
+        let dir = std::env::temp_dir().join(format!("esa-{name}-{}", std::process::id()));
+        LabCertificates::generate(&["127.0.0.1".into(), "localhost".into()])
+            .unwrap()
+            .write(&dir)
+            .unwrap();
+        LabDir(dir)
+    }
+
+    fn server(&self) -> ServerSecurity {
+        ServerSecurity {
+            tls: Some(ServerIdentity {
+                cert: self.0.join(SERVER_CERT),
+                key: self.0.join(SERVER_KEY),
+            }),
+            insecure: false,
+        }
+    }
+
+    fn client(&self) -> ClientSecurity {
+        ClientSecurity {
+            ca: Some(self.0.join(CA_CERT)),
+        }
+    }
+}
+
+impl Drop for LabDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn client(ctl: &Running, security: &ClientSecurity, token: Option<&str>) -> TokenJobsClient {
+    api::connect(
+        &ctl.api.to_string(),
+        security,
+        token,
+        Duration::from_secs(3),
+    )
+    .await
+    .unwrap()
+}
+
+async fn listed(client: &mut TokenJobsClient) -> Vec<u32> {
+    client
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs
+        .iter()
+        .map(|j| j.job_id)
+        .collect()
+}
+
+#[tokio::test]
+async fn tenants_see_and_release_only_their_own_jobs_and_admins_see_all() {
+    let fake = FakeSwitch::start().await;
+    let refused = Arc::new(RefusedCalls::default());
+    let security = ApiSecurity {
+        tokens: Some(tokens()),
+        refused: Arc::clone(&refused),
+        ..ApiSecurity::default()
+    };
+    let backend = GrpcSwitch::new(&fake.addr.to_string(), 0, 1);
+    let ctl = start_controller_secured(backend, None, security).await;
+    wait_synced(&ctl, 1).await;
+    let plain = ClientSecurity::default();
+
+    let mut anonymous = client(&ctl, &plain, None).await;
+    let e = anonymous
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    let e = anonymous.admit_job(admit_a()).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    let mut stranger = client(&ctl, &plain, Some("not-a-token-0123456789")).await;
+    let e = stranger
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    assert_switch(fake.addr, &expected(&[])).await;
+
+    let mut alice = client(&ctl, &plain, Some(ALICE)).await;
+    let mut bob = client(&ctl, &plain, Some(BOB)).await;
+    let mut operator = client(&ctl, &plain, Some(OPERATOR)).await;
+    alice.admit_job(admit_a()).await.unwrap();
+    bob.admit_job(admit_b()).await.unwrap();
+    assert_eq!(listed(&mut alice).await, [1]);
+    assert_eq!(listed(&mut bob).await, [2]);
+    assert_eq!(listed(&mut operator).await, [1, 2]);
+
+    let e = alice
+        .release_job(proto::ReleaseJobRequest { job_id: 2 })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = alice
+        .job_stats(proto::JobStatsRequest { job_ids: vec![2] })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert_switch(fake.addr, &expected(&[job_a(), job_b()])).await;
+    assert_eq!(listed(&mut operator).await, [1, 2]);
+    let own_stats: Vec<u32> = alice
+        .job_stats(proto::JobStatsRequest { job_ids: vec![] })
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs
+        .iter()
+        .map(|j| j.job_id)
+        .collect();
+    assert_eq!(own_stats, [1]);
+    assert_eq!(
+        (refused.unauthenticated(), refused.permission_denied()),
+        (3, 2)
+    );
+
+    operator
+        .release_job(proto::ReleaseJobRequest { job_id: 2 })
+        .await
+        .unwrap();
+    alice
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap();
+    assert_switch(fake.addr, &expected(&[])).await;
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn the_job_api_speaks_tls_to_clients_with_the_ca_and_not_to_plaintext_ones() {
+    let lab = LabDir::new("api-tls");
+    let fake = FakeSwitch::start().await;
+    let security = ApiSecurity {
+        server: lab.server(),
+        tokens: Some(tokens()),
+        ..ApiSecurity::default()
+    };
+    let backend = GrpcSwitch::new(&fake.addr.to_string(), 0, 1);
+    let ctl = start_controller_secured(backend, None, security).await;
+    wait_synced(&ctl, 1).await;
+
+    let mut alice = client(&ctl, &lab.client(), Some(ALICE)).await;
+    alice.admit_job(admit_a()).await.unwrap();
+    assert_eq!(listed(&mut alice).await, [1]);
+
+    // A plaintext client reaches the socket but gets no answer.
+    let plaintext = api::connect(
+        &ctl.api.to_string(),
+        &ClientSecurity::default(),
+        Some(ALICE),
+        Duration::from_secs(3),
+    )
+    .await;
+    if let Ok(mut plaintext) = plaintext {
+        let e = plaintext
+            .list_jobs(proto::ListJobsRequest {})
+            .await
+            .unwrap_err();
+        assert_ne!(e.code(), Code::Ok, "{e:?}");
+    }
+    // Nor does a client trusting another CA.
+    let other = LabDir::new("api-tls-other");
+    let e = api::connect(
+        &ctl.api.to_string(),
+        &other.client(),
+        Some(ALICE),
+        Duration::from_secs(3),
+    )
+    .await
+    .unwrap_err();
+    let text = esa_controller::error_chain(&e);
+    assert!(text.contains("certificate"), "{text}");
+    ctl.stop().await;
+}
+
+#[tokio::test]
+async fn the_controller_programs_esa_switch_over_tls_and_not_in_plaintext() {
+    let lab = LabDir::new("p4rt-tls");
+    let (switch, _ports) = esa_switch::Switch::builder(esa_switch::SwitchConfig::default())
+        .memory_ports(1..=8)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, mut stopped) = tokio::sync::watch::channel(false);
+    let server = tokio::spawn(switch.serve_with(
+        lab.server().server_builder().unwrap(),
+        listener,
+        async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        },
+    ));
+
+    let plaintext = GrpcSwitch::new(&addr.to_string(), 0, 1);
+    assert!(plaintext.connect().await.is_err());
+
+    let backend = GrpcSwitch::new(&addr.to_string(), 0, 1).with_security(lab.client());
+    let ctl = start_controller_secured(backend, None, ApiSecurity::default()).await;
+    let health = wait_synced(&ctl, 1).await;
+    assert_eq!(health.pipeline_pushes, 1);
+    ctl.stop().await;
+    let _ = stop.send(true);
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn plaintext_beyond_loopback_is_refused_unless_insecure() {
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let e = api::serve(
+        Arc::clone(&ctl.controller),
+        listener,
+        ApiSecurity::default(),
+        std::future::pending(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            api::ServeError::Security(SecurityError::PlaintextBeyondLoopback { .. })
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("--insecure"), "{e}");
+
+    let insecure = ApiSecurity {
+        server: ServerSecurity {
+            insecure: true,
+            ..ServerSecurity::default()
+        },
+        ..ApiSecurity::default()
+    };
+    let any: std::net::SocketAddr = "0.0.0.0:0".parse().unwrap();
+    api::router(Arc::clone(&ctl.controller), any, insecure).unwrap();
+
+    let switch = esa_switch::run::RunConfig {
+        switch: esa_switch::SwitchConfig::default(),
+        program: None,
+        interfaces: vec![],
+        udp_ports: vec![],
+        grpc_addr: any,
+        security: ServerSecurity::default(),
+    };
+    let e = esa_switch::run::run(&switch, std::future::ready(())).unwrap_err();
+    assert!(
+        e.to_string().contains("refusing to listen on 0.0.0.0"),
+        "{e}"
+    );
+    ctl.stop().await;
+}
