@@ -3,10 +3,9 @@
 //! [`serve`] (TLS and tokens, see [`crate::auth`]) and the client's
 //! [`connect`].
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use esa_core::job::Mode;
@@ -104,14 +103,13 @@ pub fn job_to_proto(job: &Job, topology: &Topology) -> proto::Job {
     }
 }
 
-/// The gRPC service over a [`Controller`], with the tenant that admitted
-/// each job (the [`Caller`] the [`Authenticator`] found).
+/// The gRPC service over a [`Controller`]; the controller keeps the
+/// tenant that admitted each job (the [`Caller`] the [`Authenticator`]
+/// found), in its registry when it has one. Jobs adopted from the switch
+/// have none, so only an admin sees them.
 #[derive(Debug)]
 pub struct JobService<S> {
     controller: Arc<Controller<S>>,
-    /// Job id -> the tenant that admitted it. Jobs adopted from the switch
-    /// after a controller restart have none, so only an admin sees them.
-    owners: Mutex<BTreeMap<u16, String>>,
     refused: Arc<RefusedCalls>,
 }
 
@@ -120,30 +118,25 @@ impl<S> JobService<S> {
     pub fn new(controller: Arc<Controller<S>>, refused: Arc<RefusedCalls>) -> JobService<S> {
         JobService {
             controller,
-            owners: Mutex::new(BTreeMap::new()),
             refused,
         }
     }
+}
 
-    fn owners(&self) -> std::sync::MutexGuard<'_, BTreeMap<u16, String>> {
-        self.owners
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn may_use(&self, caller: &Caller, job: u16) -> bool {
-        caller.may_use(self.owners().get(&job).map(String::as_str))
+impl<S: SwitchBackend> JobService<S> {
+    async fn may_use(&self, caller: &Caller, job: u16) -> bool {
+        caller.may_use(self.controller.owner(job).await.as_deref())
     }
 
     /// Refuses `caller` a job it may not use: for a tenant, any job it did
     /// not admit, whether another tenant's, adopted from the switch, or
     /// absent (so a tenant learns nothing of the ids others hold); an
     /// admin's call goes on to the controller (NotFound for an absent job).
-    fn check_use(&self, caller: &Caller, job: u32) -> Result<(), Status> {
+    async fn check_use(&self, caller: &Caller, job: u32) -> Result<(), Status> {
         let Ok(id) = u16::try_from(job) else {
             return Ok(());
         };
-        if self.may_use(caller, id) {
+        if self.may_use(caller, id).await {
             return Ok(());
         }
         Err(self
@@ -170,8 +163,10 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
     ) -> Result<Response<proto::AdmitJobResponse>, Status> {
         let caller = caller(&request);
         let request = request_from_proto(request.get_ref());
-        let job = self.controller.admit(&request).await?;
-        self.owners().insert(job.id, caller.tenant);
+        let job = self
+            .controller
+            .admit_for(&request, Some(&caller.tenant))
+            .await?;
         Ok(Response::new(proto::AdmitJobResponse {
             job: Some(job_to_proto(&job, self.controller.topology())),
         }))
@@ -182,11 +177,8 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
         request: Request<proto::ReleaseJobRequest>,
     ) -> Result<Response<proto::ReleaseJobResponse>, Status> {
         let job = request.get_ref().job_id;
-        self.check_use(&caller(&request), job)?;
+        self.check_use(&caller(&request), job).await?;
         self.controller.release(job).await?;
-        if let Ok(id) = u16::try_from(job) {
-            self.owners().remove(&id);
-        }
         Ok(Response::new(proto::ReleaseJobResponse {}))
     }
 
@@ -196,14 +188,12 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
     ) -> Result<Response<proto::ListJobsResponse>, Status> {
         let caller = caller(&request);
         let topology = self.controller.topology();
-        let jobs = self
-            .controller
-            .jobs()
-            .await
-            .iter()
-            .filter(|j| self.may_use(&caller, j.id))
-            .map(|j| job_to_proto(j, topology))
-            .collect();
+        let mut jobs = Vec::new();
+        for j in self.controller.jobs().await {
+            if self.may_use(&caller, j.id).await {
+                jobs.push(job_to_proto(&j, topology));
+            }
+        }
         let primary = *self.controller.switch().role().borrow() == Role::Primary;
         Ok(Response::new(proto::ListJobsResponse { jobs, primary }))
     }
@@ -214,21 +204,22 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
     ) -> Result<Response<proto::JobStatsResponse>, Status> {
         let caller = caller(&request);
         for &job in &request.get_ref().job_ids {
-            self.check_use(&caller, job)?;
+            self.check_use(&caller, job).await?;
         }
         let stats = self.controller.stats(&request.get_ref().job_ids).await?;
-        let jobs = stats
-            .into_iter()
-            .filter(|s| self.may_use(&caller, s.job))
-            .map(|s| proto::JobCounters {
-                job_id: s.job.into(),
-                counters: s
-                    .counters
-                    .into_iter()
-                    .map(|(name, packets)| proto::Counter { name, packets })
-                    .collect(),
-            })
-            .collect();
+        let mut jobs = Vec::new();
+        for s in stats {
+            if self.may_use(&caller, s.job).await {
+                jobs.push(proto::JobCounters {
+                    job_id: s.job.into(),
+                    counters: s
+                        .counters
+                        .into_iter()
+                        .map(|(name, packets)| proto::Counter { name, packets })
+                        .collect(),
+                });
+            }
+        }
         Ok(Response::new(proto::JobStatsResponse { jobs }))
     }
 }

@@ -21,7 +21,7 @@ use crate::entries::{
 use crate::error::{AdmitError, Error, P4RuntimeError, PipelineError};
 use crate::jobs::{Job, JobRequest, JobTable};
 use crate::pipeline::Pipeline;
-use crate::registry::Registry;
+use crate::registry::{Owners, Registry};
 use crate::topology::Topology;
 
 /// Tunables of [`Controller`].
@@ -85,6 +85,9 @@ struct State {
     /// (and loaded from its registry at start): restored at the next sync
     /// as primary, whatever the switch holds by then.
     record: Option<JobTable>,
+    /// Job id → the tenant that admitted it through the job API; kept
+    /// across takeovers and, with a registry, across restarts.
+    owners: Owners,
     /// The view is the truth (after a sync as primary); otherwise the next
     /// sync adopts what the switch holds.
     authoritative: bool,
@@ -155,9 +158,12 @@ impl<S: SwitchBackend> Controller<S> {
             }
         }
         let registry = config.registry.as_deref().map(Registry::open).transpose()?;
-        let record = match &registry {
-            Some(r) => r.load(&pipeline, slots)?,
-            None => None,
+        let (record, owners) = match &registry {
+            Some(r) => match r.load(&pipeline, slots)? {
+                Some((jobs, owners)) => (Some(jobs), owners),
+                None => (None, Owners::new()),
+            },
+            None => (None, Owners::new()),
         };
         if let (Some(r), Some(jobs)) = (&registry, &record) {
             tracing::info!(
@@ -174,6 +180,7 @@ impl<S: SwitchBackend> Controller<S> {
             state: Mutex::new(State {
                 jobs: JobTable::new(slots),
                 record,
+                owners,
                 authoritative: false,
                 dirty: false,
             }),
@@ -343,7 +350,7 @@ impl<S: SwitchBackend> Controller<S> {
                 }
                 tracing::info!("adopted {} job(s) from the switch", jobs.jobs().len());
                 state.jobs = jobs;
-                self.persist(&state.jobs)?;
+                self.persist(&state.jobs, &state.owners)?;
             }
         }
         let mut desired = self.topology.entities();
@@ -457,12 +464,17 @@ impl<S: SwitchBackend> Controller<S> {
         }
     }
 
-    /// Writes `jobs` to the registry, if there is one.
-    fn persist(&self, jobs: &JobTable) -> Result<(), Error> {
+    /// Writes `jobs` and their tenants to the registry, if there is one.
+    fn persist(&self, jobs: &JobTable, owners: &Owners) -> Result<(), Error> {
         match &self.registry {
-            Some(r) => r.save(&self.pipeline, jobs),
+            Some(r) => r.save(&self.pipeline, jobs, owners),
             None => Ok(()),
         }
+    }
+
+    /// The tenant that admitted job `job` through the job API, if any.
+    pub async fn owner(&self, job: u16) -> Option<String> {
+        self.state.lock().await.owners.get(&job).cloned()
     }
 
     fn check_primary(&self) -> Result<(), Error> {
@@ -491,6 +503,12 @@ impl<S: SwitchBackend> Controller<S> {
     /// Admits a job: checks the request, installs its entities in one
     /// Write, and on failure removes whatever part was installed.
     pub async fn admit(&self, request: &JobRequest) -> Result<Job, Error> {
+        self.admit_for(request, None).await
+    }
+
+    /// [`Controller::admit`] on behalf of tenant `owner` (the job API's
+    /// caller), recorded with the job.
+    pub async fn admit_for(&self, request: &JobRequest, owner: Option<&str>) -> Result<Job, Error> {
         let mut state = self.state.lock().await;
         self.check_ready(&state)?;
         let job = state.jobs.plan(request, &self.topology)?;
@@ -498,7 +516,12 @@ impl<S: SwitchBackend> Controller<S> {
         // missing from the record a restarted controller restores.
         let mut admitted = state.jobs.clone();
         admitted.insert(job.clone());
-        self.persist(&admitted)?;
+        let mut owners = state.owners.clone();
+        match owner {
+            Some(tenant) => owners.insert(job.id, tenant.to_string()),
+            None => owners.remove(&job.id),
+        };
+        self.persist(&admitted, &owners)?;
         let entities = job.entities(self.pipeline.bindings.arch);
         let updates = entities
             .iter()
@@ -513,10 +536,11 @@ impl<S: SwitchBackend> Controller<S> {
                     job.mode
                 );
                 state.jobs = admitted;
+                state.owners = owners;
                 Ok(job)
             }
             Err(source) => {
-                if let Err(e) = self.persist(&state.jobs) {
+                if let Err(e) = self.persist(&state.jobs, &state.owners) {
                     tracing::warn!("job {} refused, but {e}", job.id);
                 }
                 // CONTINUE_ON_ERROR: any subset may be installed. Delete one
@@ -559,8 +583,9 @@ impl<S: SwitchBackend> Controller<S> {
             return Err(e.into());
         }
         state.jobs.remove(job.id);
+        state.owners.remove(&job.id);
         tracing::info!("released job {}", job.id);
-        if let Err(e) = self.persist(&state.jobs) {
+        if let Err(e) = self.persist(&state.jobs, &state.owners) {
             // Released on the switch; a restarted controller would bring
             // it back from the stale record until the next write.
             self.set_error(&e);

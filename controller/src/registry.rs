@@ -26,6 +26,11 @@ use crate::pipeline::Pipeline;
 const JOBS: TableDefinition<u32, &[u8]> = TableDefinition::new("jobs");
 /// `"cookie"` → the pipeline's cookie the jobs were made for.
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// Job id → the tenant that admitted it (job API tokens).
+const OWNERS: TableDefinition<u32, &str> = TableDefinition::new("owners");
+
+/// Job id → the tenant that admitted it.
+pub type Owners = std::collections::BTreeMap<u16, String>;
 
 /// The job record on disk.
 #[derive(Debug)]
@@ -53,10 +58,14 @@ impl Registry {
         &self.path
     }
 
-    /// The recorded jobs, as a table of `pool_slots` slots; `None` when
-    /// nothing was ever recorded. An error when the record was made for
-    /// another pipeline or does not decode.
-    pub fn load(&self, pipeline: &Pipeline, pool_slots: u32) -> Result<Option<JobTable>, Error> {
+    /// The recorded jobs, as a table of `pool_slots` slots, and their
+    /// tenants; `None` when nothing was ever recorded. An error when the
+    /// record was made for another pipeline or does not decode.
+    pub fn load(
+        &self,
+        pipeline: &Pipeline,
+        pool_slots: u32,
+    ) -> Result<Option<(JobTable, Owners)>, Error> {
         let path = &self.path;
         let read = self
             .db
@@ -103,12 +112,26 @@ impl Registry {
         if let Some(p) = problems.first() {
             return Err(failed(path, "rebuilding its jobs", p));
         }
-        Ok(Some(table))
+        let mut owners = Owners::new();
+        match read.open_table(OWNERS) {
+            Ok(t) => {
+                for row in t.iter().map_err(|e| failed(path, "reading", e))? {
+                    let (id, tenant) = row.map_err(|e| failed(path, "reading", e))?;
+                    if let Ok(id) = u16::try_from(id.value()) {
+                        owners.insert(id, tenant.value().to_string());
+                    }
+                }
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(failed(path, "reading", e)),
+        }
+        Ok(Some((table, owners)))
     }
 
-    /// Replaces the record with `jobs`, in one transaction: after a crash
-    /// the file holds either the old record or the new one.
-    pub fn save(&self, pipeline: &Pipeline, jobs: &JobTable) -> Result<(), Error> {
+    /// Replaces the record with `jobs` and the tenants of those among them
+    /// in `owners`, in one transaction: after a crash the file holds
+    /// either the old record or the new one.
+    pub fn save(&self, pipeline: &Pipeline, jobs: &JobTable, owners: &Owners) -> Result<(), Error> {
         let path = &self.path;
         let write = self
             .db
@@ -138,6 +161,17 @@ impl Registry {
                 .encode_to_vec();
                 table
                     .insert(u32::from(id), encoded.as_slice())
+                    .map_err(|e| failed(path, "writing", e))?;
+            }
+            let mut tenants = write
+                .open_table(OWNERS)
+                .map_err(|e| failed(path, "writing", e))?;
+            tenants
+                .retain(|_, _| false)
+                .map_err(|e| failed(path, "writing", e))?;
+            for (id, tenant) in owners.iter().filter(|(id, _)| jobs.get(**id).is_some()) {
+                tenants
+                    .insert(u32::from(*id), tenant.as_str())
                     .map_err(|e| failed(path, "writing", e))?;
             }
         }

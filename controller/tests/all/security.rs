@@ -292,3 +292,56 @@ async fn plaintext_beyond_loopback_is_refused_unless_insecure() {
     );
     ctl.stop().await;
 }
+
+/// With a job record (`--state`), who admitted a job survives the
+/// controller restarting: alice still sees and releases her job after the
+/// restart, bob still cannot.
+#[tokio::test]
+async fn tenants_keep_their_jobs_across_a_controller_restart_with_a_record() {
+    let dir = std::env::temp_dir().join(format!("esa-tenant-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fake = FakeSwitch::start().await;
+    let start = || async {
+        let config = esa_controller::ControllerConfig {
+            check_interval: Duration::from_millis(100),
+            retry_interval: Duration::from_millis(50),
+            registry: Some(dir.join("jobs.redb")),
+            ..Default::default()
+        };
+        let security = ApiSecurity {
+            tokens: Some(tokens()),
+            ..ApiSecurity::default()
+        };
+        let backend = GrpcSwitch::new(&fake.addr.to_string(), 0, 1);
+        let ctl = start_controller_config(backend, config, security).await;
+        wait_synced(&ctl, 1).await;
+        ctl
+    };
+    let plain = ClientSecurity::default();
+    let first = start().await;
+    client(&first, &plain, Some(ALICE))
+        .await
+        .admit_job(admit_a())
+        .await
+        .unwrap();
+    first.stop().await;
+
+    let second = start().await;
+    let mut alice = client(&second, &plain, Some(ALICE)).await;
+    let mut bob = client(&second, &plain, Some(BOB)).await;
+    assert_eq!(listed(&mut alice).await, [1]);
+    assert_eq!(listed(&mut bob).await, Vec::<u32>::new());
+    let e = bob
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    alice
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap();
+    assert_switch(fake.addr, &expected(&[])).await;
+    second.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
