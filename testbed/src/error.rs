@@ -61,6 +61,14 @@ pub enum TestbedError {
         /// The controller's last error.
         last_error: String,
     },
+    /// The run was interrupted ([`crate::RunOptions::interrupt`], a SIGINT
+    /// or SIGTERM): its workers were stopped, its jobs released and its
+    /// switch and links torn down; it reports no job.
+    #[error(
+        "interrupted: the run was stopped, its admitted jobs released and its switch and links \
+         torn down; no report"
+    )]
+    Interrupted,
 }
 
 impl TestbedError {

@@ -15,6 +15,8 @@
 //!   simulated in virtual time), checked before anything starts, then each
 //!   variant; a job's run (its PS and workers on threads through
 //!   `esa_harness::runner`, each on its own link) and the progress bars.
+//! - [`counters`]: a job's switch counters over one run, as deltas (the
+//!   rule for a counter the switch reset mid-run).
 //! - [`switch_target`]: switch targets ([`SwitchTarget`]): esa-switch in
 //!   process, BMv2's `simple_switch_grpc`, a switch somebody else runs.
 //! - [`fabric`]: where the hosts run and how they reach the switch
@@ -43,6 +45,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod counters;
 mod error;
 pub mod experiment;
 pub mod fabric;
@@ -62,5 +65,7 @@ pub use experiment::{
 };
 pub use fabric::{Fabric, HostsFile};
 pub use report::{ExperimentReport, JobReport, VariantReport};
-pub use run::{RunOptions, VariantRunner, makes_namespaces, preflight, run_experiment};
+pub use run::{
+    RunOptions, VariantRunner, cleans_up_on_interrupt, makes_namespaces, preflight, run_experiment,
+};
 pub use switch_target::{Bmv2Target, EmbeddedTarget, ExternalTarget, SwitchTarget};
