@@ -54,6 +54,10 @@ pub(crate) struct RunArgs {
     /// The P4Info that goes with --device-config.
     #[arg(long, value_name = "FILE", requires = "device_config")]
     p4info: Option<std::path::PathBuf>,
+    /// Run even when the estimated run time is above an hour (the
+    /// estimate is printed before the run starts).
+    #[arg(long)]
+    yes: bool,
     /// BMv2: where the compiled program and the switch's log go
     /// (default: a folder under the temporary folder).
     #[arg(long, value_name = "DIR")]
@@ -145,6 +149,13 @@ pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
         work_dir: args.work_dir.clone(),
         ..esa_testbed::RunOptions::default()
     };
+    let estimate = esa_testbed::estimate::estimate(&experiment, &options)?;
+    if !args.quiet {
+        eprintln!("{}: estimated run time {estimate}", experiment.name);
+    }
+    if !args.yes {
+        estimate.within(esa_testbed::estimate::CONFIRM_ABOVE)?;
+    }
     on_signal_stop(&experiment, &options);
     match esa_testbed::run_experiment(&experiment, &options) {
         Err(interrupted @ esa_testbed::TestbedError::Interrupted) => {

@@ -17,6 +17,8 @@
 //!   `esa_harness::runner`, each on its own link) and the progress bars.
 //! - [`counters`]: a job's switch counters over one run, as deltas (the
 //!   rule for a counter the switch reset mid-run).
+//! - [`estimate`]: an experiment's wall time, estimated before it starts
+//!   from its workload and a calibrated rate per switch.
 //! - [`switch_target`]: switch targets ([`SwitchTarget`]): esa-switch in
 //!   process, BMv2's `simple_switch_grpc`, a switch somebody else runs.
 //! - [`fabric`]: where the hosts run and how they reach the switch
@@ -47,6 +49,7 @@
 
 pub mod counters;
 mod error;
+pub mod estimate;
 pub mod experiment;
 pub mod fabric;
 pub mod local;

@@ -447,6 +447,8 @@ impl ExternalSwitch {
             &[
                 "run",
                 file.to_str().unwrap(),
+                // long.toml is estimated at hours: it is stopped midway.
+                "--yes",
                 "--switch",
                 "external",
                 "--p4runtime",
