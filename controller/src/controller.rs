@@ -16,7 +16,8 @@ use tokio::sync::{Mutex, watch};
 
 use crate::backend::{Role, SwitchBackend};
 use crate::entries::{
-    Entity, EntityKey, TableKind, key_from_proto, wildcard_groups, wildcard_table,
+    Entity, EntityKey, TableKind, decode_value, encode_value, key_from_proto, wildcard_groups,
+    wildcard_table,
 };
 use crate::error::{AdmitError, Error, P4RuntimeError, PipelineError};
 use crate::jobs::{Job, JobRequest, JobTable};
@@ -591,6 +592,70 @@ impl<S: SwitchBackend> Controller<S> {
             self.set_error(&e);
         }
         Ok(job)
+    }
+
+    /// Frees the pool slots that still name job `job_id` in their key, and
+    /// the tombstones that do: what aggregations cut short leave behind (a
+    /// run interrupted mid-iteration, its workers stopped). A job admitted
+    /// later with the same id and seqs would otherwise add into those
+    /// partials, or be sent to its PS by those tombstones. Call it for a
+    /// released job while no job's packets can claim slots (every job of
+    /// the switch released): a slot another job claims between this read
+    /// and this write would lose its partial. Returns how many cells it
+    /// cleared; registers the program lacks are skipped.
+    pub async fn free_slots_of(&self, job_id: u16) -> Result<usize, Error> {
+        self.check_primary()?;
+        let registers: Vec<u32> = self
+            .pipeline
+            .p4info
+            .registers
+            .iter()
+            .filter_map(|r| r.preamble.as_ref())
+            .filter(|p| {
+                let short = p.name.rsplit('.').next();
+                short == Some("slot_key") || short == Some("slot_tombstone")
+            })
+            .map(|p| p.id)
+            .collect();
+        let query = registers
+            .iter()
+            .map(|&register_id| p4v1::Entity {
+                entity: Some(p4v1::entity::Entity::RegisterEntry(p4v1::RegisterEntry {
+                    register_id,
+                    index: None,
+                    data: None,
+                })),
+            })
+            .collect();
+        let mut updates = vec![];
+        for entity in self.switch.read(query).await? {
+            let Some(p4v1::entity::Entity::RegisterEntry(mut cell)) = entity.entity else {
+                continue;
+            };
+            let key = match cell.data.as_ref().and_then(|d| d.data.as_ref()) {
+                Some(p4v1::p4_data::Data::Bitstring(bytes)) => decode_value(bytes, 32).unwrap_or(0),
+                _ => 0,
+            };
+            // docs/protocol.md 2: priority (31-28), job (27-16), seq (15-0).
+            if key == 0 || (key >> 16) & 0xfff != u64::from(job_id) {
+                continue;
+            }
+            cell.data = Some(p4v1::P4Data {
+                data: Some(p4v1::p4_data::Data::Bitstring(encode_value(0))),
+            });
+            updates.push(p4v1::Update {
+                r#type: p4v1::update::Type::Modify as i32,
+                entity: Some(p4v1::Entity {
+                    entity: Some(p4v1::entity::Entity::RegisterEntry(cell)),
+                }),
+            });
+        }
+        let cleared = updates.len();
+        if cleared > 0 {
+            self.switch.write(updates).await?;
+            tracing::info!("freed {cleared} pool cells job {job_id} left behind");
+        }
+        Ok(cleared)
     }
 
     /// The admitted jobs.

@@ -9,6 +9,8 @@
 //! - [`pipeline`]: P4Info loading (text or binary), device config, and the
 //!   [`pipeline::Bindings`] of names to ids, resolved once.
 //! - [`topology`]: the topology file (switch ports, hosts).
+//! - [`config_file`]: reading a config file, bounded in size (the topology,
+//!   the testbed's experiment and hosts files).
 //! - [`jobs`]: admission without I/O: validation, id and slot allocation,
 //!   the entities of a job, rebuilding the job view from the switch.
 //! - [`backend`]: the [`backend::SwitchBackend`] trait and its P4Runtime
@@ -36,6 +38,7 @@ pub mod api;
 pub mod auth;
 pub mod backend;
 pub mod certs;
+pub mod config_file;
 pub mod controller;
 pub mod entries;
 pub mod error;

@@ -110,7 +110,7 @@ pub fn parse_mac(text: &str) -> Option<MacAddr> {
 impl Topology {
     /// Reads and checks a topology file.
     pub fn load(path: &Path) -> Result<Topology, TopologyError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TopologyError::Io {
+        let text = crate::config_file::read_config(path).map_err(|source| TopologyError::Io {
             path: path.to_path_buf(),
             source,
         })?;

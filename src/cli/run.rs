@@ -1,6 +1,7 @@
 //! `esa run`: a multi-job experiment on the chosen switch and fabric.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use anyhow::{Result, bail};
 use clap::ValueEnum;
@@ -53,6 +54,10 @@ pub(crate) struct RunArgs {
     /// The P4Info that goes with --device-config.
     #[arg(long, value_name = "FILE", requires = "device_config")]
     p4info: Option<std::path::PathBuf>,
+    /// Run even when the estimated run time is above an hour (the
+    /// estimate is printed before the run starts).
+    #[arg(long)]
+    yes: bool,
     /// BMv2: where the compiled program and the switch's log go
     /// (default: a folder under the temporary folder).
     #[arg(long, value_name = "DIR")]
@@ -154,23 +159,59 @@ pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
         faults: args.faults.clone(),
         ..esa_testbed::RunOptions::default()
     };
-    if esa_testbed::makes_namespaces(&experiment, &options) {
-        // Interrupted, the run's topologies never drop: remove them here.
-        // (A switch process the run started gets the terminal's SIGINT
-        // too; one that does not dies with its veth ends.) Without
-        // namespaces, SIGINT keeps its default action.
-        let stop = super::shutdown::flag();
-        std::thread::spawn(move || {
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
+    let estimate = esa_testbed::estimate::estimate(&experiment, &options)?;
+    if !args.quiet {
+        eprintln!("{}: estimated run time {estimate}", experiment.name);
+    }
+    if !args.yes {
+        estimate.within(esa_testbed::estimate::CONFIRM_ABOVE)?;
+    }
+    on_signal_stop(&experiment, &options);
+    match esa_testbed::run_experiment(&experiment, &options) {
+        Err(interrupted @ esa_testbed::TestbedError::Interrupted) => {
+            eprintln!("{interrupted}");
+            std::process::exit(130);
+        }
+        report => finish_report(args, &report?),
+    }
+}
+
+/// How long an interrupted run may take to stop its workers, release its
+/// jobs and tear its switch and links down before the process exits
+/// anyway.
+const CLEAN_UP_WITHIN: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// On SIGINT or SIGTERM: an emulated run is interrupted, which releases
+/// every job it admitted (an external switch outlives the run, and would
+/// refuse the next run's job 1) and ends it with status 130; a run that
+/// does not stop within [`CLEAN_UP_WITHIN`], and one with nothing to
+/// release, has its network namespaces removed here (they would outlive
+/// the process) and exits 130. Without either, SIGINT keeps its default
+/// action.
+fn on_signal_stop(experiment: &esa_testbed::Experiment, options: &esa_testbed::RunOptions) {
+    let cleans_up = esa_testbed::cleans_up_on_interrupt(experiment, options);
+    let namespaces = esa_testbed::makes_namespaces(experiment, options);
+    if !cleans_up && !namespaces {
+        return;
+    }
+    let signalled = super::shutdown::flag();
+    let interrupt = Arc::clone(&options.interrupt);
+    std::thread::spawn(move || {
+        while !signalled.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        if cleans_up {
+            eprintln!("interrupted: stopping the workers and releasing the jobs");
+            interrupt.store(true, Ordering::SeqCst);
+            std::thread::sleep(CLEAN_UP_WITHIN);
+            eprintln!("interrupted: the run did not stop within {CLEAN_UP_WITHIN:?}");
+        }
+        if namespaces {
             let removed = esa_netns::remove_this_process();
             eprintln!("interrupted: removed {removed} network namespaces");
-            std::process::exit(130);
-        });
-    }
-    let report = esa_testbed::run_experiment(&experiment, &options)?;
-    finish_report(args, &report)
+        }
+        std::process::exit(130);
+    });
 }
 
 /// Prints the table, writes the report files, fails unless every job

@@ -206,6 +206,12 @@ impl SwitchBuilder {
                     ),
                 });
             }
+            if u64::from(*p) == p4sim::v1switch::DROP_PORT {
+                return Err(SwitchError::Port {
+                    port: *p,
+                    message: "is the drop port (a frame sent there is dropped): use 0..=510".into(),
+                });
+            }
             if Some(*p) == self.config.cpu_port {
                 return Err(SwitchError::Port {
                     port: *p,

@@ -70,7 +70,7 @@ variants = $VARIANTS
 EOF
             runs=$((runs + 1))
             echo "[$runs/$total, $(( $(date +%s) - started )) s] $name" >&2
-            "$ESA" run "$dir/experiment.toml" --quiet --out "$dir" >"$dir/table.txt"
+            "$ESA" run "$dir/experiment.toml" --quiet --yes --out "$dir" >"$dir/table.txt"
         done
     done
 done

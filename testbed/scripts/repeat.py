@@ -40,7 +40,8 @@ def scaled_copy(path, scale, out):
 
 
 def run(experiment, fabric, out):
-    cmd = [ESA, "run", experiment, "--quiet", "--fabric", fabric, "--out", out]
+    # --yes: a study is started knowing it is long.
+    cmd = [ESA, "run", experiment, "--quiet", "--yes", "--fabric", fabric, "--out", out]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{done.stderr}")

@@ -61,6 +61,26 @@ pub enum TestbedError {
         /// The controller's last error.
         last_error: String,
     },
+    /// The run is estimated to take longer than the limit
+    /// ([`crate::estimate`]); `esa run --yes` runs it anyway.
+    #[error(
+        "the run would take {estimate}, above {limit}: pass --yes to run it anyway, or lower \
+         the iterations"
+    )]
+    TooLong {
+        /// The estimate and how it was made.
+        estimate: String,
+        /// The limit, in words.
+        limit: String,
+    },
+    /// The run was interrupted ([`crate::RunOptions::interrupt`], a SIGINT
+    /// or SIGTERM): its workers were stopped, its jobs released and its
+    /// switch and links torn down; it reports no job.
+    #[error(
+        "interrupted: the run was stopped, its admitted jobs released and its switch and links \
+         torn down; no report"
+    )]
+    Interrupted,
 }
 
 impl TestbedError {

@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use esa_controller::config_file::read_config;
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
@@ -574,7 +575,7 @@ impl Experiment {
     /// (`esa run --fabric sim`) in place of the file's `[fabric] kind`: it
     /// decides the default scale and whether the 510-host limit applies.
     pub fn load_as(path: &Path, fabric: Option<FabricKind>) -> Result<Experiment, TestbedError> {
-        let text = std::fs::read_to_string(path).map_err(|error| TestbedError::Io {
+        let text = read_config(path).map_err(|error| TestbedError::Io {
             path: path.to_path_buf(),
             error,
         })?;
@@ -658,6 +659,18 @@ impl Experiment {
         if let Some(w) = file.workload {
             let seed = file.seed;
             for job in workload_jobs(w, &ctx, &fabric, seed, dir, &lines)? {
+                if let Err(why) = check_name(&job.name) {
+                    return Err(invalid(format!(
+                        "workload: job name {}: {why}",
+                        shown(&job.name)
+                    )));
+                }
+                if job.iterations == 0 || job.iterations > MAX_ITERATIONS {
+                    return Err(invalid(format!(
+                        "workload: job {:?}: {} iterations, must be 1..={MAX_ITERATIONS}",
+                        job.name, job.iterations
+                    )));
+                }
                 if !names.insert(job.name.clone()) {
                     return Err(invalid(format!(
                         "workload: job name {:?} is also a [[jobs]] name",
@@ -691,8 +704,16 @@ impl Experiment {
                 out
             }
         };
+        let name = file.name.unwrap_or_else(|| default_name.to_string());
+        if let Err(why) = check_name(&name) {
+            return Err(invalid(format!(
+                "name{} = {}: {why} (without `name`, the file's name is used)",
+                lines.mention(Table::Top, "name"),
+                shown(&name)
+            )));
+        }
         let e = Experiment {
-            name: file.name.unwrap_or_else(|| default_name.to_string()),
+            name,
             seed: file.seed,
             switch,
             jobs,
@@ -1029,7 +1050,7 @@ fn workload_jobs(
             } else {
                 trace.clone()
             };
-            let text = std::fs::read_to_string(&path).map_err(|error| TestbedError::Io {
+            let text = read_config(&path).map_err(|error| TestbedError::Io {
                 path: path.clone(),
                 error,
             })?;
@@ -1164,6 +1185,36 @@ fn max_gradient_elems(kind: FabricKind) -> usize {
 /// Largest compute time per iteration, µs (ten minutes).
 const MAX_COMPUTE_US: u64 = 600_000_000;
 
+/// The most iterations a job may run: a million all-reduces of the
+/// smallest gradient already take about a day on esa-switch
+/// ([`crate::estimate`]).
+pub const MAX_ITERATIONS: u32 = 1_000_000;
+
+/// The longest experiment or job name: names go into file and folder
+/// names, host names and every report line.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Checks an experiment or job name: 1 to [`MAX_NAME_LEN`] letters,
+/// digits, '-' and '_'.
+fn check_name(name: &str) -> Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if name.is_empty() || name.len() > MAX_NAME_LEN || !name.chars().all(allowed) {
+        return Err(format!(
+            "use 1 to {MAX_NAME_LEN} letters, digits, '-' and '_'"
+        ));
+    }
+    Ok(())
+}
+
+/// A name as an error shows it: quoted, and cut after
+/// [`MAX_NAME_LEN`] characters.
+fn shown(name: &str) -> String {
+    match name.char_indices().nth(MAX_NAME_LEN) {
+        Some((cut, _)) => format!("{:?}... ({} bytes)", &name[..cut], name.len()),
+        None => format!("{name:?}"),
+    }
+}
+
 fn check_job(
     j: JobSection,
     index: usize,
@@ -1178,16 +1229,11 @@ fn check_job(
             lines.mention(Table::Job(index), key)
         )
     };
-    if j.name.is_empty()
-        || !j
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if let Err(why) = check_name(&j.name) {
         return Err(invalid(format!(
-            "jobs[{index}].name{} = {:?}: use letters, digits, '-' and '_'",
+            "jobs[{index}].name{} = {}: {why}",
             lines.mention(Table::Job(index), "name"),
-            j.name
+            shown(&j.name)
         )));
     }
     if j.workers < 2 || j.workers > MAX_FAN_IN {
@@ -1197,10 +1243,11 @@ fn check_job(
             j.workers
         )));
     }
-    if j.iterations == 0 {
+    if j.iterations == 0 || j.iterations > MAX_ITERATIONS {
         return Err(invalid(format!(
-            "{} = 0: must be at least 1",
-            at("iterations")
+            "{} = {}: must be 1..={MAX_ITERATIONS}",
+            at("iterations"),
+            j.iterations
         )));
     }
     let base = match &j.model {
@@ -1430,6 +1477,51 @@ variants = ["esa/srpt", "atp", "switchml"]
             err.contains("switch.lanes") && err.contains("4, 8, 16 or 32"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn names_iterations_and_files_are_bounded() {
+        let refused = |text: &str| Experiment::parse(text, "x").unwrap_err().to_string();
+        let long = "n".repeat(MAX_NAME_LEN + 1);
+        let e = refused(&GOOD.replace("name = \"a\"", &format!("name = \"{long}\"")));
+        assert!(
+            e.contains("jobs[0].name (line 7) = \"nnnn")
+                && e.contains("... (65 bytes): use 1 to 64 letters, digits, '-' and '_'"),
+            "{e}"
+        );
+        let ok = "n".repeat(MAX_NAME_LEN);
+        assert!(
+            Experiment::parse(
+                &GOOD.replace("name = \"a\"", &format!("name = \"{ok}\"")),
+                "x"
+            )
+            .is_ok()
+        );
+        let e = refused(&format!("name = \"{long}\"\n{GOOD}"));
+        assert!(e.starts_with("invalid experiment: name (line 1) = "), "{e}");
+        assert!(
+            e.contains("(without `name`, the file's name is used)"),
+            "{e}"
+        );
+        let e = refused(&format!("name = \"../up\"\n{GOOD}"));
+        assert!(e.contains("letters, digits"), "{e}");
+        assert!(Experiment::parse(GOOD, "a stem with spaces").is_err());
+
+        let e = refused(&GOOD.replace("iterations = 2", "iterations = 1000000000"));
+        assert!(
+            e.contains("jobs[0] (\"a\").iterations (line 10) = 1000000000: must be 1..=1000000"),
+            "{e}"
+        );
+
+        // A file over the limit is refused before it is read whole.
+        let dir = std::env::temp_dir().join(format!("esa-experiment-size-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.toml");
+        let padding = "#".repeat(esa_controller::config_file::MAX_CONFIG_BYTES as usize);
+        std::fs::write(&big, format!("{GOOD}\n{padding}")).unwrap();
+        let e = Experiment::load(&big).unwrap_err().to_string();
+        assert!(e.contains("big.toml: larger than 1048576 bytes"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

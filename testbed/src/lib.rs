@@ -15,6 +15,10 @@
 //!   simulated in virtual time), checked before anything starts, then each
 //!   variant; a job's run (its PS and workers on threads through
 //!   `esa_harness::runner`, each on its own link) and the progress bars.
+//! - [`counters`]: a job's switch counters over one run, as deltas (the
+//!   rule for a counter the switch reset mid-run).
+//! - [`estimate`]: an experiment's wall time, estimated before it starts
+//!   from its workload and a calibrated rate per switch.
 //! - [`switch_target`]: switch targets ([`SwitchTarget`]): esa-switch in
 //!   process, BMv2's `simple_switch_grpc`, a switch somebody else runs.
 //! - [`fabric`]: where the hosts run and how they reach the switch
@@ -43,7 +47,9 @@
 //! # Ok(()) }
 //! ```
 
+pub mod counters;
 mod error;
+pub mod estimate;
 pub mod experiment;
 pub mod fabric;
 pub mod fault;
@@ -63,5 +69,7 @@ pub use experiment::{
 };
 pub use fabric::{Fabric, HostsFile};
 pub use report::{ExperimentReport, JobReport, VariantReport};
-pub use run::{RunOptions, VariantRunner, makes_namespaces, preflight, run_experiment};
+pub use run::{
+    RunOptions, VariantRunner, cleans_up_on_interrupt, makes_namespaces, preflight, run_experiment,
+};
 pub use switch_target::{Bmv2Target, EmbeddedTarget, ExternalTarget, SwitchTarget};

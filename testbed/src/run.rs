@@ -76,6 +76,12 @@ pub struct RunOptions {
     /// Faults to inject while the jobs run (`esa run --fault`), each in
     /// every variant, timed from the variant's start.
     pub faults: Vec<crate::fault::Fault>,
+    /// Raised (by a SIGINT or SIGTERM handler, say) to stop the run: the
+    /// workers stop, every job admitted is released through the
+    /// controller, the switch and the links (namespaces) are torn down,
+    /// and the run ends with [`TestbedError::Interrupted`]. Emulated runs
+    /// only ([`cleans_up_on_interrupt`]).
+    pub interrupt: Arc<AtomicBool>,
 }
 
 impl Default for RunOptions {
@@ -88,6 +94,7 @@ impl Default for RunOptions {
             work_dir: None,
             switch_lost_after: Duration::from_secs(10),
             faults: Vec::new(),
+            interrupt: Arc::default(),
         }
     }
 }
@@ -119,6 +126,13 @@ pub trait VariantRunner {
     /// interrupted outright must remove itself
     /// (`esa_netns::remove_this_process`).
     fn makes_namespaces(&self) -> bool {
+        false
+    }
+
+    /// Whether it stops on [`RunOptions::interrupt`], releasing what it
+    /// admitted; a runner that does not leaves nothing behind but the
+    /// namespaces it made, and may be stopped outright.
+    fn cleans_up_on_interrupt(&self) -> bool {
         false
     }
 
@@ -200,6 +214,13 @@ pub fn makes_namespaces(experiment: &Experiment, options: &RunOptions) -> bool {
     variant_runner(experiment, options).is_ok_and(|runner| runner.makes_namespaces())
 }
 
+/// Whether running `experiment` with `options` stops on
+/// [`RunOptions::interrupt`] (cleaning up after itself), so that a signal
+/// handler should raise it and wait rather than exit.
+pub fn cleans_up_on_interrupt(experiment: &Experiment, options: &RunOptions) -> bool {
+    variant_runner(experiment, options).is_ok_and(|runner| runner.cleans_up_on_interrupt())
+}
+
 /// Runs every variant of `experiment` where `options` say, and reports on
 /// each.
 pub fn run_experiment(
@@ -213,6 +234,9 @@ pub fn run_experiment(
     runner.preflight(experiment)?;
     let mut variants = Vec::new();
     for variant in &experiment.variants {
+        if options.interrupt.load(Ordering::SeqCst) {
+            return Err(TestbedError::Interrupted);
+        }
         variants.push(runner.run_variant(experiment, variant)?);
     }
     let setup = runner.setup();
@@ -378,6 +402,8 @@ struct JobContext {
     progress: Arc<Vec<Progress>>,
     index: usize,
     controller: Arc<Controller<GrpcSwitch>>,
+    /// Where the job's counters since admission are kept.
+    counters: emulated::RunCounters,
     runtime: tokio::runtime::Handle,
     /// Set when the switch is lost: the workers stop.
     abort: Arc<AtomicBool>,
@@ -552,9 +578,12 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         .block_on(ctx.controller.stats(&[u32::from(job_id)]))
     {
         Ok(stats) => {
-            for s in stats {
-                report.switch_counters = s.counters.into_iter().collect();
+            let mut counters = emulated::lock(&ctx.counters);
+            let mut deltas = counters.remove(&job_id).unwrap_or_default();
+            for s in &stats {
+                deltas.observe(s.counters.iter().map(|(n, v)| (n.as_str(), *v)));
             }
+            report.switch_counters = deltas.deltas();
             report.chunks_in_switch = report.counter("completed");
             report.switch_restarts = ctx.restarts.load(Ordering::SeqCst) - restarts_before;
             if report.switch_restarts > 0 {

@@ -351,95 +351,144 @@ fn esa_run_cleans_up_after_sigint_and_after_sigkill() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// An `esa switch` process on the veth ends of three host namespaces, a
+/// hosts file listing them, and experiment files for one job of two
+/// workers and a PS: `long.toml`, long enough to be stopped midway, and
+/// `short.toml`. The switch stops before the namespaces go (field order).
+struct ExternalSwitch {
+    switch: Proc,
+    grpc: String,
+    hosts_path: std::path::PathBuf,
+    dir: std::path::PathBuf,
+    #[expect(dead_code, reason = "held for its Drop: removes the namespaces")]
+    namespaces: esa_testbed::netns::Namespaces,
+}
+
+impl ExternalSwitch {
+    fn start(name: &str) -> ExternalSwitch {
+        use esa_testbed::netns::{NamespaceHost, Namespaces, SwitchAddress};
+        let dir = std::env::temp_dir().join(format!("esa-kill-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, iterations) in [("long", 100_000), ("short", 20)] {
+            std::fs::write(
+                dir.join(format!("{file}.toml")),
+                format!(
+                    "name = \"{file}\"\n[switch]\nlanes = 32\npool_slots = 256\n\
+                     [[jobs]]\nname = \"{file}\"\nworkers = 2\nmode = \"esa\"\n\
+                     gradient_elems = 65536\niterations = {iterations}\n"
+                ),
+            )
+            .unwrap();
+        }
+        let mac = |n: u16| [0x02, 0, 0, 0, 0x78, n as u8];
+        let ip = |n: u16| std::net::Ipv4Addr::new(10, 8, 0, n as u8);
+        let wanted: Vec<NamespaceHost> = (1..=3)
+            .map(|n| NamespaceHost {
+                port: n,
+                mac: mac(n),
+                ip: Some(ip(n)),
+                loss: 0.0,
+            })
+            .collect();
+        let switch_ip = std::net::Ipv4Addr::new(10, 8, 255, 254);
+        let namespaces = Namespaces::create(
+            &wanted,
+            Some(SwitchAddress {
+                ip: switch_ip,
+                mac: [0x02, 0, 0, 0, 0xff, 0xfe],
+            }),
+        )
+        .unwrap();
+        let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
+        for n in 1..=3u16 {
+            let m = mac(n).map(|b| format!("{b:02x}")).join(":");
+            hosts += &format!(
+                "[[host]]\nname = \"node{n}\"\nmac = \"{m}\"\nip = \"{}\"\nport = {n}\nnetns = \"{}\"\n",
+                ip(n),
+                namespaces.namespace(n).unwrap()
+            );
+        }
+        let hosts_path = dir.join("hosts.toml");
+        std::fs::write(&hosts_path, hosts).unwrap();
+        let grpc = {
+            let l = TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().to_string()
+        };
+        let mut switch_args = vec![
+            "switch".to_string(),
+            "--grpc-addr".into(),
+            grpc.clone(),
+            "--log-level".into(),
+            "warn".into(),
+        ];
+        for (port, name) in namespaces.interfaces() {
+            switch_args.push("-i".into());
+            switch_args.push(format!("{port}@{name}"));
+        }
+        let switch_args: Vec<&str> = switch_args.iter().map(String::as_str).collect();
+        let switch = Proc::spawn("esa switch", &switch_args);
+        ExternalSwitch {
+            switch,
+            grpc,
+            hosts_path,
+            dir,
+            namespaces,
+        }
+    }
+
+    /// `esa run EXPERIMENT.toml --switch external` on this switch, its
+    /// report in `out/EXPERIMENT`.
+    fn run(&self, experiment: &str) -> Proc {
+        let file = self.dir.join(format!("{experiment}.toml"));
+        let out_dir = self.out_dir(experiment);
+        Proc::spawn(
+            "esa run",
+            &[
+                "run",
+                file.to_str().unwrap(),
+                // long.toml is estimated at hours: it is stopped midway.
+                "--yes",
+                "--switch",
+                "external",
+                "--p4runtime",
+                &self.grpc,
+                "--hosts",
+                self.hosts_path.to_str().unwrap(),
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+        )
+    }
+
+    fn out_dir(&self, experiment: &str) -> std::path::PathBuf {
+        self.dir.join("out").join(experiment)
+    }
+}
+
+impl Drop for ExternalSwitch {
+    fn drop(&mut self) {
+        self.switch.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// `esa run --switch external` against an `esa switch` process on veth
 /// ports, hosts in namespaces: the switch is killed with SIGKILL while the
 /// job runs. `esa run` ends within a bound, fails, says the switch is gone
 /// (naming its P4Runtime address), and writes no report.
 #[test]
 fn killing_an_external_switch_ends_esa_run_with_a_clear_error() {
-    use esa_testbed::netns::{NamespaceHost, Namespaces, SwitchAddress};
     if !esa_netns::tests_enabled("namespace test") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("esa-kill-external-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    // One job long enough to be killed midway: two workers and a PS.
-    let experiment = dir.join("long.toml");
-    std::fs::write(
-        &experiment,
-        "name = \"long\"\n[switch]\nlanes = 32\npool_slots = 256\n\
-         [[jobs]]\nname = \"long\"\nworkers = 2\nmode = \"esa\"\n\
-         gradient_elems = 65536\niterations = 100000\n",
-    )
-    .unwrap();
-    let mac = |n: u16| [0x02, 0, 0, 0, 0x78, n as u8];
-    let ip = |n: u16| std::net::Ipv4Addr::new(10, 8, 0, n as u8);
-    let wanted: Vec<NamespaceHost> = (1..=3)
-        .map(|n| NamespaceHost {
-            port: n,
-            mac: mac(n),
-            ip: Some(ip(n)),
-            loss: 0.0,
-        })
-        .collect();
-    let switch_ip = std::net::Ipv4Addr::new(10, 8, 255, 254);
-    let namespaces = Namespaces::create(
-        &wanted,
-        Some(SwitchAddress {
-            ip: switch_ip,
-            mac: [0x02, 0, 0, 0, 0xff, 0xfe],
-        }),
-    )
-    .unwrap();
-    let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
-    for n in 1..=3u16 {
-        let m = mac(n).map(|b| format!("{b:02x}")).join(":");
-        hosts += &format!(
-            "[[host]]\nname = \"node{n}\"\nmac = \"{m}\"\nip = \"{}\"\nport = {n}\nnetns = \"{}\"\n",
-            ip(n),
-            namespaces.namespace(n).unwrap()
-        );
-    }
-    let hosts_path = dir.join("hosts.toml");
-    std::fs::write(&hosts_path, hosts).unwrap();
-    let grpc = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().to_string()
-    };
-    let mut switch_args = vec![
-        "switch".to_string(),
-        "--grpc-addr".into(),
-        grpc.clone(),
-        "--log-level".into(),
-        "warn".into(),
-    ];
-    for (port, name) in namespaces.interfaces() {
-        switch_args.push("-i".into());
-        switch_args.push(format!("{port}@{name}"));
-    }
-    let switch_args: Vec<&str> = switch_args.iter().map(String::as_str).collect();
-    let mut switch = Proc::spawn("esa switch", &switch_args);
-    let out_dir = dir.join("out");
-    let mut run = Proc::spawn(
-        "esa run",
-        &[
-            "run",
-            experiment.to_str().unwrap(),
-            "--switch",
-            "external",
-            "--p4runtime",
-            &grpc,
-            "--hosts",
-            hosts_path.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-    );
+    let mut external = ExternalSwitch::start("external");
+    let grpc = external.grpc.clone();
+    let mut run = external.run("long");
     // Progress lines come every 2 s: the job is running and has completed
     // chunks in the switch.
     run.wait_for("iterations (running)", Duration::from_secs(120));
-    switch.kill();
+    external.switch.kill();
     let killed = Instant::now();
     let (status, lines) = run.exit_within(Duration::from_secs(60));
     let all = lines.join("\n");
@@ -451,13 +500,48 @@ fn killing_an_external_switch_ends_esa_run_with_a_clear_error() {
     assert!(!all.contains("WRONG"), "{all}");
     assert!(all.contains("is gone"), "{all}");
     assert!(
-        !out_dir.join("report.json").exists(),
+        !external.out_dir("long").join("report.json").exists(),
         "a stopped run writes no report: {all}"
     );
     eprintln!(
         "esa run ended {:?} after the kill:\n{all}",
         killed.elapsed()
     );
-    drop(namespaces);
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `esa run --switch external` stopped by SIGINT, then by SIGTERM, while
+/// its job runs: each exits 130 within a bound saying it released its
+/// jobs, and writes no report; the switch, which outlives them, holds no
+/// job, so the next run on it (job 1 again) is admitted and verifies.
+#[test]
+fn an_interrupted_external_run_releases_its_job_for_the_next() {
+    if !esa_netns::tests_enabled("namespace test") {
+        return;
+    }
+    let external = ExternalSwitch::start("interrupted");
+    for signal in ["-INT", "-TERM"] {
+        let mut run = external.run("long");
+        run.wait_for("iterations (running)", Duration::from_secs(120));
+        let sent = Command::new("kill")
+            .args([signal, &run.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let (status, lines) = run.exit_within(Duration::from_secs(30));
+        let all = lines.join("\n");
+        assert_eq!(status.code(), Some(130), "kill {signal}: {all}");
+        assert!(all.contains("admitted jobs released"), "{all}");
+        assert!(!all.contains("WRONG"), "{all}");
+        assert!(
+            !external.out_dir("long").join("report.json").exists(),
+            "an interrupted run writes no report: {all}"
+        );
+    }
+    let mut next = external.run("short");
+    let (status, lines) = next.exit_within(Duration::from_secs(120));
+    let all = lines.join("\n");
+    let report = std::fs::read_to_string(external.out_dir("short").join("report.json"));
+    assert!(status.success(), "the next run failed: {all}\n{report:?}");
+    assert!(!all.contains("already admitted"), "{all}");
+    assert!(report.unwrap().contains("\"verified\": true"), "{all}");
 }

@@ -326,6 +326,52 @@ fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Two runs of quick.toml, one after the other, on one external switch
+/// (which keeps its counters, indexed by job id, from run to run): each
+/// report counts only its own run, the same chunks in the switch both times,
+/// and every chunk once (in the switch or at the PS).
+#[test]
+fn consecutive_runs_on_one_external_switch_report_their_own_counts() {
+    if !netns_enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("consecutive");
+    let fabric = external_fabric(&dir, &[1, 2, 3, 4, 5, 6]);
+    let counts = |run: &str| -> Vec<(u64, u64, u64)> {
+        let out_dir = dir.join(run);
+        assert_verified(&fabric.run_quick(&out_dir), &out_dir, "external");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+                .unwrap();
+        json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let count = |key: &str| j[key].as_u64().unwrap();
+                (
+                    count("chunks_in_switch"),
+                    count("chunks_at_ps"),
+                    count("chunks_total"),
+                )
+            })
+            .collect()
+    };
+    let first = counts("first");
+    let second = counts("second");
+    for (in_switch, at_ps, total) in &first {
+        assert_eq!(in_switch + at_ps, *total, "{first:?}");
+    }
+    assert_eq!(
+        first.iter().map(|c| c.0).collect::<Vec<_>>(),
+        second.iter().map(|c| c.0).collect::<Vec<_>>(),
+        "in-switch chunks: first run {first:?}, second run {second:?}"
+    );
+    drop(fabric);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Resident memory of process `pid`, KiB.
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

@@ -1179,6 +1179,20 @@ async fn program_at_start_and_frames_without_program() {
         .build()
         .unwrap_err();
     assert!(err.to_string().contains("below"), "{err}");
+    // 511 is v1model's drop port, on any kind of port.
+    let err = esa_switch::Switch::builder(esa_switch::SwitchConfig::default())
+        .udp_port(511, "127.0.0.1:0".parse().unwrap(), None)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "port 511: is the drop port (a frame sent there is dropped): use 0..=510"
+    );
+    let err = esa_switch::Switch::builder(esa_switch::SwitchConfig::default())
+        .memory_ports([511])
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("drop port"), "{err}");
     #[cfg(target_os = "linux")]
     {
         let err = esa_switch::Switch::builder(esa_switch::SwitchConfig::default())

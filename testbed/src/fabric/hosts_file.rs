@@ -7,6 +7,7 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 
 use esa_controller::Topology;
+use esa_controller::config_file::read_config;
 use esa_controller::topology::{Host, HostEntry};
 use esa_harness::Ports;
 use esa_host::addressing::SWITCH_IP;
@@ -169,7 +170,7 @@ struct HostText {
 impl HostsFile {
     /// Reads and checks a hosts file.
     pub fn load(path: &Path) -> Result<HostsFile, TestbedError> {
-        let text = std::fs::read_to_string(path).map_err(|error| TestbedError::Io {
+        let text = read_config(path).map_err(|error| TestbedError::Io {
             path: path.to_path_buf(),
             error,
         })?;

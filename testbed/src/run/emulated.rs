@@ -8,12 +8,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use esa_controller::jobs::{Endpoint, JobRequest, SlotRequest};
-use esa_controller::{GrpcSwitch, Health, Pipeline, Role, Topology};
+use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
+use esa_controller::{Controller, GrpcSwitch, Health, Pipeline, Role, Topology};
 use esa_harness::control::{self, add_host, stopped};
 use tokio::sync::watch;
 
@@ -21,6 +21,7 @@ use super::{
     FAILED, JobContext, Progress, RUNNING, RunOptions, Setup, VariantRunner, WAITING, ms,
     spawn_job, spawn_progress,
 };
+use crate::counters::{CounterDeltas, SAMPLE_EVERY};
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, Variant};
 use crate::fabric::{AttachedHosts, Cabling, Fabric, PlacedHost};
@@ -100,6 +101,10 @@ impl VariantRunner for Emulated {
 
     fn makes_namespaces(&self) -> bool {
         self.fabric.makes_namespaces()
+    }
+
+    fn cleans_up_on_interrupt(&self) -> bool {
+        true
     }
 
     fn preflight(&self, experiment: &Experiment) -> Result<(), TestbedError> {
@@ -203,18 +208,27 @@ impl VariantRunner for Emulated {
             .into());
         }
 
-        // Stops every worker when the switch stays out of reach; its result
-        // is the controller's last error then.
+        // Stops every worker when the switch stays out of reach or the run
+        // is interrupted; its result says which.
         let abort = Arc::new(AtomicBool::new(false));
         let watchdog = {
             let abort = Arc::clone(&abort);
             let (health, after) = (controller.health(), options.switch_lost_after);
+            let interrupt = Arc::clone(&options.interrupt);
             runtime.spawn(async move {
-                let last_error = switch_lost(health, after).await;
+                let stopped = tokio::select! {
+                    last_error = switch_lost(health, after) => Stopped::SwitchLost(last_error),
+                    () = interrupted(interrupt) => Stopped::Interrupted,
+                };
                 abort.store(true, Ordering::SeqCst);
-                last_error
+                stopped
             })
         };
+        let counters: RunCounters = Arc::default();
+        let sampler = runtime.spawn(sample_counters(
+            Arc::clone(&controller),
+            Arc::clone(&counters),
+        ));
 
         let progress: Arc<Vec<Progress>> = Arc::new(
             jobs.iter()
@@ -249,6 +263,7 @@ impl VariantRunner for Emulated {
             switch: running_switch,
             cabling,
         } = &mut stage;
+        let mut admitted: Vec<u16> = Vec::new();
         let (reports, faults) = std::thread::scope(|scope| {
             // Closed when the jobs are over: a fault not struck by then
             // never strikes.
@@ -307,15 +322,15 @@ impl VariantRunner for Emulated {
                 };
                 let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
                 report.arrival_ms = ms(arrived - start);
-                let job = match runtime.block_on(controller.admit(&request)) {
-                    Ok(job) => job,
-                    Err(e) => {
-                        report.error = Some(format!("admission refused: {e}"));
-                        progress[i].state.store(FAILED, Ordering::Relaxed);
-                        reports[i] = Some(report);
-                        continue;
-                    }
+                let admission = runtime
+                    .block_on(admit(&controller, &request, &counters))
+                    .map_err(|e| report.error = Some(e));
+                let Ok(job) = admission else {
+                    progress[i].state.store(FAILED, Ordering::Relaxed);
+                    reports[i] = Some(report);
+                    continue;
                 };
+                admitted.push(job.id);
                 progress[i].state.store(RUNNING, Ordering::Relaxed);
                 let ports: Vec<u16> = hosts
                     .workers
@@ -335,6 +350,7 @@ impl VariantRunner for Emulated {
                     progress: Arc::clone(&progress),
                     index: i,
                     controller: Arc::clone(&controller),
+                    counters: Arc::clone(&counters),
                     runtime: runtime.handle().clone(),
                     abort: Arc::clone(&abort),
                     meters: ports
@@ -360,9 +376,14 @@ impl VariantRunner for Emulated {
         })?;
 
         let wall_ms = (ms(start.elapsed()) * 1000.0).round() / 1000.0;
+        sampler.abort();
         watchdog.abort();
-        // `Ok` only if it had finished: the switch was lost.
-        let lost = runtime.block_on(watchdog).ok();
+        // `Ok` only if it had finished: the switch was lost or the run
+        // interrupted.
+        let stopped = runtime.block_on(watchdog).ok();
+        if stopped == Some(Stopped::Interrupted) {
+            runtime.block_on(clean_up_interrupted(&controller, &admitted));
+        }
         stop_progress.store(true, Ordering::Relaxed);
         if let Some(t) = progress_thread {
             let _ = t.join();
@@ -375,12 +396,16 @@ impl VariantRunner for Emulated {
         // The switch process, then the namespaces its ports were in.
         let p4runtime = stage.switch.p4runtime.clone();
         drop(stage);
-        if let Some(last_error) = lost {
-            return Err(TestbedError::SwitchLost {
-                p4runtime,
-                after: options.switch_lost_after,
-                last_error,
-            });
+        match stopped {
+            Some(Stopped::SwitchLost(last_error)) => {
+                return Err(TestbedError::SwitchLost {
+                    p4runtime,
+                    after: options.switch_lost_after,
+                    last_error,
+                });
+            }
+            Some(Stopped::Interrupted) => return Err(TestbedError::Interrupted),
+            None => {}
         }
         Ok(VariantReport {
             variant: variant.label.clone(),
@@ -579,6 +604,97 @@ impl Injector<'_> {
             ));
         }
         report
+    }
+}
+
+/// Why a variant stopped before its jobs finished.
+#[derive(Debug, PartialEq, Eq)]
+enum Stopped {
+    /// The switch stayed out of reach; the controller's last error.
+    SwitchLost(String),
+    /// [`RunOptions::interrupt`] was raised.
+    Interrupted,
+}
+
+/// Completes once `interrupt` is raised.
+async fn interrupted(interrupt: Arc<AtomicBool>) {
+    while !interrupt.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Every admitted job's counters since its admission, by job id; a job's
+/// entry goes when its thread takes the final reading.
+pub(super) type RunCounters = Arc<Mutex<BTreeMap<u16, CounterDeltas>>>;
+
+/// Admits `request`'s job and takes its counters' starting values (what
+/// an earlier run on the same switch left there). A job whose counters
+/// cannot be read is released again: its report could not be told apart
+/// from the earlier run's.
+async fn admit(
+    controller: &Controller<GrpcSwitch>,
+    request: &JobRequest,
+    counters: &RunCounters,
+) -> Result<Job, String> {
+    let job = controller
+        .admit(request)
+        .await
+        .map_err(|e| format!("admission refused: {e}"))?;
+    match controller.stats(&[u32::from(job.id)]).await {
+        Ok(stats) => {
+            let start = stats.iter().flat_map(|s| &s.counters);
+            let start = CounterDeltas::starting_at(start.map(|(n, v)| (n.as_str(), *v)));
+            lock(counters).insert(job.id, start);
+            Ok(job)
+        }
+        Err(e) => {
+            let _ = controller.release(u32::from(job.id)).await;
+            Err(format!("cannot read the switch counters at admission: {e}"))
+        }
+    }
+}
+
+/// Reads every admitted job's counters every [`SAMPLE_EVERY`] into
+/// `counters`, so that a reset of the switch's counters mid-run loses at
+/// most one interval's counts (`crate::counters`); runs until aborted.
+async fn sample_counters(controller: Arc<Controller<GrpcSwitch>>, counters: RunCounters) {
+    loop {
+        tokio::time::sleep(SAMPLE_EVERY).await;
+        // A switch out of reach is the watchdog's business.
+        let Ok(stats) = controller.stats(&[]).await else {
+            continue;
+        };
+        let mut counters = lock(&counters);
+        for s in stats {
+            if let Some(job) = counters.get_mut(&s.job) {
+                job.observe(s.counters.iter().map(|(n, v)| (n.as_str(), *v)));
+            }
+        }
+    }
+}
+
+/// The map, even if a job's thread panicked holding it (its entries are
+/// whole: each update is one `observe`).
+pub(super) fn lock(counters: &RunCounters) -> MutexGuard<'_, BTreeMap<u16, CounterDeltas>> {
+    counters.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// After an interrupt, once every job's thread has ended: releases the
+/// jobs still admitted (every thread releases its own; this catches one
+/// that panicked first), then frees the pool slots the `admitted` jobs'
+/// cut-short aggregations left, so that a later run on the same switch
+/// (an external one) starts from an empty pool.
+async fn clean_up_interrupted(controller: &Controller<GrpcSwitch>, admitted: &[u16]) {
+    for job in controller.jobs().await {
+        match controller.release(u32::from(job.id)).await {
+            Ok(_) => eprintln!("interrupted: released job {}", job.id),
+            Err(e) => eprintln!("interrupted: cannot release job {}: {e}", job.id),
+        }
+    }
+    for &job in admitted {
+        if let Err(e) = controller.free_slots_of(job).await {
+            eprintln!("interrupted: cannot free the pool slots of job {job}: {e}");
+        }
     }
 }
 
