@@ -86,7 +86,7 @@ impl UdpFrameLink {
     }
 
     /// Says hello (again, e.g. after the switch restarted; the link does
-    /// so itself after [`REANNOUNCE`] of silence).
+    /// so itself after 250 ms without a datagram from the port).
     pub fn hello(&mut self) -> io::Result<()> {
         self.socket.send_to(HELLO, self.port)?;
         self.announced = Instant::now();
