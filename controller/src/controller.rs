@@ -602,7 +602,8 @@ impl<S: SwitchBackend> Controller<S> {
     /// released job while no job's packets can claim slots (every job of
     /// the switch released): a slot another job claims between this read
     /// and this write would lose its partial. Returns how many cells it
-    /// cleared; registers the program lacks are skipped.
+    /// cleared; registers the program lacks are skipped. Needs register
+    /// reads, which BMv2's P4Runtime server does not offer (`Unimplemented`).
     pub async fn free_slots_of(&self, job_id: u16) -> Result<usize, Error> {
         self.check_primary()?;
         let registers: Vec<u32> = self

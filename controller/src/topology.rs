@@ -272,6 +272,10 @@ mod tests {
         assert!(error(format!("{a}{a}")).contains("the name is taken by port 1"));
         assert!(error(format!("{a}{}", host("b", "02:00:00:00:00:01", 2))).contains("mac"));
         assert!(error(host("a", "02:00:00:00:00:01", 511)).contains("ports are 0..=510"));
+        // 511 is v1model's drop port, in the switch's port list too.
+        assert!(
+            error("[switch]\nports = [1, 511]\n".into()).contains("switch port 511 is above 510")
+        );
         assert!(error(a.replace("10.0.0.1", "10.0.0")).contains("host[0] (\"a\").ip"));
         assert!(error(host("", "02:00:00:00:00:01", 1)).contains("without a name"));
         assert_eq!(

@@ -405,7 +405,8 @@ struct JobContext {
     /// Where the job's counters since admission are kept.
     counters: emulated::RunCounters,
     runtime: tokio::runtime::Handle,
-    /// Set when the switch is lost: the workers stop.
+    /// Set when the switch is lost or the run is interrupted: the workers
+    /// stop.
     abort: Arc<AtomicBool>,
     /// The job's hosts' links' lost frames.
     meters: Vec<LossMeter>,

@@ -162,3 +162,34 @@ fn contention_experiment_verifies_on_the_tofino_program() {
     // ESA preempted: the D11 second pass ran
     assert!(report.variants[0].jobs.iter().any(|j| j.preemptions > 0));
 }
+
+/// `RunOptions::interrupt` raised while a long job runs: the run stops
+/// within a bound and ends with `TestbedError::Interrupted`, reporting no
+/// job (tests/all/kill_processes.rs checks, through `esa run` and SIGINT,
+/// that an external switch is left holding no job).
+#[test]
+fn an_interrupted_run_stops_and_says_so() {
+    let experiment = Experiment::parse(
+        "name = \"long\"\n[switch]\nlanes = 32\npool_slots = 256\n[[jobs]]\nname = \"a\"\n\
+         workers = 2\ngradient_elems = 65536\niterations = 100000\n",
+        "long",
+    )
+    .unwrap();
+    let options = options();
+    let interrupt = std::sync::Arc::clone(&options.interrupt);
+    let raised = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        interrupt.store(true, std::sync::atomic::Ordering::SeqCst);
+        std::time::Instant::now()
+    });
+    let result = run_experiment(&experiment, &options);
+    let stopped_after = raised.join().unwrap().elapsed();
+    assert!(
+        matches!(result, Err(esa_testbed::TestbedError::Interrupted)),
+        "{result:?}"
+    );
+    assert!(
+        stopped_after < std::time::Duration::from_secs(10),
+        "stopped {stopped_after:?} after the interrupt"
+    );
+}
