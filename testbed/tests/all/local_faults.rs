@@ -12,18 +12,13 @@
 //! port over, forged frames): each port stays its host's, the stranger
 //! receives nothing, its datagrams are counted, and the job sums exactly.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use esa_core::ps::{JobOptions, PsConfig};
-use esa_core::worker::WorkerConfig;
-use esa_host::ParameterServer;
-use esa_host::addressing::switch_addr;
-use esa_host::worker::{AllreduceStats, Worker, WorkerOptions};
+use esa_host::worker::AllreduceStats;
 
-use crate::local_support::{JobLinks, admit, allreduce_exactly_on, start_stack};
+use crate::local_support::{JobLinks, admit, allreduce_exactly_on, start_ps, start_stack, worker};
 
 /// Iterations each worker runs; the restart comes after the second.
 const ITERATIONS: usize = 16;
@@ -39,14 +34,9 @@ fn a_job_on_udp_ports_survives_a_switch_restart() {
         .build()
         .unwrap();
     let job = admit(&rt, &stack, &[1, 2, 3], 4);
-    let job_id = job.job_id as u16;
     let fan_in = job.workers.len() as u8;
     let links = JobLinks::attach(&stack, &job);
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut ps = ParameterServer::new(PsConfig::default(), switch_addr(), links.ps).unwrap();
-    ps.add_job(job_id, fan_in, JobOptions::default()).unwrap();
-    let ps_stop = stop.clone();
-    let ps_thread = std::thread::spawn(move || ps.run(&ps_stop, None, |_| {}));
+    let (stop, ps_thread) = start_ps(&job, links.ps);
 
     let (second_done, restart_now) = mpsc::channel();
     let workers: Vec<_> = links
@@ -55,12 +45,9 @@ fn a_job_on_udp_ports_survives_a_switch_restart() {
         .enumerate()
         .map(|(w, t)| {
             let w = w as u8;
-            let mut c = WorkerConfig::new(job_id, w, fan_in);
-            c.slot_mask = (job.slot_count - 1) as u16;
-            c.rto_initial_us = 20_000;
+            let mut worker = worker(&job, w, t);
             let second_done = second_done.clone();
             std::thread::spawn(move || {
-                let mut worker = Worker::new(WorkerOptions::new(c, switch_addr()), t).unwrap();
                 let mut all: Vec<AllreduceStats> = Vec::new();
                 for it in 0..ITERATIONS {
                     let mut data: Vec<f32> = (0..ELEMENTS)

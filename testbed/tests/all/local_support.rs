@@ -107,15 +107,44 @@ impl JobLinks {
     }
 }
 
+/// A link to a switch port carried over UDP.
+pub type Link = SwitchPortTransport<UdpFrameLink>;
+
+/// The job's PS on `link`, on a thread until the returned flag is raised.
+pub fn start_ps(
+    job: &proto::Job,
+    link: Link,
+) -> (
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    std::thread::JoinHandle<Result<(), esa_host::HostError>>,
+) {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut ps = ParameterServer::new(PsConfig::default(), switch_addr(), link).unwrap();
+    ps.add_job(
+        job.job_id as u16,
+        job.workers.len() as u8,
+        JobOptions::default(),
+    )
+    .unwrap();
+    let ps_stop = stop.clone();
+    (
+        stop,
+        std::thread::spawn(move || ps.run(&ps_stop, None, |_| {})),
+    )
+}
+
+/// Worker `w` of the job on `link`, resending after 20 ms.
+pub fn worker(job: &proto::Job, w: u8, link: Link) -> Worker<Link> {
+    let mut c = WorkerConfig::new(job.job_id as u16, w, job.workers.len() as u8);
+    c.slot_mask = (job.slot_count - 1) as u16;
+    c.rto_initial_us = 20_000;
+    Worker::new(WorkerOptions::new(c, switch_addr()), link).unwrap()
+}
+
 /// [`allreduce_exactly`] on links attached already.
 pub fn allreduce_exactly_on(stack: &LocalStack, job: &proto::Job, links: JobLinks) {
-    let job_id = job.job_id as u16;
     let fan_in = job.workers.len() as u8;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut ps = ParameterServer::new(PsConfig::default(), switch_addr(), links.ps).unwrap();
-    ps.add_job(job_id, fan_in, JobOptions::default()).unwrap();
-    let ps_stop = stop.clone();
-    let ps_thread = std::thread::spawn(move || ps.run(&ps_stop, None, |_| {}));
+    let (stop, ps_thread) = start_ps(job, links.ps);
 
     let n: usize = 10_007;
     let workers: Vec<_> = links
@@ -124,11 +153,8 @@ pub fn allreduce_exactly_on(stack: &LocalStack, job: &proto::Job, links: JobLink
         .enumerate()
         .map(|(w, t)| {
             let w = w as u8;
-            let mut c = WorkerConfig::new(job_id, w, fan_in);
-            c.slot_mask = (job.slot_count - 1) as u16;
-            c.rto_initial_us = 20_000;
+            let mut worker = worker(job, w, t);
             std::thread::spawn(move || {
-                let mut worker = Worker::new(WorkerOptions::new(c, switch_addr()), t).unwrap();
                 let mut data: Vec<f32> = (0..n)
                     .map(|i| (i % 1000) as f32 * f32::from(w + 1))
                     .collect();
