@@ -89,6 +89,9 @@ pub struct GrpcSwitch {
     device_id: u64,
     election_id: u128,
     security: ClientSecurity,
+    /// The P4Runtime role it arbitrates and writes in (`""`: the default
+    /// role).
+    role_name: String,
     client: Mutex<Option<P4RuntimeClient<Channel>>>,
     role: watch::Sender<Role>,
     stream: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -120,6 +123,7 @@ impl GrpcSwitch {
             device_id,
             election_id,
             security: ClientSecurity::default(),
+            role_name: String::new(),
             client: Mutex::new(None),
             role: watch::Sender::new(Role::Disconnected),
             stream: Mutex::new(None),
@@ -130,6 +134,14 @@ impl GrpcSwitch {
     /// CA, when one is given).
     pub fn with_security(mut self, security: ClientSecurity) -> GrpcSwitch {
         self.security = security;
+        self
+    }
+
+    /// The same switch, arbitrating and writing in the P4Runtime role
+    /// `name` (a switch with a role policy gives ESA's tables to one role:
+    /// `esa switch --roles`).
+    pub fn with_role(mut self, name: &str) -> GrpcSwitch {
+        self.role_name = name.to_string();
         self
     }
 
@@ -195,7 +207,10 @@ impl SwitchBackend for GrpcSwitch {
             update: Some(p4v1::stream_message_request::Update::Arbitration(
                 p4v1::MasterArbitrationUpdate {
                     device_id: self.device_id,
-                    role: None,
+                    role: (!self.role_name.is_empty()).then(|| p4v1::Role {
+                        name: self.role_name.clone(),
+                        ..p4v1::Role::default()
+                    }),
                     election_id: Some(to_uint128(self.election_id)),
                     status: None,
                 },
@@ -289,6 +304,7 @@ impl SwitchBackend for GrpcSwitch {
             election_id: Some(to_uint128(self.election_id)),
             action: Action::VerifyAndCommit as i32,
             config: Some(config),
+            role: self.role_name.clone(),
             ..Default::default()
         };
         client
@@ -307,6 +323,7 @@ impl SwitchBackend for GrpcSwitch {
             device_id: self.device_id,
             election_id: Some(to_uint128(self.election_id)),
             updates,
+            role: self.role_name.clone(),
             ..Default::default()
         };
         client
@@ -321,7 +338,7 @@ impl SwitchBackend for GrpcSwitch {
         let request = p4v1::ReadRequest {
             device_id: self.device_id,
             entities,
-            ..Default::default()
+            role: self.role_name.clone(),
         };
         let mut stream = client
             .read(request)

@@ -1,19 +1,22 @@
-//! Client arbitration on the stream channel (P4Runtime spec §5), for a
-//! server of the default role: the state every P4Runtime server keeps and
-//! the rules it applies, without the I/O. ESA's switch and the controller's
-//! fake switch both keep their streams here.
+//! Client arbitration on the stream channel (P4Runtime spec §5 and §15,
+//! roles): the state every P4Runtime server keeps and the rules it applies,
+//! without the I/O. ESA's switch and the controller's fake switch both keep
+//! their streams here. What a role may write is the server's business
+//! (esa-switch's role policy); here each role only elects its primary.
 //!
 //! - A stream joins with [`Arbitration::open`] and takes part once it sends
-//!   a `MasterArbitrationUpdate` ([`Arbitration::arbitrate`]); two open
-//!   streams never share an election id.
-//! - The primary is the arbitrated stream with the highest election id;
-//!   only its election id may write ([`Arbitration::check_primary`]).
-//! - After every change each arbitrated stream is told who is primary
-//!   ([`Arbitration::updates`]): `OK` to the primary, `ALREADY_EXISTS` to a
-//!   backup, each carrying the primary's election id.
+//!   a `MasterArbitrationUpdate` ([`Arbitration::arbitrate`]) naming its
+//!   role (`""`: the default role); two open streams of one role never
+//!   share an election id, and a stream keeps the role it arbitrated in.
+//! - Each role's primary is its arbitrated stream with the highest election
+//!   id; only that election id may write for the role
+//!   ([`Arbitration::check_primary`]).
+//! - After every change each arbitrated stream is told who is its role's
+//!   primary ([`Arbitration::updates`]): `OK` to the primary,
+//!   `ALREADY_EXISTS` to a backup, each carrying the primary's election id.
 
 use crate::google::rpc;
-use crate::p4::v1::{MasterArbitrationUpdate, Uint128};
+use crate::p4::v1::{MasterArbitrationUpdate, Role, Uint128};
 use tonic::{Code, Status};
 
 /// A stream channel's number, in the order streams opened.
@@ -37,11 +40,13 @@ struct Member<T> {
     id: StreamId,
     /// `None` until its first arbitration message.
     election_id: Option<u128>,
+    /// The role it arbitrated in (`""`: the default role).
+    role: String,
     handle: T,
 }
 
-/// The streams of one device and role; `T` is how the server reaches a
-/// stream (its sending half).
+/// The streams of one device, in every role; `T` is how the server reaches
+/// a stream (its sending half).
 #[derive(Debug)]
 pub struct Arbitration<T> {
     members: Vec<Member<T>>,
@@ -66,6 +71,14 @@ pub enum ArbitrationError {
     /// The stream is not open (closed, or dropped by the server).
     #[error("stream {0} is not open")]
     NotOpen(StreamId),
+    /// The stream arbitrated in one role and then named another.
+    #[error("the stream arbitrated as role {was:?} and cannot change to role {asked:?}")]
+    RoleChanged {
+        /// The role it arbitrated in.
+        was: String,
+        /// The role it named now.
+        asked: String,
+    },
 }
 
 impl From<ArbitrationError> for Status {
@@ -73,6 +86,7 @@ impl From<ArbitrationError> for Status {
         match e {
             ArbitrationError::ElectionIdInUse(_) => Status::invalid_argument(e.to_string()),
             ArbitrationError::NotOpen(_) => Status::failed_precondition(e.to_string()),
+            ArbitrationError::RoleChanged { .. } => Status::invalid_argument(e.to_string()),
         }
     }
 }
@@ -89,6 +103,7 @@ impl<T> Arbitration<T> {
         self.members.push(Member {
             id: self.next_id,
             election_id: None,
+            role: String::new(),
             handle,
         });
         self.next_id
@@ -107,12 +122,17 @@ impl<T> Arbitration<T> {
         self.members.clear();
     }
 
-    /// Records stream `id`'s election id.
-    pub fn arbitrate(&mut self, id: StreamId, election_id: u128) -> Result<(), ArbitrationError> {
+    /// Records stream `id`'s role and election id.
+    pub fn arbitrate(
+        &mut self,
+        id: StreamId,
+        role: &str,
+        election_id: u128,
+    ) -> Result<(), ArbitrationError> {
         if self
             .members
             .iter()
-            .any(|m| m.id != id && m.election_id == Some(election_id))
+            .any(|m| m.id != id && m.role == role && m.election_id == Some(election_id))
         {
             return Err(ArbitrationError::ElectionIdInUse(election_id));
         }
@@ -121,8 +141,23 @@ impl<T> Arbitration<T> {
             .iter_mut()
             .find(|m| m.id == id)
             .ok_or(ArbitrationError::NotOpen(id))?;
+        if member.election_id.is_some() && member.role != role {
+            return Err(ArbitrationError::RoleChanged {
+                was: member.role.clone(),
+                asked: role.to_string(),
+            });
+        }
+        member.role = role.to_string();
         member.election_id = Some(election_id);
         Ok(())
+    }
+
+    /// The role stream `id` arbitrated in, once it has.
+    pub fn role_of(&self, id: StreamId) -> Option<&str> {
+        self.members
+            .iter()
+            .find(|m| m.id == id && m.election_id.is_some())
+            .map(|m| m.role.as_str())
     }
 
     /// Whether stream `id` is open.
@@ -142,65 +177,79 @@ impl<T> Arbitration<T> {
             .any(|m| m.id == id && m.election_id.is_some())
     }
 
-    fn primary_member(&self) -> Option<&Member<T>> {
+    fn primary_member(&self, role: &str) -> Option<&Member<T>> {
         self.members
             .iter()
-            .filter(|m| m.election_id.is_some())
+            .filter(|m| m.election_id.is_some() && m.role == role)
             .max_by_key(|m| m.election_id)
     }
 
-    /// The primary's stream handle.
-    pub fn primary(&self) -> Option<&T> {
-        self.primary_member().map(|m| &m.handle)
+    /// The stream handle of `role`'s primary.
+    pub fn primary(&self, role: &str) -> Option<&T> {
+        self.primary_member(role).map(|m| &m.handle)
     }
 
-    /// The primary's election id.
-    pub fn primary_election_id(&self) -> Option<u128> {
-        self.primary_member().and_then(|m| m.election_id)
+    /// The stream handles of every role's primary, each once.
+    pub fn primaries(&self) -> impl Iterator<Item = &T> {
+        self.members
+            .iter()
+            .filter(|m| self.is_primary(m.id))
+            .map(|m| &m.handle)
     }
 
-    /// Whether stream `id` is the primary.
+    /// The election id of `role`'s primary.
+    pub fn primary_election_id(&self, role: &str) -> Option<u128> {
+        self.primary_member(role).and_then(|m| m.election_id)
+    }
+
+    /// Whether stream `id` is its role's primary.
     pub fn is_primary(&self, id: StreamId) -> bool {
-        self.primary_member().is_some_and(|m| m.id == id)
+        self.role_of(id)
+            .and_then(|role| self.primary_member(role))
+            .is_some_and(|m| m.id == id)
     }
 
-    /// Allows a write (or a pipeline change) carrying `election_id` only
-    /// if it is the primary's.
-    pub fn check_primary(&self, election_id: Option<&Uint128>) -> Result<(), Status> {
-        let Some(primary) = self.primary_election_id() else {
-            return Err(Status::permission_denied(
-                "no primary controller: open a stream channel and arbitrate first",
-            ));
+    /// Allows a write (or a pipeline change) for `role` carrying
+    /// `election_id` only if it is that role's primary's.
+    pub fn check_primary(&self, role: &str, election_id: Option<&Uint128>) -> Result<(), Status> {
+        let Some(primary) = self.primary_election_id(role) else {
+            return Err(Status::permission_denied(format!(
+                "no primary controller{}: open a stream channel and arbitrate first",
+                role_suffix(role)
+            )));
         };
         let given = election_id.map(from_uint128);
         if given != Some(primary) {
             return Err(Status::permission_denied(format!(
-                "election id {} is not the primary's",
-                given.map_or("(none)".to_string(), |g| g.to_string())
+                "election id {} is not the primary's{}",
+                given.map_or("(none)".to_string(), |g| g.to_string()),
+                role_suffix(role)
             )));
         }
         Ok(())
     }
 
-    /// What to tell each arbitrated stream about who is primary, on
-    /// device `device_id`.
+    /// What to tell each arbitrated stream about who is its role's
+    /// primary, on device `device_id`.
     pub fn updates(&self, device_id: u64) -> impl Iterator<Item = (&T, MasterArbitrationUpdate)> {
-        // With any stream arbitrated there is a primary.
-        let primary = self.primary_member().map(|m| m.id);
-        let election_id = self.primary_election_id();
         self.members
             .iter()
             .filter(|m| m.election_id.is_some())
             .map(move |m| {
-                let (code, message) = if primary == Some(m.id) {
+                // With a stream of the role arbitrated the role has a primary.
+                let primary = self.primary_member(&m.role);
+                let (code, message) = if primary.is_some_and(|p| p.id == m.id) {
                     (Code::Ok, "you are the primary")
                 } else {
                     (Code::AlreadyExists, "another controller is the primary")
                 };
                 let update = MasterArbitrationUpdate {
                     device_id,
-                    role: None,
-                    election_id: election_id.map(to_uint128),
+                    role: (!m.role.is_empty()).then(|| Role {
+                        name: m.role.clone(),
+                        ..Role::default()
+                    }),
+                    election_id: primary.and_then(|p| p.election_id).map(to_uint128),
                     status: Some(rpc::Status {
                         code: code as i32,
                         message: message.into(),
@@ -209,6 +258,15 @@ impl<T> Arbitration<T> {
                 };
                 (&m.handle, update)
             })
+    }
+}
+
+/// " of role NAME" for a named role, nothing for the default role.
+fn role_suffix(role: &str) -> String {
+    if role.is_empty() {
+        String::new()
+    } else {
+        format!(" of role {role:?}")
     }
 }
 
@@ -232,8 +290,8 @@ mod tests {
         let x = a.open("x");
         let y = a.open("y");
         assert!(a.updates(7).next().is_none(), "nobody has arbitrated");
-        a.arbitrate(x, 5).unwrap();
-        a.arbitrate(y, 9).unwrap();
+        a.arbitrate(x, "", 5).unwrap();
+        a.arbitrate(y, "", 9).unwrap();
         assert!(a.is_primary(y) && !a.is_primary(x));
         assert_eq!(
             codes(&a),
@@ -242,11 +300,11 @@ mod tests {
                 ("y", Code::Ok as i32, 9)
             ]
         );
-        assert!(a.check_primary(Some(&to_uint128(9))).is_ok());
-        let denied = a.check_primary(Some(&to_uint128(5))).unwrap_err();
+        assert!(a.check_primary("", Some(&to_uint128(9))).is_ok());
+        let denied = a.check_primary("", Some(&to_uint128(5))).unwrap_err();
         assert_eq!(denied.code(), Code::PermissionDenied);
         assert_eq!(
-            a.check_primary(None).unwrap_err().code(),
+            a.check_primary("", None).unwrap_err().code(),
             Code::PermissionDenied
         );
 
@@ -261,12 +319,15 @@ mod tests {
         let mut a = Arbitration::new();
         let x = a.open(());
         let y = a.open(());
-        a.arbitrate(x, 3).unwrap();
-        assert_eq!(a.arbitrate(y, 3), Err(ArbitrationError::ElectionIdInUse(3)));
+        a.arbitrate(x, "", 3).unwrap();
+        assert_eq!(
+            a.arbitrate(y, "", 3),
+            Err(ArbitrationError::ElectionIdInUse(3))
+        );
         assert!(!a.is_arbitrated(y));
         // Re-sending its own id is fine.
-        a.arbitrate(x, 3).unwrap();
-        assert_eq!(a.arbitrate(99, 4), Err(ArbitrationError::NotOpen(99)));
+        a.arbitrate(x, "", 3).unwrap();
+        assert_eq!(a.arbitrate(99, "", 4), Err(ArbitrationError::NotOpen(99)));
         let status: Status = ArbitrationError::ElectionIdInUse(3).into();
         assert_eq!(status.code(), Code::InvalidArgument);
     }
@@ -275,17 +336,82 @@ mod tests {
     fn a_restart_forgets_every_stream() {
         let mut a = Arbitration::new();
         let x = a.open("x");
-        a.arbitrate(x, 12).unwrap();
+        a.arbitrate(x, "", 12).unwrap();
         a.close_all();
         let y = a.open("y");
-        assert_eq!(a.primary(), None);
+        assert_eq!(a.primary(""), None);
         assert_eq!(
-            a.check_primary(Some(&to_uint128(12))).unwrap_err().code(),
+            a.check_primary("", Some(&to_uint128(12)))
+                .unwrap_err()
+                .code(),
             Code::PermissionDenied
         );
-        a.arbitrate(y, 2).unwrap();
-        assert_eq!(a.primary(), Some(&"y"));
+        a.arbitrate(y, "", 2).unwrap();
+        assert_eq!(a.primary(""), Some(&"y"));
         assert_eq!(codes(&a), vec![("y", Code::Ok as i32, 2)]);
         assert_eq!(from_uint128(&to_uint128(u128::MAX - 1)), u128::MAX - 1);
+    }
+
+    #[test]
+    fn each_role_elects_its_own_primary() {
+        let mut a = Arbitration::new();
+        let esa = a.open("esa");
+        let intruder = a.open("intruder");
+        let esa_backup = a.open("esa backup");
+        a.arbitrate(esa, "esa", 1).unwrap();
+        // The default role's election id 100 does not outrank role esa's 1;
+        // an election id is unique within its role only.
+        a.arbitrate(intruder, "", 100).unwrap();
+        assert_eq!(
+            a.arbitrate(esa_backup, "esa", 1),
+            Err(ArbitrationError::ElectionIdInUse(1))
+        );
+        a.arbitrate(esa_backup, "esa", 0).unwrap();
+        assert!(a.is_primary(esa) && a.is_primary(intruder) && !a.is_primary(esa_backup));
+        assert_eq!(a.role_of(esa), Some("esa"));
+        assert_eq!(a.primary("esa"), Some(&"esa"));
+        assert_eq!(a.primary(""), Some(&"intruder"));
+        assert_eq!(a.primary("other"), None);
+        assert_eq!(a.primaries().count(), 2);
+        a.check_primary("esa", Some(&to_uint128(1))).unwrap();
+        let e = a.check_primary("esa", Some(&to_uint128(100))).unwrap_err();
+        assert!(e.message().contains("role \"esa\""), "{e:?}");
+        a.check_primary("", Some(&to_uint128(100))).unwrap();
+        let told: Vec<_> = a
+            .updates(3)
+            .map(|(h, u)| {
+                let role = u.role.map(|r| r.name).unwrap_or_default();
+                (
+                    *h,
+                    role,
+                    u.status.unwrap().code,
+                    from_uint128(&u.election_id.unwrap()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            told,
+            vec![
+                ("esa", "esa".to_string(), Code::Ok as i32, 1),
+                ("intruder", String::new(), Code::Ok as i32, 100),
+                (
+                    "esa backup",
+                    "esa".to_string(),
+                    Code::AlreadyExists as i32,
+                    1
+                ),
+            ]
+        );
+        assert_eq!(
+            a.arbitrate(esa, "", 5),
+            Err(ArbitrationError::RoleChanged {
+                was: "esa".into(),
+                asked: String::new()
+            })
+        );
+        // The esa primary leaves: its backup takes over; the default role
+        // is untouched.
+        assert!(a.close(esa));
+        assert!(a.is_primary(esa_backup) && a.is_primary(intruder));
     }
 }

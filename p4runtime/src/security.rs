@@ -1,6 +1,8 @@
 //! Transport security shared by every gRPC server and client of ESA (the
 //! P4Runtime server of esa-switch, the controller's job API, and their
-//! clients): TLS (rustls, through tonic) from PEM files, and the rule that a
+//! clients): TLS (rustls, through tonic) from PEM files, client
+//! certificates where a server asks for them (mutual TLS, and the names a
+//! client's certificate gives it: [`peer_names`]), and the rule that a
 //! server listens beyond loopback only with TLS or when told `--insecure`.
 
 use std::net::SocketAddr;
@@ -40,6 +42,12 @@ pub enum SecurityError {
     PlaintextUrl {
         /// The URL.
         url: String,
+    },
+    /// Client certificates were asked for without TLS.
+    #[error("a client CA ({}) needs TLS: give --tls-cert and --tls-key too", .ca.display())]
+    ClientCaWithoutTls {
+        /// The client CA given.
+        ca: PathBuf,
     },
     /// tonic refused the address, the TLS configuration, or could not
     /// connect.
@@ -84,28 +92,42 @@ impl ServerIdentity {
 pub struct ServerSecurity {
     /// TLS with this identity; `None`: plaintext.
     pub tls: Option<ServerIdentity>,
+    /// Require every client to present a certificate signed by this CA
+    /// (PEM); needs [`Self::tls`].
+    pub client_ca: Option<PathBuf>,
     /// Serve plaintext beyond loopback all the same.
     pub insecure: bool,
 }
 
 impl ServerSecurity {
     /// Refuses a plaintext listener on a non-loopback address unless
-    /// [`Self::insecure`].
+    /// [`Self::insecure`], and a client CA without TLS.
     pub fn check_listen(&self, addr: SocketAddr) -> Result<(), SecurityError> {
+        if let (None, Some(ca)) = (&self.tls, &self.client_ca) {
+            return Err(SecurityError::ClientCaWithoutTls { ca: ca.clone() });
+        }
         if self.tls.is_none() && !self.insecure && !addr.ip().is_loopback() {
             return Err(SecurityError::PlaintextBeyondLoopback { addr });
         }
         Ok(())
     }
 
-    /// A tonic server builder with TLS when configured.
+    /// A tonic server builder with TLS when configured, asking clients for
+    /// certificates when a client CA is.
     pub fn server_builder(&self) -> Result<tonic::transport::Server, SecurityError> {
         let builder = tonic::transport::Server::builder();
         match &self.tls {
-            None => Ok(builder),
+            None => match &self.client_ca {
+                None => Ok(builder),
+                Some(ca) => Err(SecurityError::ClientCaWithoutTls { ca: ca.clone() }),
+            },
             Some(identity) => {
+                let mut tls = identity.load()?;
+                if let Some(ca) = &self.client_ca {
+                    tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+                }
                 builder
-                    .tls_config(identity.load()?)
+                    .tls_config(tls)
                     .map_err(|source| SecurityError::Transport {
                         what: format!(
                             "TLS with {} and {}",
@@ -137,6 +159,9 @@ pub struct ClientSecurity {
     /// Verify the server with this CA certificate (PEM) and speak TLS;
     /// `None`: plaintext.
     pub ca: Option<PathBuf>,
+    /// Present this certificate and key to servers that ask for one
+    /// (mutual TLS); used only with [`Self::ca`].
+    pub identity: Option<ServerIdentity>,
 }
 
 impl ClientSecurity {
@@ -164,7 +189,14 @@ impl ClientSecurity {
         match &self.ca {
             None => Ok(endpoint),
             Some(ca) => {
-                let tls = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read(ca)?));
+                let mut tls =
+                    ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read(ca)?));
+                if let Some(identity) = &self.identity {
+                    tls = tls.identity(Identity::from_pem(
+                        read(&identity.cert)?,
+                        read(&identity.key)?,
+                    ));
+                }
                 endpoint
                     .tls_config(tls)
                     .map_err(transport("TLS configuration for"))
@@ -183,6 +215,37 @@ impl ClientSecurity {
                 source,
             })
     }
+}
+
+/// The names a client certificate (DER, the leaf first, as
+/// `tonic::Request::peer_certs` gives them) vouches for: its subject's
+/// common names and its DNS subject alternative names. The TLS layer has
+/// already checked the chain against the server's client CA; a leaf that
+/// does not parse names nothing.
+pub fn peer_names<C: AsRef<[u8]>>(chain: &[C]) -> Vec<String> {
+    use x509_parser::extensions::GeneralName;
+    let Some(leaf) = chain.first() else {
+        return Vec::new();
+    };
+    let Ok((_, cert)) = x509_parser::parse_x509_certificate(leaf.as_ref()) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = cert
+        .subject()
+        .iter_common_name()
+        .filter_map(|cn| cn.as_str().ok())
+        .map(str::to_string)
+        .collect();
+    if let Ok(Some(san)) = cert.subject_alternative_name() {
+        for name in &san.value.general_names {
+            if let GeneralName::DNSName(dns) = name {
+                names.push((*dns).to_string());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 #[cfg(test)]
@@ -215,9 +278,20 @@ mod tests {
                 cert: "c.pem".into(),
                 key: "k.pem".into(),
             }),
+            client_ca: Some("ca.pem".into()),
             insecure: false,
         };
         tls.check_listen(any).unwrap();
+        let client_ca_alone = ServerSecurity {
+            client_ca: Some("ca.pem".into()),
+            ..ServerSecurity::default()
+        };
+        let e = client_ca_alone
+            .check_listen("127.0.0.1:1".parse().unwrap())
+            .unwrap_err();
+        assert!(matches!(e, SecurityError::ClientCaWithoutTls { .. }), "{e}");
+        assert!(peer_names(&[b"not a certificate"]).is_empty());
+        assert!(peer_names::<&[u8]>(&[]).is_empty());
     }
 
     #[test]
@@ -227,6 +301,7 @@ mod tests {
         assert_eq!(grpc_url("http://h:1", true), "http://h:1");
         let tls = ClientSecurity {
             ca: Some("ca.pem".into()),
+            identity: None,
         };
         let e = tls
             .endpoint("http://h:1", Duration::from_secs(1))

@@ -338,6 +338,7 @@ impl Api {
     fn connect(controller: &str, credentials: &Credentials, timeout: Duration) -> PyResult<Api> {
         let security = ClientSecurity {
             ca: credentials.tls_ca.as_ref().map(Into::into),
+            identity: None,
         };
         let addr = security.url(controller);
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use esa_controller::api::{ApiSecurity, proto};
 use esa_controller::auth::{TOKEN_ENV, Tokens};
 use esa_controller::run::{JobsClientConfig, JobsRequest, Listen};
+use p4runtime_proto::security::{ClientSecurity, ServerIdentity};
 
 use super::security::{ServerTlsArgs, client_security};
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Topology};
@@ -78,6 +79,18 @@ pub struct ControllerArgs {
     /// certificate (PEM).
     #[arg(long, value_name = "PEM")]
     pub switch_tls_ca: Option<PathBuf>,
+    /// Present this client certificate (PEM) to a switch that asks for one
+    /// (`esa switch --tls-client-ca`; `esa certs --client NAME` makes it).
+    #[arg(long, value_name = "PEM", requires_all = ["switch_tls_key", "switch_tls_ca"])]
+    pub switch_tls_cert: Option<PathBuf>,
+    /// The private key of --switch-tls-cert (PEM).
+    #[arg(long, value_name = "PEM", requires = "switch_tls_cert")]
+    pub switch_tls_key: Option<PathBuf>,
+    /// The P4Runtime role to arbitrate and write in, when the switch gives
+    /// ESA's tables to a role (`esa switch --roles`); the default role
+    /// otherwise.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub switch_role: String,
     /// Address of the Prometheus endpoint (`/metrics`); none by default.
     #[arg(long)]
     pub metrics_addr: Option<SocketAddr>,
@@ -165,7 +178,15 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
         }
     };
     let switch = GrpcSwitch::new(&args.switch, args.device_id, args.election_id.into())
-        .with_security(client_security(args.switch_tls_ca.as_ref()));
+        .with_security(ClientSecurity {
+            ca: args.switch_tls_ca.clone(),
+            identity: args
+                .switch_tls_cert
+                .clone()
+                .zip(args.switch_tls_key.clone())
+                .map(|(cert, key)| ServerIdentity { cert, key }),
+        })
+        .with_role(&args.switch_role);
     let security = ApiSecurity {
         server: args.tls.security(),
         tokens: args.tokens.as_deref().map(Tokens::load).transpose()?,

@@ -15,6 +15,10 @@ pub struct ServerTlsArgs {
     /// The private key of --tls-cert (PEM).
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Require clients to present a certificate signed by this CA (PEM;
+    /// mutual TLS; `esa certs --client NAME` makes one).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
     /// Serve plaintext on a non-loopback address all the same (refused
     /// without TLS otherwise).
     #[arg(long)]
@@ -30,6 +34,7 @@ impl ServerTlsArgs {
                 .clone()
                 .zip(self.tls_key.clone())
                 .map(|(cert, key)| ServerIdentity { cert, key }),
+            client_ca: self.tls_client_ca.clone(),
             insecure: self.insecure,
         }
     }
@@ -37,5 +42,8 @@ impl ServerTlsArgs {
 
 /// The CA a client verifies its server with.
 pub fn client_security(ca: Option<&PathBuf>) -> ClientSecurity {
-    ClientSecurity { ca: ca.cloned() }
+    ClientSecurity {
+        ca: ca.cloned(),
+        identity: None,
+    }
 }

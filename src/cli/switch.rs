@@ -3,8 +3,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use esa_switch::InterfaceIo;
+use esa_switch::roles::RolePolicy;
 use esa_switch::run::RunConfig;
 
 /// Flags of `esa switch`.
@@ -36,6 +37,12 @@ pub struct SwitchArgs {
     /// TLS of the P4Runtime server.
     #[command(flatten)]
     pub tls: super::security::ServerTlsArgs,
+    /// A role policy (TOML): which P4Runtime role may write which tables,
+    /// the multicast groups and the pipeline, and which client
+    /// certificates may take each role (see `esa_switch::roles`). Without
+    /// it every client is in the default role and may write everything.
+    #[arg(long, value_name = "FILE")]
+    pub roles: Option<PathBuf>,
     /// P4Runtime device id.
     #[arg(long, default_value_t = 0)]
     pub device_id: u64,
@@ -80,9 +87,30 @@ fn parse_interface(s: &str) -> Result<(u32, String), String> {
     Ok((num, name.to_string()))
 }
 
+/// The role policy of `--roles`, refused when it binds roles to client
+/// certificates that the server does not ask for.
+fn role_policy(args: &SwitchArgs) -> Result<RolePolicy> {
+    let Some(path) = &args.roles else {
+        return Ok(RolePolicy::default());
+    };
+    let text = esa_controller::config_file::read_config(path)
+        .with_context(|| format!("reading the role policy {}", path.display()))?;
+    let policy =
+        RolePolicy::from_toml(&text).with_context(|| format!("role policy {}", path.display()))?;
+    if policy.binds_clients() && args.tls.tls_client_ca.is_none() {
+        bail!(
+            "role policy {} admits roles only to named clients: give --tls-client-ca so that \
+             clients present certificates",
+            path.display()
+        );
+    }
+    Ok(policy)
+}
+
 /// Runs the switch until SIGINT or SIGTERM.
 pub fn run(args: &SwitchArgs) -> Result<()> {
     super::init_logging(&args.log_level);
+    let roles = role_policy(args)?;
     let config = RunConfig {
         switch: esa_switch::SwitchConfig {
             device_id: args.device_id,
@@ -90,6 +118,7 @@ pub fn run(args: &SwitchArgs) -> Result<()> {
             include_dirs: args.include.clone(),
             pcap_dir: args.pcap.clone(),
             interface_io: args.interface_io.clone(),
+            roles,
         },
         program: args.program.clone(),
         interfaces: args.interfaces.clone(),

@@ -94,6 +94,7 @@ mod interface;
 pub mod pcap;
 pub mod ports;
 pub mod program;
+pub mod roles;
 pub mod run;
 pub mod server;
 mod state;
@@ -142,6 +143,9 @@ pub struct SwitchConfig {
     /// How interface ports move frames (a receive ring and batched sends
     /// by default).
     pub interface_io: InterfaceIo,
+    /// Which P4Runtime role may write what (default: the default role
+    /// writes everything).
+    pub roles: roles::RolePolicy,
 }
 
 /// Builds a [`Switch`].
@@ -247,6 +251,7 @@ impl SwitchBuilder {
             self.config.device_id,
             self.config.cpu_port,
             self.config.include_dirs.clone(),
+            self.config.roles.clone(),
             inbound_tx.clone(),
         ));
         if let Some(program) = self.program {

@@ -16,6 +16,7 @@ use p4runtime_proto::p4::v1::{
     stream_message_request, stream_message_response,
 };
 use p4runtime_proto::prost::Message;
+use p4runtime_proto::security::peer_names;
 use p4runtime_proto::tonic::{self, Code, Request, Response, Status, Streaming};
 use p4runtime_proto::{P4RUNTIME_API_VERSION, P4Runtime};
 use tokio::sync::mpsc;
@@ -53,15 +54,32 @@ impl SwitchState {
         Ok(())
     }
 
-    fn check_role(role_id: u64, role: &str) -> Result<(), Status> {
-        if role_id != 0 || !role.is_empty() {
-            return Err(Status::unimplemented("only the default role is supported"));
+    /// A request's role must be one the policy knows (by name: the
+    /// deprecated numeric `role_id` must be 0) and open to the client's
+    /// certificate.
+    fn check_role(&self, role_id: u64, role: &str, peer: &[String]) -> Result<(), Status> {
+        if role_id != 0 {
+            return Err(Status::unimplemented(
+                "roles are named (Role.name, the request's role); role_id is not supported",
+            ));
         }
-        Ok(())
+        self.roles.check_client(role, peer)
     }
 
-    fn check_primary(&self, election_id: Option<&Uint128>) -> Result<(), Status> {
-        self.arbitration().check_primary(election_id)
+    fn check_primary(&self, role: &str, election_id: Option<&Uint128>) -> Result<(), Status> {
+        self.arbitration().check_primary(role, election_id)
+    }
+
+    /// The names the client's certificate carries, when the policy binds
+    /// roles to clients (otherwise nothing is parsed).
+    fn peer_of<T>(&self, request: &Request<T>) -> Vec<String> {
+        if !self.roles.binds_clients() {
+            return Vec::new();
+        }
+        request
+            .peer_certs()
+            .map(|chain| peer_names(&chain))
+            .unwrap_or_default()
     }
 }
 
@@ -133,12 +151,13 @@ impl P4Runtime for Service {
         &self,
         request: Request<WriteRequest>,
     ) -> Result<Response<WriteResponse>, Status> {
-        let req = request.into_inner();
         let state = &self.state;
+        let peer = state.peer_of(&request);
+        let req = request.into_inner();
         state.check_device(req.device_id)?;
         #[allow(deprecated)]
-        SwitchState::check_role(req.role_id, &req.role)?;
-        state.check_primary(req.election_id.as_ref())?;
+        state.check_role(req.role_id, &req.role, &peer)?;
+        state.check_primary(&req.role, req.election_id.as_ref())?;
         if req.atomicity != v1::write_request::Atomicity::ContinueOnError as i32 {
             return Err(Status::unimplemented(
                 "only CONTINUE_ON_ERROR atomicity is supported",
@@ -160,6 +179,10 @@ impl P4Runtime for Service {
                     let entity = u.entity.as_ref().ok_or_else(|| {
                         UpdateError::new(Code::InvalidArgument, "update without an entity")
                     })?;
+                    state
+                        .roles
+                        .check_write(&req.role, &device.program().p4info, entity)
+                        .map_err(|s| UpdateError::new(s.code(), s.message()))?;
                     device.write(kind, entity)
                 })
                 .collect()
@@ -181,9 +204,10 @@ impl P4Runtime for Service {
         &self,
         request: Request<ReadRequest>,
     ) -> Result<Response<Self::ReadStream>, Status> {
+        let peer = self.state.peer_of(&request);
         let req = request.into_inner();
         self.state.check_device(req.device_id)?;
-        SwitchState::check_role(0, &req.role)?;
+        self.state.check_role(0, &req.role, &peer)?;
         let entities = {
             let mut guard = self.state.lock_device();
             let Some(device) = guard.as_mut() else {
@@ -216,12 +240,14 @@ impl P4Runtime for Service {
         request: Request<SetForwardingPipelineConfigRequest>,
     ) -> Result<Response<SetForwardingPipelineConfigResponse>, Status> {
         use v1::set_forwarding_pipeline_config_request::Action;
-        let req = request.into_inner();
         let state = self.state.clone();
+        let peer = state.peer_of(&request);
+        let req = request.into_inner();
         state.check_device(req.device_id)?;
         #[allow(deprecated)]
-        SwitchState::check_role(req.role_id, &req.role)?;
-        state.check_primary(req.election_id.as_ref())?;
+        state.check_role(req.role_id, &req.role, &peer)?;
+        state.check_primary(&req.role, req.election_id.as_ref())?;
+        state.roles.check_pipeline(&req.role)?;
         let action =
             Action::try_from(req.action).map_err(|_| Status::invalid_argument("unknown action"))?;
         match action {
@@ -325,6 +351,7 @@ impl P4Runtime for Service {
         &self,
         request: Request<Streaming<StreamMessageRequest>>,
     ) -> Result<Response<Self::StreamChannelStream>, Status> {
+        let peer = self.state.peer_of(&request);
         let mut incoming = request.into_inner();
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let state = self.state.clone();
@@ -339,7 +366,7 @@ impl P4Runtime for Service {
                         break;
                     }
                 };
-                if let Err(status) = handle_stream_message(&state, id, &tx, message) {
+                if let Err(status) = handle_stream_message(&state, id, &peer, &tx, message) {
                     let _ = tx.send(Err(status)).await;
                     break;
                 }
@@ -368,6 +395,7 @@ impl P4Runtime for Service {
 fn handle_stream_message(
     state: &SwitchState,
     id: u64,
+    peer: &[String],
     tx: &StreamTx,
     message: StreamMessageRequest,
 ) -> Result<(), Status> {
@@ -375,16 +403,27 @@ fn handle_stream_message(
     match message.update {
         Some(stream_message_request::Update::Arbitration(a)) => {
             state.check_device(a.device_id)?;
+            let role = a.role.clone().unwrap_or_default();
+            if role.config.is_some() {
+                return Err(Status::unimplemented(
+                    "a client's role config is not taken: the switch's role policy \
+                     (esa switch --roles) says what each role may write",
+                ));
+            }
             #[allow(deprecated)]
-            if let Some(role) = &a.role
-                && (role.id != 0 || !role.name.is_empty() || role.config.is_some())
-            {
-                return Err(Status::unimplemented("only the default role is supported"));
+            if let Err(status) = state.check_role(role.id, &role.name, peer) {
+                tracing::warn!(
+                    stream = id,
+                    role = role.name,
+                    "arbitration refused: {}",
+                    status.message()
+                );
+                return Err(status);
             }
             let election_id = from_uint128(&a.election_id.unwrap_or_default());
             let mut arbitration = state.arbitration();
-            arbitration.arbitrate(id, election_id)?;
-            tracing::info!(stream = id, election_id, "arbitration");
+            arbitration.arbitrate(id, &role.name, election_id)?;
+            tracing::info!(stream = id, role = role.name, election_id, "arbitration");
             announce(&arbitration, state.device_id);
             Ok(())
         }

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use p4runtime_proto::arbitration::Arbitration;
+
+use crate::roles::RolePolicy;
 use p4runtime_proto::p4::v1::{
     ForwardingPipelineConfig, PacketIn, StreamMessageResponse, stream_message_response,
 };
@@ -47,6 +49,8 @@ pub(crate) struct SwitchState {
     configured: Mutex<Option<Configured>>,
     saved: Mutex<Option<Configured>>,
     arbitration: Mutex<Arbitration<StreamTx>>,
+    /// Which role may write what.
+    pub(crate) roles: RolePolicy,
     inbound: Mutex<InboundSender>,
     unknown_port: AtomicU64,
     packet_in_dropped: AtomicU64,
@@ -63,6 +67,7 @@ impl SwitchState {
         device_id: u64,
         cpu_port: Option<u32>,
         include_dirs: Vec<PathBuf>,
+        roles: RolePolicy,
         inbound: InboundSender,
     ) -> SwitchState {
         SwitchState {
@@ -73,6 +78,7 @@ impl SwitchState {
             configured: Mutex::new(None),
             saved: Mutex::new(None),
             arbitration: Mutex::new(Arbitration::default()),
+            roles,
             inbound: Mutex::new(inbound),
             unknown_port: AtomicU64::new(0),
             packet_in_dropped: AtomicU64::new(0),
@@ -160,15 +166,18 @@ impl SwitchState {
             None => (Vec::new(), frame.to_vec()),
         };
         let arbitration = self.arbitration();
-        let delivered = arbitration.primary().is_some_and(|tx| {
-            tx.try_send(Ok(StreamMessageResponse {
-                update: Some(stream_message_response::Update::Packet(PacketIn {
-                    payload,
-                    metadata,
-                })),
-            }))
-            .is_ok()
-        });
+        // Every role's primary hears it (P4Runtime spec §15).
+        let mut delivered = false;
+        for tx in arbitration.primaries() {
+            delivered |= tx
+                .try_send(Ok(StreamMessageResponse {
+                    update: Some(stream_message_response::Update::Packet(PacketIn {
+                        payload: payload.clone(),
+                        metadata: metadata.clone(),
+                    })),
+                }))
+                .is_ok();
+        }
         if !delivered {
             self.packet_in_dropped.fetch_add(1, Ordering::Relaxed);
         }

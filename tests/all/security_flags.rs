@@ -123,3 +123,72 @@ fn esa_jobs_over_tls_with_a_token_against_esa_local() {
         stderr(&without)
     );
 }
+
+#[test]
+fn esa_certs_writes_client_certificates_and_esa_switch_checks_its_role_policy() {
+    let dir = std::env::temp_dir().join(format!("esa-cli-roles-{}", std::process::id()));
+    let lab = dir.to_str().unwrap();
+    let out = esa(&["certs", "--out", lab, "--client", "esa-controller"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let wrote = String::from_utf8_lossy(&out.stdout).into_owned();
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let client_cert =
+        std::fs::read_to_string(file("client-esa-controller.pem")).unwrap_or_default();
+    let client_key = std::fs::read_to_string(file("client-esa-controller.key")).unwrap_or_default();
+    let bound = file("bound.toml");
+    std::fs::write(
+        &bound,
+        "[[role]]\nname = \"esa\"\nentities = [\"EsaIngress.\"]\nclients = [\"esa-controller\"]\n",
+    )
+    .unwrap();
+    let twice = file("twice.toml");
+    std::fs::write(
+        &twice,
+        "[[role]]\nname = \"esa\"\n[[role]]\nname = \"esa\"\n",
+    )
+    .unwrap();
+    let switch = |roles: &str, mtls: bool| {
+        let mut args = vec!["switch", "--grpc-addr", "127.0.0.1:0", "--roles", roles];
+        let (cert, key, ca) = (file("server.pem"), file("server.key"), file("ca.pem"));
+        if mtls {
+            args.extend([
+                "--tls-cert",
+                &cert,
+                "--tls-key",
+                &key,
+                "--tls-client-ca",
+                &ca,
+            ]);
+            // Not started: a bad policy fails before the server starts,
+            // and a good one is only checked here.
+            args.extend(["--p4", "/nonexistent.p4"]);
+        }
+        esa(&args)
+    };
+    let without_client_ca = switch(&bound, false);
+    let duplicate = switch(&twice, false);
+    let accepted = switch(&bound, true);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrote.contains("client-esa-controller.pem"), "{wrote}");
+    assert!(client_cert.starts_with("-----BEGIN CERTIFICATE-----"));
+    assert!(client_key.starts_with("-----BEGIN PRIVATE KEY-----"));
+    assert!(!without_client_ca.status.success());
+    assert!(
+        stderr(&without_client_ca).contains("give --tls-client-ca"),
+        "{}",
+        stderr(&without_client_ca)
+    );
+    assert!(!duplicate.status.success());
+    assert!(
+        stderr(&duplicate).contains("role \"esa\" is named twice"),
+        "{}",
+        stderr(&duplicate)
+    );
+    // The policy passed; the switch then stopped at the missing program.
+    let err = stderr(&accepted);
+    assert!(!accepted.status.success());
+    assert!(
+        err.contains("nonexistent.p4") && !err.contains("role"),
+        "{err}"
+    );
+}

@@ -12,8 +12,8 @@ use crate::support::fake_switch::FakeSwitch;
 use crate::support::*;
 use esa_controller::api::{self, ApiSecurity, TokenJobsClient, proto};
 use esa_controller::auth::{RefusedCalls, Tokens};
-use esa_controller::certs::{CA_CERT, LabCertificates, SERVER_CERT, SERVER_KEY};
-use esa_controller::{GrpcSwitch, SwitchBackend};
+use esa_controller::certs::{CA_CERT, LabCertificates, SERVER_CERT, SERVER_KEY, client_files};
+use esa_controller::{GrpcSwitch, Role, SwitchBackend};
 use p4runtime_proto::security::{ClientSecurity, SecurityError, ServerIdentity, ServerSecurity};
 use p4runtime_proto::tonic::Code;
 
@@ -37,10 +37,13 @@ struct LabDir(PathBuf);
 impl LabDir {
     fn new(name: &str) -> LabDir {
         let dir = std::env::temp_dir().join(format!("esa-{name}-{}", std::process::id()));
-        LabCertificates::generate(&["127.0.0.1".into(), "localhost".into()])
-            .unwrap()
-            .write(&dir)
-            .unwrap();
+        LabCertificates::generate(
+            &["127.0.0.1".into(), "localhost".into()],
+            &["esa-controller".into(), "intruder".into()],
+        )
+        .unwrap()
+        .write(&dir)
+        .unwrap();
         LabDir(dir)
     }
 
@@ -50,6 +53,7 @@ impl LabDir {
                 cert: self.0.join(SERVER_CERT),
                 key: self.0.join(SERVER_KEY),
             }),
+            client_ca: None,
             insecure: false,
         }
     }
@@ -57,6 +61,19 @@ impl LabDir {
     fn client(&self) -> ClientSecurity {
         ClientSecurity {
             ca: Some(self.0.join(CA_CERT)),
+            identity: None,
+        }
+    }
+
+    /// A client presenting `name`'s certificate (signed by the lab CA).
+    fn client_as(&self, name: &str) -> ClientSecurity {
+        let (cert, key) = client_files(name);
+        ClientSecurity {
+            identity: Some(ServerIdentity {
+                cert: self.0.join(cert),
+                key: self.0.join(key),
+            }),
+            ..self.client()
         }
     }
 }
@@ -240,6 +257,124 @@ async fn the_controller_programs_esa_switch_over_tls_and_not_in_plaintext() {
     let ctl = start_controller_secured(backend, None, ApiSecurity::default()).await;
     let health = wait_synced(&ctl, 1).await;
     assert_eq!(health.pipeline_pushes, 1);
+    ctl.stop().await;
+    let _ = stop.send(true);
+    server.await.unwrap().unwrap();
+}
+
+/// The role policy `esa switch --roles` would read for a lab: ESA's
+/// tables, the multicast groups and the pipeline belong to role `esa`,
+/// which only the controller's certificate may take.
+const ESA_ROLE: &str = r#"
+[[role]]
+name = "esa"
+entities = ["EsaIngress.", "EsaEgress."]
+replication = true
+pipeline = true
+clients = ["esa-controller"]
+"#;
+
+/// A second P4Runtime client — even one holding a certificate from the
+/// lab's CA and a higher election id — cannot take ESA's role or touch
+/// its tables, groups or pipeline: the switch's role policy keeps them for
+/// the controller's certificate. The controller stays primary of its role
+/// and the job's entries stay. Without a client certificate no client
+/// connects at all.
+#[tokio::test]
+async fn a_second_p4runtime_client_cannot_take_esa_s_role_or_write_its_tables() {
+    use p4runtime_proto::p4::v1 as p4v1;
+    let lab = LabDir::new("p4rt-roles");
+    let roles = esa_switch::roles::RolePolicy::from_toml(ESA_ROLE).unwrap();
+    let (switch, _ports) = esa_switch::Switch::builder(esa_switch::SwitchConfig {
+        roles,
+        ..esa_switch::SwitchConfig::default()
+    })
+    .memory_ports(1..=8)
+    .build()
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let mtls = ServerSecurity {
+        client_ca: Some(lab.0.join(CA_CERT)),
+        ..lab.server()
+    };
+    let (stop, mut stopped) = tokio::sync::watch::channel(false);
+    let server =
+        tokio::spawn(
+            switch.serve_with(mtls.server_builder().unwrap(), listener, async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            }),
+        );
+
+    let backend = GrpcSwitch::new(&addr, 0, 1)
+        .with_security(lab.client_as("esa-controller"))
+        .with_role("esa");
+    let ctl = start_controller_secured(backend, None, ApiSecurity::default()).await;
+    wait_synced(&ctl, 1).await;
+    let mut jobs = ctl.client().await;
+    jobs.admit_job(admit_a()).await.unwrap();
+
+    // No client certificate: the TLS handshake fails.
+    let anonymous = GrpcSwitch::new(&addr, 0, 100).with_security(lab.client());
+    assert!(anonymous.connect().await.is_err());
+    // The CA's other certificate cannot take role esa.
+    let impostor = GrpcSwitch::new(&addr, 0, 100)
+        .with_security(lab.client_as("intruder"))
+        .with_role("esa");
+    let e = impostor.connect().await.unwrap_err().to_string();
+    assert!(
+        e.contains("open only to clients") && e.contains("intruder"),
+        "{e}"
+    );
+    // Nor a role the switch does not have.
+    let stranger = GrpcSwitch::new(&addr, 0, 100)
+        .with_security(lab.client_as("intruder"))
+        .with_role("admin");
+    let e = stranger.connect().await.unwrap_err().to_string();
+    assert!(e.contains("no role \"admin\""), "{e}");
+
+    // In the default role it becomes that role's primary, and reads ...
+    let intruder = GrpcSwitch::new(&addr, 0, 100).with_security(lab.client_as("intruder"));
+    assert_eq!(intruder.connect().await.unwrap(), Role::Primary);
+    let everything = vec![
+        esa_controller::entries::wildcard_table(0),
+        esa_controller::entries::wildcard_groups(),
+    ];
+    let before = intruder.read(everything.clone()).await.unwrap();
+    assert!(before.len() > 2, "{before:?}");
+    // ... but deletes nothing of ESA's: each update refused on its own.
+    let deletes: Vec<p4v1::Update> = before
+        .iter()
+        .map(|entity| p4v1::Update {
+            r#type: p4v1::update::Type::Delete as i32,
+            entity: Some(entity.clone()),
+        })
+        .collect();
+    let n = deletes.len();
+    let e = intruder.write(deletes).await.unwrap_err().to_string();
+    assert!(e.contains(&format!("{n} of {n} updates failed")), "{e}");
+    assert!(e.contains("belongs to role \"esa\""), "{e}");
+    let e = intruder
+        .set_pipeline(pipeline().config())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the pipeline belongs to role \"esa\""), "{e}");
+    assert_eq!(intruder.read(everything).await.unwrap().len(), before.len());
+
+    // The controller never lost its role: still primary, the job admitted.
+    let health = ctl.health().borrow().clone();
+    assert_eq!(health.role, Role::Primary);
+    assert_eq!(health.primary_lost, 0);
+    let list = jobs
+        .list_jobs(proto::ListJobsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(list.primary);
+    assert_eq!(list.jobs.len(), 1);
+
+    intruder.disconnect();
     ctl.stop().await;
     let _ = stop.send(true);
     server.await.unwrap().unwrap();

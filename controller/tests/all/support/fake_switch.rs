@@ -151,7 +151,7 @@ impl Shared {
     }
 
     fn check_primary(&self, election_id: Option<&p4v1::Uint128>) -> Result<(), Status> {
-        lock(&self.arbitration).check_primary(election_id)
+        lock(&self.arbitration).check_primary("", election_id)
     }
 
     fn take_fault(&self) -> bool {
@@ -426,7 +426,7 @@ impl P4Runtime for Service {
                     if !arbitration.is_open(id) {
                         break; // dropped by a fault
                     }
-                    arbitration.arbitrate(id, election).err()
+                    arbitration.arbitrate(id, "", election).err()
                 };
                 match refused {
                     None => shared.announce(),
