@@ -15,6 +15,7 @@ use p4runtime_proto::p4::v1 as p4v1;
 use tokio::sync::{Mutex, watch};
 
 use crate::backend::{Role, SwitchBackend};
+use crate::counters::CounterDeltas;
 use crate::entries::{
     Entity, EntityKey, TableKind, decode_value, encode_value, key_from_proto, wildcard_groups,
     wildcard_table,
@@ -115,6 +116,11 @@ pub struct Controller<S> {
     state: Mutex<State>,
     health: watch::Sender<Health>,
     registry: Option<Registry>,
+    /// Each admitted job's counters as read so far, banked across switch
+    /// resets ([`crate::counters`]): what [`Controller::stats`] reports.
+    /// Held across a read of the switch, so that readings are observed in
+    /// the order they were taken.
+    counters: Mutex<HashMap<u16, CounterDeltas>>,
 }
 
 impl<S: SwitchBackend> Controller<S> {
@@ -194,6 +200,7 @@ impl<S: SwitchBackend> Controller<S> {
                 primary_lost: 0,
             }),
             registry,
+            counters: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -305,6 +312,11 @@ impl<S: SwitchBackend> Controller<S> {
                     }
                 }
                 () = tokio::time::sleep(self.config.check_interval) => {
+                    // A reading every check keeps what a switch reset can
+                    // take from the jobs' counters to one interval.
+                    if let Err(e) = self.stats(&[]).await {
+                        tracing::debug!("reading the jobs' counters: {e}");
+                    }
                     if role == Role::Primary {
                         match self.switch.pipeline_cookie().await {
                             Ok(Some(c)) if c == self.pipeline.cookie => {}
@@ -335,6 +347,10 @@ impl<S: SwitchBackend> Controller<S> {
             tracing::info!("pushing the pipeline (cookie {:#x})", self.pipeline.cookie);
             self.switch.set_pipeline(self.pipeline.config()).await?;
             self.health.send_modify(|h| h.pipeline_pushes += 1);
+            // A pushed pipeline starts every counter from zero.
+            for job in self.counters.lock().await.values_mut() {
+                job.reset();
+            }
         }
         let (current, foreign) = self.read_switch().await?;
         if !state.authoritative {
@@ -538,6 +554,7 @@ impl<S: SwitchBackend> Controller<S> {
                 );
                 state.jobs = admitted;
                 state.owners = owners;
+                self.counters.lock().await.remove(&job.id);
                 Ok(job)
             }
             Err(source) => {
@@ -585,6 +602,7 @@ impl<S: SwitchBackend> Controller<S> {
         }
         state.jobs.remove(job.id);
         state.owners.remove(&job.id);
+        self.counters.lock().await.remove(&job.id);
         tracing::info!("released job {}", job.id);
         if let Err(e) = self.persist(&state.jobs, &state.owners) {
             // Released on the switch; a restarted controller would bring
@@ -671,8 +689,11 @@ impl<S: SwitchBackend> Controller<S> {
             .collect()
     }
 
-    /// Per-job counters read from the switch (`ids` empty: every job).
-    /// Works on a backup too (reads only).
+    /// Per-job counters read from the switch (`ids` empty: every job),
+    /// banked across switch resets: a job's counts never go back while it
+    /// stays admitted, though a reset loses what the switch counted since
+    /// the last reading ([`crate::counters`]; the controller reads every
+    /// check interval). Works on a backup too (reads only).
     pub async fn stats(&self, ids: &[u32]) -> Result<Vec<JobStats>, Error> {
         let jobs: Vec<u16> = {
             let state = self.state.lock().await;
@@ -699,6 +720,7 @@ impl<S: SwitchBackend> Controller<S> {
         if jobs.is_empty() {
             return Ok(vec![]);
         }
+        let mut banked = self.counters.lock().await;
         let counters = &self.pipeline.bindings.counters;
         let query = jobs
             .iter()
@@ -725,15 +747,20 @@ impl<S: SwitchBackend> Controller<S> {
         }
         Ok(jobs
             .iter()
-            .map(|&job| JobStats {
-                job,
-                counters: counters
-                    .iter()
-                    .map(|c| {
-                        let v = values.get(&(c.id, c.index(job))).copied().unwrap_or(0);
-                        (c.name.clone(), v)
-                    })
-                    .collect(),
+            .map(|&job| {
+                let bank = banked.entry(job).or_default();
+                bank.observe(counters.iter().map(|c| {
+                    let v = values.get(&(c.id, c.index(job))).copied().unwrap_or(0);
+                    (c.name.as_str(), v)
+                }));
+                let totals = bank.deltas();
+                JobStats {
+                    job,
+                    counters: counters
+                        .iter()
+                        .map(|c| (c.name.clone(), totals.get(&c.name).copied().unwrap_or(0)))
+                        .collect(),
+                }
             })
             .collect())
     }

@@ -40,6 +40,7 @@ pub mod backend;
 pub mod certs;
 pub mod config_file;
 pub mod controller;
+pub mod counters;
 pub mod entries;
 pub mod error;
 pub mod jobs;

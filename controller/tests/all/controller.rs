@@ -520,3 +520,75 @@ async fn the_job_record_survives_a_controller_and_switch_restart() {
     assert!(err.to_string().contains("another pipeline"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The P4Info id of the per-job counter `short` ("completed", ...).
+fn job_counter_id(short: &str) -> u32 {
+    let name = esa_p4::counters::job_counter(esa_p4::Arch::V1model, short)
+        .unwrap()
+        .name;
+    pipeline()
+        .p4info
+        .counters
+        .iter()
+        .filter_map(|c| c.preamble.as_ref())
+        .find(|p| p.name == name)
+        .unwrap()
+        .id
+}
+
+/// The controller's "completed" count of `job`.
+async fn completed(
+    client: &mut esa_controller::api::proto::jobs_client::JobsClient<tonic::transport::Channel>,
+    job: u32,
+) -> u64 {
+    let stats = client
+        .job_stats(proto::JobStatsRequest { job_ids: vec![job] })
+        .await
+        .unwrap()
+        .into_inner();
+    stats.jobs[0]
+        .counters
+        .iter()
+        .find(|c| c.name == "completed")
+        .unwrap()
+        .packets
+}
+
+/// A job's counters, as the controller reports them (`JobStats`,
+/// `/metrics`), never go back while it stays admitted: a switch restart
+/// (the controller pushes the pipeline again) banks what was read before
+/// it, even when the new count has already climbed past the old one by the
+/// next read, and so does a count that went backwards on its own. A
+/// release forgets the bank.
+#[tokio::test]
+async fn job_counters_are_banked_across_a_switch_restart() {
+    let fake = FakeSwitch::start().await;
+    let ctl = start_controller(fake.addr, 1).await;
+    wait_synced(&ctl, 1).await;
+    let mut client = ctl.client().await;
+    client.admit_job(admit_a()).await.unwrap();
+    let id = job_counter_id("completed");
+    fake.set_counter(id, 1, 600);
+    assert_eq!(completed(&mut client, 1).await, 600);
+
+    fake.restart();
+    wait_health(ctl.health(), |h| {
+        h.pipeline_pushes >= 2 && h.synced && h.role == Role::Primary
+    })
+    .await;
+    fake.set_counter(id, 1, 700);
+    assert_eq!(completed(&mut client, 1).await, 600 + 700);
+    // Backwards without a push: a reset all the same.
+    fake.set_counter(id, 1, 100);
+    assert_eq!(completed(&mut client, 1).await, 600 + 700 + 100);
+    fake.set_counter(id, 1, 150);
+    assert_eq!(completed(&mut client, 1).await, 600 + 700 + 150);
+
+    client
+        .release_job(proto::ReleaseJobRequest { job_id: 1 })
+        .await
+        .unwrap();
+    client.admit_job(admit_a()).await.unwrap();
+    assert_eq!(completed(&mut client, 1).await, 150);
+    ctl.stop().await;
+}
