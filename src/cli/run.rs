@@ -1,5 +1,6 @@
 //! `esa run`: a multi-job experiment on the chosen switch and fabric.
 
+use p4runtime_proto::security::{ClientSecurity, ServerIdentity};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -43,6 +44,21 @@ pub(crate) struct RunArgs {
     /// External switch: its P4Runtime device id.
     #[arg(long, default_value_t = 0)]
     device_id: u64,
+    /// External switch: reach its P4Runtime server over TLS, verified
+    /// with this CA certificate (PEM; `esa certs` writes ca.pem).
+    #[arg(long, value_name = "PEM")]
+    p4runtime_tls_ca: Option<std::path::PathBuf>,
+    /// External switch: present this client certificate (PEM) to a switch
+    /// started with --tls-client-ca (`esa certs --client NAME`).
+    #[arg(long, value_name = "PEM", requires_all = ["p4runtime_tls_key", "p4runtime_tls_ca"])]
+    p4runtime_tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --p4runtime-tls-cert (PEM).
+    #[arg(long, value_name = "PEM", requires = "p4runtime_tls_cert")]
+    p4runtime_tls_key: Option<std::path::PathBuf>,
+    /// External switch: the P4Runtime role ESA's tables belong to (`esa
+    /// switch --roles`); the default role otherwise.
+    #[arg(long, value_name = "NAME")]
+    p4runtime_role: Option<String>,
     /// External switch: the hosts file (name, mac, ip, switch port and
     /// optionally a netns per host; testbed/README.md).
     #[arg(long, value_name = "FILE")]
@@ -92,6 +108,8 @@ pub(crate) fn switch_target(args: &RunArgs) -> Result<Arc<dyn SwitchTarget>> {
         ("--p4runtime", args.p4runtime.is_some()),
         ("--hosts", args.hosts.is_some()),
         ("--device-config", args.device_config.is_some()),
+        ("--p4runtime-tls-ca", args.p4runtime_tls_ca.is_some()),
+        ("--p4runtime-role", args.p4runtime_role.is_some()),
     ];
     if args.switch != SwitchArg::External
         && let Some((flag, _)) = external_only.iter().find(|(_, given)| *given)
@@ -117,6 +135,15 @@ pub(crate) fn switch_target(args: &RunArgs) -> Result<Arc<dyn SwitchTarget>> {
                 device_id: args.device_id,
                 hosts: HostsFile::load(hosts)?,
                 pipeline_files: args.device_config.clone().zip(args.p4info.clone()),
+                security: ClientSecurity {
+                    ca: args.p4runtime_tls_ca.clone(),
+                    identity: args
+                        .p4runtime_tls_cert
+                        .clone()
+                        .zip(args.p4runtime_tls_key.clone())
+                        .map(|(cert, key)| ServerIdentity { cert, key }),
+                },
+                role: args.p4runtime_role.clone().unwrap_or_default(),
             })
         }
     })

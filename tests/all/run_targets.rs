@@ -256,6 +256,11 @@ struct ExternalFabric {
 }
 
 fn external_fabric(dir: &Path, order: &[u16]) -> ExternalFabric {
+    external_fabric_with(dir, order, &[])
+}
+
+/// [`external_fabric`] with more flags for `esa switch`.
+fn external_fabric_with(dir: &Path, order: &[u16], switch_args: &[String]) -> ExternalFabric {
     let switch_ip = std::net::Ipv4Addr::new(10, 7, 255, 254);
     let wanted: Vec<NamespaceHost> = (1..=6)
         .map(|n| NamespaceHost {
@@ -273,6 +278,7 @@ fn external_fabric(dir: &Path, order: &[u16]) -> ExternalFabric {
     let grpc = free_port();
     let mut switch = Command::new(ESA);
     switch.args(["switch", "--grpc-addr", &grpc, "--log-level", "warn"]);
+    switch.args(switch_args);
     for (port, name) in namespaces.interfaces() {
         switch.arg("-i").arg(format!("{port}@{name}"));
     }
@@ -310,6 +316,10 @@ impl ExternalFabric {
     }
 }
 
+/// The external switch as a lab runs it across machines: P4Runtime over
+/// TLS, client certificates required, ESA's tables given to role `esa`,
+/// which only the controller's certificate may take (README.md, "Across
+/// machines"); `esa run` reaches it with the matching flags.
 #[test]
 fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
     if !netns_enabled() {
@@ -317,14 +327,61 @@ fn quick_runs_on_an_external_switch_process_with_a_hosts_file() {
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("external");
+    let lab = dir.join("lab");
+    let made = esa(
+        &[
+            "certs",
+            "--out",
+            lab.to_str().unwrap(),
+            "--client",
+            "esa-controller",
+        ],
+        None,
+    );
+    assert!(made.status.success(), "{made:?}");
+    let roles = dir.join("roles.toml");
+    std::fs::write(
+        &roles,
+        "[[role]]\nname = \"esa\"\nentities = [\"EsaIngress.\", \"EsaEgress.\"]\n\
+         replication = true\npipeline = true\nclients = [\"esa-controller\"]\n",
+    )
+    .unwrap();
+    let file = |name: &str| lab.join(name).to_str().unwrap().to_string();
+    let switch_args: Vec<String> = [
+        "--tls-cert".to_string(),
+        file("server.pem"),
+        "--tls-key".into(),
+        file("server.key"),
+        "--tls-client-ca".into(),
+        file("ca.pem"),
+        "--roles".into(),
+        roles.to_str().unwrap().into(),
+    ]
+    .into();
     // Listed in a different order from the ports: hosts are taken in file
     // order, whatever their port.
-    let fabric = external_fabric(&dir, &[3, 1, 2, 6, 4, 5]);
+    let fabric = external_fabric_with(&dir, &[3, 1, 2, 6, 4, 5], &switch_args);
     let out_dir = dir.join("out");
+    let (ca, cert, key) = (
+        file("ca.pem"),
+        file("client-esa-controller.pem"),
+        file("client-esa-controller.key"),
+    );
     let args = external_run(
         &fabric.grpc,
         &fabric.hosts_path,
-        &["--out", out_dir.to_str().unwrap()],
+        &[
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--p4runtime-tls-ca",
+            &ca,
+            "--p4runtime-tls-cert",
+            &cert,
+            "--p4runtime-tls-key",
+            &key,
+            "--p4runtime-role",
+            "esa",
+        ],
     );
     let out = esa(&strs(&args), None);
     assert_verified(&out, &out_dir, "external");

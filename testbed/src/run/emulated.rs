@@ -192,7 +192,9 @@ impl VariantRunner for Emulated {
             task: supervisor,
         } = control::start_controller(
             &runtime,
-            GrpcSwitch::new(&stage.switch.p4runtime, stage.switch.device_id, 1),
+            GrpcSwitch::new(&stage.switch.p4runtime, stage.switch.device_id, 1)
+                .with_security(stage.switch.security.clone())
+                .with_role(&stage.switch.role),
             pipeline,
             plan.topology(),
             config,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use esa_controller::Pipeline;
 use esa_harness::Ports;
 use esa_host::addressing::switch_addr_at;
+use p4runtime_proto::security::ClientSecurity;
 
 use super::{RunningSwitch, StartOptions, SwitchTarget, p4_source_pipeline};
 use crate::error::TestbedError;
@@ -26,6 +27,12 @@ pub struct ExternalTarget {
     /// compiled device config and the P4Info. `None`: the P4 source
     /// (esa-switch).
     pub pipeline_files: Option<(PathBuf, PathBuf)>,
+    /// How its P4Runtime server is reached: TLS verified with a CA, and a
+    /// client certificate for a switch that asks for one.
+    pub security: ClientSecurity,
+    /// The P4Runtime role ESA's tables belong to on that switch
+    /// (`esa switch --roles`); `""`: the default role.
+    pub role: String,
 }
 
 impl SwitchTarget for ExternalTarget {
@@ -74,11 +81,9 @@ impl SwitchTarget for ExternalTarget {
         _start: &StartOptions,
     ) -> Result<RunningSwitch, TestbedError> {
         let switch_addr = switch_addr_at(self.hosts.switch_ip);
-        Ok(RunningSwitch::new(
-            self.p4runtime.clone(),
-            self.device_id,
-            switch_addr,
-            (),
-        ))
+        Ok(
+            RunningSwitch::new(self.p4runtime.clone(), self.device_id, switch_addr, ())
+                .reached_with(self.security.clone(), &self.role),
+        )
     }
 }

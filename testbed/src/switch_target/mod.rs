@@ -27,6 +27,7 @@ mod bmv2;
 mod embedded;
 mod external;
 
+use p4runtime_proto::security::ClientSecurity;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -118,6 +119,11 @@ pub struct RunningSwitch {
     pub device_id: u64,
     /// Where hosts send ESA packets.
     pub switch_addr: SocketAddr,
+    /// How the controller reaches its P4Runtime server (TLS, a client
+    /// certificate); plaintext by default.
+    pub security: ClientSecurity,
+    /// The P4Runtime role the controller takes (`""`: the default role).
+    pub role: String,
     handle: Box<dyn SwitchHandle>,
 }
 
@@ -134,8 +140,17 @@ impl RunningSwitch {
             p4runtime,
             device_id,
             switch_addr,
+            security: ClientSecurity::default(),
+            role: String::new(),
             handle: Box::new(handle),
         }
+    }
+
+    /// The same switch, reached with `security` in P4Runtime role `role`.
+    pub fn reached_with(mut self, security: ClientSecurity, role: &str) -> RunningSwitch {
+        self.security = security;
+        self.role = role.to_string();
+        self
     }
 
     /// The host's end of in-memory port `port`, once; `None` when the
@@ -207,6 +222,8 @@ mod tests {
             device_id: 0,
             hosts: HostsFile::parse("").unwrap(),
             pipeline_files: None,
+            security: Default::default(),
+            role: String::new(),
         };
         assert_eq!(name(external.fabric(None)), "external");
         let e = external.fabric(asked("netns")).unwrap_err();
@@ -244,6 +261,8 @@ mod tests {
             device_id: 3,
             hosts: HostsFile::parse("").unwrap(),
             pipeline_files: None,
+            security: Default::default(),
+            role: String::new(),
         };
         assert_eq!(
             setup(&external, None),
