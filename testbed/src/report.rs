@@ -98,7 +98,9 @@ pub struct JobReport {
     /// the switch restarted under the job (and so counted from zero
     /// again), the chunks done less those the PS completed.
     pub chunks_in_switch: u64,
-    /// Times the switch restarted while the job ran (`esa run --fault`).
+    /// Times the switch restarted while the job ran: restarts `esa run
+    /// --fault` injected, or, if more, the times the controller had to
+    /// program the switch again (a switch somebody else restarted).
     #[serde(skip_serializing_if = "is_zero")]
     pub switch_restarts: u32,
     /// Chunks the parameter server completed.

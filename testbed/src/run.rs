@@ -485,6 +485,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     let fan_in = ctx.spec.workers;
     let mut report = ctx.report.clone();
     let restarts_before = ctx.restarts.load(Ordering::SeqCst);
+    let pushes_before = ctx.controller.health().borrow().pipeline_pushes;
     let work = JobWork::of(&ctx);
     let watch = Watch {
         observer: Some(&ctx.progress[ctx.index]),
@@ -586,7 +587,12 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
             }
             report.switch_counters = deltas.deltas();
             report.chunks_in_switch = report.counter("completed");
-            report.switch_restarts = ctx.restarts.load(Ordering::SeqCst) - restarts_before;
+            // A restart this run injected, or one the controller saw and
+            // answered by programming the switch again (an external switch
+            // somebody restarted; a crash whose re-push came after the job).
+            let injected = ctx.restarts.load(Ordering::SeqCst) - restarts_before;
+            let pushes = ctx.controller.health().borrow().pipeline_pushes - pushes_before;
+            report.switch_restarts = injected.max(u32::try_from(pushes).unwrap_or(u32::MAX));
             if report.switch_restarts > 0 {
                 // The switch's counters started again from zero: what it
                 // completed is every chunk done but those the PS did (each

@@ -18,6 +18,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use esa_core::wire::{Ipv4Addr, MacAddr};
 use esa_host::transport::HostAddress;
@@ -250,6 +251,8 @@ fn assert_all_verified(out: &Output, dir: &Path, switch: &str, jobs: usize) {
 /// stops before the namespaces go (field order).
 struct ExternalFabric {
     switch: Killed,
+    /// `esa switch`'s arguments, to start it again.
+    switch_args: Vec<String>,
     grpc: String,
     hosts_path: PathBuf,
     namespaces: Namespaces,
@@ -276,13 +279,15 @@ fn external_fabric_with(dir: &Path, order: &[u16], switch_args: &[String]) -> Ex
     };
     let namespaces = Namespaces::create(&wanted, Some(switch)).unwrap();
     let grpc = free_port();
-    let mut switch = Command::new(ESA);
-    switch.args(["switch", "--grpc-addr", &grpc, "--log-level", "warn"]);
-    switch.args(switch_args);
+    let mut args: Vec<String> = ["switch", "--grpc-addr", &grpc, "--log-level", "warn"]
+        .map(str::to_owned)
+        .into();
+    args.extend_from_slice(switch_args);
     for (port, name) in namespaces.interfaces() {
-        switch.arg("-i").arg(format!("{port}@{name}"));
+        args.push("-i".into());
+        args.push(format!("{port}@{name}"));
     }
-    let switch = Killed(switch.spawn().unwrap());
+    let switch = Killed(Command::new(ESA).args(&args).spawn().unwrap());
     let mut hosts = format!("switch_ip = \"{switch_ip}\"\n");
     for &n in order {
         let ip = std::net::Ipv4Addr::from(host(n).ip.0).to_string();
@@ -292,6 +297,7 @@ fn external_fabric_with(dir: &Path, order: &[u16], switch_args: &[String]) -> Ex
     std::fs::write(&hosts_path, hosts).unwrap();
     ExternalFabric {
         switch,
+        switch_args: args,
         grpc,
         hosts_path,
         namespaces,
@@ -299,6 +305,15 @@ fn external_fabric_with(dir: &Path, order: &[u16], switch_args: &[String]) -> Ex
 }
 
 impl ExternalFabric {
+    /// Kills the switch (SIGKILL: a crash) and starts it again, empty,
+    /// with the same ports and P4Runtime address after `down`.
+    fn restart_switch(&mut self, down: Duration) {
+        let _ = self.switch.0.kill();
+        let _ = self.switch.0.wait();
+        std::thread::sleep(down);
+        self.switch = Killed(Command::new(ESA).args(&self.switch_args).spawn().unwrap());
+    }
+
     /// `esa run quick.toml` on this switch, its report in `out_dir`.
     fn run_quick(&self, out_dir: &Path) -> Output {
         self.run(&quick(), out_dir)
@@ -429,6 +444,75 @@ fn consecutive_runs_on_one_external_switch_report_their_own_counts() {
             job["switch_counters"]["completed"], 10_240,
             "{run} run: {job}"
         );
+    }
+    drop(fabric);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Somebody restarts an external switch under a run (`esa run` cannot:
+/// it is not the run's to restart): the controller programs it again, the
+/// jobs finish verified, and each report counts the restart and says where
+/// every chunk completed, exactly: the switch's counters restarted from
+/// zero, so its share is the hosts' count of chunks done less the PS's.
+#[test]
+fn an_external_switch_restarted_under_a_run_loses_no_job_and_no_chunk() {
+    if !netns_enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("external-restart");
+    let mut fabric = external_fabric(&dir, &[1, 2, 3, 4, 5, 6]);
+    let out_dir = dir.join("out");
+    // restart.toml's two jobs, with two workers each: six hosts.
+    let experiment = dir.join("restart6.toml");
+    std::fs::write(
+        &experiment,
+        "name = \"restart6\"\nseed = 7\n[switch]\nlanes = 32\npool_slots = 1024\n\
+         [[jobs]]\nname = \"a\"\nworkers = 2\ngradient_elems = 262144\ncompute_ms = 20\n\
+         iterations = 24\npolicy = \"srpt\"\n\
+         [[jobs]]\nname = \"b\"\narrival_ms = 100\nworkers = 2\ngradient_elems = 131072\n\
+         compute_ms = 20\niterations = 30\npriority = 2\npolicy = \"las\"\n",
+    )
+    .unwrap();
+    let args = external_run_of(
+        &experiment,
+        &fabric.grpc,
+        &fabric.hosts_path,
+        &["--quiet", "--out", out_dir.to_str().unwrap()],
+    );
+    let run = Command::new(ESA)
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Strike once both jobs have chunks completed in the switch (they run
+    // for several seconds).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while [1, 2]
+        .iter()
+        .any(|&job| completed_in_switch(&fabric.grpc, job) == 0)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the jobs never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    fabric.restart_switch(Duration::from_millis(500));
+    let out = run.wait_with_output().unwrap();
+    assert_all_verified(&out, &out_dir, "external", 2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    for job in json["jobs"].as_array().unwrap() {
+        assert_eq!(job["switch_restarts"], 1, "{job}");
+        let (total, switch, ps) = (
+            job["chunks_total"].as_u64().unwrap(),
+            job["chunks_in_switch"].as_u64().unwrap(),
+            job["chunks_at_ps"].as_u64().unwrap(),
+        );
+        assert_eq!(switch + ps, total, "{job}");
     }
     drop(fabric);
     let _ = std::fs::remove_dir_all(&dir);
@@ -577,6 +661,63 @@ impl GlobalCounters {
     fn total(&mut self) -> u64 {
         self.read().iter().sum()
     }
+}
+
+/// Job `job`'s `completed` counter on the switch at `grpc`; 0 while the
+/// switch has no pipeline.
+fn completed_in_switch(grpc: &str, job: i64) -> u64 {
+    use p4runtime_proto::p4::v1 as p4v1;
+    let pipeline = esa_controller::Pipeline::from_p4_source(
+        &esa_p4::Arch::V1model.program(),
+        &esa_p4::Defines::new(32, 256).pairs(),
+    )
+    .unwrap();
+    let name = esa_p4::counters::job_counter(esa_p4::Arch::V1model, "completed")
+        .unwrap()
+        .name;
+    let id = pipeline
+        .p4info
+        .counters
+        .iter()
+        .filter_map(|c| c.preamble.as_ref())
+        .find(|p| p.name == name)
+        .unwrap()
+        .id;
+    let request = p4v1::ReadRequest {
+        device_id: 0,
+        entities: vec![p4v1::Entity {
+            entity: Some(p4v1::entity::Entity::CounterEntry(p4v1::CounterEntry {
+                counter_id: id,
+                index: Some(p4v1::Index { index: job }),
+                data: None,
+            })),
+        }],
+        ..Default::default()
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let Ok(mut client) =
+            p4runtime_proto::P4RuntimeClient::connect(format!("http://{grpc}")).await
+        else {
+            return 0;
+        };
+        let Ok(response) = client.read(request).await else {
+            return 0;
+        };
+        let mut stream = response.into_inner();
+        let mut packets = 0;
+        while let Ok(Some(r)) = stream.message().await {
+            for e in r.entities {
+                if let Some(p4v1::entity::Entity::CounterEntry(c)) = e.entity {
+                    packets += c.data.map_or(0, |d| d.packet_count as u64);
+                }
+            }
+        }
+        packets
+    })
 }
 
 /// Malformed frames into `esa switch` on a veth, from a host namespace:
