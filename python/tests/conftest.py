@@ -125,6 +125,27 @@ def make_stack():
         s.stop()
 
 
+def run_all(workers, buffers, average=False, exchanges=None):
+    """All-reduces buffers[i] on workers[i] in parallel (with exchanges[i],
+    for checked workers); returns (stats, errors)."""
+    stats = [None] * len(workers)
+    errors = [None] * len(workers)
+
+    def go(i):
+        try:
+            exchange = None if exchanges is None else exchanges[i]
+            stats[i] = workers[i].allreduce(buffers[i], average, exchange)
+        except Exception as e:  # checked by the caller
+            errors[i] = e
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return stats, errors
+
+
 # Where an ESA frame's parts start: Ethernet, IPv4 and UDP headers, then the
 # 16-byte ESA header (version and type, flags, slot, key...), then the lanes.
 ESA_OFFSET = 14 + 20 + 8

@@ -21,15 +21,21 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
 EXPONENT = 20
 
 
-def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
-    import esa_torch
-
+def _ddp_and_reference(rank, world, init_file):
+    """Joins the gloo group; returns a small network, a copy of it outside
+    DDP (gradients to compare with gloo's all-reduce) and its DDP model."""
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
     reference = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
     reference.load_state_dict(net.state_dict())
-    model = torch.nn.parallel.DistributedDataParallel(net)
+    return net, reference, torch.nn.parallel.DistributedDataParallel(net)
+
+
+def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
+    import esa_torch
+
+    net, reference, model = _ddp_and_reference(rank, world, init_file)
     job = esa_torch.register(model, controller=controller, switch=switch, exponent=EXPONENT)
     diffs, scale = [], []
     for step in range(3):
@@ -81,12 +87,7 @@ def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
 def _hook_with_a_corrupted_frame(rank, world, init_file, controller, switch, integrity, out):
     import esa_torch
 
-    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
-    torch.manual_seed(0)
-    net = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
-    reference = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
-    reference.load_state_dict(net.state_dict())
-    model = torch.nn.parallel.DistributedDataParallel(net)
+    net, reference, model = _ddp_and_reference(rank, world, init_file)
     job = esa_torch.register(model, controller=controller, switch=switch, exponent=EXPONENT, integrity=integrity)
     error, failed_step, diffs = None, None, []
     for step in range(3):

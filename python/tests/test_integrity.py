@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from conftest import corrupt_one_data_frame
+from conftest import corrupt_one_data_frame, run_all
 from esa_torch import IntegrityError, ParameterServer, Worker, admit, port_address, release
 
 KEY = bytes(range(32))
@@ -49,21 +49,10 @@ def start_job(stack, switch, world, key):
     return adm, ps, workers
 
 
-def run_all(workers, buffers, exchanges):
-    outcomes = [None] * len(workers)
-
-    def go(i):
-        try:
-            outcomes[i] = workers[i].allreduce(buffers[i], False, exchanges[i])
-        except Exception as e:  # checked by the caller
-            outcomes[i] = e
-
-    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(workers))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return outcomes
+def run_checked(workers, buffers, exchanges):
+    """Each rank's stats, or the error it raised."""
+    stats, errors = run_all(workers, buffers, exchanges=exchanges)
+    return [e if e is not None else st for st, e in zip(stats, errors)]
 
 
 def integer_buckets(world, n):
@@ -80,7 +69,7 @@ def test_honest_checked_all_reduces_pass_and_are_counted(stack):
     exchange = ThreadExchange(world)
     for _ in range(2):
         data = integer_buckets(world, n)
-        outcomes = run_all(workers, data, [exchange.for_rank(r) for r in range(world)])
+        outcomes = run_checked(workers, data, [exchange.for_rank(r) for r in range(world)])
         assert all(isinstance(o, dict) and o["checked"] for o in outcomes), outcomes
         assert outcomes[0]["overflow_retries"] == 0
         for d in data:
@@ -101,7 +90,7 @@ def test_a_corrupted_contribution_raises_on_every_rank(stack, make_relay, checke
     exchange = ThreadExchange(world)
     exchanges = [exchange.for_rank(r) if checked else None for r in range(world)]
     data = integer_buckets(world, n)
-    outcomes = run_all(workers, data, exchanges)
+    outcomes = run_checked(workers, data, exchanges)
     assert relay.corrupted == 1
     expected = base(n) * 6
     if checked:
