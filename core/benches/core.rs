@@ -121,5 +121,29 @@ fn quantization(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, wire, pool, quantization);
+/// What a checked all-reduce of 2²⁰ floats adds twice in a worker: the
+/// checksum of every chunk's lanes (once as sent, once as received).
+fn integrity(c: &mut Criterion) {
+    let (n, lanes) = (1usize << 20, 32);
+    let chunks = n / lanes;
+    let mut rng = Rng::new(2);
+    let mut coefficients = esa_core::integrity::Coefficients::default();
+    coefficients.refill(chunks, lanes, || rng.next_u64());
+    let wire: Vec<u8> = (0..n)
+        .flat_map(|_| (rng.next_u64() as i32 >> 4).to_be_bytes())
+        .collect();
+    let mut g = c.benchmark_group("integrity");
+    g.throughput(Throughput::Bytes((n * 4) as u64));
+    g.bench_function("checksum_4MiB", |b| {
+        b.iter(|| {
+            wire.chunks_exact(4 * lanes)
+                .enumerate()
+                .map(|(i, chunk)| coefficients.chunk_checksum(i, black_box(chunk)))
+                .fold(0u64, |acc, x| acc ^ x)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, wire, pool, quantization, integrity);
 criterion_main!(benches);

@@ -16,7 +16,9 @@
 //! - [`wire`]: byte views and parsed forms of Ethernet, IPv4, UDP and ESA.
 //! - [`pool`]: the reference model of the switch's aggregator pool — what the
 //!   P4 program does, packet for packet.
-//! - [`quant`]: float32 to int32 fixed point with exact integer sums.
+//! - [`quant`]: float32 to int32 fixed point with exact integer sums;
+//!   [`integrity`]: keyed linear checksums that tell a worker whether its
+//!   result is the sum of what the workers sent.
 //! - [`policy`]: priority policies (fcfs, static, srpt, las) with aging.
 //! - [`worker`] and [`ps`]: the host protocol state machines, each a folder
 //!   (the machine; its config and errors; the ring of chunks in flight, or
@@ -38,6 +40,7 @@ pub mod addressing;
 mod cache;
 pub mod constants;
 pub mod faults;
+pub mod integrity;
 pub mod job;
 pub mod plan;
 pub mod policy;

@@ -12,6 +12,8 @@
 //!   links with a seeded fault injector.
 //! - [`worker`]: [`Worker::allreduce`](worker::Worker::allreduce), blocking,
 //!   and a non-blocking `start_allreduce` / `poll_allreduce` pair.
+//! - [`integrity`]: the key a job's workers share to check their results
+//!   (the checksum coefficients of each all-reduce).
 //! - [`ps`]: the parameter-server runtime for one or many jobs.
 //! - [`config`]: TOML files and their overrides, validated with errors
 //!   that name the key; the `esa` binary turns its flags into the same
@@ -28,6 +30,7 @@ pub mod cli;
 mod clock;
 pub mod config;
 mod error;
+pub mod integrity;
 pub mod ps;
 pub mod testing;
 pub mod transport;

@@ -6,6 +6,11 @@
 //! it waited for. [`Worker::start_allreduce`] and [`Worker::poll_allreduce`]
 //! do the same one bounded step at a time, for callers with their own loop.
 //!
+//! With a key ([`WorkerOptions::integrity`]) every all-reduce keeps the
+//! keyed checksums of what this worker sent and what it received
+//! ([`AllreduceStats::checksums`]); the caller compares them across the job
+//! (`esa_core::integrity`).
+//!
 //! The worker accepts `RESULT`s and `QUERY`s from any source address: a
 //! switch rewrites only the destination of what it forwards, so a `RESULT`
 //! arrives with the source address of whichever host sent the packet that
@@ -15,7 +20,9 @@
 
 use crate::clock::Clock;
 use crate::error::HostError;
+use crate::integrity::IntegrityKey;
 use crate::transport::{Datagram, MAX_WAIT, RECV_BATCH, Transport, TransportStats};
+use esa_core::integrity::{Checksums, Coefficients};
 use esa_core::worker::{Worker as CoreWorker, WorkerConfig, WorkerError, WorkerEvent, WorkerStats};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -35,6 +42,10 @@ pub struct WorkerOptions {
     pub switch: SocketAddr,
     /// Divide the sum by the fan-in (the mean) before returning it.
     pub average: bool,
+    /// The job's checksum key: with one, every all-reduce keeps its
+    /// checksums ([`AllreduceStats::checksums`]). Every worker of the job
+    /// needs the same key and the same sequence of all-reduces.
+    pub integrity: Option<IntegrityKey>,
 }
 
 impl WorkerOptions {
@@ -45,6 +56,7 @@ impl WorkerOptions {
             core,
             switch,
             average: false,
+            integrity: None,
         }
     }
 }
@@ -80,6 +92,10 @@ pub struct AllreduceStats {
     pub queries_answered: u64,
     /// Datagrams the transport could not deliver.
     pub send_dropped: u64,
+    /// With [`WorkerOptions::integrity`]: the checksums of this worker's
+    /// contribution and of the result it received, for the caller to
+    /// compare across the job.
+    pub checksums: Option<Checksums>,
 }
 
 impl AllreduceStats {
@@ -118,6 +134,11 @@ pub struct Worker<T: Transport> {
     run: Option<Run>,
     /// An interrupted or abandoned all-reduce left the state machine busy.
     poisoned: bool,
+    integrity: Option<IntegrityKey>,
+    /// Checked all-reduces started: the next one's coefficient stream.
+    checked_rounds: u64,
+    /// The running all-reduce's coefficients (storage reused).
+    coefficients: Coefficients,
 }
 
 impl<T: Transport> Worker<T> {
@@ -136,6 +157,9 @@ impl<T: Transport> Worker<T> {
             tx,
             run: None,
             poisoned: false,
+            integrity: options.integrity,
+            checked_rounds: 0,
+            coefficients: Coefficients::default(),
         })
     }
 
@@ -197,7 +221,22 @@ impl<T: Transport> Worker<T> {
             return Err(HostError::Busy);
         }
         let now = self.clock.now_us();
-        self.core.start_allreduce(data, now).map_err(|e| match e {
+        let started = match &self.integrity {
+            Some(key) => {
+                let chunks = data.len().div_ceil(self.core.config().lanes);
+                key.coefficients(
+                    self.checked_rounds,
+                    chunks,
+                    self.core.config().lanes,
+                    &mut self.coefficients,
+                );
+                self.checked_rounds += 1;
+                self.core
+                    .start_checked_allreduce(data, now, &self.coefficients)
+            }
+            None => self.core.start_allreduce(data, now),
+        };
+        started.map_err(|e| match e {
             WorkerError::Busy => HostError::Busy,
             other => HostError::Allreduce {
                 job: self.core.config().job,
@@ -413,6 +452,7 @@ impl<T: Transport> Worker<T> {
                     overflow_retries: now.overflow_retries - before.overflow_retries,
                     queries_answered: now.queries_answered - before.queries_answered,
                     send_dropped: t.send_dropped - t_before.send_dropped,
+                    checksums: self.core.checksums(),
                 }))
             }
             WorkerEvent::Failed(WorkerError::ResultTimeout {

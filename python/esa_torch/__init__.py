@@ -19,18 +19,28 @@ preempts or refuses the job — at the PS, and handed back as a
 The switch is an ESA switch whose ports are carried over UDP (``esa local``
 or ``esa switch -u``): port *n* listens at ``HOST:BASE+n`` where
 ``switch="HOST:BASE"``.
+
+Every bucket's result is checked (``integrity=True``, the default): rank 0
+draws a key and hands it to the other ranks over the process group, each
+rank's worker keeps keyed checksums of what it sent and what it received,
+and one small all-gather per bucket over a gloo group of the job compares
+them. A result that is not the sum of what the ranks sent (a forged or
+corrupted frame) raises :class:`IntegrityError` from ``backward()`` on every
+rank instead of training on it.
 """
 
 from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import os
 import threading
 from typing import Any, Dict, List, Optional, Sequence
 
 from ._esa import (  # noqa: F401  (re-exported)
     MAX_WORLD_SIZE,
     Admission,
+    IntegrityError,
     ParameterServer,
     Worker,
     admit,
@@ -48,9 +58,11 @@ __all__ = [
     "Worker",
     "ParameterServer",
     "Admission",
+    "IntegrityError",
     "MAX_WORLD_SIZE",
     "port_address",
     "exit_rank",
+    "checksum_exchange",
 ]
 
 
@@ -99,6 +111,13 @@ class Job:
     job admitted elsewhere; otherwise rank 0 admits it and ``share`` (a
     callable that takes rank 0's object and returns it on every rank, e.g.
     through ``torch.distributed.broadcast_object_list``) hands it out.
+
+    With ``exchange`` (a callable that all-gathers a rank's list of two ints
+    and returns every rank's, in rank order) every all-reduce's result is
+    checked against keyed checksums (:class:`IntegrityError` if it is not the
+    sum of what the ranks sent). The key is rank 0's, handed out by ``share``
+    with the admission, or ``integrity_key`` (32 bytes, the same on every
+    rank) when the admission is given.
     """
 
     def __init__(
@@ -124,6 +143,8 @@ class Job:
         run_ps: Optional[bool] = None,
         token: Optional[str] = None,
         tls_ca: Optional[str] = None,
+        exchange=None,
+        integrity_key: Optional[bytes] = None,
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in 0..{world_size}")
@@ -140,6 +161,9 @@ class Job:
         self._owner = False
         if admission is None:
             error: Optional[str] = None
+            # Drawn by every rank, used from rank 0 when `share` hands it out.
+            if integrity_key is None:
+                integrity_key = os.urandom(32)
             if rank == 0:
                 try:
                     admission = admit(
@@ -170,9 +194,10 @@ class Job:
                             admission.ps_port,
                             admission.slot_mask,
                         ),
+                        integrity_key,
                     )
                 )
-                error, fields = shared
+                error, fields, integrity_key = shared
                 if error is None and rank != 0:
                     admission = _Joined(*fields, mode=mode, priority=priority)
             if error is not None:
@@ -182,7 +207,13 @@ class Job:
                     "no admission: rank 0 admits the job; other ranks need share= or "
                     "admission="
                 )
+            if share is None and world_size > 1 and exchange is not None:
+                raise ValueError("checked all-reduces (exchange=) need share= to hand out rank 0's key")
+        elif exchange is not None and integrity_key is None:
+            raise ValueError("with admission= and exchange=, give every rank the same integrity_key=")
         self.admission = admission
+        # The checksum exchange; None: results are not checked.
+        self.exchange = exchange
         self.job_id = int(admission.job_id)
         try:
             if run_ps if run_ps is not None else rank == 0:
@@ -209,12 +240,15 @@ class Job:
                 policy=policy,
                 slot_mask=admission.slot_mask,
                 chunks_total=chunks_total,
+                integrity_key=integrity_key if exchange is not None else None,
             )
         except BaseException:
             self._release()
             raise
         self.average = True
         self.buckets = 0
+        # DDP iterations whose buckets were all handed to the hook.
+        self.iterations = 0
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix=f"esa-job{self.job_id}-r{rank}"
         )
@@ -225,7 +259,7 @@ class Job:
         """Sums ``array`` (a writable C-contiguous float32 buffer) over every
         rank in place; the mean with ``average``."""
         with self._lock:
-            return self.worker.allreduce(array, average)
+            return self.worker.allreduce(array, average, self.exchange)
 
     def stats(self) -> Dict[str, Any]:
         """This rank's worker counters; on the rank running the PS, its
@@ -296,6 +330,9 @@ def _hook(job: Job, bucket):
 
     buffer = bucket.buffer()
     future: "torch.futures.Future" = torch.futures.Future()
+    index, iteration = bucket.index(), job.iterations
+    if bucket.is_last():
+        job.iterations += 1
 
     def run() -> None:
         try:
@@ -307,6 +344,12 @@ def _hook(job: Job, bucket):
                 buffer.copy_(work)
             job.buckets += 1
             future.set_result(buffer)
+        except IntegrityError as e:
+            # DDP re-raises a hook's error as a RuntimeError with its text
+            # only: the text names the error.
+            future.set_exception(
+                IntegrityError(f"esa_torch.IntegrityError: {e} (DDP bucket {index} of iteration {iteration})")
+            )
         except BaseException as e:  # the training loop sees it from backward()
             future.set_exception(e)
 
@@ -321,6 +364,7 @@ def register(
     switch: str = "127.0.0.1:9000",
     average: bool = True,
     process_group=None,
+    integrity: bool = True,
     **job_args,
 ) -> Job:
     """Admits this DDP job at the ESA controller and installs the hook that
@@ -331,6 +375,13 @@ def register(
     ``policy``, ``lanes``, ``exponent``, ``timeout_s``, ``ports``, and the
     job API's ``token`` and ``tls_ca``, which default to the ``ESA_TOKEN``
     and ``ESA_TLS_CA`` environment variables...).
+
+    ``integrity`` (default on) checks every bucket's result against keyed
+    checksums of what the ranks sent; the checksums travel over a gloo
+    group of the job's ranks (one all-gather of two ints per rank and
+    bucket), the key from rank 0 with the admission. A result that fails
+    raises :class:`IntegrityError` from ``backward()``, naming the job, the
+    ranks, the bucket and the iteration. ``integrity=False`` skips it.
     Returns the :class:`Job`; call ``job.close()`` at the end (it is also
     closed at exit)."""
     import torch.distributed as dist
@@ -350,7 +401,29 @@ def register(
         dist.broadcast_object_list(box, src=0, group=process_group)
         return box[0]
 
-    job = Job(rank, world, controller=controller, switch=switch, share=share, **job_args)
+    exchange = checksum_exchange(process_group) if integrity else None
+    job = Job(rank, world, controller=controller, switch=switch, share=share, exchange=exchange, **job_args)
     job.average = average
     ddp_model.register_comm_hook(state=job, hook=_hook)
     return job
+
+
+def checksum_exchange(process_group=None):
+    """The ``exchange`` of a :class:`Job` whose results are checked: an
+    all-gather of each rank's checksums over a gloo group of its own
+    (created now, so every rank calls this alike), which never interleaves
+    with collectives the training loop runs on ``process_group``."""
+    import torch
+    import torch.distributed as dist
+
+    ranks = None if process_group is None else dist.get_process_group_ranks(process_group)
+    group = dist.new_group(ranks=ranks, backend="gloo")
+    world = dist.get_world_size(group)
+
+    def exchange(checksums):
+        mine = torch.tensor(checksums, dtype=torch.int64)
+        every = [torch.empty_like(mine) for _ in range(world)]
+        dist.all_gather(every, mine, group=group)
+        return [t.tolist() for t in every]
+
+    return exchange

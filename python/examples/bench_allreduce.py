@@ -7,7 +7,11 @@ in one run.
 
 Rank 0 prints one line per backend and size with the median time and the
 goodput (float32 bytes of the bucket per second), then the ratio of ESA's
-goodput to gloo's per size.
+goodput to gloo's per size. ``esa`` is an unchecked job, ``esa+check`` one
+whose results are checked as the DDP hook's are (``integrity=True``): the
+checksums in the worker and the all-gather of them over gloo; its line
+adds the median time of that all-gather and check, and the last lines the
+overhead of the check per bucket.
 """
 
 import argparse
@@ -32,21 +36,23 @@ def main():
     torch.set_num_threads(1)
     import esa_torch
 
-    job = esa_torch.Job(
-        rank,
-        world,
-        controller=args.controller,
-        switch=args.switch,
-        lanes=args.lanes,
-        share=lambda obj: (lambda box: (dist.broadcast_object_list(box, src=0), box[0])[1])([obj]),
-    )
+    def share(obj):
+        box = [obj]
+        dist.broadcast_object_list(box, src=0)
+        return box[0]
+
+    common = dict(controller=args.controller, switch=args.switch, lanes=args.lanes, share=share)
+    jobs = {
+        "esa": esa_torch.Job(rank, world, **common),
+        "esa+check": esa_torch.Job(rank, world, exchange=esa_torch.checksum_exchange(), **common),
+    }
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {}
     for n in sizes:
         rng = np.random.default_rng(rank)
         base = rng.standard_normal(n).astype(np.float32)
-        for backend in ("gloo", "esa"):
-            times = []
+        for backend in ("gloo", "esa", "esa+check"):
+            times, checks = [], []
             for i in range(args.repeats + 1):  # the first is a warm-up
                 t = torch.from_numpy(base.copy())
                 dist.barrier()
@@ -54,25 +60,35 @@ def main():
                 if backend == "gloo":
                     dist.all_reduce(t)
                 else:
-                    job.allreduce(t.numpy())
+                    stats = jobs[backend].allreduce(t.numpy())
                 elapsed = time.perf_counter() - start
                 if i > 0:
                     times.append(elapsed)
+                    if backend != "gloo":
+                        checks.append(stats["integrity_seconds"])
             # The slowest rank decides.
             worst = torch.tensor(times, dtype=torch.float64)
             dist.all_reduce(worst, op=dist.ReduceOp.MAX)
             med = statistics.median(worst.tolist())
             results[(backend, n)] = med
             if rank == 0:
+                check = f" check_ms={statistics.median(checks) * 1e3:.2f}" if backend == "esa+check" else ""
                 print(
-                    f"{backend:4} elements={n} ranks={world} median_ms={med * 1e3:.1f} "
-                    f"goodput_MBps={n * 4 / med / 1e6:.1f}",
+                    f"{backend:9} elements={n} ranks={world} median_ms={med * 1e3:.1f} "
+                    f"goodput_MBps={n * 4 / med / 1e6:.1f}{check}",
                     flush=True,
                 )
     if rank == 0:
         for n in sizes:
             print(f"ratio esa/gloo goodput elements={n}: {results[('gloo', n)] / results[('esa', n)]:.3f}")
-    job.close(barrier=dist.barrier)
+        for n in sizes:
+            plain, checked = results[("esa", n)], results[("esa+check", n)]
+            print(
+                f"integrity check elements={n}: +{(checked - plain) * 1e3:.1f} ms per bucket, "
+                f"checked/unchecked time {checked / plain:.3f}"
+            )
+    for job in jobs.values():
+        job.close(barrier=dist.barrier)
     # Not destroy_process_group: gloo's teardown can abort a finished rank
     # (see esa_torch.exit_rank).
     esa_torch.exit_rank()

@@ -8,24 +8,33 @@
 //!
 //! The DDP communication hook itself is Python (`esa_torch/__init__.py`):
 //! it needs torch, this module does not.
+//!
+//! A worker given the job's key (`integrity_key=`) checks every result:
+//! esa-host keeps the keyed checksums of what this rank sent and what it
+//! received (`esa_core::integrity`), the caller's `exchange` all-gathers
+//! them over its own channel (the DDP process group), and a result that is
+//! not the sum of the ranks' contributions raises `IntegrityError` before
+//! it reaches the caller's buffer.
 
 use std::net::SocketAddr;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use esa_controller::api::{TokenJobsClient, proto};
 use esa_controller::auth::TOKEN_ENV;
 use esa_core::constants::MAX_FAN_IN;
+use esa_core::integrity::{self, Checksums};
 use esa_core::job::{Mode, SlotRange};
 use esa_core::plan::JobPlan;
 use esa_core::policy::Policy;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rtt::Rto;
 use esa_host::addressing::{port_host, switch_addr};
+use esa_host::integrity::{IntegrityKey, KEY_LEN};
 use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker as HostWorker, WorkerOptions};
 use esa_host::{HostError, ParameterServer as HostPs};
@@ -38,6 +47,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 type Link = SwitchPortTransport<UdpFrameLink>;
+
+pyo3::create_exception!(
+    esa_torch._esa,
+    IntegrityError,
+    PyRuntimeError,
+    "A result that is not the sum of what the job's ranks sent: a forged or corrupted DATA or \
+     RESULT frame reached the job. The buffer was left as it was."
+);
 
 fn parse_addr(what: &str, s: &str) -> PyResult<SocketAddr> {
     use std::net::ToSocketAddrs;
@@ -84,16 +101,62 @@ struct Worker {
     inner: Mutex<HostWorker<Link>>,
     job: u16,
     rank: u8,
+    world_size: usize,
+    /// Whether a key was given: every all-reduce is checked.
+    checked: bool,
+    /// Results checked, and of those found not to be the ranks' sum.
+    integrity_checks: AtomicU64,
+    integrity_failures: AtomicU64,
+}
+
+impl Worker {
+    /// Compares this rank's checksums with every rank's, as `exchange`
+    /// (an all-gather over the job's process group) returns them:
+    /// `IntegrityError` names the ranks whose result is not the sum of the
+    /// contributions.
+    fn verify(&self, exchange: &Bound<'_, PyAny>, mine: Checksums) -> PyResult<()> {
+        let round = self.integrity_checks.fetch_add(1, Ordering::Relaxed);
+        let gathered: Vec<Vec<u64>> = exchange
+            .call1((vec![mine.contributed, mine.received],))?
+            .extract()?;
+        let malformed = gathered.len() != self.world_size || gathered.iter().any(|c| c.len() != 2);
+        if malformed {
+            return Err(PyValueError::new_err(format!(
+                "exchange returned {} entries for a world of {}: it must all-gather \
+                 [contributed, received] from every rank, in rank order",
+                gathered.len(),
+                self.world_size
+            )));
+        }
+        let expected = integrity::sum(gathered.iter().map(|c| c[0]));
+        let corrupted: Vec<usize> = (0..gathered.len())
+            .filter(|&r| gathered[r][1] != expected)
+            .collect();
+        if corrupted.is_empty() {
+            return Ok(());
+        }
+        self.integrity_failures.fetch_add(1, Ordering::Relaxed);
+        Err(IntegrityError::new_err(format!(
+            "ESA job {}, rank {}, checked all-reduce {round}: the result rank(s) {corrupted:?} \
+             received is not the sum of what the ranks sent (its keyed checksum differs): a \
+             forged or corrupted DATA or RESULT frame reached the job; the result was not used",
+            self.job, self.rank
+        )))
+    }
 }
 
 #[pymethods]
 impl Worker {
     /// Worker `rank` of job `job` (`world_size` workers), on switch port
     /// `port` whose UDP address is `port_addr`. `timeout_s` bounds how long
-    /// an all-reduce waits for a missing rank before it fails.
+    /// an all-reduce waits for a missing rank before it fails. With
+    /// `integrity_key` (32 bytes, the same on every rank, never sent to the
+    /// switch) every all-reduce's result is checked; `allreduce` then needs
+    /// `exchange`.
     #[new]
     #[pyo3(signature = (port_addr, port, job, rank, world_size, *, lanes=32, exponent=20,
-        window=64, timeout_s=30.0, mode="esa", policy="las", slot_mask=0, chunks_total=None))]
+        window=64, timeout_s=30.0, mode="esa", policy="las", slot_mask=0, chunks_total=None,
+        integrity_key=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         port_addr: &str,
@@ -109,6 +172,7 @@ impl Worker {
         policy: &str,
         slot_mask: u16,
         chunks_total: Option<u64>,
+        integrity_key: Option<Vec<u8>>,
     ) -> PyResult<Worker> {
         let fan_in = check_world(world_size)?;
         if rank >= world_size {
@@ -148,26 +212,58 @@ impl Worker {
         };
         let addr = parse_addr("port_addr", port_addr)?;
         let transport = link(addr, port, lanes)?;
+        let integrity = integrity_key
+            .map(|key| {
+                <[u8; KEY_LEN]>::try_from(key.as_slice())
+                    .map(IntegrityKey::new)
+                    .map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "integrity_key has {} bytes, not {KEY_LEN}",
+                            key.len()
+                        ))
+                    })
+            })
+            .transpose()?;
+        let checked = integrity.is_some();
         let config = plan.worker_config(rank as u8);
-        let worker = HostWorker::new(WorkerOptions::new(config, switch_addr()), transport)
+        let mut options = WorkerOptions::new(config, switch_addr());
+        options.integrity = integrity;
+        let worker = HostWorker::new(options, transport)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Worker {
             inner: Mutex::new(worker),
             job,
             rank: rank as u8,
+            world_size,
+            checked,
+            integrity_checks: AtomicU64::new(0),
+            integrity_failures: AtomicU64::new(0),
         })
     }
 
     /// Sums `buffer` (a writable, C-contiguous float32 buffer: a numpy
     /// array, a CPU tensor's `.numpy()`) over every rank in place, divided
     /// by the world size when `average`. Returns what the all-reduce did.
-    #[pyo3(signature = (buffer, average=false))]
+    ///
+    /// A worker with an `integrity_key` needs `exchange`: a callable that
+    /// takes this rank's `[contributed, received]` checksums (two ints
+    /// below 2^61) and returns every rank's, in rank order (an all-gather
+    /// over the job's process group). A result that is not the sum of the
+    /// contributions raises `IntegrityError` and leaves `buffer` as it was.
+    #[pyo3(signature = (buffer, average=false, exchange=None))]
     fn allreduce<'py>(
         &self,
         py: Python<'py>,
         buffer: &Bound<'py, PyAny>,
         average: bool,
+        exchange: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        if self.checked && exchange.is_none() {
+            return Err(PyValueError::new_err(
+                "this worker checks its results (integrity_key=): pass exchange=, a callable \
+                 that all-gathers [contributed, received] over the job's ranks",
+            ));
+        }
         let buf: PyBuffer<f32> = PyBuffer::get(buffer)?;
         if buf.readonly() {
             return Err(PyValueError::new_err("the buffer is read-only"));
@@ -183,6 +279,12 @@ impl Worker {
                 w.allreduce(&mut data)
             })
             .map_err(host_error)?;
+        let mut integrity_seconds = 0.0;
+        if let (Some(mine), Some(exchange)) = (stats.checksums, exchange) {
+            let started = Instant::now();
+            self.verify(exchange, mine)?;
+            integrity_seconds = started.elapsed().as_secs_f64();
+        }
         buf.copy_from_slice(py, &data)?;
         let d = PyDict::new(py);
         d.set_item("elements", stats.elements)?;
@@ -192,6 +294,8 @@ impl Worker {
         d.set_item("from_ps", stats.results_from_ps)?;
         d.set_item("resends", stats.resends)?;
         d.set_item("overflow_retries", stats.overflow_retries)?;
+        d.set_item("checked", stats.checksums.is_some())?;
+        d.set_item("integrity_seconds", integrity_seconds)?;
         Ok(d)
     }
 
@@ -219,6 +323,14 @@ impl Worker {
         d.set_item("from_ps", s.results_from_ps)?;
         d.set_item("overflow_retries", s.overflow_retries)?;
         d.set_item("invalid_packets", s.invalid_packets)?;
+        d.set_item(
+            "integrity_checks",
+            self.integrity_checks.load(Ordering::Relaxed),
+        )?;
+        d.set_item(
+            "integrity_failures",
+            self.integrity_failures.load(Ordering::Relaxed),
+        )?;
         Ok(d)
     }
 }
@@ -626,6 +738,7 @@ fn _esa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Worker>()?;
     m.add_class::<ParameterServer>()?;
     m.add_class::<Admission>()?;
+    m.add("IntegrityError", m.py().get_type::<IntegrityError>())?;
     m.add_function(wrap_pyfunction!(admit, m)?)?;
     m.add_function(wrap_pyfunction!(release, m)?)?;
     m.add_function(wrap_pyfunction!(job_stats, m)?)?;

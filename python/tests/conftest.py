@@ -1,10 +1,14 @@
 """Fixtures: a fresh `esa local` (switch + controller, UDP ports, no root)
-per test that asks for one, on free ports, stopped afterwards."""
+per test that asks for one, on free ports, stopped afterwards; and an
+on-path relay in front of its ports that can corrupt a frame."""
 
 import os
 import random
+import selectors
 import socket
+import struct
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -119,3 +123,135 @@ def make_stack():
     yield make
     for s in made:
         s.stop()
+
+
+def run_all(workers, buffers, average=False, exchanges=None):
+    """All-reduces buffers[i] on workers[i] in parallel (with exchanges[i],
+    for checked workers); returns (stats, errors)."""
+    stats = [None] * len(workers)
+    errors = [None] * len(workers)
+
+    def go(i):
+        try:
+            exchange = None if exchanges is None else exchanges[i]
+            stats[i] = workers[i].allreduce(buffers[i], average, exchange)
+        except Exception as e:  # checked by the caller
+            errors[i] = e
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return stats, errors
+
+
+# Where an ESA frame's parts start: Ethernet, IPv4 and UDP headers, then the
+# 16-byte ESA header (version and type, flags, slot, key...), then the lanes.
+ESA_OFFSET = 14 + 20 + 8
+LANES_OFFSET = ESA_OFFSET + 16
+DATA = 1
+RESEND = 0x01
+
+
+def esa_frame(frame):
+    """(type, flags, seq) of an ESA frame, or None for anything else (hello,
+    goodbye)."""
+    if len(frame) < LANES_OFFSET:
+        return None
+    seq = struct.unpack_from(">H", frame, ESA_OFFSET + 6)[0]
+    return frame[ESA_OFFSET] & 0x0F, frame[ESA_OFFSET + 1], seq
+
+
+def add_to_first_lane(frame, amount):
+    """The frame with `amount` added to its first lane (int32, wrapping)."""
+    (lane,) = struct.unpack_from(">i", frame, LANES_OFFSET)
+    lane = (lane + amount + 2**31) % 2**32 - 2**31
+    return frame[:LANES_OFFSET] + struct.pack(">i", lane) + frame[LANES_OFFSET + 4:]
+
+
+class Relay:
+    """A host on the path between the ranks and a stack's switch ports: port
+    n of the relay (``relay.switch``, base + n) forwards every datagram to
+    the switch's port n from a socket of its own, and the switch's answers
+    back to whoever last sent on that port. To the switch the relay is the
+    port's host, so nothing in the data plane can tell its frames from the
+    rank's. ``corrupt(port, frame)`` may return a changed frame from a rank;
+    the frames it changed are counted in ``corrupted``."""
+
+    def __init__(self, stack, corrupt=None):
+        self.target = stack.base
+        self.base = free_udp_range(stack.ports)
+        self.switch = f"127.0.0.1:{self.base}"
+        self.corrupt = corrupt or (lambda port, frame: frame)
+        self.corrupted = 0
+        self.selector = selectors.DefaultSelector()
+        self.sockets = []
+        self.rank_addr = {}
+        for n in range(1, stack.ports + 1):
+            toward_ranks = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            toward_ranks.bind(("127.0.0.1", self.base + n))
+            toward_switch = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            toward_switch.bind(("127.0.0.1", 0))
+            self.selector.register(toward_ranks, selectors.EVENT_READ, (n, True, toward_switch))
+            self.selector.register(toward_switch, selectors.EVENT_READ, (n, False, toward_ranks))
+            self.sockets += [toward_ranks, toward_switch]
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stopped.is_set():
+            for key, _ in self.selector.select(timeout=0.1):
+                n, from_rank, other = key.data
+                try:
+                    frame, addr = key.fileobj.recvfrom(65536)
+                except OSError:
+                    continue
+                if from_rank:
+                    self.rank_addr[n] = addr
+                    changed = self.corrupt(n, frame)
+                    if changed != frame:
+                        self.corrupted += 1
+                    other.sendto(changed, ("127.0.0.1", self.target + n))
+                elif n in self.rank_addr:
+                    other.sendto(frame, self.rank_addr[n])
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join()
+        for s in self.sockets:
+            s.close()
+
+
+def corrupt_one_data_frame(port, min_seq, amount):
+    """A ``Relay`` rule: the first DATA frame from switch port ``port`` for
+    a seq of at least ``min_seq`` (not a resend) gets ``amount`` added to
+    its first lane."""
+    done = []
+
+    def corrupt(n, frame):
+        parsed = esa_frame(frame)
+        if done or n != port or parsed is None:
+            return frame
+        kind, flags, seq = parsed
+        if kind != DATA or flags & RESEND or seq < min_seq:
+            return frame
+        done.append(seq)
+        return add_to_first_lane(frame, amount)
+
+    return corrupt
+
+
+@pytest.fixture
+def make_relay():
+    made = []
+
+    def make(stack, corrupt=None):
+        r = Relay(stack, corrupt)
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.stop()

@@ -1,7 +1,8 @@
 """The DDP communication hook with real torch.distributed (gloo) processes:
 gradients equal gloo's all-reduce within the quantization bound, the digits
-model trains to gloo's accuracy, and two jobs on a pool that holds one both
-finish correct with the lower-priority one preempted."""
+model trains to gloo's accuracy, two jobs on a pool that holds one both
+finish correct with the lower-priority one preempted, and a frame corrupted
+on the path makes backward() raise the integrity error on every rank."""
 
 import json
 import os
@@ -20,15 +21,21 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
 EXPONENT = 20
 
 
-def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
-    import esa_torch
-
+def _ddp_and_reference(rank, world, init_file):
+    """Joins the gloo group; returns a small network, a copy of it outside
+    DDP (gradients to compare with gloo's all-reduce) and its DDP model."""
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
     reference = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
     reference.load_state_dict(net.state_dict())
-    model = torch.nn.parallel.DistributedDataParallel(net)
+    return net, reference, torch.nn.parallel.DistributedDataParallel(net)
+
+
+def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
+    import esa_torch
+
+    net, reference, model = _ddp_and_reference(rank, world, init_file)
     job = esa_torch.register(model, controller=controller, switch=switch, exponent=EXPONENT)
     diffs, scale = [], []
     for step in range(3):
@@ -75,6 +82,78 @@ def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
         assert scale > 1.0, "gradients large enough to matter"
         assert diff <= 2.0 ** -(EXPONENT + 1) + scale * 2.0**-21, (rank, diff)
         assert buckets >= 3, f"a bucket or more per backward pass, got {buckets}"
+
+
+def _hook_with_a_corrupted_frame(rank, world, init_file, controller, switch, integrity, out):
+    import esa_torch
+
+    net, reference, model = _ddp_and_reference(rank, world, init_file)
+    job = esa_torch.register(model, controller=controller, switch=switch, exponent=EXPONENT, integrity=integrity)
+    error, failed_step, diffs = None, None, []
+    for step in range(3):
+        g = torch.Generator().manual_seed(100 * step + rank)
+        x = torch.randn(16, 50, generator=g)
+        model.zero_grad()
+        try:
+            model(x).pow(2).sum().backward()
+        except Exception as e:  # the hook's integrity error, through DDP
+            error, failed_step = str(e), step
+            break
+        reference.zero_grad()
+        reference(x).pow(2).sum().backward()
+        worst = 0.0
+        for p, q in zip(net.parameters(), reference.parameters()):
+            expected = q.grad.clone()
+            dist.all_reduce(expected)  # gloo
+            expected /= world
+            worst = max(worst, (p.grad - expected).abs().max().item())
+        diffs.append(worst)
+    stats = job.stats()["worker"]
+    job.close(barrier=dist.barrier)
+    out.put((rank, error, failed_step, diffs, stats))
+    out.close()
+    out.join_thread()
+    esa_torch.exit_rank()
+
+
+@pytest.mark.parametrize("integrity", [True, False])
+def test_a_corrupted_frame_fails_backward_on_every_rank(stack, make_relay, integrity):
+    from conftest import corrupt_one_data_frame
+
+    world = 3
+    # Rank 1 sends from the job's second switch port (a fresh stack); the
+    # first backward pass takes seqs 0..543, so seq 600 is in the second.
+    relay = make_relay(stack, corrupt_one_data_frame(port=2, min_seq=600, amount=2**24))
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    with tempfile.TemporaryDirectory() as d:
+        init = os.path.join(d, "init")
+        procs = [
+            ctx.Process(
+                target=_hook_with_a_corrupted_frame,
+                args=(r, world, init, stack.controller, relay.switch, integrity, out),
+            )
+            for r in range(world)
+        ]
+        for p in procs:
+            p.start()
+        results = sorted(out.get(timeout=240) for _ in range(world))
+        for p in procs:
+            p.join(timeout=60)
+            assert p.exitcode == 0
+    assert relay.corrupted == 1
+    for rank, error, failed_step, diffs, stats in results:
+        if integrity:
+            assert failed_step == 1, (rank, error, diffs)
+            assert "esa_torch.IntegrityError: ESA job" in error and "not the sum" in error, error
+            assert f"rank {rank}" in error and "DDP bucket" in error and "of iteration 1" in error, error
+            assert stats["integrity_failures"] == 1 and stats["integrity_checks"] >= 2, stats
+            assert diffs[0] < 1e-3, diffs
+        else:
+            # Unchecked, the second step trains on a gradient 16/world off.
+            assert error is None, error
+            assert diffs[0] < 1e-3 and diffs[1] > 5.0, diffs
+            assert stats["integrity_checks"] == 0
 
 
 def torchrun(args, world=4, timeout=600):

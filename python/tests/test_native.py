@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import esa_torch
+from conftest import run_all
 from esa_torch import ParameterServer, Worker, admit, job_stats, port_address, release
 
 
@@ -31,25 +32,6 @@ def start_job(stack, world, **kw):
         for r, p in enumerate(adm.worker_ports)
     ]
     return adm, ps, workers
-
-
-def run_all(workers, buffers, average=False):
-    """All-reduces buffers[i] on workers[i] in parallel; returns (stats, errors)."""
-    stats = [None] * len(workers)
-    errors = [None] * len(workers)
-
-    def go(i):
-        try:
-            stats[i] = workers[i].allreduce(buffers[i], average)
-        except Exception as e:  # checked by the caller
-            errors[i] = e
-
-    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(workers))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return stats, errors
 
 
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 10007])

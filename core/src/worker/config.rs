@@ -238,6 +238,21 @@ pub enum WorkerError {
     /// `start_allreduce` while another all-reduce runs.
     #[error("an all-reduce is already running")]
     Busy,
+    /// Checksum coefficients drawn for another shape than the tensor's.
+    #[error(
+        "checksum coefficients for {coefficient_chunks} chunks of {coefficient_lanes} lanes, \
+         the tensor has {chunks} of {lanes}"
+    )]
+    ChecksumShape {
+        /// Chunks of the tensor.
+        chunks: usize,
+        /// Lanes per chunk.
+        lanes: usize,
+        /// Chunks the coefficients cover.
+        coefficient_chunks: usize,
+        /// Lanes the coefficients cover.
+        coefficient_lanes: usize,
+    },
     /// The payload is not an ESA header with the configured lanes.
     #[error("malformed payload: {0}")]
     Malformed(#[from] WireError),

@@ -9,6 +9,10 @@
 //! resends. When every chunk has its
 //! result, [`Worker::poll_event`] reports [`WorkerEvent::Completed`] and
 //! [`Worker::result`] (in place) or [`Worker::take_result`] gives the sum.
+//! [`Worker::start_checked_allreduce`] also keeps the keyed checksums
+//! ([`crate::integrity`]) of what it sent and what it accepted, which
+//! [`Worker::checksums`] gives for the embedding program to compare across
+//! the job.
 //!
 //! Nothing here opens a socket or reads a clock: payloads are ESA headers plus
 //! lanes (the embedding program adds Ethernet, IPv4 and UDP) and time is the
@@ -31,6 +35,7 @@ use crate::constants::{
     DEFAULT_LANES, DEFAULT_POOL_SLOTS, HEADER_LEN, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES,
     esa_payload_len,
 };
+use crate::integrity::{ChecksumState, Checksums, Coefficients};
 use crate::policy::{Policy, PolicyInput};
 use crate::quant::{self, MAX_EXPONENT, MIN_EXPONENT, OVERFLOW_EXPONENT_STEP};
 use crate::rtt::{Rto, RttEstimator};
@@ -186,6 +191,13 @@ pub struct Worker {
     /// [`WorkerConfig::remap_on_collision`]: collisions seen per window
     /// position (empty otherwise).
     remaps: Vec<u32>,
+    /// The running all-reduce keeps checksums in `checks`
+    /// ([`Worker::start_checked_allreduce`]).
+    checking: bool,
+    /// Kept across all-reduces, so its storage is reused.
+    checks: ChecksumState,
+    /// The checksums of the last completed all-reduce, if it was checked.
+    checksums: Option<Checksums>,
 }
 
 impl Worker {
@@ -221,6 +233,9 @@ impl Worker {
             } else {
                 Vec::new()
             },
+            checking: false,
+            checks: ChecksumState::default(),
+            checksums: None,
             cfg,
         })
     }
@@ -375,6 +390,8 @@ impl Worker {
         if self.run.is_some() {
             return Err(WorkerError::Busy);
         }
+        self.checking = false;
+        self.checksums = None;
         self.job_start_us.get_or_insert(now_us);
         let chunks = data.len().div_ceil(self.cfg.lanes);
         self.tensor_chunks = chunks;
@@ -413,6 +430,46 @@ impl Worker {
             joined: std::mem::replace(&mut self.joining, false),
         });
         Ok(())
+    }
+
+    /// [`Worker::start_allreduce`], keeping the checksums of the lanes this
+    /// worker sends and of the results it accepts with `coefficients`, drawn
+    /// for this tensor's chunks and the job's lanes; [`Worker::checksums`]
+    /// gives them once the all-reduce completes.
+    pub fn start_checked_allreduce(
+        &mut self,
+        data: &[f32],
+        now_us: u64,
+        coefficients: &Coefficients,
+    ) -> Result<(), WorkerError> {
+        let chunks = data.len().div_ceil(self.cfg.lanes);
+        if coefficients.chunks() != chunks || coefficients.lanes() != self.cfg.lanes {
+            return Err(WorkerError::ChecksumShape {
+                chunks,
+                lanes: self.cfg.lanes,
+                coefficient_chunks: coefficients.chunks(),
+                coefficient_lanes: coefficients.lanes(),
+            });
+        }
+        self.start_allreduce(data, now_us)?;
+        self.checks.reset(coefficients);
+        if self.run.is_some() {
+            self.checking = true;
+        } else {
+            // An empty tensor completed at once.
+            self.checksums = Some(self.checks.totals());
+        }
+        Ok(())
+    }
+
+    /// The checksums of the last completed all-reduce, if it was started
+    /// with [`Worker::start_checked_allreduce`]: of this worker's
+    /// contribution and of the result it accepted. The result is intact
+    /// when its checksum equals the sum
+    /// ([`integrity::sum`](crate::integrity::sum)) of every worker's
+    /// contribution checksum.
+    pub fn checksums(&self) -> Option<Checksums> {
+        self.checksums
     }
 
     /// The next payload to send, if any, in a new buffer; see
@@ -538,6 +595,11 @@ impl Worker {
         };
         if write_data(&self.cfg, &run.data, &chunk, false, buf) {
             chunk.flags = Flags::OVERFLOW;
+        }
+        if self.checking {
+            // Resends quantize the same values again: the first send's
+            // lanes are the contribution, until an overflow re-run.
+            self.checks.contribute(index, &buf[HEADER_LEN..]);
         }
         self.ring.push(seq, chunk);
         self.stats.data_sent += 1;
@@ -738,6 +800,9 @@ impl Worker {
             let start = index.saturating_mul(self.cfg.lanes).min(run.data.len());
             let end = start.saturating_add(self.cfg.lanes).min(run.data.len());
             quant::dequantize_be_into(lanes, repr.exponent, &mut run.data[start..end]);
+            if self.checking {
+                self.checks.receive(index, lanes);
+            }
         }
 
         self.stats.results_accepted += 1;
@@ -799,6 +864,9 @@ impl Worker {
                     chunks: run.seqs_used,
                 });
                 self.result = Some(run.data);
+                if std::mem::take(&mut self.checking) {
+                    self.checksums = Some(self.checks.totals());
+                }
             }
             return;
         }
@@ -840,6 +908,7 @@ impl Worker {
     pub fn abort_allreduce(&mut self) -> bool {
         self.ring.clear();
         self.followups.clear();
+        self.checking = false;
         match self.run.take() {
             Some(run) => {
                 self.spare_input = run.data;

@@ -1145,10 +1145,21 @@ fn empty_tensor_completes_at_once() {
 
 /// Runs one all-reduce over the tiny switch without loss.
 fn allreduce_via_switch(workers: &mut [Worker], inputs: &[Vec<f32>], lanes: usize) {
-    let mut switch = TinySwitch::new(workers.len() as u8, lanes);
     for (w, input) in workers.iter_mut().zip(inputs) {
         w.start_allreduce(input, 0).unwrap();
     }
+    deliver_via_switch(workers, lanes, |_, _| {});
+}
+
+/// Carries the started all-reduces' packets over the tiny switch without
+/// loss until they settle; `tamper(worker, result)` may change a `RESULT`
+/// on its way to one worker.
+fn deliver_via_switch(
+    workers: &mut [Worker],
+    lanes: usize,
+    mut tamper: impl FnMut(usize, &mut [u8]),
+) {
+    let mut switch = TinySwitch::new(workers.len() as u8, lanes);
     for _round in 0..100 {
         let mut results = Vec::new();
         for w in workers.iter_mut() {
@@ -1160,12 +1171,65 @@ fn allreduce_via_switch(workers: &mut [Worker], inputs: &[Vec<f32>], lanes: usiz
             return;
         }
         for r in &results {
-            for w in workers.iter_mut() {
-                w.handle_payload(r, 0).unwrap();
+            for (i, w) in workers.iter_mut().enumerate() {
+                let mut r = r.clone();
+                tamper(i, &mut r);
+                w.handle_payload(&r, 0).unwrap();
             }
         }
     }
     panic!("the all-reduce did not settle");
+}
+
+#[test]
+fn checksums_of_contributions_add_up_to_the_result_s_across_an_overflow_re_run() {
+    use crate::integrity::{self, Coefficients};
+    let lanes = 2;
+    let mut workers: Vec<Worker> = (0..2)
+        .map(|id| Worker::new(config(8, id, 2, lanes, 2)).unwrap())
+        .collect();
+    let inputs = [
+        vec![1.5, -2.25, 20000.0, 3.0, 7.0],
+        vec![0.5, 0.25, 1.0, 0.5, -7.0],
+    ];
+    let mut rng = crate::rng::Rng::new(9);
+    let mut coefficients = Coefficients::default();
+    coefficients.refill(3, lanes, || rng.next_u64());
+    let checked = |workers: &mut [Worker], tamper: fn(usize, &mut [u8])| {
+        for (w, input) in workers.iter_mut().zip(&inputs) {
+            w.start_checked_allreduce(input, 0, &coefficients).unwrap();
+        }
+        deliver_via_switch(workers, lanes, tamper);
+        for w in workers.iter_mut() {
+            assert!(matches!(
+                w.poll_event(),
+                Some(WorkerEvent::Completed { .. })
+            ));
+        }
+        let checksums: Vec<_> = workers.iter().map(|w| w.checksums().unwrap()).collect();
+        let expected = integrity::sum(checksums.iter().map(|c| c.contributed));
+        checksums
+            .iter()
+            .map(|c| c.received == expected)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(checked(&mut workers, |_, _| {}), [true, true]);
+    assert_eq!(workers[0].stats().overflow_retries, 1, "chunk 1 was re-run");
+    // The first chunk's result (seq 4) on its way to worker 1: one lane's
+    // lowest bit flipped.
+    let forged = checked(&mut workers, |worker, result| {
+        if worker == 1 && result[6..8] == [0, 4] {
+            result[HEADER_LEN + 3] ^= 1;
+        }
+    });
+    assert_eq!(forged, [true, false]);
+    // Unchecked all-reduces have no checksums; a shape mismatch is refused.
+    allreduce_via_switch(&mut workers, &[vec![1.0], vec![2.0]], lanes);
+    assert_eq!(workers[0].checksums(), None);
+    assert!(matches!(
+        workers[0].start_checked_allreduce(&[1.0; 7], 0, &coefficients),
+        Err(WorkerError::ChecksumShape { chunks: 4, .. })
+    ));
 }
 
 #[test]

@@ -4,9 +4,13 @@
 
 use crate::support::*;
 use esa_core::faults::FaultConfig;
+use esa_core::integrity;
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
-use esa_host::transport::{MemNetwork, UdpTransport};
+use esa_host::integrity::IntegrityKey;
+use esa_host::testing::{ModelJob, ModelSwitch};
+use esa_host::transport::{MemNetwork, MemTransport, UdpTransport};
+use esa_host::worker::{Worker, WorkerOptions};
 use std::time::Duration;
 
 fn mixed_jobs() -> Vec<JobSpec> {
@@ -96,21 +100,26 @@ fn jobs_through_the_model_switch_over_udp_on_localhost() {
     report.assert_exact(&jobs);
 }
 
-#[test]
-fn mean_is_the_sum_divided_by_the_fan_in() {
-    use esa_host::testing::{ModelJob, ModelSwitch};
-    use esa_host::worker::{Worker, WorkerOptions};
+/// The model switch with one job of `workers` workers and its PS, each
+/// served by a thread, on an in-memory network with `faults`; each worker
+/// runs `run` with its id and options on a thread of its own.
+fn one_job_through_the_model_switch<R: Send + 'static>(
+    spec: &JobSpec,
+    lanes: usize,
+    faults: FaultConfig,
+    options: impl Fn(u8, WorkerOptions) -> WorkerOptions,
+    run: impl Fn(u8, Worker<MemTransport>) -> R + Send + Sync + 'static,
+) -> Vec<R> {
     let net = MemNetwork::new();
-    let pool_cfg = pool(16, 8);
-    let mut switch = ModelSwitch::new(pool_cfg, net.bind_any(FaultConfig::NONE).unwrap()).unwrap();
-    let spec = JobSpec::new(9, 2, 100, 1);
-    let ts: Vec<_> = (0..2)
-        .map(|_| net.bind_any(FaultConfig::NONE).unwrap())
+    let pool_cfg = pool(16, lanes);
+    let mut switch = ModelSwitch::new(pool_cfg, net.bind_any(faults).unwrap()).unwrap();
+    let ts: Vec<_> = (0..spec.workers)
+        .map(|_| net.bind_any(faults).unwrap())
         .collect();
-    let ps = net.bind_any(FaultConfig::NONE).unwrap();
+    let ps = net.bind_any(faults).unwrap();
     switch
         .add_job(ModelJob::new(
-            9,
+            spec.id,
             ts.iter().map(|t| t.local_addr()).collect(),
             ps.local_addr(),
         ))
@@ -120,14 +129,15 @@ fn mean_is_the_sum_divided_by_the_fan_in() {
     // A resend (a slow thread is enough) flushes to the PS: it must run.
     let mut ps = esa_host::ps::ParameterServer::new(
         esa_core::ps::PsConfig {
-            lanes: 8,
+            lanes,
             ..Default::default()
         },
         addr,
         ps,
     )
     .unwrap();
-    ps.add_job(9, 2, Default::default()).unwrap();
+    ps.add_job(spec.id, spec.workers, Default::default())
+        .unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let ps_stop = std::sync::Arc::clone(&stop);
     let ps = std::thread::spawn(move || {
@@ -135,28 +145,89 @@ fn mean_is_the_sum_divided_by_the_fan_in() {
             ps.step(Duration::from_millis(10)).unwrap();
         }
     });
+    let run = std::sync::Arc::new(run);
     let threads: Vec<_> = ts
         .into_iter()
         .enumerate()
         .map(|(id, t)| {
-            let mut opts = WorkerOptions::new(worker_config(&spec, id as u8, &pool_cfg), addr);
-            opts.average = true;
-            let spec = spec.clone();
-            std::thread::spawn(move || {
-                let mut w = Worker::new(opts, t).unwrap();
-                let mut data = spec.gradient(id as u8, 0);
-                w.allreduce(&mut data).unwrap();
-                data
-            })
+            let id = id as u8;
+            let opts = options(
+                id,
+                WorkerOptions::new(worker_config(spec, id, &pool_cfg), addr),
+            );
+            let run = std::sync::Arc::clone(&run);
+            std::thread::spawn(move || run(id, Worker::new(opts, t).unwrap()))
         })
         .collect();
-    let want: Vec<f32> = spec.expected_sum(0, 100).iter().map(|x| x / 2.0).collect();
-    for t in threads {
-        assert_eq!(t.join().unwrap(), want);
-    }
+    let results = threads.into_iter().map(|t| t.join().unwrap()).collect();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     ps.join().unwrap();
     switch.stop().unwrap();
+    results
+}
+
+#[test]
+fn mean_is_the_sum_divided_by_the_fan_in() {
+    let spec = JobSpec::new(9, 2, 100, 1);
+    let gradients = spec.clone();
+    let results = one_job_through_the_model_switch(
+        &spec,
+        8,
+        FaultConfig::NONE,
+        |_, opts| WorkerOptions {
+            average: true,
+            ..opts
+        },
+        move |id, mut w| {
+            let mut data = gradients.gradient(id, 0);
+            w.allreduce(&mut data).unwrap();
+            data
+        },
+    );
+    let want: Vec<f32> = spec.expected_sum(0, 100).iter().map(|x| x / 2.0).collect();
+    for data in results {
+        assert_eq!(data, want);
+    }
+}
+
+#[test]
+fn checked_all_reduces_checksums_add_up_across_the_job_on_lossy_links() {
+    let spec = JobSpec::new(9, 3, 32 * 40 - 3, 4);
+    let gradients = spec.clone();
+    let faults = FaultConfig {
+        seed: 4,
+        loss: 0.03,
+        duplicate: 0.03,
+        max_delay: Duration::from_micros(300),
+    };
+    let key = IntegrityKey::new([0x5a; esa_host::integrity::KEY_LEN]);
+    let results = one_job_through_the_model_switch(
+        &spec,
+        32,
+        faults,
+        |_, opts| WorkerOptions {
+            integrity: Some(key.clone()),
+            ..opts
+        },
+        move |id, mut w| {
+            (0..gradients.iterations)
+                .map(|it| {
+                    let mut data = gradients.gradient(id, it);
+                    let stats = w.allreduce(&mut data).unwrap();
+                    assert_eq!(data, gradients.expected_sum(it, data.len()));
+                    stats.checksums.expect("a worker with a key checks")
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    for it in 0..spec.iterations as usize {
+        let contributed = integrity::sum(results.iter().map(|w| w[it].contributed));
+        for (id, w) in results.iter().enumerate() {
+            assert_eq!(w[it].received, contributed, "worker {id}, iteration {it}");
+        }
+    }
+    // Each all-reduce draws coefficients of its own.
+    assert_ne!(results[0][0].received, results[0][1].received);
 }
 
 use esa_host::transport::Transport as _;
@@ -167,8 +238,6 @@ use esa_host::transport::Transport as _;
 fn one_thread_drives_everything_with_poll_allreduce() {
     use esa_core::ps::{JobOptions, PsConfig};
     use esa_host::ps::ParameterServer;
-    use esa_host::testing::{ModelJob, ModelSwitch};
-    use esa_host::worker::{Worker, WorkerOptions};
     let net = MemNetwork::new();
     let faults = FaultConfig {
         seed: 9,
