@@ -140,8 +140,9 @@ impl LabCertificates {
     }
 }
 
-/// Writes `text` to `path`; a `private` file new to the disk is readable by
-/// its owner only (keys, tokens).
+/// Writes `text` to `path`; a `private` file (keys, tokens) is readable by
+/// its owner only, an existing one too: its permissions are narrowed
+/// before the secret is written into it.
 pub fn write_file(path: &Path, text: &str, private: bool) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut options = std::fs::OpenOptions::new();
@@ -151,9 +152,15 @@ pub fn write_file(path: &Path, text: &str, private: bool) -> std::io::Result<()>
         use std::os::unix::fs::OpenOptionsExt as _;
         options.mode(0o600);
     }
+    let mut file = options.open(path)?;
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::PermissionsExt as _;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
     #[cfg(not(unix))]
     let _ = private;
-    options.open(path)?.write_all(text.as_bytes())
+    file.write_all(text.as_bytes())
 }
 
 fn name(common_name: &str) -> DistinguishedName {
@@ -177,6 +184,15 @@ mod tests {
         assert!(certs.server_cert.starts_with("-----BEGIN CERTIFICATE-----"));
         assert!(certs.server_key.starts_with("-----BEGIN PRIVATE KEY-----"));
         let dir = std::env::temp_dir().join(format!("esa-certs-{}", std::process::id()));
+        // A world-readable key left from before is narrowed, not kept.
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(SERVER_KEY), "old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let open = std::fs::Permissions::from_mode(0o644);
+            std::fs::set_permissions(dir.join(SERVER_KEY), open).unwrap();
+        }
         certs.write(&dir).unwrap();
         #[cfg(unix)]
         {
