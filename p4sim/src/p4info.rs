@@ -41,9 +41,24 @@ pub fn p4info_text(program: &crate::front::ast::Program) -> Result<String, Diagn
     Ok(p4info(program)?.to_text())
 }
 
-/// Builds the P4Info of a v1model `program`.
+/// Builds the P4Info of a v1model or TNA `program`. The Tofino rules a TNA
+/// program must keep are [`crate::check::compile`]'s: `esa p4info` applies
+/// them, as bf-p4c writes no P4Info for a program the hardware cannot hold.
 pub fn p4info(program: &crate::front::ast::Program) -> Result<P4Info, Diagnostic> {
     Builder::new(program)
         .and_then(Builder::run)
         .map_err(|e| Diagnostic::from_error(e, &program.sources))
+}
+
+/// Whether `program`'s `main` is an instance of TNA's `Switch` package.
+pub fn is_tna(program: &crate::front::ast::Program) -> bool {
+    use crate::front::ast::{Declaration, TypeKind};
+    program.declarations.iter().any(|d| match d {
+        Declaration::Instantiation(i) if i.name.as_str() == "main" => match &i.ty.kind {
+            TypeKind::Name(p) => p.name.as_str() == "Switch",
+            TypeKind::Specialized { base, .. } => base.name.as_str() == "Switch",
+            _ => false,
+        },
+        _ => false,
+    })
 }

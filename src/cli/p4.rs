@@ -3,14 +3,25 @@
 use anyhow::{Result, bail};
 
 /// Prints the P4Info; compile errors go to stderr as `file:line:col:
-/// error: ...` and the process exits with status 1.
+/// error: ...` and the process exits with status 1. A TNA program must
+/// keep the Tofino rules too (p4sim's compiler checks them), as bf-p4c,
+/// whose P4Info this equals, writes none for a program the hardware
+/// cannot hold.
 pub(crate) fn run_p4info(program: &std::path::Path, include: &[std::path::PathBuf]) -> Result<()> {
-    let text =
-        p4sim::front::parse_program(program, include).and_then(|p| p4sim::p4info::p4info_text(&p));
+    let text = p4sim::front::parse_program(program, include).and_then(|p| {
+        if p4sim::p4info::is_tna(&p) {
+            p4sim::check::compile(&p)?;
+        }
+        p4sim::p4info::p4info_text(&p)
+    });
     match text {
         Ok(text) => {
-            print!("{text}");
-            Ok(())
+            use std::io::Write as _;
+            // A reader that stopped early (`| head`) is not an error.
+            match std::io::stdout().write_all(text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(()),
+            }
         }
         Err(diagnostic) => {
             eprintln!("{diagnostic}");

@@ -131,3 +131,27 @@ fn the_drop_port_is_refused() {
         &["port 511: is the drop port"],
     );
 }
+
+/// `esa p4info` on a TNA program the Tofino rules reject writes no P4Info,
+/// as bf-p4c writes none (issue 40: it printed one before), for each of
+/// p4sim's rejected programs; esa.p4's TNA program still gets its P4Info.
+#[test]
+fn esa_p4info_applies_the_tofino_rules_to_a_tna_program() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rejected = root.join("p4sim/tests/tna/rejected");
+    for (file, why) in [
+        ("salu_multiply.p4", "a stateful ALU cannot multiply"),
+        ("register_chain_12.p4", "ingress needs at least 13 stages"),
+    ] {
+        let path = rejected.join(file);
+        let stderr = refused(&["p4info", path.to_str().unwrap()], &[why]);
+        assert!(stderr.contains(file), "{stderr}");
+    }
+    let ok = esa(&["p4info", root.join("p4/tna/esa.p4").to_str().unwrap()]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("EsaIngress"));
+}

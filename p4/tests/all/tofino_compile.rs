@@ -312,6 +312,50 @@ fn bf_p4c_accepts_the_tna_programs_p4sim_tests_run() {
     }
 }
 
+/// The programs p4sim rejects for a Tofino rule
+/// (`p4sim/tests/tna/rejected/`, each with p4sim's and bf-p4c's verdict in
+/// its `// p4sim:` and `// bf-p4c:` lines) are rejected by the real
+/// compiler too, for the reason the file gives.
+#[test]
+fn bf_p4c_rejects_the_programs_p4sim_rejects() {
+    let Some(bf_p4c) = bf_p4c_for_test("bf_p4c_rejects_the_programs_p4sim_rejects") else {
+        return;
+    };
+    let dir = root().join("p4sim/tests/tna/rejected");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "p4"))
+        .collect();
+    programs.sort();
+    assert!(!programs.is_empty());
+    for p in programs {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let want = text
+            .lines()
+            .find_map(|l| l.strip_prefix("// bf-p4c: "))
+            .unwrap_or_else(|| panic!("{}: no `// bf-p4c:` line", p.display()));
+        let out_dir = tempfile::tempdir().unwrap();
+        let out = Command::new(&bf_p4c)
+            .arg("-o")
+            .arg(out_dir.path())
+            .arg(&p)
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", bf_p4c.display()));
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !out.status.success(),
+            "bf-p4c accepts {}:\n{said}",
+            p.display()
+        );
+        assert!(said.contains(want), "{}: bf-p4c said\n{said}", p.display());
+    }
+}
+
 /// p4sim's P4Info for a TNA program is the one the real compiler writes
 /// with `--p4runtime-force-std-externs` (standard counters and registers,
 /// as a Tofino's standard P4Runtime server takes them): the same text, so

@@ -8,18 +8,22 @@
 //!   apply are alternatives;
 //! - **a stateful ALU per RegisterAction**: at most two conditions (distinct
 //!   comparisons in its `if`s, `?:` and `this.predicate`, a comparison and
-//!   its negation being one), and at most two PHV inputs (fields other than
-//!   the cell and constants) over all the RegisterActions of one register;
+//!   its negation being one), at most two PHV inputs (fields other than
+//!   the cell and constants) over all the RegisterActions of one register,
+//!   and only the operations its ALU has: no multiply, divide, remainder or
+//!   shift, of a PHV value or a constant (bf-p4c: "expression too complex
+//!   for register action");
 //! - **register cells** of 1, 8, 16 or 32 bits, or a pair of equal 8, 16 or
 //!   32-bit fields;
 //! - **stages**: a lower bound on the stages each gress needs (its longest
-//!   chain of dependent tables, gateways and assignments) within Tofino 1's
-//!   12.
+//!   chain of dependent tables, gateways, assignments and RegisterAction
+//!   executions, a stateful ALU's result being readable from the next
+//!   stage) within Tofino 1's 12.
 //!
 //! Each error names the rule and points at the register, RegisterAction or
 //! `main`. What the rules leave to the real compiler (`bf-p4c`): where
 //! resources push tables into later stages, crossbar, PHV and memory
-//! limits, the kinds of ALU expressions a stateful ALU computes.
+//! limits.
 
 use super::*;
 use std::collections::{HashMap as Map, HashSet};
@@ -353,6 +357,24 @@ impl Compiler<'_> {
     ) -> Res<()> {
         match &e.kind {
             ExprKind::Binary { op, lhs, rhs } => {
+                if let Some(what) = match op {
+                    BinaryOp::Mul => Some("multiply"),
+                    BinaryOp::Div => Some("divide"),
+                    BinaryOp::Mod => Some("take a remainder"),
+                    BinaryOp::Shl | BinaryOp::Shr => Some("shift"),
+                    _ => None,
+                } {
+                    // bf-p4c: "expression too complex for register action",
+                    // by a PHV value or a constant alike.
+                    return err(
+                        e.span,
+                        format!(
+                            "Tofino: a stateful ALU cannot {what} (it adds, subtracts, \
+                             compares and combines bits of the cell, constants and at most \
+                             two PHV inputs)"
+                        ),
+                    );
+                }
                 let class = match op {
                     BinaryOp::Eq | BinaryOp::Ne => Some(0),
                     BinaryOp::Lt | BinaryOp::Ge => Some(1),
@@ -474,6 +496,25 @@ fn ex_reads(e: &Ex, out: &mut Vec<u64>) {
             ex_reads(&b.1, out);
         }
         e => e.operands().for_each(|o| ex_reads(o, out)),
+    }
+}
+
+/// Whether evaluating `e` uses a register (a RegisterAction's `execute`
+/// and `Register.read` are sequences holding the register's extern
+/// calls).
+fn ex_stateful(e: &Ex) -> bool {
+    match e {
+        Ex::Seq(b) | Ex::SeqW(b) => {
+            b.0.iter().any(|s| match s {
+                St::Extern(c) => matches!(
+                    &**c,
+                    ExternCall::RegisterRead { .. } | ExternCall::RegisterWrite { .. }
+                ),
+                St::Set(_, e) | St::SetW(_, e) => ex_stateful(e),
+                _ => false,
+            }) || ex_stateful(&b.1)
+        }
+        e => e.operands().any(ex_stateful),
     }
 }
 
@@ -669,18 +710,73 @@ impl Stages<'_> {
         self.flush(&mut run, floor, what);
     }
 
+    /// Places a run of straight-line statements: one VLIW step, but for
+    /// the statements that use a stateful ALU (a RegisterAction's
+    /// `execute`, a Register's `read` or `write`) and those reading what
+    /// such a statement produced: each of these is a unit of its own, its
+    /// result readable from the next stage. (What the run's other
+    /// statements write counts as ready for them: a lower bound, which lets
+    /// a hash feed a stateful ALU's address in one stage, as it can.)
     fn flush(&mut self, run: &mut Vec<&St>, floor: Floor, what: &str) {
         if run.is_empty() {
             return;
         }
         let (mut r, mut w) = (Vec::new(), Vec::new());
+        let mut from_salu: Vec<u64> = Vec::new();
         for s in run.drain(..) {
             // tables applied inside expressions (`t.apply().hit`) place
             // themselves first
-            self.st_rw_deep(s, &mut r, &mut w);
+            let (mut rs, mut ws) = (Vec::new(), Vec::new());
+            self.st_rw_deep(s, &mut rs, &mut ws);
+            let stateful = self.st_stateful(s, 0);
+            if stateful || rs.iter().any(|x| from_salu.contains(x)) {
+                let rs: Vec<u64> = rs.into_iter().filter(|x| !ws.contains(x)).collect();
+                let name = if stateful {
+                    format!("a stateful ALU in {what}")
+                } else {
+                    format!("a use of a stateful ALU's result in {what}")
+                };
+                self.place(name, floor, &rs, &ws);
+                from_salu.extend(ws);
+            } else {
+                r.extend(rs);
+                w.extend(ws);
+            }
+        }
+        if r.is_empty() && w.is_empty() {
+            return;
         }
         let r: Vec<u64> = r.into_iter().filter(|x| !w.contains(x)).collect();
         self.place(format!("assignments in {what}"), floor, &r, &w);
+    }
+
+    /// Whether statement `s` uses a register (a stateful ALU).
+    fn st_stateful(&self, s: &St, depth: u32) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        match s {
+            St::Extern(c) => match &**c {
+                ExternCall::RegisterRead { .. } | ExternCall::RegisterWrite { .. } => true,
+                ExternCall::Hash { data, .. } => data.iter().any(|l| ex_stateful(&l.ex)),
+                _ => false,
+            },
+            St::Set(_, e) | St::SetW(_, e) => ex_stateful(e),
+            St::SetDyn(d, _, e) | St::SetDynW(d, _, e) => ex_stateful(e) || ex_stateful(&d.index),
+            St::Block(b) => b.iter().any(|s| self.st_stateful(s, depth + 1)),
+            St::If(c, a, b) => {
+                ex_stateful(c) || a.iter().chain(b).any(|s| self.st_stateful(s, depth + 1))
+            }
+            St::Call(b) => {
+                b.0.iter().any(|s| self.st_stateful(s, depth + 1))
+                    || b.1.iter().any(|s| self.st_stateful(s, depth + 1))
+            }
+            St::RunBody(b) => self
+                .bodies
+                .get(*b as usize)
+                .is_some_and(|b| b.iter().any(|s| self.st_stateful(s, depth + 1))),
+            _ => false,
+        }
     }
 
     /// The floor of what a condition (a gateway) guards: it reads the

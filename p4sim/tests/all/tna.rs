@@ -315,3 +315,146 @@ fn a_dependency_chain_longer_than_the_stages_is_rejected() {
     }
     assert_eq!(error(&program(&decls, &body)), None);
 }
+
+/// `n` RegisterActions, each indexed by what the one before returned, in
+/// straight-line code, the last result written to a header field.
+fn register_chain(n: usize) -> String {
+    let mut decls = String::new();
+    let mut body = String::from("        bit<16> v0 = a0.execute(hdr.h.i);\n");
+    for k in 0..n {
+        decls.push_str(&format!(
+            "    Register<bit<16>, bit<16>>(65536, 0) r{k};\n    \
+             RegisterAction<bit<16>, bit<16>, bit<16>>(r{k}) a{k} = {{\n        \
+             void apply(inout bit<16> v, out bit<16> rv) {{ rv = v; v = v + 1; }}\n    }};\n"
+        ));
+        if k > 0 {
+            body.push_str(&format!(
+                "        bit<16> v{k} = a{k}.execute(v{});\n",
+                k - 1
+            ));
+        }
+    }
+    body.push_str(&format!("        hdr.h.i = v{};\n", n - 1));
+    program(&decls, &body)
+}
+
+#[test]
+fn a_chain_through_stateful_alu_results_counts_a_stage_per_link() {
+    // A stateful ALU's result is readable from the next stage: eleven
+    // chained RegisterActions and the assignment of the last result take
+    // twelve stages, twelve take thirteen. bf-p4c agrees on both (the
+    // twelve-register one: "tofino supports up to 12 stages, using 13";
+    // tests/all/tofino_compile.rs in esa-p4 compiles them). Before, a
+    // straight-line run was one step however it chained, and p4sim took a
+    // chain of any length.
+    assert_eq!(error(&register_chain(11)), None);
+    let e = error(&register_chain(12)).expect("accepted");
+    assert!(e.contains("ingress needs at least 13 stages"), "{e}");
+    assert!(e.contains("a stateful ALU in ingress (stage 11)"), "{e}");
+    assert!(
+        e.contains("a use of a stateful ALU's result in ingress (stage 12)"),
+        "{e}"
+    );
+    // Twenty independent RegisterActions share a stage.
+    let mut decls = String::new();
+    let mut body = String::new();
+    for k in 0..20 {
+        decls.push_str(&format!(
+            "    Register<bit<16>, bit<16>>(16, 0) q{k};\n    \
+             RegisterAction<bit<16>, bit<16>, bit<16>>(q{k}) b{k} = {{\n        \
+             void apply(inout bit<16> v) {{ v = v + 1; }}\n    }};\n"
+        ));
+        body.push_str(&format!("        b{k}.execute(hdr.h.i);\n"));
+    }
+    assert_eq!(error(&program(&decls, &body)), None);
+}
+
+#[test]
+fn a_stateful_alu_does_not_multiply_divide_or_shift() {
+    // bf-p4c refuses each of these, by a PHV value or a constant alike:
+    // "expression too complex for register action".
+    for (expr, what) in [
+        ("v * hdr.h.a", "multiply"),
+        ("v * 3", "multiply"),
+        ("v / 2", "divide"),
+        ("v % 5", "take a remainder"),
+        ("v << 1", "shift"),
+        ("v >> hdr.h.a", "shift"),
+    ] {
+        let decls = format!(
+            "    Register<bit<32>, bit<16>>(16, 0) r;\n    \
+             RegisterAction<bit<32>, bit<16>, bit<32>>(r) scale = {{\n        \
+             void apply(inout bit<32> v, out bit<32> rv) {{ v = {expr}; rv = v; }}\n    }};"
+        );
+        let e = error(&program(
+            &decls,
+            "        hdr.h.c = scale.execute(hdr.h.i);",
+        ))
+        .unwrap_or_else(|| panic!("{expr}: accepted"));
+        assert!(e.contains("t.p4:21:"), "{expr}: {e}");
+        assert!(
+            e.contains(&format!("a stateful ALU cannot {what}")),
+            "{expr}: {e}"
+        );
+    }
+    // What it has: add, subtract, bitwise, saturating add.
+    for expr in [
+        "v + hdr.h.a",
+        "v - 1",
+        "v ^ hdr.h.a",
+        "v |+| hdr.h.a",
+        "v & 0xff",
+    ] {
+        let decls = format!(
+            "    Register<bit<32>, bit<16>>(16, 0) r;\n    \
+             RegisterAction<bit<32>, bit<16>, bit<32>>(r) scale = {{\n        \
+             void apply(inout bit<32> v, out bit<32> rv) {{ v = {expr}; rv = v; }}\n    }};"
+        );
+        assert_eq!(
+            error(&program(
+                &decls,
+                "        hdr.h.c = scale.execute(hdr.h.i);"
+            )),
+            None,
+            "{expr}"
+        );
+    }
+}
+
+/// The programs of `tests/tna/rejected/`, each with what p4sim and bf-p4c
+/// say of it in its `// p4sim:` and `// bf-p4c:` lines
+/// (esa-p4's `tests/all/tofino_compile.rs` runs bf-p4c on them).
+fn rejected_programs() -> Vec<(PathBuf, String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tna/rejected");
+    let mut out: Vec<(PathBuf, String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "p4"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let said = |tool: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(&format!("// {tool}: ")))
+                    .unwrap_or_else(|| panic!("{}: no `// {tool}:` line", p.display()))
+                    .to_string()
+            };
+            let (p4sim, bf_p4c) = (said("p4sim"), said("bf-p4c"));
+            (p, p4sim, bf_p4c)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn programs_bf_p4c_rejects_are_rejected_here_for_the_same_reason() {
+    let programs = rejected_programs();
+    assert_eq!(programs.len(), 2);
+    for (p, want, _) in programs {
+        let e = match p4sim::check::compile_file(&p, &[]) {
+            Ok(_) => panic!("{}: accepted", p.display()),
+            Err(d) => d.to_string(),
+        };
+        assert!(e.contains(&want), "{}: {e}", p.display());
+    }
+}
