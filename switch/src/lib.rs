@@ -471,6 +471,13 @@ impl Switch {
         self.interface_io.get(&port)
     }
 
+    /// P4Runtime requests the role policy refused: arbitrations in a role
+    /// the client may not take, updates of another role's objects, pipeline
+    /// changes by a role that does not own the pipeline (each also logged).
+    pub fn role_refusals(&self) -> u64 {
+        self.state.role_refusals()
+    }
+
     /// Frames the program sent to ports that do not exist.
     pub fn unknown_port_frames(&self) -> u64 {
         self.state.unknown_port_frames()

@@ -15,6 +15,8 @@
 //!   knows the role's name and election id cannot take it;
 //! - reads stay open to every role.
 //!
+//! Every refusal is logged and counted (`Switch::role_refusals`).
+//!
 //! The policy comes from a TOML file (`esa switch --roles FILE`):
 //!
 //! ```toml

@@ -63,7 +63,9 @@ impl SwitchState {
                 "roles are named (Role.name, the request's role); role_id is not supported",
             ));
         }
-        self.roles.check_client(role, peer)
+        self.roles
+            .check_client(role, peer)
+            .map_err(|s| self.refused_by_role(s))
     }
 
     fn check_primary(&self, role: &str, election_id: Option<&Uint128>) -> Result<(), Status> {
@@ -182,7 +184,10 @@ impl P4Runtime for Service {
                     state
                         .roles
                         .check_write(&req.role, &device.program().p4info, entity)
-                        .map_err(|s| UpdateError::new(s.code(), s.message()))?;
+                        .map_err(|s| {
+                            let s = state.refused_by_role(s);
+                            UpdateError::new(s.code(), s.message())
+                        })?;
                     device.write(kind, entity)
                 })
                 .collect()
@@ -247,7 +252,10 @@ impl P4Runtime for Service {
         #[allow(deprecated)]
         state.check_role(req.role_id, &req.role, &peer)?;
         state.check_primary(&req.role, req.election_id.as_ref())?;
-        state.roles.check_pipeline(&req.role)?;
+        state
+            .roles
+            .check_pipeline(&req.role)
+            .map_err(|s| state.refused_by_role(s))?;
         let action =
             Action::try_from(req.action).map_err(|_| Status::invalid_argument("unknown action"))?;
         match action {
@@ -411,15 +419,7 @@ fn handle_stream_message(
                 ));
             }
             #[allow(deprecated)]
-            if let Err(status) = state.check_role(role.id, &role.name, peer) {
-                tracing::warn!(
-                    stream = id,
-                    role = role.name,
-                    "arbitration refused: {}",
-                    status.message()
-                );
-                return Err(status);
-            }
+            state.check_role(role.id, &role.name, peer)?;
             let election_id = from_uint128(&a.election_id.unwrap_or_default());
             let mut arbitration = state.arbitration();
             arbitration.arbitrate(id, &role.name, election_id)?;

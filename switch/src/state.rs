@@ -54,6 +54,7 @@ pub(crate) struct SwitchState {
     inbound: Mutex<InboundSender>,
     unknown_port: AtomicU64,
     packet_in_dropped: AtomicU64,
+    role_refusals: AtomicU64,
 }
 
 /// Locks a mutex, taking over the data if a holder panicked (the state is
@@ -82,6 +83,7 @@ impl SwitchState {
             inbound: Mutex::new(inbound),
             unknown_port: AtomicU64::new(0),
             packet_in_dropped: AtomicU64::new(0),
+            role_refusals: AtomicU64::new(0),
         }
     }
 
@@ -132,6 +134,20 @@ impl SwitchState {
     /// The packet thread's channel.
     pub(crate) fn inbound(&self) -> InboundSender {
         lock(&self.inbound).clone()
+    }
+
+    /// Counts and logs a request the role policy refused; returns its
+    /// status.
+    pub(crate) fn refused_by_role(&self, status: Status) -> Status {
+        self.role_refusals.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!("refused by the role policy: {}", status.message());
+        status
+    }
+
+    /// Requests (arbitrations, updates, pipeline changes) the role policy
+    /// refused.
+    pub(crate) fn role_refusals(&self) -> u64 {
+        self.role_refusals.load(Ordering::Relaxed)
     }
 
     pub(crate) fn count_unknown_port(&self) {

@@ -299,12 +299,19 @@ async fn a_second_p4runtime_client_cannot_take_esa_s_role_or_write_its_tables() 
         ..lab.server()
     };
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
-    let server =
-        tokio::spawn(
-            switch.serve_with(mtls.server_builder().unwrap(), listener, async move {
-                let _ = stopped.wait_for(|s| *s).await;
-            }),
-        );
+    // Served by hand, not by `serve_with`, to keep the switch and read its
+    // refusal count.
+    let server = tokio::spawn(
+        mtls.server_builder()
+            .unwrap()
+            .add_service(switch.service())
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                async move {
+                    let _ = stopped.wait_for(|s| *s).await;
+                },
+            ),
+    );
 
     let backend = GrpcSwitch::new(&addr, 0, 1)
         .with_security(lab.client_as("esa-controller"))
@@ -361,6 +368,9 @@ async fn a_second_p4runtime_client_cannot_take_esa_s_role_or_write_its_tables() 
         .to_string();
     assert!(e.contains("the pipeline belongs to role \"esa\""), "{e}");
     assert_eq!(intruder.read(everything).await.unwrap().len(), before.len());
+    // Counted: the two refused arbitrations, every refused update, the
+    // refused pipeline.
+    assert_eq!(switch.role_refusals(), 2 + n as u64 + 1);
 
     // The controller never lost its role: still primary, the job admitted.
     let health = ctl.health().borrow().clone();
