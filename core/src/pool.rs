@@ -683,9 +683,7 @@ impl Pool {
         if matches!(
             esa.packet_type,
             PacketType::Data | PacketType::Probe | PacketType::Result
-        ) && !self
-            .senders
-            .contains(&(job_id, ingress_port, esa.worker))
+        ) && !self.senders.contains(&(job_id, ingress_port, esa.worker))
         {
             return self.drop_packet(job_id, DropReason::Spoofed);
         }

@@ -733,9 +733,15 @@ fn a_port_speaks_only_for_the_workers_bound_to_it() {
     // worker 0's port claims worker 1: dropped before it reaches a slot
     let forged = frame_from(1, data_repr(1, 1, 9, 1, 3), &[1000; 4]);
     let d = pool.process(&forged, 1, 0);
-    assert_eq!((d.outcome, d.emit), (Outcome::Dropped(DropReason::Spoofed), None));
+    assert_eq!(
+        (d.outcome, d.emit),
+        (Outcome::Dropped(DropReason::Spoofed), None)
+    );
     assert_eq!(pool.slot(3).key, Key(0));
-    assert_eq!((pool.counters(1).drop_spoofed, pool.counters(1).data_rx), (1, 0));
+    assert_eq!(
+        (pool.counters(1).drop_spoofed, pool.counters(1).data_rx),
+        (1, 0)
+    );
     // port 1 also carries worker 1 (two ranks behind one NIC): both count
     pool.bind_sender(1, 1, 1);
     run(&mut pool, data(0, 9, 1, 3, &[1, 2, 3, 4]), 1);
@@ -745,7 +751,10 @@ fn a_port_speaks_only_for_the_workers_bound_to_it() {
     assert_eq!(d.outcome, Outcome::Completed);
     let emit = d.emit.unwrap();
     let sum = ParsedFrame::parse(&emit.frame, LANES).unwrap();
-    assert_eq!(sum.payload.values().collect::<Vec<_>>(), [111, 112, 113, 114]);
+    assert_eq!(
+        sum.payload.values().collect::<Vec<_>>(),
+        [111, 112, 113, 114]
+    );
     assert_eq!(pool.counters(1).drop_spoofed, 1);
 }
 
