@@ -10,7 +10,7 @@ use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::worker::WorkerConfig;
 use esa_host::ParameterServer;
 use esa_host::addressing::switch_addr;
-use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
+use esa_host::transport::{SwitchPortTransport, Transport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_testbed::local::{LocalConfig, LocalStack};
 
@@ -134,7 +134,7 @@ pub fn start_ps(
 }
 
 /// Worker `w` of the job on `link`, resending after 20 ms.
-pub fn worker(job: &proto::Job, w: u8, link: Link) -> Worker<Link> {
+pub fn worker<T: Transport>(job: &proto::Job, w: u8, link: T) -> Worker<T> {
     let mut c = WorkerConfig::new(job.job_id as u16, w, job.workers.len() as u8);
     c.slot_mask = (job.slot_count - 1) as u16;
     c.rto_initial_us = 20_000;
