@@ -164,7 +164,6 @@ fn a_host_cannot_send_in_another_worker_s_name() {
         .build()
         .unwrap();
     let job = admit(&rt, &stack, &[1, 2, 3], 4);
-    let fan_in = job.workers.len() as u8;
     let lanes = stack.config().lanes;
     // Worker 0's host forges worker 1's DATA on its own link.
     let forger = ForgingLink {
@@ -176,37 +175,17 @@ fn a_host_cannot_send_in_another_worker_s_name() {
         lanes,
         left: FORGED,
     };
-    let mut transports: Vec<Box<dyn Transport>> = vec![Box::new(SwitchPortTransport::new(
+    let mut workers: Vec<Box<dyn Transport>> = vec![Box::new(SwitchPortTransport::new(
         forger,
         port_host(1),
         lanes,
     ))];
-    transports.extend([2, 3].map(|port| Box::new(link(&stack, port)) as Box<dyn Transport>));
-    let (stop, ps_thread) = start_ps(&job, link(&stack, 4));
-    let n = 10_007;
-    let workers: Vec<_> = transports
-        .into_iter()
-        .zip(0u8..)
-        .map(|(t, w)| {
-            let mut worker = worker(&job, w, t);
-            std::thread::spawn(move || {
-                let mut data: Vec<f32> = (0..n)
-                    .map(|i| (i % 1000) as f32 * f32::from(w + 1))
-                    .collect();
-                worker.allreduce(&mut data).unwrap();
-                data
-            })
-        })
-        .collect();
-    let factor = f32::from(fan_in) * f32::from(fan_in + 1) / 2.0;
-    for w in workers {
-        let data = w.join().unwrap();
-        for (i, x) in data.iter().enumerate() {
-            assert_eq!(*x, (i % 1000) as f32 * factor, "element {i}");
-        }
-    }
-    stop.store(true, Ordering::Relaxed);
-    ps_thread.join().unwrap().unwrap();
+    workers.extend([2, 3].map(|port| Box::new(link(&stack, port)) as Box<dyn Transport>));
+    let links = JobLinks {
+        ps: link(&stack, 4),
+        workers,
+    };
+    allreduce_exactly_on(&stack, &job, links);
     let spoofed = || {
         rt.block_on(async {
             let mut client = JobsClient::connect(format!("http://{}", stack.controller()))

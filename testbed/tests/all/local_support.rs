@@ -85,12 +85,13 @@ pub fn allreduce_exactly(stack: &LocalStack, job: &proto::Job) {
     allreduce_exactly_on(stack, job, links);
 }
 
-/// A job's hosts attached to their ports: the PS's link and the workers'.
-pub struct JobLinks {
+/// A job's hosts attached to their ports: the PS's link and the workers'
+/// (plain links, or any transport a test puts in a worker's place).
+pub struct JobLinks<W = Link> {
     /// The PS's link.
-    pub ps: SwitchPortTransport<UdpFrameLink>,
+    pub ps: Link,
     /// The workers' links, in the job's worker order.
-    pub workers: Vec<SwitchPortTransport<UdpFrameLink>>,
+    pub workers: Vec<W>,
 }
 
 impl JobLinks {
@@ -142,7 +143,11 @@ pub fn worker<T: Transport>(job: &proto::Job, w: u8, link: T) -> Worker<T> {
 }
 
 /// [`allreduce_exactly`] on links attached already.
-pub fn allreduce_exactly_on(stack: &LocalStack, job: &proto::Job, links: JobLinks) {
+pub fn allreduce_exactly_on<W: Transport + 'static>(
+    stack: &LocalStack,
+    job: &proto::Job,
+    links: JobLinks<W>,
+) {
     let fan_in = job.workers.len() as u8;
     let (stop, ps_thread) = start_ps(job, links.ps);
 
