@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 pub use esa_p4::Arch;
 pub use esa_p4::tables::{
     Forward, JobKey, JobPortKey, MacKey, MulticastGroup, PortKey, SetHost, SetRoute, TableEntry,
-    TableKind, TableSpec, mode_from_code,
+    TableKind, TableSpec, WorkerPortKey, mode_from_code,
 };
 use p4runtime_proto::p4::v1 as p4v1;
 

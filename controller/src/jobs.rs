@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
+use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY, PS_WORKER_ID};
 use esa_core::job::{JobEntry, Mode, SlotRange};
 use esa_p4::Arch;
-use esa_p4::tables::job_entries;
+use esa_p4::tables::{job_entries, job_members};
 
 use crate::entries::{Entity, MulticastGroup, TableEntry};
 use crate::error::AdmitError;
@@ -57,8 +57,9 @@ pub struct Job {
     pub mode: Mode,
     /// Highest priority.
     pub max_priority: u8,
-    /// Worker ports.
-    pub workers: BTreeSet<u16>,
+    /// Worker *w*'s port at index *w* (the request's order): the port that
+    /// may speak for worker *w*.
+    pub workers: Vec<u16>,
     /// PS port.
     pub ps_port: u16,
     /// Multicast group (the job id).
@@ -99,17 +100,17 @@ impl Job {
 
     /// Everything the job puts on a switch running `arch`'s program: its
     /// table entries ([`job_entries`]: job, route, one authorization per
-    /// worker and PS port, and TNA's `job_ids`), and the multicast group.
+    /// worker and PS port, each worker bound to its port and the PS to its
+    /// own, and TNA's `job_ids`), and the multicast group.
     pub fn entities(&self, arch: Arch) -> Vec<Entity> {
-        let members: BTreeSet<u16> = self.workers.iter().copied().chain([self.ps_port]).collect();
-        let mut out: Vec<Entity> =
-            job_entries(arch, self.id, &self.entry(), members.iter().copied())
-                .into_iter()
-                .map(Entity::Table)
-                .collect();
+        let entry = self.entry();
+        let mut out: Vec<Entity> = job_entries(arch, self.id, &entry, &self.workers)
+            .into_iter()
+            .map(Entity::Table)
+            .collect();
         out.push(Entity::Group(MulticastGroup {
             group: self.mcast_group,
-            ports: members,
+            ports: job_members(&entry, &self.workers).into_iter().collect(),
         }));
         out
     }
@@ -186,15 +187,16 @@ impl JobTable {
                 "a job needs 2..={MAX_FAN_IN} workers, got {n}"
             )));
         }
-        let mut workers = BTreeSet::new();
+        let mut workers = vec![];
         for w in &request.workers {
             let port = resolve(w, topology)?;
-            if !workers.insert(port) {
+            if workers.contains(&port) {
                 return Err(invalid(format!(
                     "duplicate worker: {} (port {port}) appears twice",
                     describe(w)
                 )));
             }
+            workers.push(port);
         }
         let ps = request
             .ps
@@ -308,36 +310,46 @@ impl JobTable {
     }
 
     /// Rebuilds the job view from entities read from the switch (a
-    /// controller restart). A job is its job-table entry; its workers are its
-    /// authorized ports other than the PS. Jobs whose parts disagree (a
-    /// half-installed job) are left out and described in the second value;
-    /// the next reconciliation removes their leftovers.
+    /// controller restart). A job is its job-table entry; worker *w* is on
+    /// the port bound to *w*. Jobs whose parts disagree (a half-installed
+    /// job: ports and bindings that do not make exactly its workers and
+    /// PS) are left out and described in the second value; the next
+    /// reconciliation removes their leftovers.
     pub fn rebuild(pool_slots: u32, entities: &[Entity]) -> (JobTable, Vec<String>) {
         let mut table = JobTable::new(pool_slots);
         let mut problems = vec![];
         let mut ports: BTreeMap<u16, BTreeSet<u16>> = BTreeMap::new();
+        let mut senders: BTreeMap<u16, BTreeMap<u8, u16>> = BTreeMap::new();
         for e in entities {
-            if let Entity::Table(TableEntry::JobPort(k)) = e {
-                ports.entry(k.job).or_default().insert(k.port);
+            match e {
+                Entity::Table(TableEntry::JobPort(k)) => {
+                    ports.entry(k.job).or_default().insert(k.port);
+                }
+                Entity::Table(TableEntry::WorkerPort(k)) => {
+                    senders.entry(k.job).or_default().insert(k.worker, k.port);
+                }
+                _ => {}
             }
         }
         for e in entities {
             let Entity::Table(TableEntry::Job(key, set)) = e else {
                 continue;
             };
-            let mut workers = ports.remove(&key.job).unwrap_or_default();
-            let has_ps = workers.remove(&set.ps_port);
-            if !has_ps || workers.len() != usize::from(set.fan_in) {
+            let mut bound = senders.remove(&key.job).unwrap_or_default();
+            let ps_bound = bound.remove(&PS_WORKER_ID) == Some(set.ps_port);
+            let workers: Vec<u16> = bound.values().copied().collect();
+            let ids_in_order = bound.keys().copied().eq(0..set.fan_in);
+            let authorized = ports.remove(&key.job).unwrap_or_default();
+            let members: BTreeSet<u16> = workers.iter().copied().chain([set.ps_port]).collect();
+            if !ps_bound || !ids_in_order || authorized != members {
                 problems.push(format!(
-                    "job {}: fan-in {} but {} worker port(s) authorized{}; not adopted",
+                    "job {}: fan-in {} but workers {:?} bound, ports {:?} authorized and the PS port {} {}; not adopted",
                     key.job,
                     set.fan_in,
-                    workers.len(),
-                    if has_ps {
-                        ""
-                    } else {
-                        " and the PS port is not"
-                    }
+                    bound.keys().collect::<Vec<_>>(),
+                    authorized,
+                    set.ps_port,
+                    if ps_bound { "bound" } else { "not bound" },
                 ));
                 continue;
             }
@@ -503,5 +515,34 @@ mod tests {
         let (back, problems) = JobTable::rebuild(16, &partial);
         assert!(back.jobs().is_empty());
         assert_eq!(problems.len(), 1);
+        let unbound: Vec<Entity> = table
+            .entities(Arch::V1model)
+            .into_iter()
+            .filter(|e| !matches!(e, Entity::Table(TableEntry::WorkerPort(k)) if k.worker == 1))
+            .collect();
+        let (back, problems) = JobTable::rebuild(16, &unbound);
+        assert!(back.jobs().is_empty());
+        assert_eq!(problems.len(), 1);
+    }
+
+    #[test]
+    fn worker_ids_follow_the_request_and_bind_to_their_ports() {
+        let topo = Topology::default();
+        let mut table = JobTable::new(16);
+        let job = table.plan(&request(Mode::Esa, &[5, 2], 3), &topo).unwrap();
+        assert_eq!(job.workers, [5, 2]);
+        table.insert(job.clone());
+        let bound: Vec<(u16, u8)> = job
+            .entities(Arch::Tna)
+            .iter()
+            .filter_map(|e| match e {
+                Entity::Table(TableEntry::WorkerPort(k)) => Some((k.port, k.worker)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(bound, [(5, 0), (2, 1), (3, PS_WORKER_ID)]);
+        let (back, problems) = JobTable::rebuild(16, &table.entities(Arch::Tna));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(back, table);
     }
 }

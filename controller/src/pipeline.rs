@@ -519,10 +519,18 @@ mod tests {
         let p4info = esa_p4info();
         let bindings = Bindings::resolve(&p4info).unwrap();
         assert_eq!(bindings.pool_slots, Some(4096));
-        assert_eq!(bindings.counters.len(), 23);
+        assert_eq!(bindings.counters.len(), 24);
         assert_eq!(
             bindings.table(TableKind::JobPorts).unwrap().match_ids.len(),
             2
+        );
+        assert_eq!(
+            bindings
+                .table(TableKind::WorkerPorts)
+                .unwrap()
+                .match_ids
+                .len(),
+            3
         );
         assert!(bindings.table(TableKind::JobIds).is_none());
 
@@ -592,7 +600,7 @@ mod tests {
         assert!(jobs.slot_field.is_some());
         assert!(b.table(TableKind::JobIds).is_some());
         // every model counter but `released`
-        assert_eq!(b.counters.len(), 22);
+        assert_eq!(b.counters.len(), 23);
         let completed = b.counters.iter().find(|c| c.name == "completed").unwrap();
         assert_eq!((completed.stride, completed.offset), (16, 2));
         assert_eq!(completed.index(5), 5 * 16 + 2);
@@ -601,7 +609,13 @@ mod tests {
             .iter()
             .find(|c| c.name == "drop_bad_slot")
             .unwrap();
-        assert_eq!(bad_slot.index(3), 3 * 4 + 2);
+        assert_eq!(bad_slot.index(3), 3 * 8 + 2);
+        let spoofed = b
+            .counters
+            .iter()
+            .find(|c| c.name == "drop_spoofed")
+            .unwrap();
+        assert_eq!(spoofed.index(3), 3 * 8 + 4);
         let stale = b.stale.as_ref().unwrap();
         assert_eq!(stale.spec.unit_ns, 65_536);
         assert_eq!(stale.value(10_000), 153);

@@ -248,6 +248,7 @@ pub fn jobs_table(list: &proto::ListJobsResponse, stats: &[proto::JobCounters]) 
         "preemptions",
         "evictions_suffered",
         "drop_bad_port",
+        "drop_spoofed",
     ];
     let mut rows = vec![vec![
         "job".to_string(),

@@ -83,9 +83,8 @@ fn pool(c: &mut Criterion) {
         let ps = job * 5;
         let entry = base.shared_entry(4, Mode::Esa, job, ps);
         base.insert_job(job, entry).unwrap();
-        for p in ps - 4..=ps {
-            base.authorize(job, p);
-        }
+        let workers: Vec<u16> = (ps - 4..ps).collect();
+        base.authorize_members(job, &workers);
     }
     let mut g = c.benchmark_group("pool");
     g.throughput(Throughput::Elements(frames.len() as u64));

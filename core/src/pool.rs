@@ -8,7 +8,9 @@
 //! the replication engine and the egress control do. The P4 program is
 //! compared with this model packet by packet.
 
-use crate::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, MAX_PRIORITY, esa_payload_len};
+use crate::constants::{
+    MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, MAX_PRIORITY, PS_WORKER_ID, esa_payload_len,
+};
 use crate::wire::frame::{ESA_OFFSET, clear_udp_checksum, rewrite_destination};
 use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFrame};
 use std::collections::{BTreeMap, BTreeSet};
@@ -130,6 +132,10 @@ pub enum DropReason {
     UnknownJob,
     /// The ingress port may not send for the job.
     BadPort,
+    /// A DATA, PROBE or RESULT names a sender (`worker`) that is not bound
+    /// to its ingress port: a host claiming another worker's (or the PS's)
+    /// id.
+    Spoofed,
     /// A type only the switch produces.
     BadType,
     /// The slot is outside the job's range.
@@ -234,6 +240,8 @@ pub struct JobCounters {
     pub answers_relayed: u64,
     /// Admission: port not authorized.
     pub drop_bad_port: u64,
+    /// Admission: sender id not bound to the ingress port.
+    pub drop_spoofed: u64,
     /// Admission: switch-only type received.
     pub drop_bad_type: u64,
     /// Admission: slot out of range.
@@ -259,7 +267,7 @@ impl JobCounters {
     /// Every counter with its name (`data_rx`, ..., `drop_bad_worker`): the
     /// program's counter arrays carry the same names (`esa_p4::counters`
     /// says where each is kept), so the model and a program compare by name.
-    pub const fn by_name(&self) -> [(&'static str, u64); 23] {
+    pub const fn by_name(&self) -> [(&'static str, u64); 24] {
         [
             ("data_rx", self.data_rx),
             ("claimed", self.claimed),
@@ -281,6 +289,7 @@ impl JobCounters {
             ("pulls_ignored", self.pulls_ignored),
             ("answers_relayed", self.answers_relayed),
             ("drop_bad_port", self.drop_bad_port),
+            ("drop_spoofed", self.drop_spoofed),
             ("drop_bad_type", self.drop_bad_type),
             ("drop_bad_slot", self.drop_bad_slot),
             ("drop_bad_worker", self.drop_bad_worker),
@@ -443,6 +452,8 @@ pub struct Pool {
     config: PoolConfig,
     jobs: BTreeMap<u16, JobEntry>,
     authorized: BTreeSet<(u16, u16)>,
+    /// (job, port, sender id): the worker_ports table.
+    senders: BTreeSet<(u16, u16, u8)>,
     hosts: BTreeMap<u16, (MacAddr, Ipv4Addr)>,
     groups: BTreeMap<u16, Vec<u16>>,
     slots: SlotTable,
@@ -464,6 +475,7 @@ impl Pool {
             config,
             jobs: BTreeMap::new(),
             authorized: BTreeSet::new(),
+            senders: BTreeSet::new(),
             hosts: BTreeMap::new(),
             groups: BTreeMap::new(),
             counters: BTreeMap::new(),
@@ -522,9 +534,10 @@ impl Pool {
         Ok(())
     }
 
-    /// Removes a job and its port authorizations.
+    /// Removes a job, its port authorizations and its sender bindings.
     pub fn remove_job(&mut self, job: u16) -> Option<JobEntry> {
         self.authorized.retain(|&(j, _)| j != job);
+        self.senders.retain(|&(j, _, _)| j != job);
         self.jobs.remove(&job)
     }
 
@@ -536,6 +549,30 @@ impl Pool {
     /// Lets `port` send packets of `job`.
     pub fn authorize(&mut self, job: u16, port: u16) {
         self.authorized.insert((job, port));
+    }
+
+    /// Lets `port` send `job`'s DATA, PROBE and RESULT packets naming
+    /// `sender` (a worker id, or `PS_WORKER_ID` on the PS's port). A port
+    /// may speak for several senders (workers sharing a NIC); it must also
+    /// be [authorized](Pool::authorize).
+    pub fn bind_sender(&mut self, job: u16, port: u16, sender: u8) {
+        self.senders.insert((job, port, sender));
+    }
+
+    /// What a controller installs for a job already inserted: every port of
+    /// `worker_ports` (worker *w*'s port at index *w*) and the job's PS
+    /// port authorized, each worker bound to its port and `PS_WORKER_ID`
+    /// to the PS's. A job not in the table gets nothing.
+    pub fn authorize_members(&mut self, job: u16, worker_ports: &[u16]) {
+        let Some(ps_port) = self.jobs.get(&job).map(|e| e.ps_port) else {
+            return;
+        };
+        for (worker, &port) in (0..=u8::MAX).zip(worker_ports) {
+            self.authorize(job, port);
+            self.bind_sender(job, port, worker);
+        }
+        self.authorize(job, ps_port);
+        self.bind_sender(job, ps_port, PS_WORKER_ID);
     }
 
     /// Sets the host behind an egress port (the egress host table).
@@ -608,6 +645,7 @@ impl Pool {
             DropReason::Malformed => self.global.malformed += 1,
             DropReason::UnknownJob => self.global.unknown_job += 1,
             DropReason::BadPort => self.job_counters(job).drop_bad_port += 1,
+            DropReason::Spoofed => self.job_counters(job).drop_spoofed += 1,
             DropReason::BadType => self.job_counters(job).drop_bad_type += 1,
             DropReason::BadSlot => self.job_counters(job).drop_bad_slot += 1,
             DropReason::BadWorker => self.job_counters(job).drop_bad_worker += 1,
@@ -641,6 +679,13 @@ impl Pool {
         };
         if !self.authorized.contains(&(job_id, ingress_port)) {
             return self.drop_packet(job_id, DropReason::BadPort);
+        }
+        if matches!(
+            esa.packet_type,
+            PacketType::Data | PacketType::Probe | PacketType::Result
+        ) && !self.senders.contains(&(job_id, ingress_port, esa.worker))
+        {
+            return self.drop_packet(job_id, DropReason::Spoofed);
         }
         if esa.packet_type.is_part() {
             return self.drop_packet(job_id, DropReason::BadType);

@@ -811,8 +811,9 @@ impl Sim {
                 ps: Box::new(ps),
             }));
             let members: Vec<u16> = (first_port..=ps_port).collect();
+            // worker w is on first_port + w
+            pool.authorize_members(job.job, &members[..usize::from(job.workers)]);
             for &p in &members {
-                pool.authorize(job.job, p);
                 pool.set_host(p, mac(p), ip(p));
             }
             pool.set_group(job.job, members.clone());

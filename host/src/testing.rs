@@ -185,8 +185,9 @@ impl<T: Transport> ModelSwitch<T> {
         port
     }
 
-    /// Admits a job: its hosts get ports, the ports are authorized, the
-    /// group is every worker and the PS, and the job-table entry is written.
+    /// Admits a job: its hosts get ports, the job-table entry is written,
+    /// the ports are authorized and each worker (and the PS) bound to its
+    /// own, and the group is every worker and the PS.
     pub fn add_job(&mut self, job: ModelJob) -> Result<(), HostError> {
         let fan_in = u8::try_from(job.workers.len())
             .map_err(|_| HostError::ModelSwitch(format!("job {}: too many workers", job.job)))?;
@@ -207,9 +208,9 @@ impl<T: Transport> ModelSwitch<T> {
         self.pool
             .insert_job(job.job, entry)
             .map_err(|e| HostError::ModelSwitch(e.to_string()))?;
-        for &p in &members {
-            self.pool.authorize(job.job, p);
-        }
+        // worker w is on members[w]
+        self.pool
+            .authorize_members(job.job, &members[..usize::from(fan_in)]);
         self.pool.set_group(job.job, members.clone());
         self.bypass.insert(job.job, BypassJob { ps_port, members });
         Ok(())

@@ -1,6 +1,7 @@
 // Admission of every packet (docs/protocol.md 4.1): not ESA, malformed,
-// unknown job, unauthorized port, switch-only type, slot out of range, bad
-// worker (DATA and PROBE). The first failing check drops the packet and counts it; nothing of
+// unknown job, unauthorized port, a sender the port may not speak for
+// (DATA, PROBE, RESULT), switch-only type, slot out of range, bad worker (DATA
+// and PROBE). The first failing check drops the packet and counts it; nothing of
 // a dropped packet touches any slot.
 #ifndef ESA_ADMISSION_P4
 #define ESA_ADMISSION_P4
@@ -15,6 +16,7 @@ control Admission(inout headers_t hdr,
                   out bit<2> verdict) {
     counter(3, CounterType.packets) esa_global;
     counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_port;
+    counter(ESA_MAX_JOBS, CounterType.packets) drop_spoofed;
     counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_type;
     counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_slot;
     counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_worker;
@@ -49,6 +51,24 @@ control Admission(inout headers_t hdr,
         size = 16384;
     }
 
+    action allow_worker() { }
+    // The sender ids each port of a job may put on DATA, PROBE and RESULT
+    // (the types that name their sender in `worker`): a worker's port
+    // speaks only for the workers behind it (several ranks may share one
+    // NIC), the PS's port only for PS_WORKER_ID. The PS's other packets
+    // (QUERY, PULL, PENDING, MISSING) are not checked: its answers carry
+    // the probing worker's id.
+    table worker_ports {
+        key = {
+            hdr.esa.job: exact;
+            sm.ingress_port: exact;
+            hdr.esa.worker: exact;
+        }
+        actions = { allow_worker; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 16384;
+    }
+
     action reject() {
         verdict = VERDICT_DROP;
         mark_to_drop(sm);
@@ -75,6 +95,12 @@ control Admission(inout headers_t hdr,
         }
         if (!job_ports.apply().hit) {
             drop_bad_port.count(job);
+            reject();
+            return;
+        }
+        if ((hdr.esa.packet_type == TYPE_DATA || hdr.esa.packet_type == TYPE_PROBE
+                || hdr.esa.packet_type == TYPE_RESULT) && !worker_ports.apply().hit) {
+            drop_spoofed.count(job);
             reject();
             return;
         }

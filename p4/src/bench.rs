@@ -82,17 +82,14 @@ fn host(port: u16) -> (MacAddr, Ipv4Addr) {
 impl Job {
     /// The job's workers and its PS: the members of its multicast group.
     pub fn members(&self) -> Vec<u16> {
-        let mut m = self.workers.clone();
-        m.push(self.entry.ps_port);
-        m
+        tables::job_members(&self.entry, &self.workers)
     }
 
     /// Every table entry of the job on the v1model program: its job, route
     /// and port entries, and each member's host, reachable by L2 too.
     pub fn table_entries(&self) -> Vec<tables::TableEntry> {
-        let members = self.members();
-        let mut out = tables::job_entries(Arch::V1model, self.id, &self.entry, members.clone());
-        for p in members {
+        let mut out = tables::job_entries(Arch::V1model, self.id, &self.entry, &self.workers);
+        for p in self.members() {
             let (mac, ip) = host(p);
             out.push(tables::host_entry(p, mac, ip));
             out.push(tables::l2_entry(mac, p));
@@ -135,9 +132,9 @@ pub fn program(
         crate::sim::set_group(&mut sw, job.entry.mcast_group, &members)?;
         pool.insert_job(job.id, job.entry)
             .map_err(|e| e.to_string())?;
+        pool.authorize_members(job.id, &job.workers);
         for &p in &members {
             let (mac, ip) = host(p);
-            pool.authorize(job.id, p);
             pool.set_host(p, mac, ip);
         }
         pool.set_group(job.entry.mcast_group, members);

@@ -243,7 +243,7 @@ pub fn tna_rows_p4() -> String {
         TNA_ROWS.len()
     );
     for (reason, name) in TNA_DROPS.iter().enumerate() {
-        let _ = writeln!(w, "const bit<2> {} = {reason};", name.to_uppercase());
+        let _ = writeln!(w, "const bit<3> {} = {reason};", name.to_uppercase());
     }
     let _ = writeln!(w, "\n#endif  // ESA_TNA_ROWS_P4");
     s

@@ -30,7 +30,7 @@ impl CounterCell {
 
 /// The v1model program's per-job counter arrays, one per counter, indexed
 /// by job id.
-const V1MODEL_JOB_COUNTERS: [&str; 23] = [
+const V1MODEL_JOB_COUNTERS: [&str; 24] = [
     "EsaIngress.aggregation.data_rx",
     "EsaIngress.aggregation.claimed",
     "EsaIngress.aggregation.aggregated",
@@ -51,6 +51,7 @@ const V1MODEL_JOB_COUNTERS: [&str; 23] = [
     "EsaIngress.aggregation.pulls_ignored",
     "EsaIngress.aggregation.answers_relayed",
     "EsaIngress.admission.drop_bad_port",
+    "EsaIngress.admission.drop_spoofed",
     "EsaIngress.admission.drop_bad_type",
     "EsaIngress.admission.drop_bad_slot",
     "EsaIngress.admission.drop_bad_worker",
@@ -77,13 +78,19 @@ pub(crate) const TNA_ROWS: [&str; 16] = [
     "answers_relayed",
 ];
 
-/// The TNA program's rows of `job_drops` (4 per job), by drop reason.
-pub(crate) const TNA_DROPS: [&str; 4] = [
+/// The TNA program's rows of `job_drops` (8 per job, 5 used), by drop
+/// reason.
+pub(crate) const TNA_DROPS: [&str; 5] = [
     "drop_bad_port",
     "drop_bad_type",
     "drop_bad_slot",
     "drop_bad_worker",
+    "drop_spoofed",
 ];
+
+/// Cells per job of `job_drops`: a power of two, so the index is job ++
+/// reason.
+const TNA_DROP_STRIDE: u32 = 8;
 
 /// Where `arch`'s program counts the model's per-job counter `name` (as
 /// [`JobCounters::by_name`] calls it); `None` for a counter the program
@@ -111,7 +118,7 @@ pub fn job_counter(arch: Arch, name: &str) -> Option<CounterCell> {
             if let Some(reason) = TNA_DROPS.iter().position(|r| *r == name) {
                 return Some(CounterCell {
                     name: "EsaIngress.job_drops",
-                    stride: 4,
+                    stride: TNA_DROP_STRIDE,
                     offset: reason as u32,
                 });
             }

@@ -9,7 +9,7 @@ use p4sim::v1switch::{MatchValue, V1Switch};
 use esa_core::job::JobEntry;
 
 use crate::program::Arch;
-use crate::tables::{TableEntry, job_entries, pool_config};
+use crate::tables::{TableEntry, job_entries, job_members, pool_config};
 
 /// An unsigned `width`-bit value for p4sim's control-plane API.
 pub fn bits(width: u32, value: u64) -> Bits {
@@ -72,19 +72,19 @@ pub fn set_group(sw: &mut V1Switch, group: u16, ports: &[u16]) -> Result<(), Str
     pre.mc_node_associate(group.into(), node).map_err(fail)
 }
 
-/// Job `job`'s entries ([`job_entries`]) and its multicast group, its
-/// workers and PS being `members`.
+/// Job `job`'s entries ([`job_entries`]: worker *w* on
+/// `worker_ports[w]`) and its multicast group ([`job_members`]).
 pub fn install_job(
     sw: &mut V1Switch,
     arch: Arch,
     job: u16,
     entry: &JobEntry,
-    members: &[u16],
+    worker_ports: &[u16],
 ) -> Result<(), String> {
-    for e in job_entries(arch, job, entry, members.iter().copied()) {
+    for e in job_entries(arch, job, entry, worker_ports) {
         install(sw, arch, &e)?;
     }
-    set_group(sw, entry.mcast_group, members)
+    set_group(sw, entry.mcast_group, &job_members(entry, worker_ports))
 }
 
 /// Sets the pool's stale-bound parameter to `value`, in the program's own

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeSet;
 
+use esa_core::constants::PS_WORKER_ID;
 use esa_core::job::{JobEntry, Mode};
 use esa_core::wire::{Ipv4Addr, MacAddr};
 
@@ -23,6 +24,9 @@ pub enum TableKind {
     Jobs,
     /// `EsaIngress.admission.job_ports`: (job, ingress port) → `allow`.
     JobPorts,
+    /// `EsaIngress.admission.worker_ports`: (job, ingress port, sender id)
+    /// → `allow_worker`: the ids a port may name on DATA, PROBE and RESULT.
+    WorkerPorts,
     /// `EsaIngress.aggregation.job_route`: job id → `set_route`.
     JobRoute,
     /// `EsaEgress.egress_host`: egress port → `set_host`.
@@ -77,12 +81,13 @@ const SET_HOST: &[(&str, u32)] = &[("mac", 48), ("ip", 32)];
 impl TableKind {
     /// Every table, in the order entries are written (jobs before the
     /// entries that refer to them).
-    pub const ALL: [TableKind; 6] = [
+    pub const ALL: [TableKind; 7] = [
         TableKind::L2,
         TableKind::EgressHost,
         TableKind::Jobs,
         TableKind::JobRoute,
         TableKind::JobPorts,
+        TableKind::WorkerPorts,
         TableKind::JobIds,
     ];
 
@@ -106,6 +111,17 @@ impl TableKind {
                     name: "EsaIngress.job_ports",
                     key: &[("hdr.esa.job", 12), ("ig_intr_md.ingress_port", 9)],
                     action: "EsaIngress.allow",
+                    params: &[],
+                    ternary_slot: false,
+                },
+                TableKind::WorkerPorts => TableSpec {
+                    name: "EsaIngress.worker_ports",
+                    key: &[
+                        ("hdr.esa.job", 12),
+                        ("ig_intr_md.ingress_port", 9),
+                        ("hdr.esa.worker", 8),
+                    ],
+                    action: "EsaIngress.allow_worker",
                     params: &[],
                     ternary_slot: false,
                 },
@@ -159,6 +175,17 @@ impl TableKind {
                 params: &[],
                 ternary_slot: false,
             },
+            TableKind::WorkerPorts => TableSpec {
+                name: "EsaIngress.admission.worker_ports",
+                key: &[
+                    ("hdr.esa.job", 12),
+                    ("sm.ingress_port", 9),
+                    ("hdr.esa.worker", 8),
+                ],
+                action: "EsaIngress.admission.allow_worker",
+                params: &[],
+                ternary_slot: false,
+            },
             TableKind::JobRoute => TableSpec {
                 name: "EsaIngress.aggregation.job_route",
                 key: &[("route_job", 12)],
@@ -195,7 +222,8 @@ impl TableKind {
             TableKind::Jobs => 2,
             TableKind::JobRoute => 3,
             TableKind::JobPorts => 4,
-            TableKind::JobIds => 5,
+            TableKind::WorkerPorts => 5,
+            TableKind::JobIds => 6,
         }
     }
 }
@@ -214,6 +242,18 @@ pub struct JobPortKey {
     pub job: u16,
     /// The ingress port.
     pub port: u16,
+}
+
+/// Key of `worker_ports`: a sender id a port may name on a job's DATA,
+/// PROBE and RESULT (action `allow_worker`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkerPortKey {
+    /// The job.
+    pub job: u16,
+    /// The ingress port.
+    pub port: u16,
+    /// A worker id behind the port, or `PS_WORKER_ID` on the PS's port.
+    pub worker: u8,
 }
 
 /// Action `set_route` of `job_route`: where a job's evicted partials go.
@@ -266,6 +306,8 @@ pub enum TableEntry {
     Job(JobKey, JobEntry),
     /// `job_ports` (action `allow`).
     JobPort(JobPortKey),
+    /// `worker_ports` (action `allow_worker`).
+    WorkerPort(WorkerPortKey),
     /// `job_route`.
     JobRoute(JobKey, SetRoute),
     /// `egress_host`.
@@ -305,6 +347,7 @@ impl TableEntry {
         match self {
             TableEntry::Job(..) => TableKind::Jobs,
             TableEntry::JobPort(_) => TableKind::JobPorts,
+            TableEntry::WorkerPort(_) => TableKind::WorkerPorts,
             TableEntry::JobRoute(..) => TableKind::JobRoute,
             TableEntry::EgressHost(..) => TableKind::EgressHost,
             TableEntry::L2(..) => TableKind::L2,
@@ -319,6 +362,7 @@ impl TableEntry {
                 vec![k.job.into()]
             }
             TableEntry::JobPort(k) => vec![k.job.into(), k.port.into()],
+            TableEntry::WorkerPort(k) => vec![k.job.into(), k.port.into(), k.worker.into()],
             TableEntry::EgressHost(k, _) => vec![k.port.into()],
             TableEntry::L2(k, _) => vec![mac_u64(k.mac)],
         }
@@ -356,7 +400,7 @@ impl TableEntry {
                 a.slot_base.into(),
                 a.slot_mask.into(),
             ],
-            TableEntry::JobPort(_) | TableEntry::JobId(_) => vec![],
+            TableEntry::JobPort(_) | TableEntry::WorkerPort(_) | TableEntry::JobId(_) => vec![],
             TableEntry::JobRoute(_, a) => vec![
                 a.ps_port.into(),
                 a.fan_in.into(),
@@ -398,6 +442,11 @@ impl TableEntry {
             TableKind::JobPorts => TableEntry::JobPort(JobPortKey {
                 job: narrow(key[0], "job")?,
                 port: narrow(key[1], "port")?,
+            }),
+            TableKind::WorkerPorts => TableEntry::WorkerPort(WorkerPortKey {
+                job: narrow(key[0], "job")?,
+                port: narrow(key[1], "port")?,
+                worker: narrow(key[2], "worker")?,
             }),
             TableKind::JobRoute => TableEntry::JobRoute(
                 JobKey {
@@ -453,15 +502,39 @@ impl From<&JobEntry> for SetRoute {
     }
 }
 
-/// Every table entry of job `job` with `entry` on `arch`'s program: on
-/// TNA its `job_ids` entry, the job and route entries, and one
-/// authorization per port of `members` (its workers and PS), in that
-/// order.
+/// The ports of a job whose worker *w* is on `worker_ports[w]`: each
+/// distinct worker port in order, then the PS's (unless a worker shares
+/// it): the members of its multicast group.
+pub fn job_members(entry: &JobEntry, worker_ports: &[u16]) -> Vec<u16> {
+    let mut out: Vec<u16> = vec![];
+    for &port in worker_ports.iter().chain([&entry.ps_port]) {
+        if !out.contains(&port) {
+            out.push(port);
+        }
+    }
+    out
+}
+
+/// Who may speak for whom in job `job`: worker *w* on `worker_ports[w]`,
+/// `PS_WORKER_ID` on the PS's port (`worker_ports` entries).
+pub fn sender_bindings(job: u16, entry: &JobEntry, worker_ports: &[u16]) -> Vec<WorkerPortKey> {
+    (0..=u8::MAX)
+        .zip(worker_ports)
+        .map(|(worker, &port)| (worker, port))
+        .chain([(PS_WORKER_ID, entry.ps_port)])
+        .map(|(worker, port)| WorkerPortKey { job, port, worker })
+        .collect()
+}
+
+/// Every table entry of job `job` with `entry` on `arch`'s program, whose
+/// worker *w* is on `worker_ports[w]`: on TNA its `job_ids` entry, the job
+/// and route entries, one authorization per port of [`job_members`], and
+/// its [`sender_bindings`], in that order.
 pub fn job_entries(
     arch: Arch,
     job: u16,
     entry: &JobEntry,
-    members: impl IntoIterator<Item = u16>,
+    worker_ports: &[u16],
 ) -> Vec<TableEntry> {
     let key = JobKey { job };
     let mut out = vec![];
@@ -471,9 +544,14 @@ pub fn job_entries(
     out.push(TableEntry::Job(key, *entry));
     out.push(TableEntry::JobRoute(key, SetRoute::from(entry)));
     out.extend(
-        members
+        job_members(entry, worker_ports)
             .into_iter()
             .map(|port| TableEntry::JobPort(JobPortKey { job, port })),
+    );
+    out.extend(
+        sender_bindings(job, entry, worker_ports)
+            .into_iter()
+            .map(TableEntry::WorkerPort),
     );
     out
 }
@@ -557,6 +635,11 @@ mod tests {
                 job: 4095,
                 port: 511,
             }),
+            TableEntry::WorkerPort(WorkerPortKey {
+                job: 4095,
+                port: 511,
+                worker: 255,
+            }),
             TableEntry::JobRoute(
                 JobKey { job: 1 },
                 SetRoute {
@@ -588,7 +671,7 @@ mod tests {
             slot_mask: 4095,
         };
         for arch in Arch::ALL {
-            for e in job_entries(arch, 4095, &entry, [1, 2, 511]) {
+            for e in job_entries(arch, 4095, &entry, &[1, 2, 510]) {
                 let spec = e.table().spec_for(arch).unwrap();
                 for (v, (field, w)) in e.key_values().iter().zip(spec.key) {
                     assert!(v >> w == 0, "{}.{field}: {v} wider than {w}", spec.name);
@@ -599,17 +682,38 @@ mod tests {
                 }
             }
         }
-        assert_eq!(job_entries(Arch::V1model, 1, &entry, [1, 2]).len(), 4);
-        assert_eq!(job_entries(Arch::Tna, 1, &entry, [1, 2]).len(), 5);
+        // job, route, ports 1 and 511 (the PS), workers 0 and 1 on port 1,
+        // the PS on 511
+        assert_eq!(job_entries(Arch::V1model, 1, &entry, &[1, 1]).len(), 7);
+        assert_eq!(job_entries(Arch::Tna, 1, &entry, &[1, 1]).len(), 8);
         assert!(matches!(
-            job_entries(Arch::Tna, 7, &entry, [])[0],
+            job_entries(Arch::Tna, 7, &entry, &[])[0],
             TableEntry::JobId(JobKey { job: 7 })
         ));
         assert!(
-            !job_entries(Arch::V1model, 7, &entry, [])
+            !job_entries(Arch::V1model, 7, &entry, &[])
                 .iter()
                 .any(|e| matches!(e, TableEntry::JobId(_)))
         );
+    }
+
+    #[test]
+    fn workers_sharing_a_port_are_each_bound_to_it() {
+        let entry = JobEntry {
+            fan_in: 3,
+            mode: Mode::Esa,
+            max_priority: 0,
+            mcast_group: 1,
+            ps_port: 9,
+            slot_base: 0,
+            slot_mask: 15,
+        };
+        assert_eq!(job_members(&entry, &[3, 3, 4]), [3, 4, 9]);
+        let bound: Vec<(u16, u8)> = sender_bindings(2, &entry, &[3, 3, 4])
+            .iter()
+            .map(|k| (k.port, k.worker))
+            .collect();
+        assert_eq!(bound, [(3, 0), (3, 1), (4, 2), (9, PS_WORKER_ID)]);
     }
 
     #[test]

@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn stf_lines() {
-        let v1: Vec<String> = job_entries(Arch::V1model, 1, &ENTRY, [10])
+        let v1: Vec<String> = job_entries(Arch::V1model, 1, &ENTRY, &[])
             .iter()
             .map(|e| stf_add(Arch::V1model, e).unwrap())
             .collect();
@@ -123,9 +123,10 @@ mod tests {
                 "add EsaIngress.admission.jobs hdr.esa.job:1 EsaIngress.admission.set_job(fan_in:3, mode:0, max_priority:7, mcast_group:1, ps_port:10, slot_base:0, slot_mask:15)",
                 "add EsaIngress.aggregation.job_route route_job:1 EsaIngress.aggregation.set_route(ps_port:10, fan_in:3, slot_base:0, slot_mask:15)",
                 "add EsaIngress.admission.job_ports hdr.esa.job:1 sm.ingress_port:10 EsaIngress.admission.allow()",
+                "add EsaIngress.admission.worker_ports hdr.esa.job:1 sm.ingress_port:10 hdr.esa.worker:255 EsaIngress.admission.allow_worker()",
             ]
         );
-        let tna = stf_add(Arch::Tna, &job_entries(Arch::Tna, 1, &ENTRY, [])[1]).unwrap();
+        let tna = stf_add(Arch::Tna, &job_entries(Arch::Tna, 1, &ENTRY, &[])[1]).unwrap();
         assert_eq!(
             tna,
             "add EsaIngress.jobs 1 hdr.esa.job:1 hdr.esa.slot:0x0000&&&0xfff0 EsaIngress.set_job(fan_in:3, mode:0, max_priority:7, mcast_group:1, ps_port:10, slot_base:0, slot_mask:15)"
@@ -148,7 +149,7 @@ mod tests {
             cli_add(Arch::V1model, &host).unwrap(),
             "table_add EsaEgress.egress_host EsaEgress.set_host 3 => 0x020000000003 0x0a000003"
         );
-        let jobs = cli_add(Arch::Tna, &job_entries(Arch::Tna, 5, &ENTRY, [])[1]).unwrap();
+        let jobs = cli_add(Arch::Tna, &job_entries(Arch::Tna, 5, &ENTRY, &[])[1]).unwrap();
         assert_eq!(
             jobs,
             "table_add EsaIngress.jobs EsaIngress.set_job 5 0x0000&&&0xfff0 => 3 0 7 1 10 0 15 1"

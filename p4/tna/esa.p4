@@ -101,7 +101,7 @@ struct ig_meta_t {
     job_entry_t  job;
     bit<1>       checksum_ok;  // Checksum.verify(): 1 when the IPv4 checksum is right
     bit<1>       job_drop;    // count drop_reason for the job
-    bit<2>       drop_reason;
+    bit<3>       drop_reason;
     bit<2>       verdict;     // VERDICT_*: the admission table's answer
     bit<1>       count_global;
     bit<2>       global_idx;
@@ -109,6 +109,7 @@ struct ig_meta_t {
     bit<1>       job_hit;     // job known (any slot)
     bit<1>       slot_ok;     // job known and slot <= slot_mask
     bit<1>       port_ok;
+    bit<1>       sender_ok;   // DATA, PROBE, RESULT: worker_ports binds the worker id to the port
     bit<3>       data_mode;   // DM_*
     bit<12>      job_id;      // the packet's job (counters)
     bit<16>      index;       // absolute slot index
@@ -205,6 +206,7 @@ parser EsaIngressParser(packet_in pkt,
         meta.job_hit = 0;
         meta.slot_ok = 0;
         meta.port_ok = 0;
+        meta.sender_ok = 1;  // types that name no sender; worker_ports decides the rest
         meta.data_mode = DM_NONE;
         meta.intent = INTENT_NONE;
         meta.flush_new = 0;
@@ -387,7 +389,7 @@ control EsaIngress(inout headers_t hdr,
 
     // ---- counters ---------------------------------------------------------
     Counter<bit<64>, bit<2>>(4, CounterType_t.PACKETS) esa_global;
-    Counter<bit<64>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_drops;
+    Counter<bit<64>, bit<15>>(ESA_MAX_JOBS * 8, CounterType_t.PACKETS) job_drops;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
     Counter<bit<32>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
@@ -440,6 +442,25 @@ control EsaIngress(inout headers_t hdr,
         }
         actions = { allow; @defaultonly NoAction; }
         const default_action = NoAction();
+        size = 16384;
+    }
+
+    action allow_worker() { }
+    action spoofed() {
+        meta.sender_ok = 0;
+    }
+    // The sender ids each port of a job may put on DATA, PROBE and RESULT
+    // (applied for those types only): a worker's port speaks only for the
+    // workers behind it, the PS's port only for PS_WORKER_ID. A miss
+    // clears sender_ok.
+    table worker_ports {
+        key = {
+            hdr.esa.job: exact;
+            ig_intr_md.ingress_port: exact;
+            hdr.esa.worker: exact;
+        }
+        actions = { allow_worker; @defaultonly spoofed; }
+        const default_action = spoofed();
         size = 16384;
     }
 
@@ -1074,9 +1095,10 @@ control EsaIngress(inout headers_t hdr,
     // ---- stage 1: admission (docs/protocol.md 4.1), one lookup ----------
     // Every check in its order as the const entries' priority: not ESA,
     // malformed (parser error, checksum, lengths, version, type), unknown
-    // job, bad port, switch-only type, bad slot, bad worker (the bitmap of a
-    // DATA or PROBE; the range check is decide's). (A chain of
-    // if/else gateways cost a stage per link.)
+    // job, bad port, a sender the port may not speak for (sender_ok: DATA,
+    // PROBE, RESULT), switch-only type, bad slot, bad worker (the bitmap of
+    // a DATA or PROBE; the range check is decide's). (A chain of if/else
+    // gateways cost a stage per link.)
     action a_not_esa() {
         meta.verdict = VERDICT_L2;
         meta.count_global = 1;
@@ -1094,7 +1116,7 @@ control EsaIngress(inout headers_t hdr,
         meta.global_idx = (bit<2>)GLOBAL_UNKNOWN_JOB;
         ig_dprsr_md.drop_ctl = 1;
     }
-    action a_job_drop(bit<2> reason) {
+    action a_job_drop(bit<3> reason) {
         meta.verdict = VERDICT_DROP;
         meta.job_drop = 1;
         meta.drop_reason = reason;
@@ -1106,11 +1128,11 @@ control EsaIngress(inout headers_t hdr,
     }
 #define WELL_FORMED true, 0, 1, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
 #define ADMIT_TYPE(t)                                                           \
-            (WELL_FORMED, t, 0, _, _, _, _): a_unknown_job();                   \
-            (WELL_FORMED, t, _, 0, _, _, _): a_unknown_job();                   \
-            (WELL_FORMED, t, _, _, 0, _, _): a_job_drop(DROP_BAD_PORT);
+            (WELL_FORMED, t, 0, _, _, _, _, _): a_unknown_job();                \
+            (WELL_FORMED, t, _, 0, _, _, _, _): a_unknown_job();                \
+            (WELL_FORMED, t, _, _, 0, _, _, _): a_job_drop(DROP_BAD_PORT);
 #define ADMIT_SLOT(t)                                                           \
-            (WELL_FORMED, t, _, _, _, 0, _): a_job_drop(DROP_BAD_SLOT);
+            (WELL_FORMED, t, _, _, _, _, 0, _): a_job_drop(DROP_BAD_SLOT);
     table admission {
         key = {
             hdr.esa.isValid(): exact @name("esa_valid");
@@ -1123,6 +1145,7 @@ control EsaIngress(inout headers_t hdr,
             hdr.esa.job: ternary;
             meta.job_hit: ternary;
             meta.port_ok: ternary;
+            meta.sender_ok: ternary;
             meta.slot_ok: ternary;
             meta.data_mode: ternary;
         }
@@ -1130,8 +1153,8 @@ control EsaIngress(inout headers_t hdr,
         const default_action = a_malformed();
         size = 64;
         const entries = {
-            (false, 0, _, _, _, _, _, _, _, _, _, _): a_not_esa();
-            (false, _, _, _, _, _, _, _, _, _, _, _): a_malformed();
+            (false, 0, _, _, _, _, _, _, _, _, _, _, _): a_not_esa();
+            (false, _, _, _, _, _, _, _, _, _, _, _, _): a_malformed();
             ADMIT_TYPE(TYPE_DATA)
             ADMIT_TYPE(TYPE_RESULT)
             ADMIT_TYPE(TYPE_FALLBACK)
@@ -1142,9 +1165,12 @@ control EsaIngress(inout headers_t hdr,
             ADMIT_TYPE(TYPE_PENDING)
             ADMIT_TYPE(TYPE_MISSING)
             ADMIT_TYPE(TYPE_PULL)
-            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
-            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
-            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_DATA, _, _, _, 0, _, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, 0, _, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, 0, _, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
             ADMIT_SLOT(TYPE_DATA)
             ADMIT_SLOT(TYPE_RESULT)
             ADMIT_SLOT(TYPE_QUERY)
@@ -1152,17 +1178,17 @@ control EsaIngress(inout headers_t hdr,
             ADMIT_SLOT(TYPE_PENDING)
             ADMIT_SLOT(TYPE_MISSING)
             ADMIT_SLOT(TYPE_PULL)
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
-            (WELL_FORMED, TYPE_PROBE, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
             // data_rx counts a DATA in its first pass only.
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, DM_PASS2): a_admit(0);
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, _): a_admit(1);
-            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_PENDING, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_MISSING, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_PULL, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, DM_PASS2): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, _): a_admit(1);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PENDING, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_MISSING, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PULL, _, _, _, _, _, _): a_admit(0);
         }
     }
 
@@ -1488,6 +1514,10 @@ control EsaIngress(inout headers_t hdr,
             job_ids.apply();
             jobs.apply();
             job_ports.apply();
+            if (hdr.esa.packet_type == TYPE_DATA || hdr.esa.packet_type == TYPE_PROBE
+                    || hdr.esa.packet_type == TYPE_RESULT) {
+                worker_ports.apply();
+            }
             data_check.apply();
             pool_config.apply();
         }
@@ -1509,7 +1539,7 @@ control EsaIngress(inout headers_t hdr,
             // A DATA's; a PROBE leaves with the priority it came with.
             priority_clamp.apply();
         }
-        if (meta.slot_ok == 1 && meta.port_ok == 1) {
+        if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.sender_ok == 1) {
             // ACCESS slot_tombstone, worker_seen: these tables' single applies.
             tombstone_step.apply();
             seen_step.apply();

@@ -22,9 +22,10 @@ const bit<5> ROW_PULLED = 13;
 const bit<5> ROW_PULLS_IGNORED = 14;
 const bit<5> ROW_ANSWERS_RELAYED = 15;
 const bit<5> ROW_NONE = 16;  // no row counted
-const bit<2> DROP_BAD_PORT = 0;
-const bit<2> DROP_BAD_TYPE = 1;
-const bit<2> DROP_BAD_SLOT = 2;
-const bit<2> DROP_BAD_WORKER = 3;
+const bit<3> DROP_BAD_PORT = 0;
+const bit<3> DROP_BAD_TYPE = 1;
+const bit<3> DROP_BAD_SLOT = 2;
+const bit<3> DROP_BAD_WORKER = 3;
+const bit<3> DROP_SPOOFED = 4;
 
 #endif  // ESA_TNA_ROWS_P4

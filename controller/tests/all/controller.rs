@@ -123,7 +123,7 @@ async fn admit_release_readmit_leave_exactly_the_expected_entities() {
         .find(|c| c.name == "completed")
         .unwrap();
     assert_eq!(c.packets, 42);
-    assert_eq!(stats.jobs[0].counters.len(), 23);
+    assert_eq!(stats.jobs[0].counters.len(), 24);
     let text = esa_controller::run::jobs_table(&list, &stats.jobs);
     assert!(text.contains("switchml"), "{text}");
     let err = client

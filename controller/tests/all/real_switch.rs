@@ -87,7 +87,7 @@ async fn admit_release_readmit_leave_exactly_the_expected_entries() {
         .into_inner();
     assert_eq!(stats.jobs.len(), 2);
     for job in &stats.jobs {
-        assert_eq!(job.counters.len(), 23);
+        assert_eq!(job.counters.len(), 24);
         assert!(job.counters.iter().all(|c| c.packets == 0), "{job:?}");
     }
 

@@ -2,6 +2,7 @@
 //! counters add up.
 #![no_main]
 
+use esa_core::constants::PS_WORKER_ID;
 use esa_core::pool::{Pool, PoolConfig};
 use esa_core::job::Mode;
 use libfuzzer_sys::fuzz_target;
@@ -11,9 +12,13 @@ fuzz_target!(|data: &[u8]| {
     for job in 1..=2u16 {
         let entry = pool.shared_entry(3, if job == 1 { Mode::Esa } else { Mode::Atp }, job, 9 + job);
         pool.insert_job(job, entry).unwrap();
+        // every port authorized; each speaks for one id (3 is beyond the
+        // fan-in), the PS's for the PS too
         for port in 0..12 {
             pool.authorize(job, port);
+            pool.bind_sender(job, port, (port % 4) as u8);
         }
+        pool.bind_sender(job, 9 + job, PS_WORKER_ID);
     }
     // Records: [port, time step, length, bytes...].
     let mut rest = data;

@@ -1,6 +1,7 @@
 //! The pool reference model, row by row of `docs/protocol.md` §4, with
 //! byte-exact expected packets.
 
+use esa_core::constants::PS_WORKER_ID;
 use esa_core::job::{JobEntry, Mode};
 use esa_core::pool::{
     Destination, DropReason, Outcome, Pool, PoolConfig, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW,
@@ -28,12 +29,8 @@ fn pool(mode: Mode) -> Pool {
         let mut entry = pool.shared_entry(3, mode, group, ps);
         entry.max_priority = 7;
         pool.insert_job(job, entry).unwrap();
-        let mut members = vec![];
-        for p in first_port..first_port + 3 {
-            pool.authorize(job, p);
-            members.push(p);
-        }
-        pool.authorize(job, ps);
+        let mut members: Vec<u16> = (first_port..first_port + 3).collect();
+        pool.authorize_members(job, &members);
         members.push(ps);
         pool.set_group(group, members);
     }
@@ -534,8 +531,10 @@ fn a_probe_is_answered_pending_only_when_the_slot_holds_the_contribution() {
         repr.flags = flags;
         assert_eq!(emit.frame, expected(port, repr, &[0; 4]), "worker {worker}");
     }
-    // A probe with a bad worker id is refused like a DATA.
+    // A probe with a bad worker id is refused like a DATA (bound to the
+    // port, which no controller does, as the binding is checked first).
     let mut pool = pool(Mode::Esa);
+    pool.bind_sender(1, 1, 3);
     let mut repr = data_repr(1, 3, 5, 1, 2);
     repr.packet_type = PacketType::Probe;
     let d = pool.process(&frame_from(1, repr, &[0; 4]), 1, 0);
@@ -661,7 +660,42 @@ fn admission_drops_are_counted_per_reason() {
             1,
             DropReason::BadWorker,
         ),
+        // worker 0's port naming worker 1, the PS's naming worker 0, a
+        // worker's naming the PS, and a PROBE naming a peer
+        (
+            frame_from(1, data_repr(1, 1, 1, 0, 0), &[1; 4]),
+            1,
+            DropReason::Spoofed,
+        ),
+        (
+            frame_from(PS_PORT, data_repr(1, 0, 1, 0, 0), &[1; 4]),
+            PS_PORT,
+            DropReason::Spoofed,
+        ),
+        (
+            {
+                let mut r = data_repr(1, PS_WORKER_ID, 1, 0, 0);
+                r.packet_type = PacketType::Result;
+                r.bitmap = 0b111;
+                r.count = 3;
+                frame_from(2, r, &[1; 4])
+            },
+            2,
+            DropReason::Spoofed,
+        ),
+        (
+            {
+                let mut r = data_repr(1, 0, 1, 0, 0);
+                r.packet_type = PacketType::Probe;
+                frame_from(3, r, &[0; 4])
+            },
+            3,
+            DropReason::Spoofed,
+        ),
     ];
+    // Bound to port 1 (no controller binds an id beyond the fan-in): the
+    // range check stays behind the binding.
+    pool.bind_sender(1, 1, 3);
     let mut bad_type = vec![];
     for t in [PacketType::Fallback, PacketType::Evicted, PacketType::Flush] {
         let mut r = data_repr(1, 0, 1, 0, 0);
@@ -679,17 +713,49 @@ fn admission_drops_are_counted_per_reason() {
     assert_eq!(
         (
             c.drop_bad_port,
+            c.drop_spoofed,
             c.drop_bad_slot,
             c.drop_bad_worker,
             c.drop_bad_type,
             c.data_rx
         ),
-        (2, 1, 2, 3, 0)
+        (2, 4, 1, 2, 3, 0)
     );
     assert!(
         (0..8).all(|i| pool.slot(i).key == Key(0)),
         "no drop touched a slot"
     );
+}
+
+#[test]
+fn a_port_speaks_only_for_the_workers_bound_to_it() {
+    let mut pool = pool(Mode::Esa);
+    // worker 0's port claims worker 1: dropped before it reaches a slot
+    let forged = frame_from(1, data_repr(1, 1, 9, 1, 3), &[1000; 4]);
+    let d = pool.process(&forged, 1, 0);
+    assert_eq!(
+        (d.outcome, d.emit),
+        (Outcome::Dropped(DropReason::Spoofed), None)
+    );
+    assert_eq!(pool.slot(3).key, Key(0));
+    assert_eq!(
+        (pool.counters(1).drop_spoofed, pool.counters(1).data_rx),
+        (1, 0)
+    );
+    // port 1 also carries worker 1 (two ranks behind one NIC): both count
+    pool.bind_sender(1, 1, 1);
+    run(&mut pool, data(0, 9, 1, 3, &[1, 2, 3, 4]), 1);
+    let d = pool.process(&frame_from(1, data_repr(1, 1, 9, 1, 3), &[10; 4]), 1, 2);
+    assert_eq!(d.outcome, Outcome::Aggregated);
+    let d = run(&mut pool, data(2, 9, 1, 3, &[100; 4]), 3);
+    assert_eq!(d.outcome, Outcome::Completed);
+    let emit = d.emit.unwrap();
+    let sum = ParsedFrame::parse(&emit.frame, LANES).unwrap();
+    assert_eq!(
+        sum.payload.values().collect::<Vec<_>>(),
+        [111, 112, 113, 114]
+    );
+    assert_eq!(pool.counters(1).drop_spoofed, 1);
 }
 
 #[test]
@@ -821,7 +887,7 @@ fn switchml_jobs_stay_in_their_range() {
         slot_mask: 3,
     };
     pool.insert_job(1, entry).unwrap();
-    pool.authorize(1, 1);
+    pool.authorize_members(1, &[1]);
     assert_eq!(run(&mut pool, data(0, 1, 0, 2, &[1; 4]), 0).rule, "D9");
     assert_eq!(pool.slot(6).key, Key::new(0, 1, 1));
     assert_eq!(pool.slot(2).key, Key(0));
@@ -888,6 +954,7 @@ proptest! {
                 (s.job - 1) * 3 + u16::from(s.worker) + 1
             };
             let mut repr = data_repr(s.job, s.worker, s.seq, s.priority, s.slot);
+            if from_ps { repr.worker = PS_WORKER_ID; }
             if s.resend { repr.flags = Flags::RESEND; }
             repr.packet_type = s.kind;
             if s.kind == PacketType::Result {

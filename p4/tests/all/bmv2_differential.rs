@@ -40,9 +40,8 @@ fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
         support::stf_job(
             stf,
             Arch::V1model,
-            job.id,
-            &job.entry,
-            &job.members(),
+            &job.entries(Arch::V1model),
+            (job.entry.mcast_group, &job.members()),
             host,
             k as u32,
         );

@@ -14,6 +14,7 @@
 use esa_core::job::{JobEntry, Mode};
 use esa_core::pool::{Pool, PoolConfig};
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+use esa_p4::tables::{TableEntry, WorkerPortKey};
 use esa_p4::{Arch, Defines, counters, text};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -97,10 +98,9 @@ impl Bench {
     /// `job_ids`.
     fn job(&mut self, job: u16, e: JobEntry, workers: Vec<u16>) {
         self.pool.insert_job(job, e).unwrap();
-        let mut members = workers;
-        members.push(e.ps_port);
+        self.pool.authorize_members(job, &workers);
+        let members = esa_p4::tables::job_members(&e, &workers);
         for &p in &members {
-            self.pool.authorize(job, p);
             self.pool.set_host(p, mac(p), ip(p));
         }
         // one node per group, created in job order: handle job - 1
@@ -108,13 +108,21 @@ impl Bench {
         support::stf_job(
             &mut self.stf,
             self.arch,
-            job,
-            &e,
-            &members,
+            &esa_p4::tables::job_entries(self.arch, job, &e, &workers),
+            (e.mcast_group, &members),
             host,
             u32::from(job) - 1,
         );
         self.pool.set_group(e.mcast_group, members);
+    }
+
+    /// One more sender `worker` that `port` may name for `job`, in the
+    /// model and the program.
+    fn bind(&mut self, comment: &str, job: u16, port: u16, worker: u8) {
+        self.pool.bind_sender(job, port, worker);
+        let entry = TableEntry::WorkerPort(WorkerPortKey { job, port, worker });
+        let _ = writeln!(self.stf, "# {comment}");
+        let _ = writeln!(self.stf, "{}\n", text::stf_add(self.arch, &entry).unwrap());
     }
 
     /// A packet arrives; the model decides what leaves, and the STF expects it.
@@ -604,9 +612,21 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     let mut p = data(2, 0, 1, 0, 0);
     p.esa.slot = 16;
     b.packet("slot out of range", 4, p.frame(4));
+    b.packet(
+        "worker 0's port naming worker 1",
+        1,
+        data(1, 1, 1, 0, 0).frame(1),
+    );
     let mut p = data(1, 0, 1, 0, 0);
     p.esa.bitmap = 0b11;
     b.packet("bitmap of two workers", 1, p.frame(1));
+    b.bind(
+        "port 3 also names worker 3, beyond the fan-in (no controller binds \
+         that): the range check stays behind the binding",
+        1,
+        3,
+        3,
+    );
     let mut p = data(1, 2, 1, 0, 0);
     p.esa.worker = 3;
     p.esa.bitmap = 1 << 3;
@@ -624,6 +644,56 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
         data(1, 0, 1, 0, 0).frame(1),
     );
     b.finish("admission_drops", &mut out);
+
+    let mut b = Bench::new(
+        arch,
+        "Sender binding: a port speaks only for the workers bound to it",
+        esa,
+    );
+    b.packet(
+        "worker 0's port claims worker 1",
+        4,
+        data(2, 1, 3, 0, 2).frame(4),
+    );
+    b.packet(
+        "worker 0's port probes as worker 1",
+        4,
+        probe(2, 1, 3, 2).frame(4),
+    );
+    b.packet(
+        "the PS's port claims worker 0",
+        11,
+        data(2, 0, 3, 0, 2).frame(11),
+    );
+    b.packet(
+        "worker 1's port sends a RESULT as the PS",
+        5,
+        result_from_ps(2, 3, 2, [5; LANES]).frame(5),
+    );
+    send(
+        &mut b,
+        "worker 0 claims: no forged copy touched the slot",
+        data(2, 0, 3, 0, 2),
+    );
+    send(
+        &mut b,
+        "worker 1 completes: the exact sum",
+        data(2, 1, 3, 0, 2),
+    );
+    b.bind(
+        "port 1 carries worker 1 too (two ranks behind one NIC)",
+        1,
+        1,
+        1,
+    );
+    b.packet("worker 0 on port 1 claims", 1, data(1, 0, 4, 0, 5).frame(1));
+    b.packet(
+        "worker 1 on port 1 aggregates",
+        1,
+        data(1, 1, 4, 0, 5).frame(1),
+    );
+    send(&mut b, "worker 2 completes", data(1, 2, 4, 0, 5));
+    b.finish("sender_binding", &mut out);
 
     out
 }

@@ -5,10 +5,12 @@
 #![allow(dead_code)]
 
 use esa_core::addressing::{host_ip, host_mac};
+use esa_core::constants::PS_WORKER_ID;
 use esa_core::job::{JobEntry, Mode};
 use esa_core::pool::Decision;
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+use esa_p4::tables::{TableEntry, WorkerPortKey};
 
 /// The model's decision rows (`Decision::rule`) a long run of random
 /// traces must reach, so a generator that stopped reaching one fails;
@@ -82,9 +84,26 @@ pub struct Job {
 impl Job {
     /// The job's workers and its PS: the members of its multicast group.
     pub fn members(&self) -> Vec<u16> {
-        let mut m = self.worker_ports.clone();
-        m.push(self.entry.ps_port);
-        m
+        esa_p4::tables::job_members(&self.entry, &self.worker_ports)
+    }
+
+    /// A binding no controller installs: worker 0's port also speaks for
+    /// the id just beyond the fan-in, so the range check behind the
+    /// binding (`drop_bad_worker`) stays reachable.
+    pub fn beyond_fan_in(&self) -> WorkerPortKey {
+        WorkerPortKey {
+            job: self.id,
+            port: self.worker_ports[0],
+            worker: self.entry.fan_in,
+        }
+    }
+
+    /// The job's entries in `arch`'s program: what the controller
+    /// installs, and [`Job::beyond_fan_in`].
+    pub fn entries(&self, arch: esa_p4::Arch) -> Vec<TableEntry> {
+        let mut out = esa_p4::tables::job_entries(arch, self.id, &self.entry, &self.worker_ports);
+        out.push(TableEntry::WorkerPort(self.beyond_fan_in()));
+        out
     }
 }
 
@@ -137,8 +156,9 @@ pub fn host(port: u16) -> (MacAddr, Ipv4Addr) {
 /// PROBEs from workers (half of them repeated: RESEND), RESULTs (from the
 /// PS and from workers answering a QUERY), QUERYs, PULLs, PENDINGs and
 /// MISSINGs from the PS, and every class of bad input (unknown job,
-/// unauthorized port, wrong type, slot or worker, truncated frames, bad
-/// checksum, version and type, non-IPv4, padding).
+/// unauthorized port, a sender id the port may not name, wrong type, slot
+/// or worker, truncated frames, bad checksum, version and type, non-IPv4,
+/// padding).
 pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
     let job = &jobs[rng.below(jobs.len() as u64) as usize];
     let worker = rng.below(job.worker_ports.len() as u64) as u8;
@@ -210,12 +230,33 @@ pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>
         24..=25 => esa.packet_type = PacketType::Evicted,
         26 => esa.slot = job.entry.slot_mask + 1,
         27..=28 => {
-            esa.worker = job.entry.fan_in; // worker out of range
+            // worker out of range, from the port bound to it (Job::beyond_fan_in)
+            esa.worker = job.entry.fan_in;
             esa.bitmap = 1u32.checked_shl(u32::from(esa.worker)).unwrap_or(0);
+            port = job.worker_ports[0];
             if rng.chance(0.3) {
                 esa.packet_type = PacketType::Probe;
             }
         }
+        29..=31 => match rng.below(4) {
+            // a worker's port naming a peer
+            0 | 1 => {
+                esa.worker = (worker + 1) % job.entry.fan_in;
+                esa.bitmap = 1 << esa.worker;
+                if rng.chance(0.3) {
+                    esa.packet_type = PacketType::Probe;
+                }
+            }
+            // the PS's port naming a worker
+            2 => port = job.entry.ps_port,
+            // a worker's port naming the PS on a RESULT
+            _ => {
+                esa.packet_type = PacketType::Result;
+                esa.bitmap = job.entry.full_bitmap();
+                esa.count = job.entry.fan_in;
+                esa.worker = PS_WORKER_ID;
+            }
+        },
         _ => {}
     }
     let values: Vec<i32> = (0..lanes)
@@ -277,7 +318,8 @@ pub fn register(sw: &p4sim::v1switch::V1Switch, name: &str, index: usize) -> u64
 }
 
 /// Installs `jobs` in the model and in p4sim running `arch`'s program
-/// alike: entries, authorized ports, hosts and each job's multicast group.
+/// alike: entries ([`Job::entries`]), authorized ports and bound senders,
+/// hosts and each job's multicast group.
 pub fn install_jobs(
     pool: &mut esa_core::pool::Pool,
     sw: &mut p4sim::v1switch::V1Switch,
@@ -287,9 +329,14 @@ pub fn install_jobs(
     for job in jobs {
         let members = job.members();
         pool.insert_job(job.id, job.entry).unwrap();
-        esa_p4::sim::install_job(sw, arch, job.id, &job.entry, &members).unwrap();
+        for e in job.entries(arch) {
+            esa_p4::sim::install(sw, arch, &e).unwrap();
+        }
+        esa_p4::sim::set_group(sw, job.entry.mcast_group, &members).unwrap();
+        pool.authorize_members(job.id, &job.worker_ports);
+        let beyond = job.beyond_fan_in();
+        pool.bind_sender(beyond.job, beyond.port, beyond.worker);
         for &p in &members {
-            pool.authorize(job.id, p);
             if has_host_entry(p) {
                 let (mac, ip) = host(p);
                 pool.set_host(p, mac, ip);
@@ -300,38 +347,32 @@ pub fn install_jobs(
     }
 }
 
-/// The STF lines that install job `id`: its table entries, each member
-/// port's authorization followed by its host entry (when `host` names
-/// one), and its multicast group, whose node is the `handle`-th created.
+/// The STF lines that install a job: its table `entries`, each port
+/// authorization followed by the port's host entry (when `host` names
+/// one), and its multicast group `group` of `members`, whose node is the
+/// `handle`-th created.
 pub fn stf_job(
     stf: &mut String,
     arch: esa_p4::Arch,
-    id: u16,
-    entry: &JobEntry,
-    members: &[u16],
+    entries: &[TableEntry],
+    (group, members): (u16, &[u16]),
     host: impl Fn(u16) -> Option<(MacAddr, Ipv4Addr)>,
     handle: u32,
 ) {
-    use esa_p4::tables::TableEntry;
     use esa_p4::text;
     use std::fmt::Write as _;
     let mut line = |e: &TableEntry| {
         let _ = writeln!(stf, "{}", text::stf_add(arch, e).unwrap());
     };
-    let entries = esa_p4::tables::job_entries(arch, id, entry, members.iter().copied());
-    let (ports, tables): (Vec<_>, Vec<_>) = entries
-        .iter()
-        .partition(|e| matches!(e, TableEntry::JobPort(_)));
-    for e in tables {
+    for e in entries {
         line(e);
-    }
-    for (&p, allow) in members.iter().zip(ports) {
-        line(allow);
-        if let Some((mac, ip)) = host(p) {
-            line(&esa_p4::tables::host_entry(p, mac, ip));
+        if let TableEntry::JobPort(k) = e
+            && let Some((mac, ip)) = host(k.port)
+        {
+            line(&esa_p4::tables::host_entry(k.port, mac, ip));
         }
     }
-    for command in esa_p4::text::group_commands(entry.mcast_group, members, handle) {
+    for command in esa_p4::text::group_commands(group, members, handle) {
         let _ = writeln!(stf, "{command}");
     }
 }

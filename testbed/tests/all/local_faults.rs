@@ -11,14 +11,26 @@
 //! A stranger on the network writing to a job's ports (a hello to take a
 //! port over, forged frames): each port stays its host's, the stranger
 //! receives nothing, its datagrams are counted, and the job sums exactly.
+//!
+//! A host on a job's own port forging a peer's DATA (worker 0's host
+//! sending contributions in worker 1's name, ahead of worker 1's own):
+//! the switch drops them as `drop_spoofed`, and the job sums exactly.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use std::net::SocketAddr;
+
+use esa_controller::api::{JobsClient, proto};
+use esa_core::wire::{EsaRepr, Flags, FrameRepr, PacketType, ParsedFrame};
+use esa_host::addressing::port_host;
+use esa_host::transport::{FrameLink, LinkClosed, SwitchPortTransport, Transport, UdpFrameLink};
 use esa_host::worker::AllreduceStats;
 
-use crate::local_support::{JobLinks, admit, allreduce_exactly_on, start_ps, start_stack, worker};
+use crate::local_support::{
+    JobLinks, admit, allreduce_exactly_on, link, start_ps, start_stack, worker,
+};
 
 /// Iterations each worker runs; the restart comes after the second.
 const ITERATIONS: usize = 16;
@@ -141,6 +153,109 @@ fn strangers_cannot_take_a_job_s_ports_or_write_into_its_sum() {
     for port in [1u16, 4] {
         let s = stack.port_stats(port).unwrap();
         assert_eq!(s.strangers, 2, "port {port}: {s:?}");
+    }
+}
+
+#[test]
+fn a_host_cannot_send_in_another_worker_s_name() {
+    let stack = start_stack();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let job = admit(&rt, &stack, &[1, 2, 3], 4);
+    let lanes = stack.config().lanes;
+    // Worker 0's host forges worker 1's DATA on its own link.
+    let forger = ForgingLink {
+        link: UdpFrameLink::connect(
+            SocketAddr::from(([0, 0, 0, 0], 0)),
+            stack.config().port_addr(1),
+        )
+        .unwrap(),
+        lanes,
+        left: FORGED,
+    };
+    let mut workers: Vec<Box<dyn Transport>> = vec![Box::new(SwitchPortTransport::new(
+        forger,
+        port_host(1),
+        lanes,
+    ))];
+    workers.extend([2, 3].map(|port| Box::new(link(&stack, port)) as Box<dyn Transport>));
+    let links = JobLinks {
+        ps: link(&stack, 4),
+        workers,
+    };
+    allreduce_exactly_on(&stack, &job, links);
+    let spoofed = || {
+        rt.block_on(async {
+            let mut client = JobsClient::connect(format!("http://{}", stack.controller()))
+                .await
+                .unwrap();
+            let stats = client
+                .job_stats(proto::JobStatsRequest {
+                    job_ids: vec![job.job_id],
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let counter = |name: &str| {
+                stats.jobs[0]
+                    .counters
+                    .iter()
+                    .find(|c| c.name == name)
+                    .map_or(0, |c| c.packets)
+            };
+            (counter("drop_spoofed"), counter("drop_bad_port"))
+        })
+    };
+    wait_until(|| spoofed().0 >= u64::from(FORGED));
+    assert_eq!(spoofed(), (u64::from(FORGED), 0));
+}
+
+/// Forged DATA frames worker 0's host sends in worker 1's name.
+const FORGED: u32 = 16;
+
+/// Worker 0's link, which puts a forged DATA of worker 1 (every lane 5)
+/// before each of worker 0's first [`FORGED`] first copies: aggregated,
+/// it would take worker 1's place in the chunk and spoil its sum.
+#[derive(Debug)]
+struct ForgingLink {
+    link: UdpFrameLink,
+    lanes: usize,
+    left: u32,
+}
+
+impl FrameLink for ForgingLink {
+    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+        if self.left > 0
+            && let Ok(parsed) = ParsedFrame::parse(frame, self.lanes)
+            && parsed.esa.packet_type == PacketType::Data
+            && !parsed.esa.flags.contains(Flags::RESEND)
+        {
+            let forged = FrameRepr {
+                src_mac: parsed.eth.src,
+                dst_mac: parsed.eth.dst,
+                src_ip: parsed.ip.src,
+                dst_ip: parsed.ip.dst,
+                esa: EsaRepr {
+                    worker: 1,
+                    bitmap: 1 << 1,
+                    ..parsed.esa
+                },
+            }
+            .emit(&vec![5; self.lanes], self.lanes);
+            self.link.send_frame(&forged)?;
+            self.left -= 1;
+        }
+        self.link.send_frame(frame)
+    }
+
+    fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+        self.link.try_recv_frame()
+    }
+
+    fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+        self.link.recv_frame_timeout(timeout)
     }
 }
 

@@ -111,6 +111,7 @@ impl Counters {
         let mut total = self.read(counters::global_counter(Arch::V1model), None);
         for name in [
             "drop_bad_port",
+            "drop_spoofed",
             "drop_bad_type",
             "drop_bad_slot",
             "drop_bad_worker",

@@ -10,7 +10,7 @@ use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::worker::WorkerConfig;
 use esa_host::ParameterServer;
 use esa_host::addressing::switch_addr;
-use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
+use esa_host::transport::{SwitchPortTransport, Transport, UdpFrameLink, attach_host};
 use esa_host::worker::{Worker, WorkerOptions};
 use esa_testbed::local::{LocalConfig, LocalStack};
 
@@ -85,12 +85,13 @@ pub fn allreduce_exactly(stack: &LocalStack, job: &proto::Job) {
     allreduce_exactly_on(stack, job, links);
 }
 
-/// A job's hosts attached to their ports: the PS's link and the workers'.
-pub struct JobLinks {
+/// A job's hosts attached to their ports: the PS's link and the workers'
+/// (plain links, or any transport a test puts in a worker's place).
+pub struct JobLinks<W = Link> {
     /// The PS's link.
-    pub ps: SwitchPortTransport<UdpFrameLink>,
+    pub ps: Link,
     /// The workers' links, in the job's worker order.
-    pub workers: Vec<SwitchPortTransport<UdpFrameLink>>,
+    pub workers: Vec<W>,
 }
 
 impl JobLinks {
@@ -134,7 +135,7 @@ pub fn start_ps(
 }
 
 /// Worker `w` of the job on `link`, resending after 20 ms.
-pub fn worker(job: &proto::Job, w: u8, link: Link) -> Worker<Link> {
+pub fn worker<T: Transport>(job: &proto::Job, w: u8, link: T) -> Worker<T> {
     let mut c = WorkerConfig::new(job.job_id as u16, w, job.workers.len() as u8);
     c.slot_mask = (job.slot_count - 1) as u16;
     c.rto_initial_us = 20_000;
@@ -142,7 +143,11 @@ pub fn worker(job: &proto::Job, w: u8, link: Link) -> Worker<Link> {
 }
 
 /// [`allreduce_exactly`] on links attached already.
-pub fn allreduce_exactly_on(stack: &LocalStack, job: &proto::Job, links: JobLinks) {
+pub fn allreduce_exactly_on<W: Transport + 'static>(
+    stack: &LocalStack,
+    job: &proto::Job,
+    links: JobLinks<W>,
+) {
     let fan_in = job.workers.len() as u8;
     let (stop, ps_thread) = start_ps(job, links.ps);
 

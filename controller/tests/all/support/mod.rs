@@ -424,6 +424,17 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
                 &[],
             ));
         }
+        // worker w speaks from its own port, the PS (id 255) from its own
+        let senders = j.workers.iter().copied().zip(0..).chain([(j.ps, 255)]);
+        for (port, sender) in senders {
+            out.push(table_entry(
+                &p4info,
+                TableKind::WorkerPorts.spec().name,
+                &[j.id, port, sender],
+                TableKind::WorkerPorts.spec().action,
+                &[],
+            ));
+        }
         let members: Vec<u32> = members.iter().map(|&p| p as u32).collect();
         out.push(group(j.id as u32, &members));
     }
