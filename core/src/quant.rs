@@ -30,6 +30,18 @@ pub const fn saturation_limit(fan_in: u8) -> i32 {
     i32::MAX / n
 }
 
+/// [`saturation_limit`] of every fan-in: a load instead of a division per
+/// call, which is per packet.
+static SATURATION_LIMITS: [i32; 256] = {
+    let mut limits = [0; 256];
+    let mut fan_in = 0;
+    while fan_in < 256 {
+        limits[fan_in] = saturation_limit(fan_in as u8);
+        fan_in += 1;
+    }
+    limits
+};
+
 /// `2^e` as f32, exactly: float32 holds every `i8` exponent's power of two
 /// (2¹²⁷ is below its largest value, 2⁻¹²⁸ is a subnormal above 2⁻¹⁴⁹).
 fn pow2(e: i8) -> f32 {
@@ -50,17 +62,17 @@ pub fn quantize_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> 
 /// [`quantize_into`] as written, for whatever vector width it is compiled.
 #[inline(always)]
 fn quantize_lanes(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> bool {
-    let (scale, limit) = (pow2(exponent), saturation_limit(fan_in));
+    let (scale, limit) = (pow2(exponent), SATURATION_LIMITS[usize::from(fan_in)]);
     let n = src.len().min(out.len());
     let (body, padding) = out.split_at_mut(n);
     let mut src_blocks = src[..n].chunks_exact(BLOCK);
     let mut out_blocks = body.chunks_exact_mut(BLOCK);
-    let mut saturated = false;
+    let mut saturated_lanes = [false; BLOCK];
     for (s, o) in (&mut src_blocks).zip(&mut out_blocks) {
-        let (q, sat) = quantize_block(s.try_into().unwrap(), scale, limit);
+        let q = quantize_block(s.try_into().unwrap(), scale, limit, &mut saturated_lanes);
         o.copy_from_slice(&q);
-        saturated |= sat;
     }
+    let mut saturated = any_saturated(&saturated_lanes);
     for (o, &x) in out_blocks
         .into_remainder()
         .iter_mut()
@@ -97,21 +109,21 @@ pub fn quantize_be_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -
 /// compiled.
 #[inline(always)]
 fn quantize_be_lanes(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -> bool {
-    let (scale, limit) = (pow2(exponent), saturation_limit(fan_in));
+    let (scale, limit) = (pow2(exponent), SATURATION_LIMITS[usize::from(fan_in)]);
     let lanes = out.len() / 4;
     let n = src.len().min(lanes);
     let (body, padding) = out[..4 * lanes].split_at_mut(4 * n);
     let mut src_blocks = src[..n].chunks_exact(BLOCK);
     let mut out_blocks = body.chunks_exact_mut(4 * BLOCK);
-    let mut saturated = false;
+    let mut saturated_lanes = [false; BLOCK];
     for (s, o) in (&mut src_blocks).zip(&mut out_blocks) {
-        let (q, sat) = quantize_block(s.try_into().unwrap(), scale, limit);
+        let q = quantize_block(s.try_into().unwrap(), scale, limit, &mut saturated_lanes);
         let o: &mut [u8; 4 * BLOCK] = o.try_into().unwrap();
         for (lane, v) in o.chunks_exact_mut(4).zip(q) {
             lane.copy_from_slice(&v.to_be_bytes());
         }
-        saturated |= sat;
     }
+    let mut saturated = any_saturated(&saturated_lanes);
     let out_rest = out_blocks.into_remainder().chunks_exact_mut(4);
     for (lane, &x) in out_rest.zip(src_blocks.remainder()) {
         let (q, sat) = quantize_one(x, scale, limit);
@@ -169,16 +181,29 @@ mod wide {
     }
 }
 
-/// [`quantize_one`] over a block, with one saturation flag for the block.
+/// [`quantize_one`] over a block; each lane's saturation is OR-ed into
+/// `saturated`, which is reduced to one flag once per call, not per block.
 #[inline(always)]
-fn quantize_block(src: &[f32; BLOCK], scale: f32, limit: i32) -> ([i32; BLOCK], bool) {
+fn quantize_block(
+    src: &[f32; BLOCK],
+    scale: f32,
+    limit: i32,
+    saturated: &mut [bool; BLOCK],
+) -> [i32; BLOCK] {
     let mut q = [0i32; BLOCK];
-    let mut saturated = [false; BLOCK];
-    for ((o, s), &x) in q.iter_mut().zip(&mut saturated).zip(src) {
-        (*o, *s) = quantize_one(x, scale, limit);
+    for ((o, any), &x) in q.iter_mut().zip(saturated).zip(src) {
+        let (v, s) = quantize_one(x, scale, limit);
+        *o = v;
+        *any |= s;
     }
-    // Folded without short-circuit, so it stays a vector OR.
-    (q, saturated.iter().fold(false, |any, &s| any | s))
+    q
+}
+
+/// Whether any lane saturated. Folded without short-circuit, so it stays
+/// a vector OR.
+#[inline(always)]
+fn any_saturated(saturated: &[bool; BLOCK]) -> bool {
+    saturated.iter().fold(false, |any, &s| any | s)
 }
 
 /// `2^e` as f64, exactly (every `i8` exponent is a normal f64 power of two).
