@@ -409,6 +409,15 @@ mod tests {
         (t.clamp(-limit, limit) as i32, saturated)
     }
 
+    fn assert_matches_reference(x: f32, exponent: i8, fan_in: u8) {
+        assert_eq!(
+            quantize_one(x, pow2(exponent), saturation_limit(fan_in)),
+            quantize_one_reference(x, exponent, fan_in),
+            "x {x:e} ({:#x}) e {exponent} n {fan_in}",
+            x.to_bits()
+        );
+    }
+
     /// Inputs where rounding or saturation could go wrong, and random ones.
     fn awkward_values(rng: &mut crate::rng::Rng) -> Vec<f32> {
         let mut values: Vec<f32> = vec![
@@ -480,14 +489,8 @@ mod tests {
         let exponents = exponents.into_iter().chain([MAX_EXPONENT, 100, i8::MAX]);
         for e in exponents {
             for n in [1u8, 2, 3, 32, 255] {
-                let (scale, limit) = (pow2(e), saturation_limit(n));
                 for &x in &values {
-                    assert_eq!(
-                        quantize_one(x, scale, limit),
-                        quantize_one_reference(x, e, n),
-                        "x {x:e} ({:#x}) e {e} n {n}",
-                        x.to_bits()
-                    );
+                    assert_matches_reference(x, e, n);
                 }
             }
         }
@@ -502,7 +505,6 @@ mod tests {
             let unscale = pow2_f64(e.saturating_neg());
             for n in [1u8, 4, 255] {
                 let limit = f64::from(saturation_limit(n));
-                let (scale, limit_q) = (pow2(e), saturation_limit(n));
                 for _ in 0..300 {
                     let target = match rng.below(3) {
                         0 => rng.below(64) as f64 * 0.5,
@@ -511,12 +513,7 @@ mod tests {
                     };
                     let x = (target * unscale) as f32;
                     for x in [x, -x, x.next_up(), x.next_down()] {
-                        assert_eq!(
-                            quantize_one(x, scale, limit_q),
-                            quantize_one_reference(x, e, n),
-                            "x {x:e} ({:#x}) e {e} n {n}",
-                            x.to_bits()
-                        );
+                        assert_matches_reference(x, e, n);
                     }
                 }
             }
