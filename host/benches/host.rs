@@ -6,8 +6,11 @@
 //!   policy, bookkeeping, payload encoding); `poll_transmit_vec` is the same
 //!   through the allocating `Worker::poll_transmit`. Same-run baselines:
 //!   `quantize_only` (the arithmetic alone) and `old_emit_path` (quantize
-//!   into a Vec, `EsaRepr::to_payload` per chunk). Medians and their ratios
-//!   are printed at the end.
+//!   into a Vec, `EsaRepr::to_payload` per chunk). `frames` wraps the
+//!   payloads in whole Ethernet frames as a worker on a switch port does
+//!   (`SwitchPortTransport::send_packed` to a link that drops them);
+//!   `dequantize_only` is the result path's arithmetic (big-endian lanes to
+//!   float32). Medians and their ratios are printed at the end.
 //! - `allreduce`: end-to-end goodput of four workers, one PS and the model
 //!   switch on in-memory links, with in-switch aggregation and host-only
 //!   (every DATA summed at the PS), in the same run; the ratio of the
@@ -27,7 +30,9 @@ use esa_core::wire::{EsaRepr, Flags, Key, PacketType};
 use esa_core::worker::{Worker as CoreWorker, WorkerConfig};
 use esa_host::ps::ParameterServer;
 use esa_host::testing::{ModelJob, ModelSwitch, ModelSwitchHandle};
-use esa_host::transport::{MemNetwork, MemTransport, SwitchPortTransport, Transport};
+use esa_host::transport::{
+    FrameLink, LinkClosed, MemNetwork, MemTransport, SwitchPortTransport, Transport,
+};
 use esa_host::worker::{Worker, WorkerOptions};
 use std::hint::black_box;
 use std::net::SocketAddr;
@@ -166,6 +171,57 @@ fn packetize(c: &mut Criterion) {
             start.elapsed()
         });
     }
+    // Whole frames, as a worker on a switch port sends them: payloads
+    // written in batches of 64 into one buffer (the host worker's `flush`),
+    // each wrapped in its Ethernet / IPv4 / UDP frame by the port transport
+    // and handed to a link that drops it.
+    {
+        const BATCH: usize = 64;
+        let cfg = WorkerConfig {
+            lanes: 32,
+            window: MAX_WINDOW,
+            result_cache: 1,
+            ..WorkerConfig::new(1, 0, 4)
+        };
+        let mut w = CoreWorker::new(cfg).unwrap();
+        let len = w.payload_len();
+        let mut tx = vec![0u8; BATCH * len];
+        let mut port =
+            SwitchPortTransport::new(DroppedFrames(0), esa_host::addressing::port_host(1), 32);
+        let switch = esa_host::addressing::switch_addr();
+        bench(&mut g, "frames_k32_4MiB".into(), &mut || {
+            let sent_before = port.link().0;
+            let start = Instant::now();
+            w.start_allreduce(&data, 0).unwrap();
+            loop {
+                let mut filled = 0;
+                for slot in tx.chunks_exact_mut(len) {
+                    if w.poll_transmit_into(0, slot).unwrap().is_none() {
+                        break;
+                    }
+                    filled += 1;
+                }
+                if filled == 0 {
+                    break;
+                }
+                port.send_packed(switch, &tx[..filled * len], len).unwrap();
+            }
+            let t = start.elapsed();
+            assert_eq!(port.link().0 - sent_before, TENSOR.div_ceil(32) as u64);
+            assert!(w.abort_allreduce());
+            t
+        });
+    }
+    // The result path alone: big-endian lanes back to float32.
+    let mut lanes = vec![0u8; TENSOR * 4];
+    quant::quantize_be_into(&data, 16, 4, &mut lanes);
+    let mut back = vec![0f32; TENSOR];
+    bench(&mut g, "dequantize_only_4MiB".into(), &mut || {
+        let start = Instant::now();
+        quant::dequantize_be_into(black_box(&lanes), 16, &mut back);
+        black_box(&back);
+        start.elapsed()
+    });
     // Baselines in the same run: the arithmetic alone, and the emit path
     // the worker used before (quantize into a Vec, then
     // `EsaRepr::to_payload` per chunk).
@@ -215,6 +271,7 @@ fn packetize(c: &mut Criterion) {
         ("poll_transmit_into_k32_4MiB", "quantize_only_4MiB"),
         ("poll_transmit_into_k32_4MiB", "old_emit_path_k32_4MiB"),
         ("poll_transmit_into_k32_4MiB", "poll_transmit_vec_k32_4MiB"),
+        ("frames_k32_4MiB", "poll_transmit_into_k32_4MiB"),
     ];
     for (new, base) in ratios {
         if let (Some(n), Some(b)) = (find(new), find(base)) {
@@ -223,6 +280,26 @@ fn packetize(c: &mut Criterion) {
                 b.as_secs_f64() / n.as_secs_f64()
             );
         }
+    }
+}
+
+/// A frame link that counts the frames it is given and drops them.
+#[derive(Debug)]
+struct DroppedFrames(u64);
+
+impl FrameLink for DroppedFrames {
+    fn send_frame(&mut self, frame: &[u8]) -> Result<(), LinkClosed> {
+        black_box(frame);
+        self.0 += 1;
+        Ok(())
+    }
+
+    fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn recv_frame_timeout(&mut self, _timeout: Duration) -> Option<Vec<u8>> {
+        None
     }
 }
 
