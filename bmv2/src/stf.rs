@@ -411,8 +411,10 @@ impl Runner<'_> {
     }
 }
 
-/// STF may name a key by its full name or a suffix of it.
+/// STF may name a key by its full name or a suffix of it, a stack element
+/// also as BMv2's JSON does (`s$0.v` for `s[0].v`).
 fn same_field(stf: &str, json: &str) -> bool {
+    let stf = stf::stack_elements_indexed(stf);
     stf == json || json.ends_with(&format!(".{stf}")) || stf.ends_with(&format!(".{json}"))
 }
 

@@ -1345,6 +1345,25 @@ impl fmt::Display for PacketMismatch {
     }
 }
 
+/// A key name as BMv2's JSON spells it (`extra$0.h`, element 0 of stack
+/// `extra`; p4c's STF tests use those names) in P4 syntax (`extra[0].h`).
+pub fn stack_elements_indexed(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 2);
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(char::is_ascii_digit) {
+            out.push('[');
+            while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                out.push(d);
+            }
+            out.push(']');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1904,5 +1923,13 @@ mod tests {
                 pattern: Some(PacketPattern::exact(&[]))
             }]
         );
+    }
+
+    #[test]
+    fn bmv2_stack_element_names_read_as_p4() {
+        assert_eq!(stack_elements_indexed("extra$0.h"), "extra[0].h");
+        assert_eq!(stack_elements_indexed("a$12.b$3.c"), "a[12].b[3].c");
+        assert_eq!(stack_elements_indexed("cost$.x"), "cost$.x");
+        assert_eq!(stack_elements_indexed("hdr.data.f1"), "hdr.data.f1");
     }
 }

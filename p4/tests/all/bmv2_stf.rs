@@ -167,6 +167,8 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
         "unaligned_fields",
         "varbit_ipv4_options",
         "varbit_tlv",
+        "p4c_sample_forms",
+        "priority_annotation",
     ] {
         let out = tempfile::tempdir().unwrap();
         let program = dir.join(format!("{name}.p4"));

@@ -225,6 +225,12 @@ impl<'p> Compiler<'p> {
                      to a variable first"
                 ),
             ),
+            // A field of `packet.lookahead<H>()`: each field is its own
+            // slice of the same lookahead.
+            Val::StructInit(items) => match items.into_iter().find(|(n, _)| n.as_ref() == name) {
+                Some((_, v)) => Ok(v),
+                None => err(m.span, format!("this value has no field `{name}`")),
+            },
             Val::ErrorNs => match self.errors.iter().position(|e| e == name) {
                 Some(i) => Ok(Val::Scalar(Ex::Const(i as u64), Ty::Error)),
                 None => err(m.span, format!("`error.{name}` is not declared")),
@@ -391,9 +397,17 @@ impl<'p> Compiler<'p> {
             ));
         }
         let (ix, it) = self.rvalue(iv, index.span)?;
-        if !matches!(it, Ty::Bit(w) if w <= 64) {
-            return err(index.span, "a stack index must be an unsigned bit<W> value");
-        }
+        let ix = match it {
+            Ty::Bit(w) if w <= 64 => ix,
+            // A signed index is out of range when negative (BMv2 reads the
+            // field as a signed number), else its bits are the index.
+            Ty::Int(w) if w <= 64 => Ex::Cond(Box::new((
+                Ex::Bin(NOp::LtS, w, Box::new((ix.clone(), Ex::Const(0)))),
+                Ex::Const(u64::from(count)),
+                ix,
+            ))),
+            _ => return err(index.span, "a stack index must be a bit<W> or int<W> value"),
+        };
         Ok(Val::Place(
             Place {
                 n: 0,

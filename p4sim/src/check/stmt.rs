@@ -63,6 +63,9 @@ impl<'p> Compiler<'p> {
                     Val::TableResult(t) => out.push(St::Apply(t)),
                     Val::Scalar(ex, _) => out.push(St::If(ex, Vec::new(), Vec::new())),
                     Val::Place(..) | Val::Int(_) => {}
+                    // `packet.lookahead<H>();` alone: its fields are still
+                    // read, so a packet too short for it fails the parser.
+                    Val::StructInit(items) => discard_fields(items, out),
                     _ => return err(e.span, "this expression is not a call"),
                 }
                 Ok(())
@@ -231,7 +234,9 @@ impl<'p> Compiler<'p> {
             let table_actions: Vec<u32> = self.tables[t as usize]
                 .actions
                 .iter()
-                .map(|a| a.action)
+                // A label names the declared action, also where the actions
+                // list bound some of its arguments (a copy of its own).
+                .map(|a| self.unbound(a.action))
                 .collect();
             let mut bodies: Vec<Option<Vec<St>>> = vec![None; table_actions.len()];
             let mut default = Vec::new();
@@ -702,4 +707,16 @@ fn for_in_as_for(
         ))),
     })];
     (init, path(&go_name), update)
+}
+
+/// Evaluates every scalar of a discarded struct value for its effects (a
+/// lookahead's bounds check), keeping nothing.
+fn discard_fields(items: Vec<(Arc<str>, Val)>, out: &mut Vec<St>) {
+    for (_, v) in items {
+        match v {
+            Val::Scalar(ex, _) => out.push(St::If(ex, Vec::new(), Vec::new())),
+            Val::StructInit(inner) => discard_fields(inner, out),
+            _ => {}
+        }
+    }
 }

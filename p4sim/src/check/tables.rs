@@ -174,6 +174,13 @@ impl<'p> Compiler<'p> {
         if let Some((entries, is_const)) = t.entries() {
             entries_const = is_const;
             let n = entries.len() as i64;
+            // BMv2's `@priority(v)` (p4c's non-standard annotation): the
+            // smallest value wins, and an entry without one takes the
+            // previous entry's value plus one (the first, 1).
+            let bmv2_priorities = entries.iter().any(|e| {
+                e.priority.is_none() && ast::find_annotation(&e.annotations, "priority").is_some()
+            });
+            let mut previous_bmv2_priority = 0i64;
             for (i, e) in entries.iter().enumerate() {
                 let keysets: Vec<ast::Keyset> = if e.keys.len() == 1
                     && keys.len() != 1
@@ -205,9 +212,16 @@ impl<'p> Compiler<'p> {
                 ) {
                     (Some(p), _) => i64::from(self.const_u32(p, "an entry priority")?),
                     (None, Some(a)) => match a.integer_argument().and_then(|l| l.to_u128()) {
-                        Some(v) => v as i64,
+                        Some(v) => {
+                            previous_bmv2_priority = i64::try_from(v).unwrap_or(i64::MAX);
+                            -previous_bmv2_priority
+                        }
                         None => return err(a.span, "@priority needs an integer"),
                     },
+                    (None, None) if bmv2_priorities => {
+                        previous_bmv2_priority = previous_bmv2_priority.saturating_add(1);
+                        -previous_bmv2_priority
+                    }
                     (None, None) => n - i as i64,
                 };
                 let (pos, args) = self.table_action_call(&actions, &e.action, true)?;

@@ -34,7 +34,11 @@ pub fn parse_tokens(tokens: Vec<Token>) -> Result<Vec<Declaration>, Error> {
     let mut p = Parser::new(tokens);
     let mut declarations = Vec::new();
     while p.kind() != TokenKind::Eof {
-        declarations.push(p.top_level_declaration()?);
+        // The grammar's empty declaration: a `;` alone at top level (p4c
+        // accepts it; its bmv2/psa.p4 has one after an extern).
+        if p.eat(TokenKind::Semicolon).is_none() {
+            declarations.push(p.top_level_declaration()?);
+        }
     }
     Ok(declarations)
 }

@@ -183,7 +183,7 @@ impl Runner {
 
     fn key_index(keys: &[(String, MatchKind, u32)], field: &str) -> Option<usize> {
         let norm = |s: &str| s.replace(' ', "");
-        let f = norm(field);
+        let f = stf::stack_elements_indexed(&norm(field));
         if let Some(i) = keys.iter().position(|(n, _, _)| norm(n) == f) {
             return Some(i);
         }
