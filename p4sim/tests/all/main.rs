@@ -6,6 +6,7 @@
 mod engines;
 mod exec;
 mod frontend;
+mod p4c_samples;
 mod p4info;
 mod support;
 mod tna;
