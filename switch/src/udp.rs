@@ -186,6 +186,7 @@ impl UdpPort {
                 Err(e) => return Err(e),
             };
         let mut datagrams = 0;
+        let now = Instant::now();
         for (meta, buffer) in buffers.meta[..messages]
             .iter()
             .zip(buffers.data.chunks(MAX_DATAGRAM))
@@ -201,7 +202,7 @@ impl UdpPort {
             let first = segments.next().unwrap_or(&[]);
             for datagram in std::iter::once(first).chain(segments) {
                 datagrams += 1;
-                match self.classify(meta.addr, datagram) {
+                match self.classify(meta.addr, datagram, now) {
                     Received::Frame(n) => each(Received::Frame(n), datagram),
                     other => each(other, &[]),
                 }
@@ -210,10 +211,9 @@ impl UdpPort {
         Ok(datagrams)
     }
 
-    /// What a datagram from `from` is, learning, refreshing or freeing the
-    /// peer on the way.
-    fn classify(&self, from: SocketAddr, datagram: &[u8]) -> Received {
-        let now = Instant::now();
+    /// What a datagram from `from` that came `now` is, learning,
+    /// refreshing or freeing the peer on the way.
+    fn classify(&self, from: SocketAddr, datagram: &[u8], now: Instant) -> Received {
         let mut peer = self.peer.lock().unwrap_or_else(|e| e.into_inner());
         if peer.addr == Some(from) {
             peer.heard = now;

@@ -197,11 +197,17 @@ impl UdpFrameLink {
     fn send_segmented(&mut self, frames: &[Vec<u8>], len: usize) -> Result<(), LinkClosed> {
         self.tx.clear();
         frames.iter().for_each(|f| self.tx.extend_from_slice(f));
+        self.transmit(&self.tx, len)
+    }
+
+    /// Sends `contents`, frames of `len` bytes back to back (a shorter
+    /// last one as it is), as one segmented datagram.
+    fn transmit(&self, contents: &[u8], len: usize) -> Result<(), LinkClosed> {
         let transmit = Transmit {
             destination: self.port,
             ecn: None,
-            contents: &self.tx,
-            segment_size: (frames.len() > 1).then_some(len),
+            contents,
+            segment_size: (contents.len() > len).then_some(len),
             src_ip: None,
         };
         match self.offload.try_send((&self.socket).into(), &transmit) {
@@ -228,15 +234,20 @@ fn segment_run(frames: &[Vec<u8>], max_segments: usize) -> usize {
         return 0;
     };
     let len = first.len();
-    // An empty frame is a hello to the switch; it never joins a batch.
-    let fit = MAX_SEGMENTED_BYTES
-        .checked_div(len)
-        .map_or(1, |most| max_segments.min(most).max(1));
     frames
         .iter()
-        .take(fit)
+        .take(segments_per_datagram(len, max_segments))
         .take_while(|f| f.len() == len)
         .count()
+}
+
+/// How many frames of `len` bytes one segmented datagram carries: at most
+/// `max_segments`, and at least one.
+fn segments_per_datagram(len: usize, max_segments: usize) -> usize {
+    // An empty frame is a hello to the switch; it never joins a batch.
+    MAX_SEGMENTED_BYTES
+        .checked_div(len)
+        .map_or(1, |most| max_segments.min(most).max(1))
 }
 
 /// A full socket buffer or a refused port loses the frames, as a wire
@@ -268,6 +279,18 @@ impl FrameLink for UdpFrameLink {
             rest = &rest[run..];
         }
         Ok(())
+    }
+
+    /// Straight from `frames`: a segmented datagram per
+    /// [`segments_per_datagram`] frames, no copy.
+    fn send_packed_frames(&mut self, frames: &[u8], frame_len: usize) -> Result<(), LinkClosed> {
+        if frame_len == 0 {
+            return Ok(());
+        }
+        let per_datagram = segments_per_datagram(frame_len, self.offload.max_gso_segments());
+        frames
+            .chunks(per_datagram * frame_len)
+            .try_for_each(|datagram| self.transmit(datagram, frame_len))
     }
 
     fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
@@ -378,6 +401,16 @@ mod tests {
         for (i, frame) in frames.iter().enumerate() {
             let (n, _) = port.recv_from(&mut buf).unwrap();
             assert_eq!(&buf[..n], &frame[..], "frame {i}");
+        }
+        // And frames back to back in one buffer, a shorter last one too.
+        let packed = numbered(100, 186).concat();
+        link.send_packed_frames(&packed[..packed.len() - 6], 186)
+            .unwrap();
+        let mut frames = numbered(99, 186);
+        frames.push(vec![99; 180]);
+        for (i, frame) in frames.iter().enumerate() {
+            let (n, _) = port.recv_from(&mut buf).unwrap();
+            assert_eq!(&buf[..n], &frame[..], "packed frame {i}");
         }
     }
 
