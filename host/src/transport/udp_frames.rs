@@ -269,7 +269,8 @@ impl FrameLink for UdpFrameLink {
         }
     }
 
-    /// Frames of one length go out together, [`segment_run`] at a time.
+    /// Frames of one length go out together, as many as one segmented
+    /// datagram carries.
     fn send_frames(&mut self, frames: Vec<Vec<u8>>) -> Result<(), LinkClosed> {
         let max_segments = self.offload.max_gso_segments();
         let mut rest = &frames[..];
@@ -281,8 +282,8 @@ impl FrameLink for UdpFrameLink {
         Ok(())
     }
 
-    /// Straight from `frames`: a segmented datagram per
-    /// [`segments_per_datagram`] frames, no copy.
+    /// Straight from `frames`, no copy: as many frames per segmented
+    /// datagram as the kernel and the datagram's size allow.
     fn send_packed_frames(&mut self, frames: &[u8], frame_len: usize) -> Result<(), LinkClosed> {
         if frame_len == 0 {
             return Ok(());
