@@ -30,6 +30,7 @@ def main():
     p.add_argument("--controller", default="127.0.0.1:50051")
     p.add_argument("--switch", default="127.0.0.1:9000")
     p.add_argument("--lanes", type=int, default=32)
+    p.add_argument("--window", type=int, default=64, help="chunks in flight per rank")
     args = p.parse_args()
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -41,7 +42,9 @@ def main():
         dist.broadcast_object_list(box, src=0)
         return box[0]
 
-    common = dict(controller=args.controller, switch=args.switch, lanes=args.lanes, share=share)
+    common = dict(
+        controller=args.controller, switch=args.switch, lanes=args.lanes, window=args.window, share=share
+    )
     jobs = {
         "esa": esa_torch.Job(rank, world, **common),
         "esa+check": esa_torch.Job(rank, world, exchange=esa_torch.checksum_exchange(), **common),

@@ -83,11 +83,22 @@ def test_preempted_job_still_gets_exact_sums(make_stack):
     def run(name, job, data):
         out[name] = run_all(job[2], data)
 
-    t_low = threading.Thread(target=run, args=("low", low, low_data))
+    # The low job's last rank joins only after the high job has run: until
+    # then the low job's chunks sit partly summed in the switch's slots,
+    # which the high job's chunks need, however fast either job runs.
+    first = {}
+    t_low = threading.Thread(
+        target=lambda: first.update(out=run_all(low[2][:-1], low_data[:-1]))
+    )
     t_low.start()
-    time.sleep(0.05)  # the low job is mid-bucket
+    deadline = time.monotonic() + 30
+    while job_stats(stack.controller, low[0].job_id)["claimed"] == 0:
+        assert time.monotonic() < deadline, "the low job never reached the switch"
+        time.sleep(0.01)
     run("high", high, high_data)
+    last = run_all(low[2][-1:], low_data[-1:])
     t_low.join()
+    out["low"] = tuple(a + b for a, b in zip(first["out"], last))
     assert out["low"][1] == [None] * world and out["high"][1] == [None] * world
     for d in low_data:
         np.testing.assert_array_equal(d, np.full(n, 6.0, dtype=np.float32))

@@ -8,7 +8,7 @@
 //! | port | implementation | a batch leaves as |
 //! |---|---|---|
 //! | in-memory | [`MemoryEgress`] | one message to the port's receiving end |
-//! | UDP-carried | [`UdpEgress`] | one datagram per frame |
+//! | UDP-carried | [`UdpEgress`] | a segmented datagram per run of frames of one length (one datagram per frame on the wire) |
 //! | interface with a receive ring | `RingEgress` (Linux) | `AF_XDP` transmit-ring batches, else `sendmmsg` calls |
 //! | interface, one system call per frame | `PerFrameEgress` (Linux) | one `send` per frame |
 
@@ -60,23 +60,37 @@ impl Egress for MemoryEgress {
 pub(crate) struct UdpEgress {
     port: u32,
     socket: Arc<UdpPort>,
+    /// A run of frames back to back, reused.
+    buffer: Vec<u8>,
 }
 
 impl UdpEgress {
     pub(crate) fn new(port: u32, socket: Arc<UdpPort>) -> UdpEgress {
-        UdpEgress { port, socket }
+        UdpEgress {
+            port,
+            socket,
+            buffer: Vec::new(),
+        }
     }
 }
 
 impl Egress for UdpEgress {
+    /// A system call per run of frames of one length
+    /// ([`UdpPort::segment_run`]); a run the kernel refuses is counted as
+    /// transmit errors, frame by frame.
     fn send(&mut self, frames: &mut Vec<Vec<u8>>, counters: &PortCounters) {
-        let port = self.port;
-        send_each(
-            frames,
-            counters,
-            |frame| self.socket.send(frame),
-            |e| tracing::debug!(port, "UDP send: {e}"),
-        );
+        let mut rest = &frames[..];
+        while !rest.is_empty() {
+            let (run, after) = rest.split_at(self.socket.segment_run(rest));
+            match self.socket.send_segmented(run, &mut self.buffer) {
+                Ok(()) => counters.tx_many(run.len(), run.iter().map(Vec::len).sum()),
+                Err(e) => {
+                    tracing::debug!(port = self.port, "UDP send: {e}");
+                    counters.tx_errors(run.len());
+                }
+            }
+            rest = after;
+        }
     }
 }
 

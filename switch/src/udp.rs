@@ -27,6 +27,16 @@
 //! frames to the packet thread in batches, so a burst costs one wake-up,
 //! not one per datagram. Socket buffers are enlarged (4 MiB asked) so a
 //! window of frames fits.
+//!
+//! Frames move in batches both ways, one system call for many: a port
+//! reads up to [`RECV_MESSAGES`] datagrams per `recvmmsg`, each of which
+//! may hold many frames the kernel kept together (UDP GRO), and sends the
+//! frames of one length that a batch has for it as one segmented datagram
+//! (UDP GSO), which the kernel cuts into one datagram per frame: the wire
+//! carries exactly what per-frame sends would, and a host that reads one
+//! datagram at a time sees no difference. On loopback a window of frames
+//! then crosses the kernel's UDP stack once. Every datagram of a batch
+//! passes the port's pin (below) on its own.
 
 use std::io;
 use std::net::SocketAddr;
@@ -52,8 +62,15 @@ pub const BYE: &[u8] = &[0];
 /// `UdpFrameLink`), so only a host that is gone loses its port.
 pub const PEER_LEASE: Duration = Duration::from_secs(5);
 
-/// Largest datagram read (a jumbo frame fits).
+/// Largest datagram read: a jumbo frame, or the frames the kernel kept
+/// together in one (GRO stops at 64 KiB).
 pub const MAX_DATAGRAM: usize = 65536;
+
+/// Datagrams read per receive call.
+pub const RECV_MESSAGES: usize = 8;
+
+/// Largest segmented send: what one IPv4 UDP datagram can carry.
+const MAX_SEGMENTED_BYTES: usize = 65507;
 
 /// Socket buffer size asked for, each direction.
 const SOCKET_BUFFER_BYTES: usize = 4 << 20;
@@ -65,6 +82,8 @@ const BATCH: usize = 256;
 #[derive(Debug)]
 pub struct UdpPort {
     socket: mio::net::UdpSocket,
+    /// GSO, GRO and `recvmmsg` on `socket`.
+    offload: quinn_udp::UdpSocketState,
     /// Fixed at creation, or learned (and pinned) from a host's first
     /// datagram.
     peer: Mutex<Peer>,
@@ -93,8 +112,6 @@ pub enum Received {
     Bye,
     /// A datagram from someone other than the port's peer (dropped).
     Stranger,
-    /// Nothing waiting.
-    Nothing,
 }
 
 impl UdpPort {
@@ -109,8 +126,11 @@ impl UdpPort {
         socket.bind(&local.into())?;
         socket.set_nonblocking(true)?;
         let socket = mio::net::UdpSocket::from_std(socket.into());
+        // GRO on where the kernel has it.
+        let offload = quinn_udp::UdpSocketState::new((&socket).into())?;
         Ok(UdpPort {
             socket,
+            offload,
             peer: Mutex::new(Peer {
                 addr: peer,
                 heard: Instant::now(),
@@ -130,32 +150,74 @@ impl UdpPort {
         self.peer.lock().unwrap_or_else(|e| e.into_inner()).addr
     }
 
-    /// Receives one datagram into `buf` without waiting.
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Received> {
-        let (n, from) = match self.socket.recv_from(buf) {
-            Ok(x) => x,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock) => {
-                return Ok(Received::Nothing);
-            }
-            // A previous send to a closed peer port (ICMP port unreachable
-            // on Linux) surfaces on a later receive: not this datagram's
-            // problem.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::ConnectionRefused | io::ErrorKind::Interrupted
-                ) =>
+    /// Receives what is waiting, up to [`RECV_MESSAGES`] datagrams, without
+    /// waiting, and hands each to `each` with what it is (the bytes of a
+    /// [`Received::Frame`]; empty otherwise). Returns how many datagrams
+    /// came; 0 when nothing was waiting.
+    pub fn recv_batch(
+        &self,
+        buffers: &mut RecvBuffers,
+        mut each: impl FnMut(Received, &[u8]),
+    ) -> io::Result<usize> {
+        let mut slices: Vec<io::IoSliceMut<'_>> = buffers
+            .data
+            .chunks_mut(MAX_DATAGRAM)
+            .map(io::IoSliceMut::new)
+            .collect();
+        let messages =
+            match self
+                .offload
+                .recv((&self.socket).into(), &mut slices, &mut buffers.meta)
             {
-                return Ok(Received::Stranger);
-            }
-            Err(e) => return Err(e),
-        };
-        let datagram = &buf[..n];
+                Ok(n) => n,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock) => return Ok(0),
+                // A previous send to a closed peer port (ICMP port unreachable
+                // on Linux) surfaces on a later receive: not this datagram's
+                // problem.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::ConnectionRefused | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    each(Received::Stranger, &[]);
+                    return Ok(1);
+                }
+                Err(e) => return Err(e),
+            };
+        let mut datagrams = 0;
         let now = Instant::now();
+        for (meta, buffer) in buffers.meta[..messages]
+            .iter()
+            .zip(buffers.data.chunks(MAX_DATAGRAM))
+        {
+            let buffer = &buffer[..meta.len];
+            // Stride 0 (or the whole length): one datagram, maybe empty.
+            let stride = if meta.stride == 0 {
+                meta.len
+            } else {
+                meta.stride
+            };
+            let mut segments = buffer.chunks(stride.max(1));
+            let first = segments.next().unwrap_or(&[]);
+            for datagram in std::iter::once(first).chain(segments) {
+                datagrams += 1;
+                match self.classify(meta.addr, datagram, now) {
+                    Received::Frame(n) => each(Received::Frame(n), datagram),
+                    other => each(other, &[]),
+                }
+            }
+        }
+        Ok(datagrams)
+    }
+
+    /// What a datagram from `from` that came `now` is, learning,
+    /// refreshing or freeing the peer on the way.
+    fn classify(&self, from: SocketAddr, datagram: &[u8], now: Instant) -> Received {
         let mut peer = self.peer.lock().unwrap_or_else(|e| e.into_inner());
         if peer.addr == Some(from) {
             peer.heard = now;
-            return Ok(match datagram {
+            return match datagram {
                 HELLO => Received::Hello,
                 BYE => {
                     if !self.fixed {
@@ -163,8 +225,8 @@ impl UdpPort {
                     }
                     Received::Bye
                 }
-                _ => Received::Frame(n),
-            });
+                _ => Received::Frame(datagram.len()),
+            };
         }
         // Someone else: they take the port only if it is free (nobody
         // announced yet, the last host said goodbye) or its host has been
@@ -173,29 +235,82 @@ impl UdpPort {
         let free = peer.addr.is_none();
         let lapsed = now.duration_since(peer.heard) >= self.lease && datagram == HELLO;
         if self.fixed || datagram == BYE || !(free || lapsed) {
-            return Ok(Received::Stranger);
+            return Received::Stranger;
         }
         *peer = Peer {
             addr: Some(from),
             heard: now,
         };
-        Ok(if datagram == HELLO {
+        if datagram == HELLO {
             Received::Hello
         } else {
-            Received::Frame(n)
-        })
+            Received::Frame(datagram.len())
+        }
     }
 
-    /// Sends one frame to the peer; an error when there is none yet.
-    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
+    /// Sends `frames`, all of one length, to the peer as one segmented
+    /// datagram (see [`UdpPort::segment_run`]); an error when there is no
+    /// peer yet or the kernel took none of them.
+    pub fn send_segmented(&self, frames: &[Vec<u8>], buffer: &mut Vec<u8>) -> io::Result<()> {
         let Some(peer) = self.peer() else {
             return Err(io::Error::new(
                 io::ErrorKind::NotConnected,
                 "no peer yet (no datagram received, none given)",
             ));
         };
-        self.socket.send_to(frame, peer)?;
-        Ok(())
+        buffer.clear();
+        frames.iter().for_each(|f| buffer.extend_from_slice(f));
+        let transmit = quinn_udp::Transmit {
+            destination: peer,
+            ecn: None,
+            contents: buffer,
+            segment_size: frames.first().filter(|_| frames.len() > 1).map(Vec::len),
+            src_ip: None,
+        };
+        self.offload.try_send((&self.socket).into(), &transmit)
+    }
+
+    /// How many of `frames`, from the first, go out in one
+    /// [`UdpPort::send_segmented`]: those of the first's length, as many as
+    /// the kernel segments and one datagram holds; at least one (none of
+    /// none).
+    pub fn segment_run(&self, frames: &[Vec<u8>]) -> usize {
+        segment_run(frames, self.offload.max_gso_segments())
+    }
+}
+
+/// [`UdpPort::segment_run`] for a kernel that cuts a datagram into at most
+/// `max_segments`.
+fn segment_run(frames: &[Vec<u8>], max_segments: usize) -> usize {
+    let Some(first) = frames.first() else {
+        return 0;
+    };
+    let len = first.len();
+    // An empty frame would read as a hello; it never joins a batch.
+    let fit = MAX_SEGMENTED_BYTES
+        .checked_div(len)
+        .map_or(1, |most| max_segments.min(most).max(1));
+    frames
+        .iter()
+        .take(fit)
+        .take_while(|f| f.len() == len)
+        .count()
+}
+
+/// Receive buffers of a reader: [`RECV_MESSAGES`] datagrams of
+/// [`MAX_DATAGRAM`] bytes and what the kernel said of each.
+#[derive(Debug)]
+pub struct RecvBuffers {
+    data: Vec<u8>,
+    meta: [quinn_udp::RecvMeta; RECV_MESSAGES],
+}
+
+impl Default for RecvBuffers {
+    fn default() -> RecvBuffers {
+        RecvBuffers {
+            data: vec![0; RECV_MESSAGES * MAX_DATAGRAM],
+            meta: [quinn_udp::RecvMeta::default(); RECV_MESSAGES],
+        }
     }
 }
 
@@ -230,8 +345,9 @@ pub(crate) fn spawn_reader(
         .name("esa-switch-udp".into())
         .spawn(move || {
             let mut events = mio::Events::with_capacity(ports.len().max(1));
-            let mut buf = vec![0u8; MAX_DATAGRAM];
+            let mut buffers = RecvBuffers::default();
             let mut batch = FrameBatch::default();
+            let mut closed = false;
             while !stop.load(Ordering::Relaxed) {
                 if let Err(e) = poll.poll(&mut events, Some(Duration::from_millis(100))) {
                     if e.kind() != io::ErrorKind::Interrupted {
@@ -246,27 +362,38 @@ pub(crate) fn spawn_reader(
                     };
                     // Edge-triggered: read until the socket is empty.
                     loop {
-                        match p.socket.recv(&mut buf) {
-                            Ok(Received::Frame(n)) => {
-                                batch.push(p.port, &buf[..n]);
-                                if batch.len() == BATCH
-                                    && tx.send_frames(std::mem::take(&mut batch)).is_err()
-                                {
-                                    return;
+                        let read = p.socket.recv_batch(&mut buffers, |received, frame| {
+                            match received {
+                                Received::Frame(_) => {
+                                    batch.push(p.port, frame);
+                                    if batch.len() == BATCH
+                                        && tx.send_frames(std::mem::take(&mut batch)).is_err()
+                                    {
+                                        closed = true;
+                                    }
+                                }
+                                Received::Hello => {
+                                    p.counters.hello();
+                                    tracing::debug!(port = p.port, peer = ?p.socket.peer(), "hello");
+                                }
+                                Received::Bye => {
+                                    tracing::debug!(port = p.port, "goodbye: the port is free");
+                                }
+                                Received::Stranger => {
+                                    p.counters.stranger();
+                                    tracing::debug!(
+                                        port = p.port,
+                                        "datagram from a stranger dropped"
+                                    );
                                 }
                             }
-                            Ok(Received::Hello) => {
-                                p.counters.hello();
-                                tracing::debug!(port = p.port, peer = ?p.socket.peer(), "hello");
-                            }
-                            Ok(Received::Bye) => {
-                                tracing::debug!(port = p.port, "goodbye: the port is free");
-                            }
-                            Ok(Received::Stranger) => {
-                                p.counters.stranger();
-                                tracing::debug!(port = p.port, "datagram from a stranger dropped");
-                            }
-                            Ok(Received::Nothing) => break,
+                        });
+                        if closed {
+                            return;
+                        }
+                        match read {
+                            Ok(0) => break,
+                            Ok(_) => {}
                             Err(e) => {
                                 tracing::error!(port = p.port, "UDP receive: {e}");
                                 break;
@@ -324,30 +451,43 @@ mod tests {
         "127.0.0.1:0".parse().unwrap()
     }
 
-    /// Receives on a non-blocking port, waiting up to a second.
+    /// Sends one frame to the port's peer.
+    fn send(port: &UdpPort, frame: &[u8]) -> io::Result<()> {
+        port.send_segmented(&[frame.to_vec()], &mut Vec::new())
+    }
+
+    /// Receives one datagram on a non-blocking port, waiting up to a
+    /// second; a frame's bytes go to the front of `buf`.
     fn recv(port: &UdpPort, buf: &mut [u8]) -> Received {
         let end = std::time::Instant::now() + Duration::from_secs(1);
+        let mut buffers = RecvBuffers::default();
         loop {
-            match port.recv(buf).unwrap() {
-                Received::Nothing if std::time::Instant::now() < end => {
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                r => return r,
+            let mut got = vec![];
+            let n = port
+                .recv_batch(&mut buffers, |r, frame| got.push((r, frame.to_vec())))
+                .unwrap();
+            assert_eq!(n, got.len());
+            assert!(n <= 1, "one datagram at a time here, got {got:?}");
+            if let Some((r, frame)) = got.pop() {
+                buf[..frame.len()].copy_from_slice(&frame);
+                return r;
             }
+            assert!(std::time::Instant::now() < end, "nothing arrived");
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 
     #[test]
     fn learns_the_peer_from_a_hello_then_sends_to_it() {
         let port = UdpPort::bind(local(), None).unwrap();
-        assert!(port.send(b"frame").is_err(), "no peer yet");
+        assert!(send(&port, b"frame").is_err(), "no peer yet");
         let host = UdpSocket::bind(local()).unwrap();
         host.set_read_timeout(Some(POLL)).unwrap();
         host.send_to(HELLO, port.local_addr().unwrap()).unwrap();
         let mut buf = [0u8; 64];
         assert_eq!(recv(&port, &mut buf), Received::Hello);
         assert_eq!(port.peer(), Some(host.local_addr().unwrap()));
-        port.send(b"frame").unwrap();
+        send(&port, b"frame").unwrap();
         let (n, from) = host.recv_from(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"frame");
         assert_eq!(from, port.local_addr().unwrap());
@@ -362,11 +502,99 @@ mod tests {
         host.send_to(BYE, port.local_addr().unwrap()).unwrap();
         assert_eq!(recv(&port, &mut buf), Received::Bye);
         assert_eq!(port.peer(), None);
-        assert!(port.send(b"frame").is_err(), "no peer after a goodbye");
+        assert!(send(&port, b"frame").is_err(), "no peer after a goodbye");
         other.send_to(b"abc", port.local_addr().unwrap()).unwrap();
         assert_eq!(recv(&port, &mut buf), Received::Frame(3));
         assert_eq!(&buf[..3], b"abc");
         assert_eq!(port.peer(), Some(other.local_addr().unwrap()));
+    }
+
+    /// Frames `0..count` of `len` bytes, each filled with its number.
+    fn numbered(count: usize, len: usize) -> Vec<Vec<u8>> {
+        (0..count).map(|i| vec![i as u8; len]).collect()
+    }
+
+    /// Sends `frames` (of one length) from `socket` to `to` as one
+    /// segmented datagram, as a host's link does.
+    fn send_segmented_from(socket: &UdpSocket, to: SocketAddr, frames: &[Vec<u8>]) {
+        let offload = quinn_udp::UdpSocketState::new(socket.into()).unwrap();
+        let contents = frames.concat();
+        let transmit = quinn_udp::Transmit {
+            destination: to,
+            ecn: None,
+            contents: &contents,
+            segment_size: Some(frames[0].len()),
+            src_ip: None,
+        };
+        offload.try_send(socket.into(), &transmit).unwrap();
+    }
+
+    #[test]
+    fn batches_cross_a_port_frame_by_frame_both_ways() {
+        let port = UdpPort::bind(local(), None).unwrap();
+        let host = UdpSocket::bind(local()).unwrap();
+        host.set_read_timeout(Some(POLL)).unwrap();
+        let to = port.local_addr().unwrap();
+        let frames = numbered(50, 186);
+        send_segmented_from(&host, to, &frames);
+        // A stranger's batch is dropped datagram by datagram (the host
+        // took the port with its first frame).
+        let stranger = UdpSocket::bind(local()).unwrap();
+        send_segmented_from(&stranger, to, &numbered(3, 64));
+        let mut buffers = RecvBuffers::default();
+        let (mut got, mut strangers) = (vec![], 0);
+        let end = std::time::Instant::now() + Duration::from_secs(2);
+        while (got.len() < 50 || strangers < 3) && std::time::Instant::now() < end {
+            port.recv_batch(&mut buffers, |r, frame| match r {
+                Received::Frame(n) => {
+                    assert_eq!(n, frame.len());
+                    got.push(frame.to_vec());
+                }
+                Received::Stranger => strangers += 1,
+                other => panic!("{other:?}"),
+            })
+            .unwrap();
+        }
+        assert_eq!(got, frames);
+        assert_eq!(strangers, 3);
+        // Out: runs of one length, each frame its own datagram on the
+        // wire, in order, to a host that reads one datagram at a time (no
+        // GRO on its socket).
+        let host = UdpSocket::bind(local()).unwrap();
+        host.set_read_timeout(Some(POLL)).unwrap();
+        let port = UdpPort::bind(local(), Some(host.local_addr().unwrap())).unwrap();
+        let to = port.local_addr().unwrap();
+        let mut out = numbered(70, 186);
+        out.extend(numbered(2, 90));
+        let mut rest = &out[..];
+        let mut buffer = vec![];
+        while !rest.is_empty() {
+            let run = port.segment_run(rest);
+            assert!(run >= 1 && rest[..run].iter().all(|f| f.len() == rest[0].len()));
+            port.send_segmented(&rest[..run], &mut buffer).unwrap();
+            rest = &rest[run..];
+        }
+        let mut buf = [0u8; 512];
+        for (i, frame) in out.iter().enumerate() {
+            let (n, from) = host.recv_from(&mut buf).unwrap();
+            assert_eq!((&buf[..n], from), (&frame[..], to), "frame {i}");
+        }
+    }
+
+    #[test]
+    fn runs_are_of_one_length_within_the_limits() {
+        let frames =
+            |lens: &[usize]| -> Vec<Vec<u8>> { lens.iter().map(|&n| vec![0; n]).collect() };
+        assert_eq!(segment_run(&[], 64), 0);
+        assert_eq!(segment_run(&frames(&[186; 100]), 64), 64);
+        assert_eq!(segment_run(&frames(&[186; 100]), 1), 1);
+        assert_eq!(segment_run(&frames(&[186, 186, 40, 186]), 64), 2);
+        // An empty frame would read as a hello: it goes alone.
+        assert_eq!(segment_run(&frames(&[0, 0]), 64), 1);
+        assert_eq!(segment_run(&frames(&[186, 0]), 64), 1);
+        // Never more bytes than one UDP datagram holds.
+        assert_eq!(segment_run(&frames(&[9000; 20]), 64), 7);
+        assert_eq!(segment_run(&frames(&[65536]), 64), 1);
     }
 
     #[test]

@@ -32,6 +32,17 @@ pub trait FrameLink: Send + std::fmt::Debug {
         frames.iter().try_for_each(|f| self.send_frame(f))
     }
 
+    /// Sends the frames of `frame_len` bytes stored back to back in
+    /// `frames`, in order (a shorter last piece as it is). The default
+    /// hands them to [`FrameLink::send_frames`]; a link that can send
+    /// straight from one buffer (UDP with segmentation offload) does.
+    fn send_packed_frames(&mut self, frames: &[u8], frame_len: usize) -> Result<(), LinkClosed> {
+        if frame_len == 0 {
+            return Ok(());
+        }
+        self.send_frames(frames.chunks(frame_len).map(<[u8]>::to_vec).collect())
+    }
+
     /// The next frame if one is waiting.
     fn try_recv_frame(&mut self) -> Option<Vec<u8>>;
 
@@ -76,6 +87,11 @@ pub struct SwitchPortTransport<L: FrameLink> {
     lanes: usize,
     /// Frames taken off the link by [`Transport::wait`], not yet handed out.
     pending: VecDeque<Vec<u8>>,
+    /// The Ethernet, IPv4 and UDP headers of frames to one IPv4 address:
+    /// the same for every ESA payload of our lanes.
+    headers: Option<(Ipv4Addr, Vec<u8>)>,
+    /// Frames back to back, reused by [`Transport::send_packed`].
+    packed: Vec<u8>,
     stats: TransportStats,
     frames: FrameStats,
 }
@@ -89,6 +105,8 @@ impl<L: FrameLink> SwitchPortTransport<L> {
             address,
             lanes,
             pending: VecDeque::new(),
+            headers: None,
+            packed: Vec::new(),
             stats: TransportStats::default(),
             frames: FrameStats::default(),
         }
@@ -104,31 +122,48 @@ impl<L: FrameLink> SwitchPortTransport<L> {
         &self.link
     }
 
-    /// Wraps one payload in a frame to `peer`; `None` when the payload is
-    /// not an ESA payload of our lanes.
-    fn frame_for(&self, peer: SocketAddr, payload: &[u8]) -> Option<Vec<u8>> {
+    /// Appends the frame that carries `payload` to `peer` to `out`; false
+    /// (nothing appended) when the payload is not an ESA payload of our
+    /// lanes or the peer is not IPv4.
+    fn append_frame(&mut self, peer: SocketAddr, payload: &[u8], out: &mut Vec<u8>) -> bool {
         if payload.len() != esa_payload_len(self.lanes) {
-            return None;
+            return false;
         }
-        let packet = EsaPacket::new_checked(payload, self.lanes).ok()?;
-        let esa = EsaRepr::parse(&packet).ok()?;
-        let dst_ip = match peer.ip() {
-            IpAddr::V4(ip) => Ipv4Addr::from(ip),
-            IpAddr::V6(_) => return None,
+        let Ok(packet) = EsaPacket::new_checked(payload, self.lanes) else {
+            return false;
         };
-        let mut frame = FrameRepr {
-            src_mac: self.address.mac,
-            dst_mac: self.address.gateway_mac,
-            src_ip: self.address.ip,
-            dst_ip,
-            esa,
+        let Ok(esa) = EsaRepr::parse(&packet) else {
+            return false;
+        };
+        let IpAddr::V4(ip) = peer.ip() else {
+            return false;
+        };
+        let dst_ip = Ipv4Addr::from(ip);
+        if self.headers.as_ref().is_none_or(|(to, _)| *to != dst_ip) {
+            let frame = FrameRepr {
+                src_mac: self.address.mac,
+                dst_mac: self.address.gateway_mac,
+                src_ip: self.address.ip,
+                dst_ip,
+                esa,
+            }
+            .emit(&[], self.lanes);
+            self.headers = Some((dst_ip, frame[..ESA_OFFSET].to_vec()));
         }
-        .emit(&[], self.lanes);
-        // The header is already in place; the lanes go in as they are.
-        frame
-            .get_mut(ESA_OFFSET..ESA_OFFSET + payload.len())?
-            .copy_from_slice(payload);
-        Some(frame)
+        if let Some((_, headers)) = &self.headers {
+            out.extend_from_slice(headers);
+            // The payload's own ESA header and lanes follow as they are.
+            out.extend_from_slice(payload);
+        }
+        true
+    }
+
+    /// The frame that carries `payload` to `peer`; `None` as for
+    /// [`SwitchPortTransport::append_frame`].
+    fn frame_for(&mut self, peer: SocketAddr, payload: &[u8]) -> Option<Vec<u8>> {
+        let mut frame = Vec::with_capacity(ESA_OFFSET + payload.len());
+        self.append_frame(peer, payload, &mut frame)
+            .then_some(frame)
     }
 
     /// Turns a received frame into a datagram, or counts why not.
@@ -176,6 +211,40 @@ impl<L: FrameLink> Transport for SwitchPortTransport<L> {
             return Err(TransportError::LinkClosed(self.local_addr()));
         }
         self.stats.sent += n;
+        Ok(())
+    }
+
+    /// The frames go to the link back to back in one buffer, reused: no
+    /// allocation per payload.
+    fn send_packed(
+        &mut self,
+        peer: SocketAddr,
+        payloads: &[u8],
+        payload_len: usize,
+    ) -> Result<(), TransportError> {
+        if payload_len == 0 {
+            return Ok(());
+        }
+        let mut frames = std::mem::take(&mut self.packed);
+        frames.clear();
+        let mut count = 0;
+        for payload in payloads.chunks(payload_len) {
+            if self.append_frame(peer, payload, &mut frames) {
+                count += 1;
+            } else {
+                self.frames.bad_payloads += 1;
+                self.stats.send_dropped += 1;
+            }
+        }
+        let sent = match frames.len().checked_div(count) {
+            Some(frame_len) => self.link.send_packed_frames(&frames, frame_len),
+            None => Ok(()),
+        };
+        self.packed = frames;
+        if sent.is_err() {
+            return Err(TransportError::LinkClosed(self.local_addr()));
+        }
+        self.stats.sent += count as u64;
         Ok(())
     }
 
@@ -315,6 +384,37 @@ mod tests {
         assert_eq!(a.recv_batch(&mut out, 8).unwrap(), 0);
         let f = a.frame_stats();
         assert_eq!(f.not_esa + f.malformed, 2);
+    }
+
+    #[test]
+    fn packed_payloads_leave_as_the_frames_a_batch_would() {
+        let (a, mut b_link) = pipe();
+        let mut a = SwitchPortTransport::new(a, host(1), 4);
+        let peer: SocketAddr = "10.0.0.2:1".parse().unwrap();
+        let good = payload(4);
+        let mut bad = good.clone();
+        bad[0] = 0xff;
+        let packed = [good.clone(), bad, good.clone()].concat();
+        a.send_packed(peer, &packed, good.len()).unwrap();
+        assert_eq!((a.stats().sent, a.stats().send_dropped), (2, 1));
+        assert_eq!(a.frame_stats().bad_payloads, 1);
+        let mut batch = vec![Datagram {
+            peer,
+            payload: good.clone(),
+        }];
+        a.send_batch(&mut batch).unwrap();
+        let frames: Vec<Vec<u8>> = std::iter::from_fn(|| b_link.try_recv_frame()).collect();
+        assert_eq!(frames.len(), 3);
+        assert!(
+            frames.iter().all(|f| *f == frames[2]),
+            "same frames either way"
+        );
+        let parsed = ParsedFrame::parse(&frames[0], 4).unwrap();
+        assert_eq!(
+            (parsed.ip.src, parsed.ip.dst),
+            (host(1).ip, Ipv4Addr([10, 0, 0, 2]))
+        );
+        assert_eq!(&frames[0][ESA_OFFSET..], &good[..]);
     }
 
     #[test]
