@@ -529,6 +529,17 @@ impl<S: SwitchBackend> Controller<S> {
         let mut state = self.state.lock().await;
         self.check_ready(&state)?;
         let job = state.jobs.plan(request, &self.topology)?;
+        let arch = self.pipeline.bindings.arch;
+        if job.fan_in() > arch.max_fan_in(job.mode) {
+            return Err(AdmitError::Invalid(format!(
+                "the {} program takes an {} job of at most {} workers, got {}",
+                arch.name(),
+                job.mode,
+                arch.max_fan_in(job.mode),
+                job.fan_in()
+            ))
+            .into());
+        }
         // On record before on the switch: a job the switch holds is never
         // missing from the record a restarted controller restores.
         let mut admitted = state.jobs.clone();

@@ -2,6 +2,8 @@
 //! architectures' `esa.p4`, the small test programs, the `-D` defines, and
 //! p4sim's compile of one of them.
 
+use esa_core::constants::MAX_FAN_IN;
+use esa_core::job::Mode;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -72,6 +74,18 @@ impl Arch {
             ));
         }
         Ok(())
+    }
+
+    /// The most workers a job of `mode` may have on the architecture's
+    /// program: [`MAX_FAN_IN`], but 31 for an atp job on the Tofino
+    /// program, whose owner register marks a completed atp chunk held with
+    /// bit 31 of its pending set, worker 31's bit (docs/protocol.md, "On
+    /// Tofino").
+    pub const fn max_fan_in(self, mode: Mode) -> u8 {
+        match (self, mode) {
+            (Arch::Tna, Mode::Atp) => MAX_FAN_IN - 1,
+            _ => MAX_FAN_IN,
+        }
     }
 
     /// The hardware the architecture's program is written for.
@@ -247,6 +261,16 @@ mod tests {
             Arch::Tna.check_lanes(64).unwrap_err(),
             "the Tofino program takes 4, 8, 16 or 32 lanes (one pass)"
         );
+    }
+
+    #[test]
+    fn an_atp_job_on_tofino_has_at_most_31_workers() {
+        for mode in [Mode::Esa, Mode::Atp, Mode::SwitchMl] {
+            assert_eq!(Arch::V1model.max_fan_in(mode), 32);
+        }
+        assert_eq!(Arch::Tna.max_fan_in(Mode::Esa), 32);
+        assert_eq!(Arch::Tna.max_fan_in(Mode::SwitchMl), 32);
+        assert_eq!(Arch::Tna.max_fan_in(Mode::Atp), 31);
     }
 
     #[test]

@@ -41,15 +41,6 @@ const bit<8> INTENT_FLUSH = 1;
 const bit<8> INTENT_EVICT = 2;   // D10/D11: swap the packet in, the partial out
 const bit<8> INTENT_STALE = 3;   // D10 (the same as EVICT, flagged STALE)
 const bit<8> INTENT_RESULT = 4;  // not resubmitted: a RESULT (fan_in_info's key)
-// A first copy that marked worker_seen but is not absorbed (D7, D12, a bad
-// worker id): the second pass writes the entry back (victim: its old
-// value) and then does what the first pass decided. Without it the entry
-// would forget that this worker (or a worker with this id in another job)
-// contributed to the chunk in the slot, and a duplicate of that chunk would
-// be added again.
-const bit<8> INTENT_RESTORE_FALLBACK = 8;   // then D7
-const bit<8> INTENT_RESTORE_COLLISION = 9;  // then D12
-const bit<8> INTENT_RESTORE_BAD = 10;       // then the bad-worker drop
 header resubmit_t {
     bit<8>  intent;
     bit<8>  is_new;    // FLUSH: the worker's bit was new in pass 1
@@ -58,16 +49,17 @@ header resubmit_t {
 }
 
 // A well-formed DATA or PROBE whose bitmap is 1 << worker, and what a DATA
-// does to the tombstone and worker_seen registers (tombstone_step,
-// seen_step). A DATA's modes have data_mode[1:0] != 0.
+// does to the tombstone register (tombstone_step). A DATA's modes have
+// data_mode[1:0] != 0.
 const bit<3> DM_NONE = 0;    // neither
-const bit<3> DM_FIRST = 1;   // pass 1, first copy: check tombstone, mark worker_seen
-const bit<3> DM_RESEND = 2;  // pass 1, resend: check both
-const bit<3> DM_PASS2 = 3;   // pass 2: write tombstone, mark or restore worker_seen
-const bit<3> DM_PROBE = 4;   // a PROBE: touches neither
+const bit<3> DM_FIRST = 1;   // pass 1, first copy: check the tombstone
+const bit<3> DM_RESEND = 2;  // pass 1, resend: check the tombstone
+const bit<3> DM_PASS2 = 3;   // pass 2: write the tombstone
+const bit<3> DM_PROBE = 4;   // a PROBE: no tombstone
 
-// Lane operations, chosen in stage 3 from the owner's and the worker-seen
-// register's answers (docs/protocol.md 3.2: keep, write, add; out old/new).
+// Lane operations, chosen in stage 3 from the owner's answer and whether
+// the worker is still pending (docs/protocol.md 3.2: keep, write, add; out
+// old/new).
 const bit<3> LOP_NONE = 0;   // keep (no access)
 const bit<3> LOP_ADD = 1;    // add, out new
 const bit<3> LOP_SWAP = 2;   // write, out old
@@ -85,11 +77,17 @@ const bit<8> P_BOTH = 8;
 // counter indices (GLOBAL_*) into constants.p4.
 
 // An atp slot that completed is held (not free) until its RESULT passes
-// back: its pending count carries this bias, so it reaches HELD_BIAS, not 0.
-const bit<32> HELD_BIAS = 0x80000000;
+// back: its pending set carries this bit, so it reaches HELD, not 0. (It is
+// worker 31's bit: an atp job has at most 31 workers here.)
+const bit<32> HELD = 0x80000000;
 
-// The owner register: the chunk (job ++ seq, 28 bits) and the number of
-// workers still to contribute (0: free, complete; HELD_BIAS: atp-held).
+// The owner register: the chunk (job ++ seq, 28 bits) and the set of
+// workers still to contribute, one bit each (0: free or complete; HELD:
+// atp-held). A claim sets it to full ^ the claimer's bit; each DATA of the
+// chunk ANDs it with full ^ its bit, which clears the bit once and changes
+// nothing for a duplicate, so the owner needs no answer about the worker
+// from an earlier stage. docs/protocol.md ("On Tofino") has the proof that
+// this is the model's duplicate check.
 struct owner_t {
     bit<32> chunk;
     bit<32> pending;
@@ -123,9 +121,8 @@ struct ig_meta_t {
     bit<16>      flush_flags; // pass 2: resub.flags
     bit<32>      tomb_value;  // pass 2: the chunk to tombstone
     bit<8>       t_hit;       // tombstone == chunk
-    bit<8>       w_new;       // the worker had not contributed this chunk here
-    bit<32>      seen_diff;   // worker_seen's old value ^ chunk (0: not new)
-    bit<32>      seen_old;    // worker_seen's old value
+    bit<8>       w_new;       // the worker's bit was pending (o_pred P_LO: not a duplicate)
+    bit<32>      p_old;       // the pending set before (slot_owner_copy's answer)
     bit<8>       o_pred;      // owner predicate
     bit<32>      b_old;       // bitmap before (FLUSH, EVICT)
     bit<8>       b_pred;      // P_LO: this worker completes / the chunk is complete
@@ -214,7 +211,7 @@ parser EsaIngressParser(packet_in pkt,
         meta.wbit = 0;
         meta.t_hit = 0;
         meta.w_new = 0;
-        meta.seen_diff = 0;
+        meta.p_old = 0;
         meta.bit_held = 0;
         meta.b_old = 0;
         meta.o_pred = 0;
@@ -367,18 +364,22 @@ parser EsaIngressParser(packet_in pkt,
     CHECK_ENTRY(w, TYPE_PROBE, 0, 0, 32w1 << w, DM_PROBE)                        \
     CHECK_ENTRY(w, TYPE_PROBE, 1, 0, 32w1 << w, DM_PROBE)
 #define FULL_MASK(f) ((bit<32>)((33w1 << (f)) - 1))
-// init: the pending count a claim starts with, or the owner's chunk mask
-// for a pass-2 FLUSH (0: free the slot) and a RESULT (all ones: keep it).
-#define FAN_IN_INTENTS(f, mode, init)                                           \
-    (f, mode, INTENT_NONE): set_fan_in_info(FULL_MASK(f), init);                \
+// all: the pending set of a claim before the claimer's bit leaves it (init
+// = all ^ the worker's bit: what a claim starts with, and what each DATA of
+// the chunk ANDs into the pending set); or init itself: the owner's chunk
+// mask for a pass-2 FLUSH (0: free the slot) and a RESULT (all ones: keep
+// it).
+#define FAN_IN_INTENTS(f, mode, all)                                            \
+    (f, mode, INTENT_NONE): set_fan_in_claim(FULL_MASK(f), all);                \
     (f, mode, INTENT_FLUSH): set_fan_in_info(FULL_MASK(f), 0);                  \
-    (f, mode, INTENT_EVICT): set_fan_in_info(FULL_MASK(f), init);               \
-    (f, mode, INTENT_STALE): set_fan_in_info(FULL_MASK(f), init);               \
+    (f, mode, INTENT_EVICT): set_fan_in_claim(FULL_MASK(f), all);               \
+    (f, mode, INTENT_STALE): set_fan_in_claim(FULL_MASK(f), all);               \
     (f, mode, INTENT_RESULT): set_fan_in_info(FULL_MASK(f), 0xffffffff);
+// (An atp job of 32 workers has no entry: HELD is worker 31's bit.)
 #define FAN_IN_ENTRIES(f)                                                       \
-    FAN_IN_INTENTS(f, MODE_ESA, (f) - 1)                                        \
-    FAN_IN_INTENTS(f, MODE_ATP, HELD_BIAS + (f) - 1)                            \
-    FAN_IN_INTENTS(f, MODE_SWITCHML, (f) - 1)
+    FAN_IN_INTENTS(f, MODE_ESA, FULL_MASK(f))                                   \
+    FAN_IN_INTENTS(f, MODE_ATP, HELD | FULL_MASK(f))                            \
+    FAN_IN_INTENTS(f, MODE_SWITCHML, FULL_MASK(f))
 
 control EsaIngress(inout headers_t hdr,
                    inout ig_meta_t meta,
@@ -469,10 +470,10 @@ control EsaIngress(inout headers_t hdr,
         meta.wbit = b;
     }
     // A well-formed DATA or PROBE (parsed whole, right version, lengths and
-    // checksum: a truncated or corrupt copy must not mark worker_seen) whose
-    // bitmap is 1 << worker, by lookup: Tofino shifts only by constants, and
-    // one answer here keeps the stage-1 gates small. The mode says what the
-    // tombstone and worker_seen registers do.
+    // checksum: a truncated or corrupt copy must not count as the worker's
+    // contribution) whose bitmap is 1 << worker, by lookup: Tofino shifts
+    // only by constants, and one answer here keeps the stage-1 gates small.
+    // The mode says what the tombstone register does.
     table data_check {
         key = {
             hdr.esa.worker: exact;
@@ -530,13 +531,17 @@ control EsaIngress(inout headers_t hdr,
         meta.full = full;
         meta.init = init;
     }
+    action set_fan_in_claim(bit<32> full, bit<32> all) {
+        meta.full = full;
+        meta.init = all ^ meta.wbit;
+    }
     table fan_in_info {
         key = {
             meta.job.fan_in: exact;
             meta.job.mode: exact;
             meta.intent: exact;
         }
-        actions = { set_fan_in_info; @defaultonly NoAction; }
+        actions = { set_fan_in_info; set_fan_in_claim; @defaultonly NoAction; }
         const default_action = NoAction();
         size = 1024;
         const entries = {
@@ -570,7 +575,8 @@ control EsaIngress(inout headers_t hdr,
             FAN_IN_ENTRIES(29)
             FAN_IN_ENTRIES(30)
             FAN_IN_ENTRIES(31)
-            FAN_IN_ENTRIES(32)
+            FAN_IN_INTENTS(32, MODE_ESA, FULL_MASK(32))
+            FAN_IN_INTENTS(32, MODE_SWITCHML, FULL_MASK(32))
         }
     }
 
@@ -666,102 +672,68 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
-    // Worker-seen: per (slot, worker), the last chunk that worker's DATA
-    // brought to this slot. Replaces reading the bitmap for "is this bit
-    // new" (a stateful ALU cannot test a bit chosen by the packet). The
-    // answer is old value ^ chunk (0: not new), so that a packet that is
-    // not absorbed can write the old value back in a second pass.
-    Register<bit<32>, bit<21>>(ESA_POOL_SLOTS * 32, 0) worker_seen;
-    RegisterAction<bit<32>, bit<21>, bit<32>>(worker_seen) seen_mark = {
-        void apply(inout bit<32> v, out bit<32> rv) {
-            rv = v ^ meta.chunk;
-            v = meta.chunk;
-        }
-    };
-    RegisterAction<bit<32>, bit<21>, bit<32>>(worker_seen) seen_check = {
-        void apply(inout bit<32> v, out bit<32> rv) {
-            rv = v ^ meta.chunk;
-        }
-    };
-    RegisterAction<bit<32>, bit<21>, bit<32>>(worker_seen) seen_restore = {
-        void apply(inout bit<32> v) {
-            v = meta.tomb_value;
-        }
-    };
-    action s_mark() {
-        meta.seen_diff = seen_mark.execute(meta.index ++ hdr.esa.worker[4:0]);
-    }
-    action s_check() {
-        meta.seen_diff = seen_check.execute(meta.index ++ hdr.esa.worker[4:0]);
-    }
-    action s_restore() {
-        seen_restore.execute(meta.index ++ hdr.esa.worker[4:0]);
-    }
-    // ACCESS worker_seen: this table's single apply. First copies and the
-    // second pass of D2, D10 and D11 mark; a resend's first pass checks;
-    // the second pass of an INTENT_RESTORE_* writes the old value back.
-    table seen_step {
-        key = {
-            meta.data_mode: exact;
-            meta.intent: exact;
-        }
-        actions = { s_mark; s_check; s_restore; NoAction; }
-        const default_action = NoAction();
-        size = 16;
-        const entries = {
-            (DM_FIRST, INTENT_NONE): s_mark();
-            (DM_RESEND, INTENT_NONE): s_check();
-            (DM_PASS2, INTENT_FLUSH): s_mark();
-            (DM_PASS2, INTENT_EVICT): s_mark();
-            (DM_PASS2, INTENT_STALE): s_mark();
-            (DM_PASS2, INTENT_RESTORE_FALLBACK): s_restore();
-            (DM_PASS2, INTENT_RESTORE_COLLISION): s_restore();
-            (DM_PASS2, INTENT_RESTORE_BAD): s_restore();
-        }
-    }
     action set_w_new(bit<8> w) {
         meta.w_new = w;
     }
-    // w_new = (seen_diff != 0), for the tables after the owner's (which
-    // matches seen_diff itself, in the same stage as this one).
+    // w_new: the worker's bit was in the pending set slot_owner_copy
+    // answered (p_old & (1 << worker) != 0, by lookup), for decide. Pinned
+    // beside the first lanes: in stage 3 it pushed bitmap_step out.
+#define PENDING_WORKER(w) (32w1 << (w)) &&& (32w1 << (w)), (w)
+#define W_NEW_ENTRY(w) (PENDING_WORKER(w)): set_w_new(1);
+    @stage(4)
     table w_new_calc {
-        key = { meta.seen_diff: ternary; }
+        key = {
+            meta.p_old: ternary;
+            hdr.esa.worker: ternary;
+        }
         actions = { set_w_new; }
-        const default_action = set_w_new(1);
-        size = 2;
+        const default_action = set_w_new(0);
+        size = 32;
         const entries = {
-            0 &&& 0xffffffff: set_w_new(0);
+            W_NEW_ENTRY(0) W_NEW_ENTRY(1) W_NEW_ENTRY(2) W_NEW_ENTRY(3)
+            W_NEW_ENTRY(4) W_NEW_ENTRY(5) W_NEW_ENTRY(6) W_NEW_ENTRY(7)
+            W_NEW_ENTRY(8) W_NEW_ENTRY(9) W_NEW_ENTRY(10) W_NEW_ENTRY(11)
+            W_NEW_ENTRY(12) W_NEW_ENTRY(13) W_NEW_ENTRY(14) W_NEW_ENTRY(15)
+            W_NEW_ENTRY(16) W_NEW_ENTRY(17) W_NEW_ENTRY(18) W_NEW_ENTRY(19)
+            W_NEW_ENTRY(20) W_NEW_ENTRY(21) W_NEW_ENTRY(22) W_NEW_ENTRY(23)
+            W_NEW_ENTRY(24) W_NEW_ENTRY(25) W_NEW_ENTRY(26) W_NEW_ENTRY(27)
+            W_NEW_ENTRY(28) W_NEW_ENTRY(29) W_NEW_ENTRY(30) W_NEW_ENTRY(31)
         }
     }
 
-    // ---- stage 2: the owner -----------------------------------------------
+    // ---- stage 2: the owner and its copy -----------------------------------
+    // slot_owner answers the 4-bit predicate (cmplo: same chunk; cmphi:
+    // pending == 0, free or complete), slot_owner_copy, which takes the
+    // same updates from the same packets and so always holds the same
+    // words, the pending set before: a stateful ALU has one output.
+    //   _data: a first-copy DATA: clear the worker's bit if the chunk is in
+    //     the slot (init = full ^ bit; a duplicate's bit is already clear),
+    //     claim the slot if it is free.
+    //   _peek: resends, tombstoned chunks, PROBEs, a PULL's first pass: look.
+    //   _release: RESULT (init all ones: R1 completes and releases, the
+    //     chunk stays) and pass-2 FLUSH (D2, L1, atp's D5; init 0: the slot
+    //     becomes free), only if the chunk holds it. (init doubles as the
+    //     mask: a stateful ALU takes at most two PHV inputs, chunk and init,
+    //     over all its actions.)
+    //   _take: pass-2 EVICT: the packet's chunk takes the slot.
     Register<owner_t, bit<16>>(ESA_POOL_SLOTS, {0, 0}) slot_owner;
-    // A first-copy DATA whose worker is new here: count it if the chunk is
-    // in progress, claim the slot if it is free. cmplo: same chunk;
-    // cmphi: pending == 0 (free or complete).
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_data = {
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_data = {
         void apply(inout owner_t v, out bit<8> rv) {
             rv = this.predicate(v.chunk == meta.chunk, v.pending == 0);
-            if (v.chunk == meta.chunk && v.pending != 0) {
-                v.pending = v.pending - 1;
-            } else if (v.chunk != meta.chunk && v.pending == 0) {
+            if (v.chunk == meta.chunk) {
+                v.pending = v.pending & meta.init;
+            } else if (v.pending == 0) {
                 v.chunk = meta.chunk;
                 v.pending = meta.init;
             }
         }
     };
-    // Resends, tombstoned chunks, duplicates, PROBEs, a PULL's first pass:
-    // look, change nothing.
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_peek = {
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_peek = {
         void apply(inout owner_t v, out bit<8> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
         }
     };
-    // RESULT (init all ones: R1 completes and releases, the chunk stays) and
-    // pass-2 FLUSH (D2, L1, atp's D5; init 0: the slot becomes free), only if the
-    // chunk holds it. (init doubles as the mask: a stateful ALU takes at
-    // most two PHV inputs, chunk and init, over all its actions.)
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_release = {
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_release = {
         void apply(inout owner_t v, out bit<8> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
             if (v.chunk == meta.chunk) {
@@ -770,10 +742,41 @@ control EsaIngress(inout headers_t hdr,
             }
         }
     };
-    // Pass-2 EVICT: the packet's chunk takes the slot.
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) owner_take = {
+    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_take = {
         void apply(inout owner_t v, out bit<8> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
+            v.chunk = meta.chunk;
+            v.pending = meta.init;
+        }
+    };
+    // The copy: the same four updates, answering the pending set before.
+    Register<owner_t, bit<16>>(ESA_POOL_SLOTS, {0, 0}) slot_owner_copy;
+    RegisterAction<owner_t, bit<16>, bit<32>>(slot_owner_copy) slot_owner_copy_data = {
+        void apply(inout owner_t v, out bit<32> rv) {
+            rv = v.pending;
+            if (v.chunk == meta.chunk) {
+                v.pending = v.pending & meta.init;
+            } else if (v.pending == 0) {
+                v.chunk = meta.chunk;
+                v.pending = meta.init;
+            }
+        }
+    };
+    RegisterAction<owner_t, bit<16>, bit<32>>(slot_owner_copy) slot_owner_copy_peek = {
+        void apply(inout owner_t v, out bit<32> rv) {
+            rv = v.pending;
+        }
+    };
+    RegisterAction<owner_t, bit<16>, bit<32>>(slot_owner_copy) slot_owner_copy_release = {
+        void apply(inout owner_t v) {
+            if (v.chunk == meta.chunk) {
+                v.chunk = v.chunk & meta.init;
+                v.pending = 0;
+            }
+        }
+    };
+    RegisterAction<owner_t, bit<16>, bit<32>>(slot_owner_copy) slot_owner_copy_take = {
+        void apply(inout owner_t v) {
             v.chunk = meta.chunk;
             v.pending = meta.init;
         }
@@ -869,49 +872,62 @@ control EsaIngress(inout headers_t hdr,
     };
 
 
-    // ACCESS slot_owner: one table, one RegisterAction per packet, chosen
-    // by lookup (nested gateways over these fields exceeded a gateway's
-    // input).
+    // ACCESS slot_owner, slot_owner_copy: one table each, keyed alike, one
+    // RegisterAction per packet, chosen by lookup (nested gateways over
+    // these fields exceeded a gateway's input).
     action o_data() {
-        meta.o_pred = owner_data.execute(meta.index);
+        meta.o_pred = slot_owner_data.execute(meta.index);
     }
     action o_peek() {
-        meta.o_pred = owner_peek.execute(meta.index);
+        meta.o_pred = slot_owner_peek.execute(meta.index);
     }
     action o_release() {
-        meta.o_pred = owner_release.execute(meta.index);
+        meta.o_pred = slot_owner_release.execute(meta.index);
     }
     action o_take() {
-        meta.o_pred = owner_take.execute(meta.index);
+        meta.o_pred = slot_owner_take.execute(meta.index);
     }
+    action c_data() {
+        meta.p_old = slot_owner_copy_data.execute(meta.index);
+    }
+    action c_peek() {
+        meta.p_old = slot_owner_copy_peek.execute(meta.index);
+    }
+    action c_release() {
+        slot_owner_copy_release.execute(meta.index);
+    }
+    action c_take() {
+        slot_owner_copy_take.execute(meta.index);
+    }
+#define OWNER_STEP(data, peek, release, take)                                   \
+        key = {                                                                 \
+            meta.verdict: exact;                                                \
+            meta.worker_diff[7:7]: exact @name("worker_in_range");             \
+            hdr.esa.packet_type: ternary;                                       \
+            meta.intent: ternary;                                               \
+            meta.data_mode: ternary;                                            \
+            meta.t_hit: ternary;                                                \
+        }                                                                       \
+        actions = { data; peek; release; take; NoAction; }                      \
+        const default_action = NoAction();                                      \
+        size = 16;                                                              \
+        const entries = {                                                       \
+            (VERDICT_AGGREGATE, 1, TYPE_RESULT, _, _, _): release();            \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _): release();   \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _): take();          \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _): peek();         \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1): peek();          \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _): data();          \
+            (VERDICT_AGGREGATE, 1, TYPE_PROBE, _, _, _): peek();                \
+            (VERDICT_AGGREGATE, 1, TYPE_PULL, INTENT_FLUSH, _, _): release();   \
+            (VERDICT_AGGREGATE, 1, TYPE_PULL, _, _, _): peek();                 \
+        }
+    // verdict, in range, type, intent, data_mode, t_hit
     table owner_step {
-        key = {
-            meta.verdict: exact;
-            meta.worker_diff[7:7]: exact @name("worker_in_range");
-            hdr.esa.packet_type: ternary;
-            meta.intent: ternary;
-            meta.data_mode: ternary;
-            meta.t_hit: ternary;
-            meta.seen_diff: ternary;
-        }
-        actions = { o_data; o_peek; o_release; o_take; NoAction; }
-        const default_action = NoAction();
-        size = 16;
-        const entries = {
-            // verdict, in range, type, intent, data_mode, t_hit, seen_diff
-            // (0: the worker is not new)
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_RESTORE_FALLBACK &&& 0xfc, _, _, _): NoAction();
-            (VERDICT_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): o_release();
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): o_release();
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): o_take();
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _, _): o_peek();
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): o_peek();
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, 0): o_peek();
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): o_data();
-            (VERDICT_AGGREGATE, 1, TYPE_PROBE, _, _, _, _): o_peek();
-            (VERDICT_AGGREGATE, 1, TYPE_PULL, INTENT_FLUSH, _, _, _): o_release();
-            (VERDICT_AGGREGATE, 1, TYPE_PULL, _, _, _, _): o_peek();
-        }
+        OWNER_STEP(o_data, o_peek, o_release, o_take)
+    }
+    table owner_copy_step {
+        OWNER_STEP(c_data, c_peek, c_release, c_take)
     }
 
     // ---- stage 3: four tables, one per register, keyed alike -----------
@@ -930,34 +946,49 @@ control EsaIngress(inout headers_t hdr,
     //   PEEK    a resend of the chunk in the slot: D5 or D2 by the bitmap;
     //           a PULL of it: L1 or L2
     //   PROBE   a PROBE of the chunk in the slot: P1 or P2 by the bitmap
-    //   ADD     D1 / D3: a new worker of the chunk in progress
+    //   ADD     D1 / D3: a new worker of the chunk in progress (its bit
+    //           pending: one entry per worker id)
     //   CLAIM   D9: the owner claimed the free slot
     //   HELD    another chunk holds the slot: D10, D11 or D12
     //   (none)  D4, D6, D7, D8, R2, Q1, A1, P2, L2: no access
 #define STEP_KEY                                                                \
         key = {                                                                 \
             hdr.esa.packet_type: ternary;                                       \
-            meta.intent: ternary;                                               \
+            meta.intent[3:0]: ternary @name("intent");                          \
             meta.data_mode: ternary;                                            \
-            meta.t_hit: ternary;                                                \
-            meta.w_new: ternary;                                                \
-            meta.o_pred: ternary;                                               \
-            meta.flush_new: ternary;                                            \
+            meta.t_hit[0:0]: ternary @name("t_hit");                            \
+            meta.p_old: ternary;                                                \
+            hdr.esa.worker[4:0]: ternary @name("worker");                       \
+            meta.o_pred[3:0]: ternary @name("o_pred");                          \
+            meta.flush_new[0:0]: ternary @name("flush_new");                    \
         }
+// ADD: a first copy whose worker's bit is in the pending set the owner's
+// copy answered (PENDING_WORKER: p_old, worker), one entry per worker id:
+// a duplicate matches none and touches no register of the slot (D4).
+// (The key takes only the bits its fields use: 58 bits, two TCAM blocks
+// wide; whole fields took three, and one of the four tables went to stage 4.)
+#define STEP_ADD(w, add) (TYPE_DATA, (bit<4>)INTENT_NONE, DM_FIRST, 0, PENDING_WORKER(w), (bit<4>)P_LO, _): add;
 #define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, probe, add, claim, held) \
         const entries = {                                                       \
-            (TYPE_RESULT, _, _, _, _, P_LO, _): result;                         \
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, 1): flush_new;             \
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, P_LO, _): flush_old;             \
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, P_LO, _): flush_old;             \
-            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _): evict;                    \
-            (TYPE_DATA, INTENT_STALE, _, _, _, _, _): evict;                    \
-            (TYPE_DATA, INTENT_NONE, DM_RESEND, _, _, P_LO, _): peek;           \
-            (TYPE_PULL, INTENT_NONE, _, _, _, P_LO, _): peek;                   \
-            (TYPE_PROBE, INTENT_NONE, _, _, _, P_LO, _): probe;                 \
-            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_LO, _): add;             \
-            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_HI, _): claim;           \
-            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, 1, P_NEITHER, _): held;       \
+            (TYPE_RESULT, _, _, _, _, _, (bit<4>)P_LO, _): result;              \
+            (TYPE_DATA, (bit<4>)INTENT_FLUSH, _, _, _, _, (bit<4>)P_LO, 1): flush_new; \
+            (TYPE_DATA, (bit<4>)INTENT_FLUSH, _, _, _, _, (bit<4>)P_LO, _): flush_old; \
+            (TYPE_PULL, (bit<4>)INTENT_FLUSH, _, _, _, _, (bit<4>)P_LO, _): flush_old; \
+            (TYPE_DATA, (bit<4>)INTENT_EVICT, _, _, _, _, _, _): evict;         \
+            (TYPE_DATA, (bit<4>)INTENT_STALE, _, _, _, _, _, _): evict;         \
+            (TYPE_DATA, (bit<4>)INTENT_NONE, DM_RESEND, _, _, _, (bit<4>)P_LO, _): peek; \
+            (TYPE_PULL, (bit<4>)INTENT_NONE, _, _, _, _, (bit<4>)P_LO, _): peek; \
+            (TYPE_PROBE, (bit<4>)INTENT_NONE, _, _, _, _, (bit<4>)P_LO, _): probe; \
+            STEP_ADD(0, add) STEP_ADD(1, add) STEP_ADD(2, add) STEP_ADD(3, add) \
+            STEP_ADD(4, add) STEP_ADD(5, add) STEP_ADD(6, add) STEP_ADD(7, add) \
+            STEP_ADD(8, add) STEP_ADD(9, add) STEP_ADD(10, add) STEP_ADD(11, add) \
+            STEP_ADD(12, add) STEP_ADD(13, add) STEP_ADD(14, add) STEP_ADD(15, add) \
+            STEP_ADD(16, add) STEP_ADD(17, add) STEP_ADD(18, add) STEP_ADD(19, add) \
+            STEP_ADD(20, add) STEP_ADD(21, add) STEP_ADD(22, add) STEP_ADD(23, add) \
+            STEP_ADD(24, add) STEP_ADD(25, add) STEP_ADD(26, add) STEP_ADD(27, add) \
+            STEP_ADD(28, add) STEP_ADD(29, add) STEP_ADD(30, add) STEP_ADD(31, add) \
+            (TYPE_DATA, (bit<4>)INTENT_NONE, DM_FIRST, 0, _, _, (bit<4>)P_HI, _): claim; \
+            (TYPE_DATA, (bit<4>)INTENT_NONE, DM_FIRST, 0, _, _, (bit<4>)P_NEITHER, _): held; \
         }
 
     action b_full() {
@@ -996,7 +1027,7 @@ control EsaIngress(inout headers_t hdr,
         actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_probe; b_swap;
                     b_claim; NoAction; }
         const default_action = NoAction();
-        size = 16;
+        size = 48;
         STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(), b_probe(),
                      b_or_add(), b_claim(), NoAction())
     }
@@ -1011,7 +1042,7 @@ control EsaIngress(inout headers_t hdr,
         STEP_KEY
         actions = { k_read; k_swap; NoAction; }
         const default_action = NoAction();
-        size = 16;
+        size = 48;
         STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(), NoAction(),
                      k_read(), k_swap(), k_read())
     }
@@ -1026,7 +1057,7 @@ control EsaIngress(inout headers_t hdr,
         STEP_KEY
         actions = { ts_touch; ts_stale; NoAction; }
         const default_action = NoAction();
-        size = 16;
+        size = 48;
         STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(), NoAction(),
                      ts_touch(), ts_touch(), ts_stale())
     }
@@ -1044,7 +1075,7 @@ control EsaIngress(inout headers_t hdr,
         STEP_KEY
         actions = { m_swap; m_or; m_read; NoAction; }
         const default_action = NoAction();
-        size = 16;
+        size = 48;
         STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(), NoAction(),
                      m_or(), m_swap(), NoAction())
     }
@@ -1251,9 +1282,7 @@ control EsaIngress(inout headers_t hdr,
         SET_ROW(ROW_PROBES_FORWARDED)
     }
     action d_bad_worker() {
-        // worker >= fan_in: dropped; the tombstone was only read and
-        // worker_seen's entry for this worker id is one no packet of the
-        // job can use.
+        // worker >= fan_in: dropped; the tombstone was only read.
         meta.verdict = VERDICT_DROP;
         meta.job_drop = 1;
         meta.drop_reason = DROP_BAD_WORKER;
@@ -1342,17 +1371,6 @@ control EsaIngress(inout headers_t hdr,
         meta.resub.victim = meta.victim_chunk;
         ig_dprsr_md.resubmit_type = 1;
     }
-    action d_resubmit_restore(bit<8> intent) {
-        // D7, D12, a bad worker id, whose first copy marked worker_seen
-        // over another chunk: the second pass writes the old value back,
-        // then does the same.
-        meta.resub.setValid();
-        meta.resub.intent = intent;
-        meta.resub.is_new = 0;
-        meta.resub.flags = 0;
-        meta.resub.victim = meta.seen_old;
-        ig_dprsr_md.resubmit_type = 1;
-    }
     action d_resubmit_flush() {
         // D2: the flush happens in a second pass; the own chunk is
         // tombstoned (but in atp); the FLUSH keeps the packet's RESEND and
@@ -1394,7 +1412,7 @@ control EsaIngress(inout headers_t hdr,
         actions = {
             d_relay; d_pending; d_probe_to_ps; d_bad_worker; d_fallback; d_collision; d_absorb;
             d_flush; d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit;
-            d_resubmit_flush; d_resubmit_slot_flush; d_resubmit_restore; NoAction;
+            d_resubmit_flush; d_resubmit_slot_flush; NoAction;
         }
         const default_action = NoAction();
         size = 64;
@@ -1418,13 +1436,6 @@ control EsaIngress(inout headers_t hdr,
             (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
             (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _, _): d_resubmit_slot_flush(0);
             (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            // pass 2 of a restore: what pass 1 decided
-            (TYPE_DATA, INTENT_RESTORE_BAD, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
-            (TYPE_DATA, INTENT_RESTORE_FALLBACK, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_RESTORE_COLLISION, _, _, _, _, _, _, _, _, _, _, _): d_collision();
-            // pass 1, a bad worker id that marked worker_seen over another chunk
-            (TYPE_DATA, INTENT_NONE, DM_FIRST, 0, _, 1, _, _, _, _, _, _, _):
-                d_resubmit_restore(INTENT_RESTORE_BAD);
             (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _, _): d_bad_worker();
             // pass 2
             (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _): d_flush(ROW_FLUSHED);
@@ -1438,11 +1449,9 @@ control EsaIngress(inout headers_t hdr,
             (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _, _): d_resubmit_flush();
             (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
-            (TYPE_DATA, _, DM_FIRST, _, 1, 1, _, _, _, _, _, _, _):
-                d_resubmit_restore(INTENT_RESTORE_FALLBACK);
             (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, _, DM_FIRST, _, _, 0, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, P_LO, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _):
                 d_complete(1);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _):
@@ -1456,8 +1465,6 @@ control EsaIngress(inout headers_t hdr,
                 d_resubmit(INTENT_STALE);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _, _):
                 d_resubmit(INTENT_EVICT);
-            (TYPE_DATA, _, DM_FIRST, _, _, 1, P_NEITHER, _, _, _, _, _, _):
-                d_resubmit_restore(INTENT_RESTORE_COLLISION);
             (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _, _): d_collision();
         }
     }
@@ -1522,7 +1529,7 @@ control EsaIngress(inout headers_t hdr,
             pool_config.apply();
         }
 
-        // ---- stage 1: admission; tombstone and worker_seen for a DATA
+        // ---- stage 1: admission; the tombstone for a DATA
         // (or a PULL's second pass) that passed every check stage 0 can
         // decide ----------------------------------------------------------
         admission.apply();
@@ -1540,15 +1547,13 @@ control EsaIngress(inout headers_t hdr,
             priority_clamp.apply();
         }
         if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.sender_ok == 1) {
-            // ACCESS slot_tombstone, worker_seen: these tables' single applies.
+            // ACCESS slot_tombstone: this table's single apply.
             tombstone_step.apply();
-            seen_step.apply();
         }
         meta.expire = meta.now + meta.stale_after;
         if (meta.intent == INTENT_FLUSH && meta.flush_new == 0) {
-            // D2's second pass for a worker that already brought this chunk
-            // here (worker_seen), also when the chunk left the slot and
-            // came back: its contribution is not added, nor its bit.
+            // D2's second pass for a worker whose bit was no longer
+            // pending in pass 1: its contribution is not added, nor its bit.
             meta.wbit = 0;
         }
 
@@ -1566,11 +1571,12 @@ control EsaIngress(inout headers_t hdr,
         if (meta.verdict == VERDICT_L2) {
             l2.apply();
         }
-        w_new_calc.apply();
-        // ACCESS slot_owner: owner_step's single apply.
+        // ACCESS slot_owner, slot_owner_copy: these tables' single applies.
         owner_step.apply();
+        owner_copy_step.apply();
 
         // ---- stage 3: bitmap, key, timestamp, meta; the lane op ---------
+        w_new_calc.apply();
         if (meta.verdict == VERDICT_AGGREGATE && meta.worker_diff[7:7] == 1) {
             bitmap_step.apply();
             key_step.apply();
@@ -1591,7 +1597,6 @@ control EsaIngress(inout headers_t hdr,
             meta.f_d1 = meta.m_old | meta.m_ovf;
             meta.f_flush = meta.m_old | meta.flush_flags;
             meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
-            meta.seen_old = meta.seen_diff ^ meta.chunk;
             priority_order.apply();
         }
         if (meta.b_old != 0) {

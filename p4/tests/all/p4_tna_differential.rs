@@ -8,17 +8,7 @@
 //! - time runs in 65.536 µs units on Tofino: the model's clock and
 //!   `stale_after` are read in those units here (the switch clock is set
 //!   in ns, model time << 16);
-//! - a first copy whose worker already brought this chunk to this slot (a
-//!   first copy absorbed, or a resend in the second pass of D2 or of atp's
-//!   D5) is a duplicate on Tofino whatever the slot holds now, also after
-//!   an atp flush, which leaves no tombstone. When the program drops
-//!   such a packet as a duplicate where the model took another row, the test
-//!   checks that the worker did bring that chunk to that slot before (its
-//!   own record of `worker_seen`), that nothing was emitted and that only
-//!   `data_rx` and `duplicates` moved; the model is rolled back to before
-//!   the packet and the two counters are credited to it;
-//! - `released` is not counted on Tofino.
-//!
+//! - `released` is not counted on Tofino;
 //! - a resend whose own contribution completes the chunk is flushed to the
 //!   PS (D2, complete sum and full bitmap) instead of completed in the slot
 //!   (D1); the slot is then free on Tofino and taken on the model, so the
@@ -30,11 +20,6 @@
 //! at a time), so the interleavings docs/protocol.md describes between them
 //! do not arise.
 //!
-//! - a resend whose worker already brought this chunk to this slot (its
-//!   contribution then left with an EVICTED, and the chunk came back) is
-//!   not added again: D2's FLUSH carries the partial without the packet's
-//!   values and bit, where the model adds them.
-//!
 //! `ESA_DIFF_TRACE=<seed>` prints that trace's DATA packets and rows;
 //! `ESA_DIFF_TRACES=<n>` runs n traces (500 by default).
 
@@ -44,7 +29,7 @@ use esa_core::pool::{Pool, PoolConfig};
 use esa_core::rng::Rng;
 use esa_p4::{Arch, Defines, counters};
 use p4sim::v1switch::V1Switch;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use support::{Job, hex, random_jobs, random_packet};
 
@@ -79,7 +64,7 @@ impl Tna {
     }
 }
 
-/// What a DATA frame says, for the test's record of `worker_seen`.
+/// What a DATA frame says, for the trace and the resend difference.
 struct DataInfo {
     job: u16,
     worker: u8,
@@ -129,17 +114,10 @@ fn run_trace(
     esa_p4::sim::set_stale_param(&mut p4.switch, Arch::Tna, stale_after).unwrap();
     let jobs: Vec<Job> = random_jobs(&mut rng, SLOTS);
     support::install_jobs(&mut pool, &mut p4.switch, Arch::Tna, &jobs);
-    // (absolute slot, worker) -> the last chunk that worker's DATA
-    // brought there, as the model admitted it
-    let mut worker_seen: HashMap<(u16, u8), u32> = HashMap::new();
-    // counters the model is owed for the packets rolled back
-    let mut credit: HashMap<(u16, &'static str), u64> = HashMap::new();
     let mut now = 1_000u64;
     for step in 0..steps {
         now += rng.range(0, 25);
         let (port, frame) = random_packet(&mut rng, &jobs, LANES);
-        let before = pool.clone();
-        let dup_before = data_info(&frame).map(|d| p4.job_counter("duplicates", d.job));
         let decision = pool.process(&frame, port, now);
         let mut want = decision
             .emit
@@ -165,23 +143,7 @@ fn run_trace(
                 have.len()
             );
         }
-        let admitted = !matches!(decision.rule, "admission" | "not-esa");
-        // the documented worker_seen difference: Tofino dropped a first
-        // copy as a duplicate of what this worker brought to this slot
-        // before, where the model took another row (with or without output)
-        let documented = info.as_ref().is_some_and(|d| {
-            let base = jobs
-                .iter()
-                .find(|j| j.id == d.job)
-                .map_or(0, |j| j.entry.slot_base);
-            admitted
-                && !d.resend
-                && !matches!(decision.rule, "D4" | "D6")
-                && have.is_empty()
-                && worker_seen.get(&(base + d.slot, d.worker)) == Some(&d.chunk)
-                && p4.job_counter("duplicates", d.job) == dup_before.flatten().map(|n| n + 1)
-        });
-        if want != have || documented {
+        if want != have {
             // a resend that completes the chunk: D2's FLUSH with the
             // complete sum to the job's PS instead of D1 (the slot is freed,
             // so the two differ from here on: the trace ends)
@@ -189,63 +151,16 @@ fn run_trace(
                 .as_ref()
                 .and_then(|d| jobs.iter().find(|j| j.id == d.job))
                 .map(|j| j.entry.ps_port);
-
-            // D2 for a worker whose earlier copy of this chunk went to the
-            // PS with an EVICTED: the FLUSH carries the partial without the
-            // packet's values and bit (the model adds them again)
-            let flush_without = |m: &[u8], t: &[u8], pkt: &[u8]| -> bool {
-                if m.len() != t.len() || m.len() < 58 + 4 * LANES || pkt.len() < 58 + 4 * LANES {
-                    return false;
-                }
-                let word = |b: &[u8], at: usize| {
-                    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-                };
-                let wbit = 1u32 << pkt[57];
-                let lanes_ok = (0..LANES).all(|l| {
-                    let at = 58 + 4 * l;
-                    word(t, at) == word(m, at).wrapping_sub(word(pkt, at))
-                });
-                m[..42] == t[..42]
-                    && m[44..50] == t[44..50]
-                    && word(t, 50) == word(m, 50) & !wbit
-                    && word(m, 50) & wbit != 0
-                    && m[54] == t[54]
-                    && t[55] + 1 == m[55]
-                    && m[56..58] == t[56..58]
-                    && lanes_ok
-            };
-            let flush_without_packet = info.as_ref().is_some_and(|d| d.resend)
-                && decision.rule == "D2"
-                && want.len() == 1
-                && have.len() == 1
-                && want[0].0 == have[0].0
-                && want[0].1.get(42..44) == have[0].1.get(42..44)
-                && flush_without(&want[0].1, &have[0].1, &frame);
-            if flush_without_packet {
-                seen.insert("flush without a returning worker");
-                continue;
-            }
-            // (also when the worker returns: then without its values)
             let flushed_completion = info.as_ref().is_some_and(|d| d.resend)
                 && decision.rule == "D1"
                 && have.len() == 1
                 && Some(have[0].0) == ps
                 && have[0].1.get(42).is_some_and(|b| b & 0x0f == 5)
-                && want.iter().any(|(_, f)| {
-                    f.get(50..) == have[0].1.get(50..) || flush_without(f, &have[0].1, &frame)
-                });
+                && want.iter().any(|(_, f)| f.get(50..) == have[0].1.get(50..));
             if flushed_completion {
                 seen.insert("resend completion flushed");
                 *ended_early += 1;
                 return Ok(());
-            }
-            if documented {
-                seen.insert("worker_seen duplicate");
-                pool = before;
-                let job = info.as_ref().map_or(0, |d| d.job);
-                *credit.entry((job, "duplicates")).or_default() += 1;
-                *credit.entry((job, "data_rx")).or_default() += 1;
-                continue;
             }
             let show = |v: &[(u16, Vec<u8>)]| {
                 v.iter()
@@ -253,7 +168,7 @@ fn run_trace(
                     .collect::<Vec<_>>()
                     .join("\n")
             };
-            let counters = counters_match(&pool, &mut p4, &jobs, &credit)
+            let counters = counters_match(&pool, &mut p4, &jobs)
                 .err()
                 .unwrap_or_default();
             return Err(format!(
@@ -265,8 +180,7 @@ fn run_trace(
             ));
         }
         seen.insert(support::row(&jobs, &frame, &decision));
-        if let Err(e) =
-            counters_match(&pool, &mut p4, &jobs, &credit).and_then(|()| slots_match(&pool, &p4))
+        if let Err(e) = counters_match(&pool, &mut p4, &jobs).and_then(|()| slots_match(&pool, &p4))
         {
             return Err(format!(
                 "seed {seed} step {step}: packet on port {port} (model row {}):\n  {}\n{e}",
@@ -274,27 +188,8 @@ fn run_trace(
                 hex(&frame)
             ));
         }
-        // rows whose packet marks worker_seen and keeps the mark (D7, D12
-        // and a bad worker id write the old value back in a second pass;
-        // resends only read it, except the second pass of D2 and of atp's
-        // D5)
-        let row = support::row(&jobs, &frame, &decision);
-        let marks = matches!(
-            row,
-            "D1" | "D2" | "D2 atp" | "D3" | "D4" | "D6" | "D9" | "D10" | "D11"
-        );
-        let resend_marks = matches!(row, "D2" | "D2 atp" | "D5 atp");
-        if let Some(d) = info.filter(|d| (marks && !d.resend) || (d.resend && resend_marks)) {
-            let base = jobs
-                .iter()
-                .find(|j| j.id == d.job)
-                .map_or(0, |j| j.entry.slot_base);
-            if d.worker < 32 {
-                worker_seen.insert((base + d.slot, d.worker), d.chunk);
-            }
-        }
     }
-    counters_match(&pool, &mut p4, &jobs, &credit).map_err(|e| format!("seed {seed}: {e}"))?;
+    counters_match(&pool, &mut p4, &jobs).map_err(|e| format!("seed {seed}: {e}"))?;
     for (index, want) in pool.global_counters().by_index() {
         let have = p4.counter(counters::global_counter(Arch::Tna), index);
         if have != want {
@@ -354,17 +249,10 @@ fn slots_match(pool: &Pool, p4: &Tna) -> Result<(), String> {
     Ok(())
 }
 
-/// Every per-job counter of the model (plus what it is owed) equals the
-/// TNA program's.
-fn counters_match(
-    pool: &Pool,
-    p4: &mut Tna,
-    jobs: &[Job],
-    credit: &HashMap<(u16, &'static str), u64>,
-) -> Result<(), String> {
+/// Every per-job counter of the model equals the TNA program's.
+fn counters_match(pool: &Pool, p4: &mut Tna, jobs: &[Job]) -> Result<(), String> {
     for job in jobs {
-        for (name, model) in pool.counters(job.id).by_name() {
-            let want = model + credit.get(&(job.id, name)).copied().unwrap_or(0);
+        for (name, want) in pool.counters(job.id).by_name() {
             if let Some(have) = p4.job_counter(name, job.id)
                 && have != want
             {
