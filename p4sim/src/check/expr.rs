@@ -245,7 +245,16 @@ impl<'p> Compiler<'p> {
             Val::Place(p, Ty::Struct(i)) => {
                 let s = &self.structs[i as usize];
                 if let Some(f) = s.fields.iter().find(|f| f.name.as_ref() == name) {
-                    return Ok(Val::Place(p.offset(f.n_off, f.w_off), f.ty.clone()));
+                    let mut member = p.offset(f.n_off, f.w_off);
+                    if s.kind == SKind::Union {
+                        member.union_siblings = s
+                            .fields
+                            .iter()
+                            .filter(|g| g.name != f.name)
+                            .map(|g| p.offset(g.n_off, g.w_off))
+                            .collect();
+                    }
+                    return Ok(Val::Place(member, f.ty.clone()));
                 }
                 match (s.kind, name) {
                     (SKind::Header, "isValid" | "setValid" | "setInvalid")
@@ -297,6 +306,7 @@ impl<'p> Compiler<'p> {
                                     stride_w: ew,
                                     count,
                                 })),
+                                union_siblings: Vec::new(),
                             },
                             *e,
                         ))
@@ -325,6 +335,7 @@ impl<'p> Compiler<'p> {
                         stride_w: ew,
                         count: *count,
                     })),
+                    union_siblings: Vec::new(),
                 };
                 self.member(Val::Place(dynp, (**e).clone()), m, span)
             }
@@ -420,6 +431,7 @@ impl<'p> Compiler<'p> {
                     stride_w: ew,
                     count,
                 })),
+                union_siblings: Vec::new(),
             },
             *e,
         ))

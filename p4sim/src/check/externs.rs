@@ -44,6 +44,43 @@ impl<'p> Compiler<'p> {
         (fields.into(), bits)
     }
 
+    /// Stores that make the other members of `p`'s header union invalid
+    /// (none when `p` is not a union member).
+    fn invalidate_union_siblings(&mut self, p: &Place) -> Vec<St> {
+        p.union_siblings
+            .iter()
+            .map(|sibling| self.store(sibling, &Ty::Bool, Ex::Const(0)))
+            .collect()
+    }
+
+    /// When `e` is `stack.next.member` with `stack` a stack of header
+    /// unions: the access to the element at its nextIndex (advanced by an
+    /// extract).
+    fn union_stack_next(&mut self, e: &ast::Expr) -> Res<Option<StackAccess>> {
+        let ExprKind::Member { base, .. } = &e.kind else {
+            return Ok(None);
+        };
+        let ExprKind::Member { member, .. } = &base.kind else {
+            return Ok(None);
+        };
+        if member.as_str() != "next" {
+            return Ok(None);
+        }
+        let Val::StackNext(p, Ty::Stack(elem, count)) = self.expr(base)? else {
+            return Ok(None);
+        };
+        let (stride_n, stride_w) = self.size(&elem);
+        Ok(Some(StackAccess {
+            base_n: p.n,
+            base_w: p.w,
+            next_index: p.n.saturating_add(stride_n.saturating_mul(count)),
+            which: StackWhich::Next,
+            stride_n,
+            stride_w,
+            count,
+        }))
+    }
+
     pub(super) fn header_ref(&self, p: &Place, t: &Ty, span: Span) -> Res<HeaderRef> {
         let Some(s) = self.header_info(t) else {
             return err(
@@ -158,7 +195,12 @@ impl<'p> Compiler<'p> {
             v => {
                 let (ex, t) = self.rvalue(v, span)?;
                 let ty = self.scalar_bt(&t).unwrap_or(BitType::BIT1);
-                out.push(Leaf { ex, ty, valid });
+                out.push(Leaf {
+                    ex,
+                    ty,
+                    valid,
+                    varbit_len: None,
+                });
                 Ok(())
             }
         }
@@ -203,12 +245,19 @@ impl<'p> Compiler<'p> {
                     w = w.saturating_add(b);
                 }
             }
+            Ty::Varbit(w) => out.push(Leaf {
+                ex: self.load(p, t),
+                ty: bt(*w, false),
+                valid,
+                varbit_len: Some(self.load(p, &Ty::Bit(32))),
+            }),
             t => {
                 if let Some(b) = self.scalar_bt(t) {
                     out.push(Leaf {
                         ex: self.load(p, t),
                         ty: b,
                         valid,
+                        varbit_len: None,
                     });
                 }
             }
@@ -310,7 +359,9 @@ impl<'p> Compiler<'p> {
                         Ok(Val::Scalar(self.load(&p, &Ty::Bool), Ty::Bool))
                     }
                     (SKind::Header, "setValid") => {
-                        Ok(Val::Effect(vec![self.store(&p, &Ty::Bool, Ex::Const(1))]))
+                        let mut effect = self.invalidate_union_siblings(&p);
+                        effect.push(self.store(&p, &Ty::Bool, Ex::Const(1)));
+                        Ok(Val::Effect(effect))
                     }
                     (SKind::Header, "setInvalid") => {
                         Ok(Val::Effect(vec![self.store(&p, &Ty::Bool, Ex::Const(0))]))
@@ -407,6 +458,13 @@ impl<'p> Compiler<'p> {
                     }
                     self.nargs(args, 1, "extract", span)?;
                     let v = self.expr(&args[0].value)?;
+                    // Extracting into a union member makes the others
+                    // invalid; done first, while `next` still names the
+                    // element being extracted into.
+                    let mut effect = match &v {
+                        Val::Place(p, _) => self.invalidate_union_siblings(p),
+                        _ => Vec::new(),
+                    };
                     let r = match v {
                         Val::StackNext(p, Ty::Stack(e, count)) => {
                             let (en, ew) = self.size(&e);
@@ -422,7 +480,17 @@ impl<'p> Compiler<'p> {
                             }));
                             r
                         }
-                        Val::Place(p, t) => self.header_ref(&p, &t, args[0].value.span)?,
+                        // `stack.next.member` of a stack of header unions:
+                        // the member of the element at nextIndex, which
+                        // the extract advances.
+                        Val::Place(p, t) => match self.union_stack_next(&args[0].value)? {
+                            Some(stack) => {
+                                let mut r = self.header_ref(&Place::at(p.n, p.w), &t, span)?;
+                                r.stack = Some(Box::new(stack));
+                                r
+                            }
+                            None => self.header_ref(&p, &t, args[0].value.span)?,
+                        },
                         _ => return err(args[0].value.span, "extract needs a header"),
                     };
                     if r.fields.iter().any(|f| f.varbit_len.is_some()) {
@@ -432,7 +500,8 @@ impl<'p> Compiler<'p> {
                              extract(hdr, bits)",
                         );
                     }
-                    Ok(Val::Effect(vec![St::Extract(Box::new(r))]))
+                    effect.push(St::Extract(Box::new(r)));
+                    Ok(Val::Effect(effect))
                 }
                 "lookahead" => {
                     self.nargs(args, 0, "lookahead", span)?;

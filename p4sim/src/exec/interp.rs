@@ -798,7 +798,11 @@ impl<'a> Exec<'a> {
                     continue;
                 }
             }
-            if l.ty.width() > 64 {
+            if let Some(b) = self.varbit_leaf(l) {
+                if let Some(b) = b {
+                    w.push_bits(&b);
+                }
+            } else if l.ty.width() > 64 {
                 let b = self.eval_w(&l.ex);
                 w.push_bits(&b);
             } else {
@@ -809,8 +813,18 @@ impl<'a> Exec<'a> {
         w.finish()
     }
 
+    /// A varbit leaf's current bits (`None` inside when its length is 0);
+    /// `None` for any other leaf.
+    fn varbit_leaf(&mut self, l: &Leaf) -> Option<Option<Bits>> {
+        let len = self.eval(l.varbit_len.as_ref()?).min(u64::from(l.ty.width()));
+        let t = BitType::new(len as u32, false).ok().filter(|_| len > 0);
+        Some(t.map(|t| self.eval_w(&l.ex).cast(t)))
+    }
+
     fn leaf_values(&mut self, data: &[Leaf]) -> Vec<Bits> {
         data.iter()
+            // Digests and log messages leave varbit fields out.
+            .filter(|l| l.varbit_len.is_none())
             .map(|l| {
                 if l.ty.width() > 64 {
                     self.eval_w(&l.ex)
