@@ -55,7 +55,6 @@ impl<'p> Compiler<'p> {
                         | Ty::PacketOut
                         | Ty::Str
                         | Ty::InfInt
-                        | Ty::Varbit(_)
                 ) {
                     return err(
                         v.ty.span,

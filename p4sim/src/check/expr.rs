@@ -215,6 +215,72 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// `a == b` for values of compound type `t` as P4_16 defines it: two
+    /// headers are equal when both are invalid or both are valid with equal
+    /// fields (a varbit by its length and value); header unions, structs,
+    /// tuples and stacks member by member (a stack's nextIndex is not part
+    /// of its value).
+    fn compound_eq(&self, a: &Place, b: &Place, t: &Ty) -> Ex {
+        let and = |x: Ex, y: Ex| Ex::Bin(NOp::LAnd, 1, Box::new((x, y)));
+        match t {
+            Ty::Struct(i) => {
+                let s = &self.structs[*i as usize];
+                let fields = s.fields.iter().fold(Ex::Const(1), |acc, f| {
+                    let fe = self.compound_eq(
+                        &a.offset(f.n_off, f.w_off),
+                        &b.offset(f.n_off, f.w_off),
+                        &f.ty,
+                    );
+                    and(acc, fe)
+                });
+                if s.kind != SKind::Header {
+                    return fields;
+                }
+                let (va, vb) = (self.load(a, &Ty::Bool), self.load(b, &Ty::Bool));
+                let same_validity = Ex::Bin(NOp::Eq, 64, Box::new((va.clone(), vb)));
+                let invalid_or_equal = Ex::Bin(
+                    NOp::LOr,
+                    1,
+                    Box::new((Ex::Not(Box::new(va)), fields)),
+                );
+                and(same_validity, invalid_or_equal)
+            }
+            Ty::Stack(e, count) => {
+                let (n, w) = self.size(e);
+                (0..*count).fold(Ex::Const(1), |acc, i| {
+                    let (dn, dw) = (i.saturating_mul(n), i.saturating_mul(w));
+                    and(acc, self.compound_eq(&a.offset(dn, dw), &b.offset(dn, dw), e))
+                })
+            }
+            Ty::Tuple(ts) => {
+                let (mut n, mut w) = (0, 0);
+                let mut acc = Ex::Const(1);
+                for t in ts {
+                    acc = and(acc, self.compound_eq(&a.offset(n, w), &b.offset(n, w), t));
+                    let (dn, dw) = self.size(t);
+                    n = n.saturating_add(dn);
+                    w = w.saturating_add(dw);
+                }
+                acc
+            }
+            Ty::Varbit(_) => {
+                let len = |p: &Place| self.load(p, &Ty::Bit(32));
+                and(
+                    Ex::Bin(NOp::Eq, 64, Box::new((len(a), len(b)))),
+                    Ex::CmpW(Cmp::Eq, Box::new((self.load(a, t), self.load(b, t)))),
+                )
+            }
+            t => {
+                let (xe, ye) = (self.load(a, t), self.load(b, t));
+                if self.size(t) == (0, 1) {
+                    Ex::CmpW(Cmp::Eq, Box::new((xe, ye)))
+                } else {
+                    Ex::Bin(NOp::Eq, 64, Box::new((xe, ye)))
+                }
+            }
+        }
+    }
+
     pub(super) fn member(&mut self, b: Val, m: &ast::Ident, span: Span) -> Res<Val> {
         let name = m.as_str();
         match b {
@@ -686,21 +752,7 @@ impl<'p> Compiler<'p> {
                         if ta != tb {
                             return err(span, "type mismatch in comparison");
                         }
-                        let mut la = Vec::new();
-                        let mut lb = Vec::new();
-                        self.leaves(pa, ta, &mut la);
-                        self.leaves(pb, tb, &mut lb);
-                        let mut acc = Ex::Const(1);
-                        for ((x, t), (y, _)) in la.into_iter().zip(lb) {
-                            let xe = self.load(&x, &t);
-                            let ye = self.load(&y, &t);
-                            let c = if self.size(&t) == (0, 1) || matches!(t, Ty::Varbit(_)) {
-                                Ex::CmpW(Cmp::Eq, Box::new((xe, ye)))
-                            } else {
-                                Ex::Bin(NOp::Eq, 64, Box::new((xe, ye)))
-                            };
-                            acc = Ex::Bin(NOp::LAnd, 1, Box::new((acc, c)));
-                        }
+                        let mut acc = self.compound_eq(pa, pb, ta);
                         if op == B::Ne {
                             acc = Ex::Not(Box::new(acc));
                         }

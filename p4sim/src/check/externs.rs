@@ -53,6 +53,44 @@ impl<'p> Compiler<'p> {
             .collect()
     }
 
+    /// What `extract(e, ...)` writes: the header (with the stack access of
+    /// `stack.next` and `stack.next.member`), after the stores that make
+    /// the other members of its header union invalid. Those come first,
+    /// while `next` still names the element being extracted into.
+    fn extract_target(&mut self, e: &ast::Expr, span: Span) -> Res<(Vec<St>, HeaderRef)> {
+        let v = self.expr(e)?;
+        let effect = match &v {
+            Val::Place(p, _) => self.invalidate_union_siblings(p),
+            _ => Vec::new(),
+        };
+        let r = match v {
+            Val::StackNext(p, Ty::Stack(elem, count)) => {
+                let (stride_n, stride_w) = self.size(&elem);
+                let mut r = self.header_ref(&Place::at(0, 0), &elem, span)?;
+                r.stack = Some(Box::new(StackAccess {
+                    base_n: p.n,
+                    base_w: p.w,
+                    next_index: p.n.saturating_add(stride_n.saturating_mul(count)),
+                    which: StackWhich::Next,
+                    stride_n,
+                    stride_w,
+                    count,
+                }));
+                r
+            }
+            Val::Place(p, t) => match self.union_stack_next(e)? {
+                Some(stack) => {
+                    let mut r = self.header_ref(&Place::at(p.n, p.w), &t, span)?;
+                    r.stack = Some(Box::new(stack));
+                    r
+                }
+                None => self.header_ref(&p, &t, e.span)?,
+            },
+            _ => return err(e.span, "extract needs a header"),
+        };
+        Ok((effect, r))
+    }
+
     /// When `e` is `stack.next.member` with `stack` a stack of header
     /// unions: the access to the element at its nextIndex (advanced by an
     /// extract).
@@ -440,13 +478,13 @@ impl<'p> Compiler<'p> {
                     if self.block_kind != BlockKind::Parser {
                         return err(span, "extract can only be called in a parser");
                     }
+                    if args.len() != 2 {
+                        self.nargs(args, 1, "extract", span)?;
+                    }
+                    let (mut effect, r) = self.extract_target(&args[0].value, span)?;
+                    let has_varbit = r.fields.iter().any(|f| f.varbit_len.is_some());
                     if args.len() == 2 {
-                        let v = self.expr(&args[0].value)?;
-                        let Val::Place(p, t) = v else {
-                            return err(args[0].value.span, "extract needs a header");
-                        };
-                        let r = self.header_ref(&p, &t, args[0].value.span)?;
-                        if !r.fields.iter().any(|f| f.varbit_len.is_some()) {
+                        if !has_varbit {
                             return err(
                                 args[0].value.span,
                                 "extract with a length needs a header with a varbit field",
@@ -454,46 +492,10 @@ impl<'p> Compiler<'p> {
                         }
                         let bits = self.expr(&args[1].value)?;
                         let bits = self.coerce(bits, &Ty::Bit(32), args[1].value.span)?;
-                        return Ok(Val::Effect(vec![St::ExtractVar(Box::new(r), bits)]));
+                        effect.push(St::ExtractVar(Box::new(r), bits));
+                        return Ok(Val::Effect(effect));
                     }
-                    self.nargs(args, 1, "extract", span)?;
-                    let v = self.expr(&args[0].value)?;
-                    // Extracting into a union member makes the others
-                    // invalid; done first, while `next` still names the
-                    // element being extracted into.
-                    let mut effect = match &v {
-                        Val::Place(p, _) => self.invalidate_union_siblings(p),
-                        _ => Vec::new(),
-                    };
-                    let r = match v {
-                        Val::StackNext(p, Ty::Stack(e, count)) => {
-                            let (en, ew) = self.size(&e);
-                            let mut r = self.header_ref(&Place::at(0, 0), &e, span)?;
-                            r.stack = Some(Box::new(StackAccess {
-                                base_n: p.n,
-                                base_w: p.w,
-                                next_index: p.n.saturating_add(en.saturating_mul(count)),
-                                which: StackWhich::Next,
-                                stride_n: en,
-                                stride_w: ew,
-                                count,
-                            }));
-                            r
-                        }
-                        // `stack.next.member` of a stack of header unions:
-                        // the member of the element at nextIndex, which
-                        // the extract advances.
-                        Val::Place(p, t) => match self.union_stack_next(&args[0].value)? {
-                            Some(stack) => {
-                                let mut r = self.header_ref(&Place::at(p.n, p.w), &t, span)?;
-                                r.stack = Some(Box::new(stack));
-                                r
-                            }
-                            None => self.header_ref(&p, &t, args[0].value.span)?,
-                        },
-                        _ => return err(args[0].value.span, "extract needs a header"),
-                    };
-                    if r.fields.iter().any(|f| f.varbit_len.is_some()) {
+                    if has_varbit {
                         return err(
                             span,
                             "a header with a varbit field is extracted with its length: \

@@ -19,17 +19,6 @@ impl<'p> Compiler<'p> {
         }
     }
 
-    /// Whether a header (or a union's header) of type `t` has a varbit field.
-    pub(super) fn has_varbit(&self, t: &Ty) -> bool {
-        match t {
-            Ty::Varbit(_) => true,
-            Ty::Struct(i) => self.structs.get(*i as usize).is_some_and(|s| {
-                s.kind != SKind::Struct && s.fields.iter().any(|f| self.has_varbit(&f.ty))
-            }),
-            _ => false,
-        }
-    }
-
     pub(super) fn size(&self, t: &Ty) -> (u32, u32) {
         match t {
             Ty::Struct(i) => self.structs.get(*i as usize).map_or((0, 0), |s| (s.n, s.w)),
@@ -282,9 +271,6 @@ impl<'p> Compiler<'p> {
                 }
                 if n == 0 {
                     return err(size.span, "a header stack needs at least one element");
-                }
-                if self.has_varbit(&e) {
-                    return unsupported(t.span, "header stacks of headers with a varbit field");
                 }
                 Ty::Stack(Box::new(e), n)
             }
