@@ -16,16 +16,37 @@ impl<'p> Compiler<'p> {
     pub(super) fn header_layout(&self, s: &StructInfo) -> (Arc<[FieldLayout]>, u32) {
         let mut fields = Vec::new();
         let mut bits = 0;
+        self.lay_out_fields(s, 0, 0, &mut fields, &mut bits);
+        (fields.into(), bits)
+    }
+
+    /// The wire layout of `s`'s fields from `bits` on, their slots
+    /// `n_base`/`w_base` into the header (a struct field's own fields in
+    /// their order, as BMv2 flattens them).
+    fn lay_out_fields(
+        &self,
+        s: &StructInfo,
+        n_base: u32,
+        w_base: u32,
+        fields: &mut Vec<FieldLayout>,
+        bits: &mut u32,
+    ) {
         for f in &s.fields {
+            if let Ty::Struct(i) = f.ty
+                && let Some(inner) = self.structs.get(i as usize)
+            {
+                self.lay_out_fields(inner, n_base + f.n_off, w_base + f.w_off, fields, bits);
+                continue;
+            }
             if let Ty::Varbit(w) = f.ty {
                 // last (declare_struct sees to it); not counted in `bits`
                 fields.push(FieldLayout {
                     width: w,
                     signed: false,
                     wide: true,
-                    offset: f.w_off,
-                    at: bits,
-                    varbit_len: Some(f.n_off),
+                    offset: w_base + f.w_off,
+                    at: *bits,
+                    varbit_len: Some(n_base + f.n_off),
                 });
                 continue;
             }
@@ -35,13 +56,12 @@ impl<'p> Compiler<'p> {
                 width: b.width(),
                 signed: b.is_signed(),
                 wide,
-                offset: if wide { f.w_off } else { f.n_off },
-                at: bits,
+                offset: if wide { w_base + f.w_off } else { n_base + f.n_off },
+                at: *bits,
                 varbit_len: None,
             });
-            bits += b.width();
+            *bits += b.width();
         }
-        (fields.into(), bits)
     }
 
     /// Stores that make the other members of `p`'s header union invalid
@@ -560,20 +580,24 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// The bits a value of type `t` takes on the wire: a struct's fields
+    /// summed, a varbit's maximum width with `max`, else 0.
+    fn size_in_bits(&self, t: &Ty, max: bool) -> u64 {
+        match t {
+            Ty::Struct(i) => self.structs[*i as usize]
+                .fields
+                .iter()
+                .map(|f| self.size_in_bits(&f.ty, max))
+                .sum(),
+            Ty::Varbit(w) if max => u64::from(*w),
+            Ty::Varbit(_) => 0,
+            t => u64::from(self.scalar_bt(t).map_or(0, |b| b.width())),
+        }
+    }
+
     pub(super) fn size_method(&mut self, t: &Ty, name: &str, span: Span) -> Res<Val> {
         let bits = match t {
-            Ty::Struct(i) => {
-                let s = &self.structs[*i as usize];
-                let mut total = 0u64;
-                for f in &s.fields {
-                    total += match f.ty {
-                        Ty::Varbit(w) if name.starts_with("max") => u64::from(w),
-                        Ty::Varbit(_) => 0,
-                        _ => u64::from(self.scalar_bt(&f.ty).map_or(0, |b| b.width())),
-                    };
-                }
-                total
-            }
+            Ty::Struct(_) => self.size_in_bits(t, name.starts_with("max")),
             t => match self.scalar_bt(t) {
                 Some(b) => u64::from(b.width()),
                 None => return unsupported(span, format!("{name} of this type")),
