@@ -77,8 +77,22 @@ impl<'p> Compiler<'p> {
     /// `stack.next` and `stack.next.member`), after the stores that make
     /// the other members of its header union invalid. Those come first,
     /// while `next` still names the element being extracted into.
-    fn extract_target(&mut self, e: &ast::Expr, span: Span) -> Res<(Vec<St>, HeaderRef)> {
-        let v = self.expr(e)?;
+    fn extract_target(
+        &mut self,
+        e: &ast::Expr,
+        type_args: &[ast::Type],
+        span: Span,
+    ) -> Res<(Vec<St>, HeaderRef)> {
+        let v = if let ExprKind::DontCare = e.kind {
+            // `extract<H>(_)`: into a header of its own, read by nobody
+            let Some(t) = type_args.first() else {
+                return err(e.span, "extract(_) needs the header type: extract<H>(_)");
+            };
+            let t = self.resolve_type(t)?;
+            Val::Place(self.alloc(&t), t)
+        } else {
+            self.expr(e)?
+        };
         let effect = match &v {
             Val::Place(p, _) => self.invalidate_union_siblings(p),
             _ => Vec::new(),
@@ -501,7 +515,7 @@ impl<'p> Compiler<'p> {
                     if args.len() != 2 {
                         self.nargs(args, 1, "extract", span)?;
                     }
-                    let (mut effect, r) = self.extract_target(&args[0].value, span)?;
+                    let (mut effect, r) = self.extract_target(&args[0].value, type_args, span)?;
                     let has_varbit = r.fields.iter().any(|f| f.varbit_len.is_some());
                     if args.len() == 2 {
                         if !has_varbit {
