@@ -238,18 +238,18 @@ impl<'p> Compiler<'p> {
                 }
                 let (va, vb) = (self.load(a, &Ty::Bool), self.load(b, &Ty::Bool));
                 let same_validity = Ex::Bin(NOp::Eq, 64, Box::new((va.clone(), vb)));
-                let invalid_or_equal = Ex::Bin(
-                    NOp::LOr,
-                    1,
-                    Box::new((Ex::Not(Box::new(va)), fields)),
-                );
+                let invalid_or_equal =
+                    Ex::Bin(NOp::LOr, 1, Box::new((Ex::Not(Box::new(va)), fields)));
                 and(same_validity, invalid_or_equal)
             }
             Ty::Stack(e, count) => {
                 let (n, w) = self.size(e);
                 (0..*count).fold(Ex::Const(1), |acc, i| {
                     let (dn, dw) = (i.saturating_mul(n), i.saturating_mul(w));
-                    and(acc, self.compound_eq(&a.offset(dn, dw), &b.offset(dn, dw), e))
+                    and(
+                        acc,
+                        self.compound_eq(&a.offset(dn, dw), &b.offset(dn, dw), e),
+                    )
                 })
             }
             Ty::Tuple(ts) => {

@@ -56,7 +56,11 @@ impl<'p> Compiler<'p> {
                 width: b.width(),
                 signed: b.is_signed(),
                 wide,
-                offset: if wide { w_base + f.w_off } else { n_base + f.n_off },
+                offset: if wide {
+                    w_base + f.w_off
+                } else {
+                    n_base + f.n_off
+                },
                 at: *bits,
                 varbit_len: None,
             });

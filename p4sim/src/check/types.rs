@@ -332,7 +332,10 @@ impl<'p> Compiler<'p> {
     fn header_field_type(&self, t: &Ty) -> bool {
         match t {
             Ty::Bit(_) | Ty::Int(_) | Ty::Bool => true,
-            Ty::Enum(i) => self.enums.get(*i as usize).is_some_and(|e| e.underlying.is_some()),
+            Ty::Enum(i) => self
+                .enums
+                .get(*i as usize)
+                .is_some_and(|e| e.underlying.is_some()),
             Ty::Struct(i) => self.structs.get(*i as usize).is_some_and(|s| {
                 s.kind == SKind::Struct && s.fields.iter().all(|f| self.header_field_type(&f.ty))
             }),
@@ -382,9 +385,7 @@ impl<'p> Compiler<'p> {
                 );
             }
             let ok = match kind {
-                SKind::Header => {
-                    matches!(t, Ty::Varbit(_)) || self.header_field_type(&t)
-                }
+                SKind::Header => matches!(t, Ty::Varbit(_)) || self.header_field_type(&t),
                 SKind::Union => {
                     matches!(&t, Ty::Struct(i) if self.structs.get(*i as usize).is_some_and(|s| s.kind == SKind::Header))
                 }

@@ -362,6 +362,11 @@ impl<'a> Exec<'a> {
             }
             St::Advance(e) => {
                 let bits = self.eval(e) as usize;
+                if bits % 8 != 0 {
+                    return Flow::Reject(
+                        self.prog.error_code("ParserInvalidArgument").unwrap_or(0),
+                    );
+                }
                 let end = self.cursor.saturating_add(bits);
                 if end > self.pkt.len() * 8 {
                     return Flow::Reject(self.prog.error_code("PacketTooShort").unwrap_or(0));
@@ -538,14 +543,18 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
-    /// `extract(hdr, bits)` as BMv2 does it: `PacketTooShort` when the
-    /// packet has fewer than the fixed fields and `bits` left, then
-    /// `HeaderTooShort` when `bits` is more than the varbit's W; else the
-    /// fixed fields, then `bits` bits into the varbit.
+    /// `extract(hdr, bits)` as BMv2 does it: `ParserInvalidArgument` when
+    /// `bits` is not whole bytes, then `PacketTooShort` when the packet has
+    /// fewer than the fixed fields and `bits` left, then `HeaderTooShort`
+    /// when `bits` is more than the varbit's W; else the fixed fields, then
+    /// `bits` bits into the varbit.
     pub(crate) fn extract_var(&mut self, h: &HeaderRef, bits: u64) -> Flow {
         let Some(var) = h.fields.iter().find(|f| f.varbit_len.is_some()) else {
             return self.extract(h);
         };
+        if bits % 8 != 0 {
+            return Flow::Reject(self.prog.error_code("ParserInvalidArgument").unwrap_or(0));
+        }
         let left = (self.pkt.len() * 8).saturating_sub(self.cursor) as u64;
         if u64::from(h.bits) + bits > left {
             return Flow::Reject(self.prog.error_code("PacketTooShort").unwrap_or(0));
@@ -816,7 +825,9 @@ impl<'a> Exec<'a> {
     /// A varbit leaf's current bits (`None` inside when its length is 0);
     /// `None` for any other leaf.
     fn varbit_leaf(&mut self, l: &Leaf) -> Option<Option<Bits>> {
-        let len = self.eval(l.varbit_len.as_ref()?).min(u64::from(l.ty.width()));
+        let len = self
+            .eval(l.varbit_len.as_ref()?)
+            .min(u64::from(l.ty.width()));
         let t = BitType::new(len as u32, false).ok().filter(|_| len > 0);
         Some(t.map(|t| self.eval_w(&l.ex).cast(t)))
     }

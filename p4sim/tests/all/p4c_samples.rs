@@ -71,9 +71,11 @@ fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
     assert!(!stfs.is_empty(), "no *-bmv2.stf in {}", samples.display());
     // ESA_P4C_ONLY=NAME[,NAME...] runs just those programs (file names
     // without `.p4`), printing each one's outcome.
-    let only: Option<Vec<String>> = std::env::var("ESA_P4C_ONLY")
-        .ok()
-        .map(|v| v.split(',').map(|n| format!("{}.p4", n.trim_end_matches(".p4"))).collect());
+    let only: Option<Vec<String>> = std::env::var("ESA_P4C_ONLY").ok().map(|v| {
+        v.split(',')
+            .map(|n| format!("{}.p4", n.trim_end_matches(".p4")))
+            .collect()
+    });
     let known = known_failures();
     let (mut passed, mut psa) = (0, 0);
     let mut problems = Vec::new();
