@@ -420,6 +420,35 @@ impl<'p> Compiler<'p> {
             v @ (Val::Table(_) | Val::Extern(_) | Val::Packet(_) | Val::Control(_)) => {
                 Ok(Val::Method(Box::new(v), m.clone()))
             }
+            // `C.apply(...)` of a control type: an instance of its own,
+            // named after the type, at each such call (P4_16 §15.1).
+            Val::Type(Ty::Object(c))
+                if name == "apply"
+                    && self.globals.get(c.as_ref()).is_some_and(|ds| {
+                        ds.iter().any(|d| matches!(d, Declaration::Control(_)))
+                    }) =>
+            {
+                let ident = ast::Ident {
+                    name: c.clone(),
+                    span: m.span,
+                };
+                let instance = ast::Instantiation {
+                    annotations: Vec::new(),
+                    ty: ast::Type {
+                        kind: ast::TypeKind::Name(ast::Path {
+                            absolute: false,
+                            name: ident.clone(),
+                        }),
+                        span: m.span,
+                    },
+                    args: Vec::new(),
+                    name: ident,
+                    initializer: Vec::new(),
+                    span,
+                };
+                let control = self.instantiate(&instance)?;
+                Ok(Val::Method(Box::new(control), m.clone()))
+            }
             Val::Type(t) => match name {
                 "minSizeInBits" | "minSizeInBytes" | "maxSizeInBits" | "maxSizeInBytes" => {
                     Ok(Val::Method(Box::new(Val::Type(t)), m.clone()))
@@ -982,7 +1011,17 @@ impl<'p> Compiler<'p> {
         let mut pre = Vec::new();
         let mut post = Vec::new();
         for ((dir, p, t), a) in params.iter().zip(args) {
+            if matches!(dir, ast::Direction::Out | ast::Direction::InOut)
+                && let ExprKind::Slice { .. } = a.value.kind
+            {
+                self.slice_argument(*dir, p, t, &a.value, &mut pre, &mut post)?;
+                continue;
+            }
             let v = self.expr(&a.value)?;
+            let v = match dir {
+                ast::Direction::Out | ast::Direction::InOut => self.hoist_index(v, &mut pre),
+                _ => v,
+            };
             match dir {
                 ast::Direction::In | ast::Direction::None => {
                     self.assign(p, t, v, a.value.span, &mut pre)?;
@@ -1031,6 +1070,45 @@ impl<'p> Compiler<'p> {
         }
         // copy-out happens even when the callee executes `exit`
         Ok(vec![St::Call(Box::new((pre, post)))])
+    }
+
+    /// A slice `x[hi:lo]` as an `out`/`inout` argument: copied in (for
+    /// `inout`) from the bits, and back into them after the call, `x`
+    /// evaluated once.
+    fn slice_argument(
+        &mut self,
+        dir: ast::Direction,
+        p: &Place,
+        t: &Ty,
+        arg: &ast::Expr,
+        pre: &mut Vec<St>,
+        post: &mut Vec<St>,
+    ) -> Res<()> {
+        let (base, hi, lo) = self.slice_lvalue(arg)?;
+        let b = self.expr(base)?;
+        let Val::Place(bp, bt_) = self.hoist_index(b, pre) else {
+            return err(arg.span, "an out or inout argument must be a variable or field");
+        };
+        let whole = Val::Place(bp.clone(), bt_.clone());
+        let bits = self.slice(whole, hi, lo, arg.span)?;
+        let (_, slice_t) = self.rvalue(bits.clone(), arg.span)?;
+        if &slice_t != t {
+            return err(
+                arg.span,
+                format!(
+                    "type mismatch: expected {}, found {}",
+                    ty_name(self, t),
+                    ty_name(self, &slice_t)
+                ),
+            );
+        }
+        if dir == ast::Direction::InOut {
+            self.assign(p, t, bits, arg.span, pre)?;
+        } else {
+            self.zero(p, t, pre);
+        }
+        let value = Val::Place(p.clone(), t.clone());
+        self.assign_slice(&bp, &bt_, hi, lo, value, arg.span, arg.span, post)
     }
 
     pub(super) fn call_action(

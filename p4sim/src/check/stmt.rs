@@ -22,7 +22,7 @@ impl<'p> Compiler<'p> {
     /// without a call is left in place, read when the element is written:
     /// p4c orders only side effects, so on BMv2 `s[x].a = g(x)` with `g`
     /// changing `x` writes the element of `x`'s new value.
-    fn hoist_index(&mut self, target: Val, out: &mut Vec<St>) -> Val {
+    pub(super) fn hoist_index(&mut self, target: Val, out: &mut Vec<St>) -> Val {
         let Val::Place(mut p, t) = target else {
             return target;
         };
@@ -38,7 +38,7 @@ impl<'p> Compiler<'p> {
 
     /// The base of a slice l-value and the bits it names in it: in
     /// `x[7:4][2:1]`, bits 6..5 of `x`.
-    fn slice_lvalue<'e>(&mut self, lhs: &'e ast::Expr) -> Res<(&'e ast::Expr, u32, u32)> {
+    pub(super) fn slice_lvalue<'e>(&mut self, lhs: &'e ast::Expr) -> Res<(&'e ast::Expr, u32, u32)> {
         let ExprKind::Slice { base, hi, lo } = &lhs.kind else {
             return err(lhs.span, "internal: not a slice");
         };
