@@ -1087,7 +1087,10 @@ impl<'p> Compiler<'p> {
         let (base, hi, lo) = self.slice_lvalue(arg)?;
         let b = self.expr(base)?;
         let Val::Place(bp, bt_) = self.hoist_index(b, pre) else {
-            return err(arg.span, "an out or inout argument must be a variable or field");
+            return err(
+                arg.span,
+                "an out or inout argument must be a variable or field",
+            );
         };
         let whole = Val::Place(bp.clone(), bt_.clone());
         let bits = self.slice(whole, hi, lo, arg.span)?;

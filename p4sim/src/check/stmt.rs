@@ -38,7 +38,10 @@ impl<'p> Compiler<'p> {
 
     /// The base of a slice l-value and the bits it names in it: in
     /// `x[7:4][2:1]`, bits 6..5 of `x`.
-    pub(super) fn slice_lvalue<'e>(&mut self, lhs: &'e ast::Expr) -> Res<(&'e ast::Expr, u32, u32)> {
+    pub(super) fn slice_lvalue<'e>(
+        &mut self,
+        lhs: &'e ast::Expr,
+    ) -> Res<(&'e ast::Expr, u32, u32)> {
         let ExprKind::Slice { base, hi, lo } = &lhs.kind else {
             return err(lhs.span, "internal: not a slice");
         };

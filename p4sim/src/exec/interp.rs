@@ -362,7 +362,7 @@ impl<'a> Exec<'a> {
             }
             St::Advance(e) => {
                 let bits = self.eval(e) as usize;
-                if bits % 8 != 0 {
+                if !bits.is_multiple_of(8) {
                     return Flow::Reject(
                         self.prog.error_code("ParserInvalidArgument").unwrap_or(0),
                     );
@@ -552,7 +552,7 @@ impl<'a> Exec<'a> {
         let Some(var) = h.fields.iter().find(|f| f.varbit_len.is_some()) else {
             return self.extract(h);
         };
-        if bits % 8 != 0 {
+        if !bits.is_multiple_of(8) {
             return Flow::Reject(self.prog.error_code("ParserInvalidArgument").unwrap_or(0));
         }
         let left = (self.pkt.len() * 8).saturating_sub(self.cursor) as u64;

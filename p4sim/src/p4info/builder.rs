@@ -421,6 +421,26 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
         }
+        // `C.apply(...)` of a control type: p4c's InstantiateDirectCalls
+        // appends an instance named after the type to the locals.
+        let mut names = Vec::new();
+        super::plan::collect_names_block(&control.apply, &mut names);
+        for name in names {
+            let shadowed = control
+                .locals
+                .iter()
+                .any(|d| d.name().is_some_and(|n| n.as_str() == name))
+                || control.params.iter().any(|p| p.name.as_str() == name);
+            if shadowed {
+                continue;
+            }
+            if let Some(inner) = self.controls.get(name.as_str()) {
+                let inner_prefix = format!("{prefix}.{name}");
+                if seen.insert(inner_prefix.clone()) {
+                    self.walk_control(inner, inner_prefix, seen, order);
+                }
+            }
+        }
     }
 
     pub(super) fn run(mut self) -> Res<P4Info> {
