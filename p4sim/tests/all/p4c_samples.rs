@@ -247,10 +247,10 @@ fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
          {failing} known failures, {other} of other architectures",
         root.display(),
     );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(
         failing,
         known.len(),
         "a listed program is not among the goldens"
     );
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
