@@ -146,6 +146,10 @@ struct Place {
     n: u32,
     w: u32,
     dynamic: Option<Box<Dyn>>,
+    /// For a header that is a member of a header union, the union's other
+    /// members: making this one valid makes them invalid (P4_16 §8.20, as
+    /// BMv2 does). Empty for every other place.
+    union_siblings: Vec<Place>,
 }
 
 impl Place {
@@ -154,6 +158,7 @@ impl Place {
             n,
             w,
             dynamic: None,
+            union_siblings: Vec::new(),
         }
     }
     fn offset(&self, dn: u32, dw: u32) -> Place {
@@ -161,6 +166,7 @@ impl Place {
             n: self.n.saturating_add(dn),
             w: self.w.saturating_add(dw),
             dynamic: self.dynamic.clone(),
+            union_siblings: Vec::new(),
         }
     }
 }

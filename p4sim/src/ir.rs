@@ -327,6 +327,9 @@ pub struct Leaf {
     /// Validity bit of the header it belongs to: when that header is
     /// invalid BMv2 leaves the field out of hashes and checksums.
     pub valid: Option<Ex>,
+    /// For a varbit field, its current length in bits: only that many low
+    /// bits of the value are taken, as BMv2 takes the field's bytes.
+    pub varbit_len: Option<Ex>,
 }
 
 /// A statement.

@@ -49,13 +49,7 @@ impl<'p> Compiler<'p> {
                 let t = self.resolve_type(&v.ty)?;
                 if matches!(
                     t,
-                    Ty::Object(_)
-                        | Ty::Void
-                        | Ty::PacketIn
-                        | Ty::PacketOut
-                        | Ty::Str
-                        | Ty::InfInt
-                        | Ty::Varbit(_)
+                    Ty::Object(_) | Ty::Void | Ty::PacketIn | Ty::PacketOut | Ty::Str | Ty::InfInt
                 ) {
                     return err(
                         v.ty.span,

@@ -215,6 +215,72 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// `a == b` for values of compound type `t` as P4_16 defines it: two
+    /// headers are equal when both are invalid or both are valid with equal
+    /// fields (a varbit by its length and value); header unions, structs,
+    /// tuples and stacks member by member (a stack's nextIndex is not part
+    /// of its value).
+    fn compound_eq(&self, a: &Place, b: &Place, t: &Ty) -> Ex {
+        let and = |x: Ex, y: Ex| Ex::Bin(NOp::LAnd, 1, Box::new((x, y)));
+        match t {
+            Ty::Struct(i) => {
+                let s = &self.structs[*i as usize];
+                let fields = s.fields.iter().fold(Ex::Const(1), |acc, f| {
+                    let fe = self.compound_eq(
+                        &a.offset(f.n_off, f.w_off),
+                        &b.offset(f.n_off, f.w_off),
+                        &f.ty,
+                    );
+                    and(acc, fe)
+                });
+                if s.kind != SKind::Header {
+                    return fields;
+                }
+                let (va, vb) = (self.load(a, &Ty::Bool), self.load(b, &Ty::Bool));
+                let same_validity = Ex::Bin(NOp::Eq, 64, Box::new((va.clone(), vb)));
+                let invalid_or_equal =
+                    Ex::Bin(NOp::LOr, 1, Box::new((Ex::Not(Box::new(va)), fields)));
+                and(same_validity, invalid_or_equal)
+            }
+            Ty::Stack(e, count) => {
+                let (n, w) = self.size(e);
+                (0..*count).fold(Ex::Const(1), |acc, i| {
+                    let (dn, dw) = (i.saturating_mul(n), i.saturating_mul(w));
+                    and(
+                        acc,
+                        self.compound_eq(&a.offset(dn, dw), &b.offset(dn, dw), e),
+                    )
+                })
+            }
+            Ty::Tuple(ts) => {
+                let (mut n, mut w) = (0, 0);
+                let mut acc = Ex::Const(1);
+                for t in ts {
+                    acc = and(acc, self.compound_eq(&a.offset(n, w), &b.offset(n, w), t));
+                    let (dn, dw) = self.size(t);
+                    n = n.saturating_add(dn);
+                    w = w.saturating_add(dw);
+                }
+                acc
+            }
+            Ty::Varbit(_) => {
+                let len = |p: &Place| self.load(p, &Ty::Bit(32));
+                and(
+                    Ex::Bin(NOp::Eq, 64, Box::new((len(a), len(b)))),
+                    Ex::CmpW(Cmp::Eq, Box::new((self.load(a, t), self.load(b, t)))),
+                )
+            }
+            t => {
+                let (xe, ye) = (self.load(a, t), self.load(b, t));
+                if self.size(t) == (0, 1) {
+                    Ex::CmpW(Cmp::Eq, Box::new((xe, ye)))
+                } else {
+                    Ex::Bin(NOp::Eq, 64, Box::new((xe, ye)))
+                }
+            }
+        }
+    }
+
     pub(super) fn member(&mut self, b: Val, m: &ast::Ident, span: Span) -> Res<Val> {
         let name = m.as_str();
         match b {
@@ -245,7 +311,16 @@ impl<'p> Compiler<'p> {
             Val::Place(p, Ty::Struct(i)) => {
                 let s = &self.structs[i as usize];
                 if let Some(f) = s.fields.iter().find(|f| f.name.as_ref() == name) {
-                    return Ok(Val::Place(p.offset(f.n_off, f.w_off), f.ty.clone()));
+                    let mut member = p.offset(f.n_off, f.w_off);
+                    if s.kind == SKind::Union {
+                        member.union_siblings = s
+                            .fields
+                            .iter()
+                            .filter(|g| g.name != f.name)
+                            .map(|g| p.offset(g.n_off, g.w_off))
+                            .collect();
+                    }
+                    return Ok(Val::Place(member, f.ty.clone()));
                 }
                 match (s.kind, name) {
                     (SKind::Header, "isValid" | "setValid" | "setInvalid")
@@ -297,6 +372,7 @@ impl<'p> Compiler<'p> {
                                     stride_w: ew,
                                     count,
                                 })),
+                                union_siblings: Vec::new(),
                             },
                             *e,
                         ))
@@ -325,6 +401,7 @@ impl<'p> Compiler<'p> {
                         stride_w: ew,
                         count: *count,
                     })),
+                    union_siblings: Vec::new(),
                 };
                 self.member(Val::Place(dynp, (**e).clone()), m, span)
             }
@@ -342,6 +419,35 @@ impl<'p> Compiler<'p> {
             },
             v @ (Val::Table(_) | Val::Extern(_) | Val::Packet(_) | Val::Control(_)) => {
                 Ok(Val::Method(Box::new(v), m.clone()))
+            }
+            // `C.apply(...)` of a control type: an instance of its own,
+            // named after the type, at each such call (P4_16 §15.1).
+            Val::Type(Ty::Object(c))
+                if name == "apply"
+                    && self.globals.get(c.as_ref()).is_some_and(|ds| {
+                        ds.iter().any(|d| matches!(d, Declaration::Control(_)))
+                    }) =>
+            {
+                let ident = ast::Ident {
+                    name: c.clone(),
+                    span: m.span,
+                };
+                let instance = ast::Instantiation {
+                    annotations: Vec::new(),
+                    ty: ast::Type {
+                        kind: ast::TypeKind::Name(ast::Path {
+                            absolute: false,
+                            name: ident.clone(),
+                        }),
+                        span: m.span,
+                    },
+                    args: Vec::new(),
+                    name: ident,
+                    initializer: Vec::new(),
+                    span,
+                };
+                let control = self.instantiate(&instance)?;
+                Ok(Val::Method(Box::new(control), m.clone()))
             }
             Val::Type(t) => match name {
                 "minSizeInBits" | "minSizeInBytes" | "maxSizeInBits" | "maxSizeInBytes" => {
@@ -420,6 +526,7 @@ impl<'p> Compiler<'p> {
                     stride_w: ew,
                     count,
                 })),
+                union_siblings: Vec::new(),
             },
             *e,
         ))
@@ -674,21 +781,7 @@ impl<'p> Compiler<'p> {
                         if ta != tb {
                             return err(span, "type mismatch in comparison");
                         }
-                        let mut la = Vec::new();
-                        let mut lb = Vec::new();
-                        self.leaves(pa, ta, &mut la);
-                        self.leaves(pb, tb, &mut lb);
-                        let mut acc = Ex::Const(1);
-                        for ((x, t), (y, _)) in la.into_iter().zip(lb) {
-                            let xe = self.load(&x, &t);
-                            let ye = self.load(&y, &t);
-                            let c = if self.size(&t) == (0, 1) || matches!(t, Ty::Varbit(_)) {
-                                Ex::CmpW(Cmp::Eq, Box::new((xe, ye)))
-                            } else {
-                                Ex::Bin(NOp::Eq, 64, Box::new((xe, ye)))
-                            };
-                            acc = Ex::Bin(NOp::LAnd, 1, Box::new((acc, c)));
-                        }
+                        let mut acc = self.compound_eq(pa, pb, ta);
                         if op == B::Ne {
                             acc = Ex::Not(Box::new(acc));
                         }
@@ -918,7 +1011,17 @@ impl<'p> Compiler<'p> {
         let mut pre = Vec::new();
         let mut post = Vec::new();
         for ((dir, p, t), a) in params.iter().zip(args) {
+            if matches!(dir, ast::Direction::Out | ast::Direction::InOut)
+                && let ExprKind::Slice { .. } = a.value.kind
+            {
+                self.slice_argument(*dir, p, t, &a.value, &mut pre, &mut post)?;
+                continue;
+            }
             let v = self.expr(&a.value)?;
+            let v = match dir {
+                ast::Direction::Out | ast::Direction::InOut => self.hoist_index(v, &mut pre),
+                _ => v,
+            };
             match dir {
                 ast::Direction::In | ast::Direction::None => {
                     self.assign(p, t, v, a.value.span, &mut pre)?;
@@ -967,6 +1070,48 @@ impl<'p> Compiler<'p> {
         }
         // copy-out happens even when the callee executes `exit`
         Ok(vec![St::Call(Box::new((pre, post)))])
+    }
+
+    /// A slice `x[hi:lo]` as an `out`/`inout` argument: copied in (for
+    /// `inout`) from the bits, and back into them after the call, `x`
+    /// evaluated once.
+    fn slice_argument(
+        &mut self,
+        dir: ast::Direction,
+        p: &Place,
+        t: &Ty,
+        arg: &ast::Expr,
+        pre: &mut Vec<St>,
+        post: &mut Vec<St>,
+    ) -> Res<()> {
+        let (base, hi, lo) = self.slice_lvalue(arg)?;
+        let b = self.expr(base)?;
+        let Val::Place(bp, bt_) = self.hoist_index(b, pre) else {
+            return err(
+                arg.span,
+                "an out or inout argument must be a variable or field",
+            );
+        };
+        let whole = Val::Place(bp.clone(), bt_.clone());
+        let bits = self.slice(whole, hi, lo, arg.span)?;
+        let (_, slice_t) = self.rvalue(bits.clone(), arg.span)?;
+        if &slice_t != t {
+            return err(
+                arg.span,
+                format!(
+                    "type mismatch: expected {}, found {}",
+                    ty_name(self, t),
+                    ty_name(self, &slice_t)
+                ),
+            );
+        }
+        if dir == ast::Direction::InOut {
+            self.assign(p, t, bits, arg.span, pre)?;
+        } else {
+            self.zero(p, t, pre);
+        }
+        let value = Val::Place(p.clone(), t.clone());
+        self.assign_slice(&bp, &bt_, hi, lo, value, arg.span, arg.span, post)
     }
 
     pub(super) fn call_action(

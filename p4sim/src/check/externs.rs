@@ -16,16 +16,37 @@ impl<'p> Compiler<'p> {
     pub(super) fn header_layout(&self, s: &StructInfo) -> (Arc<[FieldLayout]>, u32) {
         let mut fields = Vec::new();
         let mut bits = 0;
+        self.lay_out_fields(s, 0, 0, &mut fields, &mut bits);
+        (fields.into(), bits)
+    }
+
+    /// The wire layout of `s`'s fields from `bits` on, their slots
+    /// `n_base`/`w_base` into the header (a struct field's own fields in
+    /// their order, as BMv2 flattens them).
+    fn lay_out_fields(
+        &self,
+        s: &StructInfo,
+        n_base: u32,
+        w_base: u32,
+        fields: &mut Vec<FieldLayout>,
+        bits: &mut u32,
+    ) {
         for f in &s.fields {
+            if let Ty::Struct(i) = f.ty
+                && let Some(inner) = self.structs.get(i as usize)
+            {
+                self.lay_out_fields(inner, n_base + f.n_off, w_base + f.w_off, fields, bits);
+                continue;
+            }
             if let Ty::Varbit(w) = f.ty {
                 // last (declare_struct sees to it); not counted in `bits`
                 fields.push(FieldLayout {
                     width: w,
                     signed: false,
                     wide: true,
-                    offset: f.w_off,
-                    at: bits,
-                    varbit_len: Some(f.n_off),
+                    offset: w_base + f.w_off,
+                    at: *bits,
+                    varbit_len: Some(n_base + f.n_off),
                 });
                 continue;
             }
@@ -35,13 +56,105 @@ impl<'p> Compiler<'p> {
                 width: b.width(),
                 signed: b.is_signed(),
                 wide,
-                offset: if wide { f.w_off } else { f.n_off },
-                at: bits,
+                offset: if wide {
+                    w_base + f.w_off
+                } else {
+                    n_base + f.n_off
+                },
+                at: *bits,
                 varbit_len: None,
             });
-            bits += b.width();
+            *bits += b.width();
         }
-        (fields.into(), bits)
+    }
+
+    /// Stores that make the other members of `p`'s header union invalid
+    /// (none when `p` is not a union member).
+    fn invalidate_union_siblings(&mut self, p: &Place) -> Vec<St> {
+        p.union_siblings
+            .iter()
+            .map(|sibling| self.store(sibling, &Ty::Bool, Ex::Const(0)))
+            .collect()
+    }
+
+    /// What `extract(e, ...)` writes: the header (with the stack access of
+    /// `stack.next` and `stack.next.member`), after the stores that make
+    /// the other members of its header union invalid. Those come first,
+    /// while `next` still names the element being extracted into.
+    fn extract_target(
+        &mut self,
+        e: &ast::Expr,
+        type_args: &[ast::Type],
+        span: Span,
+    ) -> Res<(Vec<St>, HeaderRef)> {
+        let v = if let ExprKind::DontCare = e.kind {
+            // `extract<H>(_)`: into a header of its own, read by nobody
+            let Some(t) = type_args.first() else {
+                return err(e.span, "extract(_) needs the header type: extract<H>(_)");
+            };
+            let t = self.resolve_type(t)?;
+            Val::Place(self.alloc(&t), t)
+        } else {
+            self.expr(e)?
+        };
+        let effect = match &v {
+            Val::Place(p, _) => self.invalidate_union_siblings(p),
+            _ => Vec::new(),
+        };
+        let r = match v {
+            Val::StackNext(p, Ty::Stack(elem, count)) => {
+                let (stride_n, stride_w) = self.size(&elem);
+                let mut r = self.header_ref(&Place::at(0, 0), &elem, span)?;
+                r.stack = Some(Box::new(StackAccess {
+                    base_n: p.n,
+                    base_w: p.w,
+                    next_index: p.n.saturating_add(stride_n.saturating_mul(count)),
+                    which: StackWhich::Next,
+                    stride_n,
+                    stride_w,
+                    count,
+                }));
+                r
+            }
+            Val::Place(p, t) => match self.union_stack_next(e)? {
+                Some(stack) => {
+                    let mut r = self.header_ref(&Place::at(p.n, p.w), &t, span)?;
+                    r.stack = Some(Box::new(stack));
+                    r
+                }
+                None => self.header_ref(&p, &t, e.span)?,
+            },
+            _ => return err(e.span, "extract needs a header"),
+        };
+        Ok((effect, r))
+    }
+
+    /// When `e` is `stack.next.member` with `stack` a stack of header
+    /// unions: the access to the element at its nextIndex (advanced by an
+    /// extract).
+    fn union_stack_next(&mut self, e: &ast::Expr) -> Res<Option<StackAccess>> {
+        let ExprKind::Member { base, .. } = &e.kind else {
+            return Ok(None);
+        };
+        let ExprKind::Member { member, .. } = &base.kind else {
+            return Ok(None);
+        };
+        if member.as_str() != "next" {
+            return Ok(None);
+        }
+        let Val::StackNext(p, Ty::Stack(elem, count)) = self.expr(base)? else {
+            return Ok(None);
+        };
+        let (stride_n, stride_w) = self.size(&elem);
+        Ok(Some(StackAccess {
+            base_n: p.n,
+            base_w: p.w,
+            next_index: p.n.saturating_add(stride_n.saturating_mul(count)),
+            which: StackWhich::Next,
+            stride_n,
+            stride_w,
+            count,
+        }))
     }
 
     pub(super) fn header_ref(&self, p: &Place, t: &Ty, span: Span) -> Res<HeaderRef> {
@@ -158,7 +271,12 @@ impl<'p> Compiler<'p> {
             v => {
                 let (ex, t) = self.rvalue(v, span)?;
                 let ty = self.scalar_bt(&t).unwrap_or(BitType::BIT1);
-                out.push(Leaf { ex, ty, valid });
+                out.push(Leaf {
+                    ex,
+                    ty,
+                    valid,
+                    varbit_len: None,
+                });
                 Ok(())
             }
         }
@@ -203,12 +321,19 @@ impl<'p> Compiler<'p> {
                     w = w.saturating_add(b);
                 }
             }
+            Ty::Varbit(w) => out.push(Leaf {
+                ex: self.load(p, t),
+                ty: bt(*w, false),
+                valid,
+                varbit_len: Some(self.load(p, &Ty::Bit(32))),
+            }),
             t => {
                 if let Some(b) = self.scalar_bt(t) {
                     out.push(Leaf {
                         ex: self.load(p, t),
                         ty: b,
                         valid,
+                        varbit_len: None,
                     });
                 }
             }
@@ -310,7 +435,9 @@ impl<'p> Compiler<'p> {
                         Ok(Val::Scalar(self.load(&p, &Ty::Bool), Ty::Bool))
                     }
                     (SKind::Header, "setValid") => {
-                        Ok(Val::Effect(vec![self.store(&p, &Ty::Bool, Ex::Const(1))]))
+                        let mut effect = self.invalidate_union_siblings(&p);
+                        effect.push(self.store(&p, &Ty::Bool, Ex::Const(1)));
+                        Ok(Val::Effect(effect))
                     }
                     (SKind::Header, "setInvalid") => {
                         Ok(Val::Effect(vec![self.store(&p, &Ty::Bool, Ex::Const(0))]))
@@ -389,13 +516,13 @@ impl<'p> Compiler<'p> {
                     if self.block_kind != BlockKind::Parser {
                         return err(span, "extract can only be called in a parser");
                     }
+                    if args.len() != 2 {
+                        self.nargs(args, 1, "extract", span)?;
+                    }
+                    let (mut effect, r) = self.extract_target(&args[0].value, type_args, span)?;
+                    let has_varbit = r.fields.iter().any(|f| f.varbit_len.is_some());
                     if args.len() == 2 {
-                        let v = self.expr(&args[0].value)?;
-                        let Val::Place(p, t) = v else {
-                            return err(args[0].value.span, "extract needs a header");
-                        };
-                        let r = self.header_ref(&p, &t, args[0].value.span)?;
-                        if !r.fields.iter().any(|f| f.varbit_len.is_some()) {
+                        if !has_varbit {
                             return err(
                                 args[0].value.span,
                                 "extract with a length needs a header with a varbit field",
@@ -403,36 +530,18 @@ impl<'p> Compiler<'p> {
                         }
                         let bits = self.expr(&args[1].value)?;
                         let bits = self.coerce(bits, &Ty::Bit(32), args[1].value.span)?;
-                        return Ok(Val::Effect(vec![St::ExtractVar(Box::new(r), bits)]));
+                        effect.push(St::ExtractVar(Box::new(r), bits));
+                        return Ok(Val::Effect(effect));
                     }
-                    self.nargs(args, 1, "extract", span)?;
-                    let v = self.expr(&args[0].value)?;
-                    let r = match v {
-                        Val::StackNext(p, Ty::Stack(e, count)) => {
-                            let (en, ew) = self.size(&e);
-                            let mut r = self.header_ref(&Place::at(0, 0), &e, span)?;
-                            r.stack = Some(Box::new(StackAccess {
-                                base_n: p.n,
-                                base_w: p.w,
-                                next_index: p.n.saturating_add(en.saturating_mul(count)),
-                                which: StackWhich::Next,
-                                stride_n: en,
-                                stride_w: ew,
-                                count,
-                            }));
-                            r
-                        }
-                        Val::Place(p, t) => self.header_ref(&p, &t, args[0].value.span)?,
-                        _ => return err(args[0].value.span, "extract needs a header"),
-                    };
-                    if r.fields.iter().any(|f| f.varbit_len.is_some()) {
+                    if has_varbit {
                         return err(
                             span,
                             "a header with a varbit field is extracted with its length: \
                              extract(hdr, bits)",
                         );
                     }
-                    Ok(Val::Effect(vec![St::Extract(Box::new(r))]))
+                    effect.push(St::Extract(Box::new(r)));
+                    Ok(Val::Effect(effect))
                 }
                 "lookahead" => {
                     self.nargs(args, 0, "lookahead", span)?;
@@ -489,20 +598,24 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// The bits a value of type `t` takes on the wire: a struct's fields
+    /// summed, a varbit's maximum width with `max`, else 0.
+    fn size_in_bits(&self, t: &Ty, max: bool) -> u64 {
+        match t {
+            Ty::Struct(i) => self.structs[*i as usize]
+                .fields
+                .iter()
+                .map(|f| self.size_in_bits(&f.ty, max))
+                .sum(),
+            Ty::Varbit(w) if max => u64::from(*w),
+            Ty::Varbit(_) => 0,
+            t => u64::from(self.scalar_bt(t).map_or(0, |b| b.width())),
+        }
+    }
+
     pub(super) fn size_method(&mut self, t: &Ty, name: &str, span: Span) -> Res<Val> {
         let bits = match t {
-            Ty::Struct(i) => {
-                let s = &self.structs[*i as usize];
-                let mut total = 0u64;
-                for f in &s.fields {
-                    total += match f.ty {
-                        Ty::Varbit(w) if name.starts_with("max") => u64::from(w),
-                        Ty::Varbit(_) => 0,
-                        _ => u64::from(self.scalar_bt(&f.ty).map_or(0, |b| b.width())),
-                    };
-                }
-                total
-            }
+            Ty::Struct(_) => self.size_in_bits(t, name.starts_with("max")),
             t => match self.scalar_bt(t) {
                 Some(b) => u64::from(b.width()),
                 None => return unsupported(span, format!("{name} of this type")),

@@ -15,6 +15,54 @@ impl<'p> Compiler<'p> {
         r
     }
 
+    /// An l-value in a stack element whose index calls a function, with
+    /// the index computed first into a slot of its own: P4 evaluates an
+    /// l-value once, before the right-hand side (`s[f(x)].a = g(x)`, and
+    /// `s[f(x)].a |= v` reads and writes the same element). An index
+    /// without a call is left in place, read when the element is written:
+    /// p4c orders only side effects, so on BMv2 `s[x].a = g(x)` with `g`
+    /// changing `x` writes the element of `x`'s new value.
+    pub(super) fn hoist_index(&mut self, target: Val, out: &mut Vec<St>) -> Val {
+        let Val::Place(mut p, t) = target else {
+            return target;
+        };
+        if let Some(d) = &mut p.dynamic
+            && calls_a_function(&d.index)
+        {
+            let index = self.alloc(&Ty::Bit(64));
+            out.push(self.store(&index, &Ty::Bit(64), d.index.clone()));
+            d.index = self.load(&index, &Ty::Bit(64));
+        }
+        Val::Place(p, t)
+    }
+
+    /// The base of a slice l-value and the bits it names in it: in
+    /// `x[7:4][2:1]`, bits 6..5 of `x`.
+    pub(super) fn slice_lvalue<'e>(
+        &mut self,
+        lhs: &'e ast::Expr,
+    ) -> Res<(&'e ast::Expr, u32, u32)> {
+        let ExprKind::Slice { base, hi, lo } = &lhs.kind else {
+            return err(lhs.span, "internal: not a slice");
+        };
+        let hi = self.const_u32(hi, "a slice bound")?;
+        let lo = self.const_u32(lo, "a slice bound")?;
+        if !matches!(base.kind, ExprKind::Slice { .. }) {
+            return Ok((base, hi, lo));
+        }
+        let (root, inner_hi, inner_lo) = self.slice_lvalue(base)?;
+        let Some(width) = inner_hi.checked_sub(inner_lo).map(|d| d + 1) else {
+            return err(base.span, format!("slice [{inner_hi}:{inner_lo}] is empty"));
+        };
+        if hi < lo || hi >= width {
+            return err(
+                lhs.span,
+                format!("slice [{hi}:{lo}] is out of range for a value of width {width}"),
+            );
+        }
+        Ok((root, inner_lo + hi, inner_lo + lo))
+    }
+
     pub(super) fn stmt(&mut self, s: &ast::Statement, out: &mut Vec<St>) -> Res<()> {
         match &s.kind {
             ast::StatementKind::Empty => Ok(()),
@@ -29,15 +77,15 @@ impl<'p> Compiler<'p> {
                 other => unsupported(other.span(), "this declaration inside a block"),
             },
             ast::StatementKind::Assign { lhs, op, rhs } => {
-                if let ExprKind::Slice { base, hi, lo } = &lhs.kind {
+                if let ExprKind::Slice { .. } = &lhs.kind {
+                    let (base, hi, lo) = self.slice_lvalue(lhs)?;
                     let b = self.expr(base)?;
-                    if let Val::Place(p, t) = b {
-                        let hi = self.const_u32(hi, "a slice bound")?;
-                        let lo = self.const_u32(lo, "a slice bound")?;
+                    if let Val::Place(p, t) = self.hoist_index(b, out) {
                         let value = match op {
                             None => self.expr(rhs)?,
                             Some(op) => {
-                                let cur = self.expr(lhs)?;
+                                let whole = Val::Place(p.clone(), t.clone());
+                                let cur = self.slice(whole, hi, lo, lhs.span)?;
                                 let r = self.expr(rhs)?;
                                 self.binary(*op, cur, r, s.span)?
                             }
@@ -46,6 +94,7 @@ impl<'p> Compiler<'p> {
                     }
                 }
                 let target = self.expr(lhs)?;
+                let target = self.hoist_index(target, out);
                 let value = match op {
                     None => self.expr(rhs)?,
                     Some(op) => {
@@ -404,8 +453,8 @@ impl<'p> Compiler<'p> {
 
     /// `place[hi:lo] = value`: a read-modify-write of any scalar place —
     /// narrow or wide, in a header stack element chosen at run time (whose
-    /// index is then evaluated for the read and again for the write, so it
-    /// must not call anything).
+    /// index is evaluated for the read and again for the write: one that
+    /// calls a function was computed once already, by `hoist_index`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn assign_slice(
         &mut self,
@@ -432,14 +481,6 @@ impl<'p> Compiler<'p> {
             return err(
                 lspan,
                 format!("slice [{hi}:{lo}] is out of range for a value of width {width}"),
-            );
-        }
-        if let Some(d) = &p.dynamic
-            && format!("{:?}", d.index).contains("Seq(")
-        {
-            return unsupported(
-                lspan,
-                "assignment to a slice of a stack element whose index calls a function",
             );
         }
         let w = hi - lo + 1;
@@ -719,4 +760,11 @@ fn discard_fields(items: Vec<(Arc<str>, Val)>, out: &mut Vec<St>) {
             _ => {}
         }
     }
+}
+
+/// Whether evaluating `v` may run statements (a function or method call,
+/// lowered to `Ex::Seq`), judged from its lowered form.
+fn calls_a_function(v: &impl std::fmt::Debug) -> bool {
+    let text = format!("{v:?}");
+    text.contains("Seq(") || text.contains("SeqW(")
 }

@@ -19,17 +19,6 @@ impl<'p> Compiler<'p> {
         }
     }
 
-    /// Whether a header (or a union's header) of type `t` has a varbit field.
-    pub(super) fn has_varbit(&self, t: &Ty) -> bool {
-        match t {
-            Ty::Varbit(_) => true,
-            Ty::Struct(i) => self.structs.get(*i as usize).is_some_and(|s| {
-                s.kind != SKind::Struct && s.fields.iter().any(|f| self.has_varbit(&f.ty))
-            }),
-            _ => false,
-        }
-    }
-
     pub(super) fn size(&self, t: &Ty) -> (u32, u32) {
         match t {
             Ty::Struct(i) => self.structs.get(*i as usize).map_or((0, 0), |s| (s.n, s.w)),
@@ -283,9 +272,6 @@ impl<'p> Compiler<'p> {
                 if n == 0 {
                     return err(size.span, "a header stack needs at least one element");
                 }
-                if self.has_varbit(&e) {
-                    return unsupported(t.span, "header stacks of headers with a varbit field");
-                }
                 Ty::Stack(Box::new(e), n)
             }
             ast::TypeKind::Tuple(ts) => {
@@ -341,6 +327,22 @@ impl<'p> Compiler<'p> {
         err(name.span, format!("unknown type `{n}`"))
     }
 
+    /// Whether a header may have a (fixed-width) field of type `t`: a
+    /// bit<W>, int<W>, bool, serializable enum, or a struct of those.
+    fn header_field_type(&self, t: &Ty) -> bool {
+        match t {
+            Ty::Bit(_) | Ty::Int(_) | Ty::Bool => true,
+            Ty::Enum(i) => self
+                .enums
+                .get(*i as usize)
+                .is_some_and(|e| e.underlying.is_some()),
+            Ty::Struct(i) => self.structs.get(*i as usize).is_some_and(|s| {
+                s.kind == SKind::Struct && s.fields.iter().all(|f| self.header_field_type(&f.ty))
+            }),
+            _ => false,
+        }
+    }
+
     pub(super) fn declare_struct(&mut self, s: &ast::StructDecl, kind: SKind) -> Res<Ty> {
         if let Some(&i) = self.struct_ids.get(s.name.as_str()) {
             return Ok(Ty::Struct(i));
@@ -383,10 +385,7 @@ impl<'p> Compiler<'p> {
                 );
             }
             let ok = match kind {
-                SKind::Header => {
-                    matches!(t, Ty::Bit(_) | Ty::Int(_) | Ty::Bool | Ty::Varbit(_))
-                        || matches!(&t, Ty::Enum(i) if self.enums.get(*i as usize).is_some_and(|e| e.underlying.is_some()))
-                }
+                SKind::Header => matches!(t, Ty::Varbit(_)) || self.header_field_type(&t),
                 SKind::Union => {
                     matches!(&t, Ty::Struct(i) if self.structs.get(*i as usize).is_some_and(|s| s.kind == SKind::Header))
                 }

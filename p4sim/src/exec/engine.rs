@@ -1711,6 +1711,9 @@ impl Writes<'_> {
             if let Some(v) = &x.valid {
                 self.ex(v)?;
             }
+            if let Some(len) = &x.varbit_len {
+                self.ex(len)?;
+            }
         }
         Some(())
     }

@@ -362,6 +362,11 @@ impl<'a> Exec<'a> {
             }
             St::Advance(e) => {
                 let bits = self.eval(e) as usize;
+                if !bits.is_multiple_of(8) {
+                    return Flow::Reject(
+                        self.prog.error_code("ParserInvalidArgument").unwrap_or(0),
+                    );
+                }
                 let end = self.cursor.saturating_add(bits);
                 if end > self.pkt.len() * 8 {
                     return Flow::Reject(self.prog.error_code("PacketTooShort").unwrap_or(0));
@@ -538,14 +543,18 @@ impl<'a> Exec<'a> {
         Flow::Normal
     }
 
-    /// `extract(hdr, bits)` as BMv2 does it: `PacketTooShort` when the
-    /// packet has fewer than the fixed fields and `bits` left, then
-    /// `HeaderTooShort` when `bits` is more than the varbit's W; else the
-    /// fixed fields, then `bits` bits into the varbit.
+    /// `extract(hdr, bits)` as BMv2 does it: `ParserInvalidArgument` when
+    /// `bits` is not whole bytes, then `PacketTooShort` when the packet has
+    /// fewer than the fixed fields and `bits` left, then `HeaderTooShort`
+    /// when `bits` is more than the varbit's W; else the fixed fields, then
+    /// `bits` bits into the varbit.
     pub(crate) fn extract_var(&mut self, h: &HeaderRef, bits: u64) -> Flow {
         let Some(var) = h.fields.iter().find(|f| f.varbit_len.is_some()) else {
             return self.extract(h);
         };
+        if !bits.is_multiple_of(8) {
+            return Flow::Reject(self.prog.error_code("ParserInvalidArgument").unwrap_or(0));
+        }
         let left = (self.pkt.len() * 8).saturating_sub(self.cursor) as u64;
         if u64::from(h.bits) + bits > left {
             return Flow::Reject(self.prog.error_code("PacketTooShort").unwrap_or(0));
@@ -798,7 +807,11 @@ impl<'a> Exec<'a> {
                     continue;
                 }
             }
-            if l.ty.width() > 64 {
+            if let Some(b) = self.varbit_leaf(l) {
+                if let Some(b) = b {
+                    w.push_bits(&b);
+                }
+            } else if l.ty.width() > 64 {
                 let b = self.eval_w(&l.ex);
                 w.push_bits(&b);
             } else {
@@ -809,8 +822,20 @@ impl<'a> Exec<'a> {
         w.finish()
     }
 
+    /// A varbit leaf's current bits (`None` inside when its length is 0);
+    /// `None` for any other leaf.
+    fn varbit_leaf(&mut self, l: &Leaf) -> Option<Option<Bits>> {
+        let len = self
+            .eval(l.varbit_len.as_ref()?)
+            .min(u64::from(l.ty.width()));
+        let t = BitType::new(len as u32, false).ok().filter(|_| len > 0);
+        Some(t.map(|t| self.eval_w(&l.ex).cast(t)))
+    }
+
     fn leaf_values(&mut self, data: &[Leaf]) -> Vec<Bits> {
         data.iter()
+            // Digests and log messages leave varbit fields out.
+            .filter(|l| l.varbit_len.is_none())
             .map(|l| {
                 if l.ty.width() > 64 {
                     self.eval_w(&l.ex)

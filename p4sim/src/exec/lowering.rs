@@ -110,6 +110,9 @@ pub(crate) type SlotLeaves = Box<[(usize, u32, Option<usize>)]>;
 pub(crate) fn slot_leaves(data: &[Leaf]) -> Option<SlotLeaves> {
     data.iter()
         .map(|l| {
+            if l.varbit_len.is_some() {
+                return None;
+            }
             let w = l.ty.width();
             let valid = match &l.valid {
                 None => None,

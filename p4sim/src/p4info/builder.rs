@@ -121,7 +121,8 @@ const V1SWITCH_PARAMS: [&str; 6] = ["p", "vr", "ig", "eg", "ck", "dep"];
 enum Node<'a> {
     Control(&'a ControlDecl, String),
     Table(&'a TableDecl, &'a ControlDecl, String),
-    Instance(&'a Instantiation, &'a ControlDecl, String),
+    /// An extern instance, in a control or (`None`) at top level.
+    Instance(&'a Instantiation, Option<&'a ControlDecl>, String),
 }
 
 pub(super) struct Builder<'a> {
@@ -386,6 +387,29 @@ impl<'a> Builder<'a> {
                 self.walk_control(c, c.name.to_string(), &mut seen, &mut order);
             }
         }
+        // Extern instances declared at top level that a walked control
+        // names (p4c removes the others), under their own names.
+        let mut used = HashSet::new();
+        for node in &order {
+            if let Node::Control(c, _) = node {
+                let mut names = Vec::new();
+                super::plan::collect_names_block(&c.apply, &mut names);
+                for d in &c.locals {
+                    if let Declaration::Action(a) = d {
+                        super::plan::collect_names_block(&a.body, &mut names);
+                    }
+                }
+                used.extend(names);
+            }
+        }
+        for d in &self.program.declarations {
+            if let Declaration::Instantiation(i) = d
+                && used.contains(i.name.as_str())
+                && !self.controls.contains_key(instance_type(i))
+            {
+                order.push(Node::Instance(i, None, String::new()));
+            }
+        }
         order
     }
 
@@ -404,21 +428,36 @@ impl<'a> Builder<'a> {
                     order.push(Node::Table(t, control, prefix.clone()));
                 }
                 Declaration::Instantiation(i) => {
-                    let type_name = match &i.ty.kind {
-                        TypeKind::Name(p) => p.name.as_str(),
-                        TypeKind::Specialized { base, .. } => base.name.as_str(),
-                        _ => "",
-                    };
-                    if let Some(inner) = self.controls.get(type_name) {
+                    if let Some(inner) = self.controls.get(instance_type(i)) {
                         let inner_prefix = qualify(&prefix, &i.annotations, i.name.as_str());
                         if seen.insert(inner_prefix.clone()) {
                             self.walk_control(inner, inner_prefix, seen, order);
                         }
                     } else {
-                        order.push(Node::Instance(i, control, prefix.clone()));
+                        order.push(Node::Instance(i, Some(control), prefix.clone()));
                     }
                 }
                 _ => {}
+            }
+        }
+        // `C.apply(...)` of a control type: p4c's InstantiateDirectCalls
+        // appends an instance named after the type to the locals.
+        let mut names = Vec::new();
+        super::plan::collect_names_block(&control.apply, &mut names);
+        for name in names {
+            let shadowed = control
+                .locals
+                .iter()
+                .any(|d| d.name().is_some_and(|n| n.as_str() == name))
+                || control.params.iter().any(|p| p.name.as_str() == name);
+            if shadowed {
+                continue;
+            }
+            if let Some(inner) = self.controls.get(name.as_str()) {
+                let inner_prefix = format!("{prefix}.{name}");
+                if seen.insert(inner_prefix.clone()) {
+                    self.walk_control(inner, inner_prefix, seen, order);
+                }
             }
         }
     }
@@ -604,7 +643,7 @@ impl<'a> Builder<'a> {
                     self.add_table(&ids, t, control, prefix, &mut out, &mut type_info)?;
                 }
                 Node::Instance(i, control, prefix) => {
-                    self.add_instance(&ids, i, control, prefix, &mut out, &mut type_info)?;
+                    self.add_instance(&ids, i, *control, prefix, &mut out, &mut type_info)?;
                 }
             }
         }
@@ -1087,7 +1126,7 @@ impl<'a> Builder<'a> {
         &self,
         ids: &AssignedIds,
         i: &'a Instantiation,
-        control: &'a ControlDecl,
+        control: Option<&'a ControlDecl>,
         prefix: &str,
         out: &mut P4Info,
         type_info: &mut Option<TypeInfo>,
@@ -1105,7 +1144,7 @@ impl<'a> Builder<'a> {
         let size = |this: &Self| -> Res<i64> {
             let arg = named_or_positional(&i.args, "size", 0)
                 .ok_or_else(|| invalid("missing size argument", i.span))?;
-            let v = this.eval(&arg.value, Some(control))?;
+            let v = this.eval(&arg.value, control)?;
             i64::try_from(v).map_err(|_| invalid("size out of range", arg.value.span))
         };
         match ty {
@@ -1411,6 +1450,15 @@ fn meter_unit(name: &str) -> MeterUnit {
         "packets" => MeterUnit::Packets,
         "bytes" => MeterUnit::Bytes,
         _ => MeterUnit::Unspecified,
+    }
+}
+
+/// The type an instance instantiates, by name (`""` for other forms).
+fn instance_type(i: &Instantiation) -> &str {
+    match &i.ty.kind {
+        TypeKind::Name(p) => p.name.as_str(),
+        TypeKind::Specialized { base, .. } => base.name.as_str(),
+        _ => "",
     }
 }
 

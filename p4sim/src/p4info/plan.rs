@@ -1,6 +1,7 @@
 //! What survives of a control after p4c's front end: top-level actions
 //! copied in (`LocalizeAllActions`), tables never applied and actions
-//! nothing refers to removed (`RemoveAllUnusedDeclarations`), and the
+//! nothing refers to removed (`RemoveAllUnusedDeclarations`; an action
+//! only other actions call is inlined into them and gone too), and the
 //! actions called directly rather than through a table.
 
 use std::collections::{HashMap, HashSet};
@@ -48,7 +49,7 @@ impl<'a> ControlPlan<'a> {
             .collect();
 
         // Reachability from the apply block: tables applied there, actions
-        // named there or by used tables or used actions.
+        // named there or by used tables (not those only actions call).
         let mut used_tables: HashSet<&str> = HashSet::new();
         // Local action names as written; top-level ones with a leading `.`.
         let mut used_actions: HashSet<String> = HashSet::new();
@@ -65,19 +66,11 @@ impl<'a> ControlPlan<'a> {
                 continue;
             }
             if !absolute && let Some(a) = local_actions.get(name.as_str()) {
-                if used_actions.insert(a.name.to_string()) {
-                    let mut inner = Vec::new();
-                    collect_names_block(&a.body, &mut inner);
-                    work.extend(inner.into_iter().map(|n| (false, n)));
-                }
+                used_actions.insert(a.name.to_string());
                 continue;
             }
-            if let Some(a) = top_actions.get(name.as_str())
-                && used_actions.insert(format!(".{}", a.name))
-            {
-                let mut inner = Vec::new();
-                collect_names_block(&a.body, &mut inner);
-                work.extend(inner.into_iter().map(|n| (true, n)));
+            if let Some(a) = top_actions.get(name.as_str()) {
+                used_actions.insert(format!(".{}", a.name));
             }
         }
 
@@ -180,7 +173,7 @@ fn table_action_names(t: &TableDecl) -> Vec<(bool, String)> {
 }
 
 /// Every plain name used in a block (calls, arguments, table applies).
-fn collect_names_block(b: &Block, out: &mut Vec<String>) {
+pub(super) fn collect_names_block(b: &Block, out: &mut Vec<String>) {
     for s in &b.statements {
         collect_names_stmt(s, out);
     }

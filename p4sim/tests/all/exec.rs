@@ -780,6 +780,18 @@ fn compile_errors_name_file_line_and_column() {
     );
     compile_error(
         ("", ""),
+        "hdr.h.a[6:3][4:0] = 0;",
+        "hdr.h.a[6:3][4:0]",
+        "slice [4:0] is out of range for a value of width 4",
+    );
+    compile_error(
+        ("", ""),
+        "hdr.h.a[3:6][1:0] = 0;",
+        "hdr.h.a[3:6][1:0]",
+        "slice [3:6] is empty",
+    );
+    compile_error(
+        ("", ""),
         "hash(hdr.h.a, HashAlgorithm.crc16, 8w0, {hdr.h.b}, 8w7, 1);",
         "hash(",
         "hash takes 5 arguments",
@@ -824,6 +836,17 @@ struct meta_t { }
     ));
     let d = compile_source("test.p4", &src).unwrap_err();
     assert_eq!((d.line, d.col), pos(&src, "exit;"));
+
+    // extract(_) without the header type to skip
+    let src = v1(&format!(
+        "struct meta_t {{ }}\n{}\n\
+         control Ing(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {{ apply {{ }} }}\n\
+         control Eg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {{ apply {{ }} }}\n",
+        H2.replace("pkt.extract(hdr.h);", "pkt.extract(_); pkt.extract(hdr.h);")
+    ));
+    let d = compile_source("test.p4", &src).unwrap_err();
+    assert_eq!((d.line, d.col), pos(&src, "_);"), "{d}");
+    assert!(d.message().contains("extract<H>(_)"), "{d}");
 
     // a program without main
     let d = compile_source("test.p4", "#include <v1model.p4>\nconst bit<8> X = 1;\n").unwrap_err();

@@ -1,15 +1,20 @@
-//! p4c's own BMv2 STF tests (`testdata/p4_16_samples/*-bmv2.p4` with an
-//! `.stf`) on p4sim's reference interpreter and compiled engine, from a
-//! p4c checkout named by `ESA_P4C_DIR` (`tests/p4c_samples/fetch.sh`
-//! fetches the pinned commit; p4c is not vendored). Without it the test
-//! says it skipped.
+//! p4c's own test programs, from a p4c checkout named by `ESA_P4C_DIR`
+//! (`tests/p4c_samples/fetch.sh` fetches the pinned commit; p4c is not
+//! vendored). Without it the tests say they skipped.
 //!
-//! Every program must pass on both engines except those listed in
-//! `tests/p4c_samples/known_failures.txt` with the reason, and each listed
-//! program must still fail: the list is exact, so a fix shows up as a test
-//! to update. Programs of the `PSA_Switch` package are p4c's `psa_switch`
-//! tests, not v1model's; they are counted apart (p4sim refuses the PSA
-//! architecture, `p4sim/README.md`).
+//! - The BMv2 STF tests (`testdata/p4_16_samples/*-bmv2.p4` with an
+//!   `.stf`) on p4sim's reference interpreter and compiled engine.
+//! - The P4Info goldens (`testdata/p4_16_samples_outputs/*.p4info.txtpb`):
+//!   every object's id and name as p4c gives them.
+//!
+//! Every program must pass except those listed with the reason in
+//! `tests/p4c_samples/known_failures.txt` (STF) and
+//! `p4info_known_failures.txt`, and each listed program must still fail:
+//! the lists are exact, so a fix shows up as a test to update. Only the
+//! programs that include `v1model.p4` count, as in p4c's BMv2 suite; the
+//! others (PSA's, or a package of their own) are counted apart.
+//! `ESA_P4C_ONLY=NAME[,NAME...]` runs just those STF programs and prints
+//! each one's outcome.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,8 +30,10 @@ enum Outcome {
     Failed(String),
 }
 
-fn known_failures() -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/p4c_samples/known_failures.txt");
+fn known_failures(list: &str) -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/p4c_samples")
+        .join(list);
     let text = std::fs::read_to_string(&path).unwrap();
     text.lines()
         .map(str::trim)
@@ -69,21 +76,39 @@ fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
         .collect();
     stfs.sort();
     assert!(!stfs.is_empty(), "no *-bmv2.stf in {}", samples.display());
-    let known = known_failures();
-    let (mut passed, mut psa) = (0, 0);
+    let only: Option<Vec<String>> = std::env::var("ESA_P4C_ONLY").ok().map(|v| {
+        v.split(',')
+            .map(|n| format!("{}.p4", n.trim_end_matches(".p4")))
+            .collect()
+    });
+    let known = known_failures("known_failures.txt");
+    let (mut passed, mut other_architectures) = (0, 0);
     let mut problems = Vec::new();
     let mut seen_known = Vec::new();
     for stf_path in &stfs {
         let p4 = stf_path.with_extension("p4");
         let name = p4.file_name().unwrap().to_string_lossy().into_owned();
+        if only.as_ref().is_some_and(|o| !o.contains(&name)) {
+            continue;
+        }
         let source = std::fs::read_to_string(&p4).unwrap();
-        if source.contains("PSA_Switch(") {
-            psa += 1;
+        // p4c's BMv2 suite runs, of these, the programs that include
+        // v1model.p4 (backends/bmv2/CMakeLists.txt, V1_INCLUDE_PATTERNS);
+        // the others are PSA's, or front-end tests of a package of their
+        // own, which p4c-bm2-ss refuses as p4sim does.
+        if !source
+            .lines()
+            .any(|l| l.contains("include") && l.contains("v1model.p4"))
+        {
+            other_architectures += 1;
             continue;
         }
         let stf = std::fs::read_to_string(stf_path).unwrap();
         let reference = run(&p4, &stf, &includes, Engine::Reference);
         let compiled = run(&p4, &stf, &includes, Engine::Compiled);
+        if only.is_some() {
+            eprintln!("{name}: reference {reference:?}, compiled {compiled:?}");
+        }
         match (known.get(&name), &reference) {
             (None, Outcome::Passed) if compiled == Outcome::Passed => passed += 1,
             (None, _) => problems.push(format!(
@@ -96,6 +121,9 @@ fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
         }
     }
     for name in known.keys() {
+        if only.is_some() {
+            break;
+        }
         if !seen_known.contains(name) && !problems.iter().any(|p| p.starts_with(name.as_str())) {
             problems.push(format!(
                 "{name} is listed as a known failure but was not run"
@@ -103,10 +131,126 @@ fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
         }
     }
     eprintln!(
-        "p4c samples at {}: {passed} pass on both engines, {} known failures, {psa} PSA programs \
-         (psa_switch's, not run)",
+        "p4c samples at {}: {passed} pass on both engines, {} known failures, \
+         {other_architectures} programs of other architectures (not run)",
         root.display(),
         seen_known.len()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `name → id` of every object's preamble in a P4Info text.
+fn preamble_ids(text: &str) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    let mut lines = text.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if line != "preamble {" {
+            continue;
+        }
+        let (mut id, mut name) = (None, None);
+        for l in lines.by_ref() {
+            if l == "}" {
+                break;
+            }
+            if let Some(v) = l.strip_prefix("id: ") {
+                id = v.parse::<u32>().ok();
+            } else if let Some(v) = l.strip_prefix("name: ") {
+                name = Some(v.trim_matches('"').to_string());
+            }
+        }
+        if let (Some(id), Some(name)) = (id, name) {
+            out.insert(name, id);
+        }
+    }
+    out
+}
+
+#[test]
+fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
+    let Some(root) = std::env::var_os("ESA_P4C_DIR").map(PathBuf::from) else {
+        eprintln!(
+            "skipped: ESA_P4C_DIR is not set (a p4c checkout; p4sim/tests/p4c_samples/fetch.sh)"
+        );
+        return;
+    };
+    let samples = root.join("testdata/p4_16_samples");
+    let outputs = root.join("testdata/p4_16_samples_outputs");
+    let includes = [root.join("p4include")];
+    let mut goldens: Vec<PathBuf> = std::fs::read_dir(&outputs)
+        .unwrap_or_else(|e| panic!("{}: {e}", outputs.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".p4.p4info.txtpb")))
+        .collect();
+    goldens.sort();
+    let known = known_failures("p4info_known_failures.txt");
+    let (mut same_ids, mut same_text, mut other, mut failing) = (0, 0, 0, 0);
+    let mut problems = Vec::new();
+    for golden in &goldens {
+        let file = golden
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".p4info.txtpb", "");
+        let p4 = samples.join(&file);
+        let Ok(source) = std::fs::read_to_string(&p4) else {
+            continue;
+        };
+        if !source
+            .lines()
+            .any(|l| l.contains("include") && l.contains("v1model.p4"))
+        {
+            other += 1;
+            continue;
+        }
+        let want = std::fs::read_to_string(golden).unwrap();
+        let got = p4sim::front::parse_program(&p4, &includes).and_then(|program| {
+            p4sim::p4info::p4info(&program).map(|info| {
+                info.to_text_with(&p4sim::p4info::TextOptions {
+                    header_comment: true,
+                    initial_default_action: true,
+                })
+            })
+        });
+        let outcome = match got {
+            Ok(got) => {
+                same_text += usize::from(got == want);
+                let (w, g) = (preamble_ids(&want), preamble_ids(&got));
+                if w == g {
+                    Ok(())
+                } else {
+                    let p4c: Vec<_> = w
+                        .iter()
+                        .filter(|(n, i)| g.get(*n) != Some(i))
+                        .take(3)
+                        .collect();
+                    let ours: Vec<_> = g
+                        .iter()
+                        .filter(|(n, i)| w.get(*n) != Some(i))
+                        .take(3)
+                        .collect();
+                    Err(format!("ids differ: p4c {p4c:?}, p4sim {ours:?}"))
+                }
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        match (known.contains_key(&file), outcome) {
+            (false, Ok(())) => same_ids += 1,
+            (false, Err(e)) => problems.push(format!("{file}: {e}")),
+            (true, Ok(())) => problems.push(format!(
+                "{file} matches now: take it off tests/p4c_samples/p4info_known_failures.txt"
+            )),
+            (true, Err(_)) => failing += 1,
+        }
+    }
+    eprintln!(
+        "p4c P4Info goldens at {}: {same_ids} with p4c's ids ({same_text} byte for byte), \
+         {failing} known failures, {other} of other architectures",
+        root.display(),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(
+        failing,
+        known.len(),
+        "a listed program is not among the goldens"
+    );
 }

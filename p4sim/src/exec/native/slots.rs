@@ -369,6 +369,9 @@ impl Refs<'_, '_> {
             if let Some(v) = &x.valid {
                 self.ex(v);
             }
+            if let Some(len) = &x.varbit_len {
+                self.ex(len);
+            }
         }
     }
 
