@@ -3,7 +3,9 @@
 //! vendored). Without it the tests say they skipped.
 //!
 //! - The BMv2 STF tests (`testdata/p4_16_samples/*-bmv2.p4` with an
-//!   `.stf`) on p4sim's reference interpreter and compiled engine.
+//!   `.stf`) on p4sim's reference interpreter, compiled engine and native
+//!   engine (whose Rust `native-corpus` generates for them when
+//!   `ESA_P4C_DIR` is set at build time).
 //! - The P4Info goldens (`testdata/p4_16_samples_outputs/*.p4info.txtpb`):
 //!   every object's id and name as p4c gives them.
 //!
@@ -51,7 +53,14 @@ fn run(p4: &Path, stf: &str, includes: &[PathBuf], engine: Engine) -> Outcome {
         Ok(c) => Arc::new(c),
         Err(e) => return Outcome::Failed(format!("compile: {e}")),
     };
-    match run_stf_on(V1Switch::with_engine(compiled, engine), stf) {
+    let switch = V1Switch::with_engine(compiled, engine);
+    if switch.engine() != engine {
+        return Outcome::Failed(format!(
+            "no {engine:?} engine for it (the native corpus is generated when ESA_P4C_DIR is \
+             set at build time)"
+        ));
+    }
+    match run_stf_on(switch, stf) {
         Ok((r, _)) if r.passed => Outcome::Passed,
         Ok((r, _)) => Outcome::Failed(r.failures.first().cloned().unwrap_or_default()),
         Err(e) => Outcome::Failed(e.to_string()),
@@ -59,7 +68,8 @@ fn run(p4: &Path, stf: &str, includes: &[PathBuf], engine: Engine) -> Outcome {
 }
 
 #[test]
-fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
+fn p4c_bmv2_stf_samples_pass_on_all_three_engines() {
+    p4sim_native_corpus::register();
     let Some(root) = std::env::var_os("ESA_P4C_DIR").map(PathBuf::from) else {
         eprintln!(
             "skipped: ESA_P4C_DIR is not set (a p4c checkout; p4sim/tests/p4c_samples/fetch.sh)"
@@ -106,13 +116,16 @@ fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
         let stf = std::fs::read_to_string(stf_path).unwrap();
         let reference = run(&p4, &stf, &includes, Engine::Reference);
         let compiled = run(&p4, &stf, &includes, Engine::Compiled);
+        let native = run(&p4, &stf, &includes, Engine::Native);
         if only.is_some() {
-            eprintln!("{name}: reference {reference:?}, compiled {compiled:?}");
+            eprintln!("{name}: reference {reference:?}, compiled {compiled:?}, native {native:?}");
         }
         match (known.get(&name), &reference) {
-            (None, Outcome::Passed) if compiled == Outcome::Passed => passed += 1,
+            (None, Outcome::Passed) if compiled == Outcome::Passed && native == Outcome::Passed => {
+                passed += 1
+            }
             (None, _) => problems.push(format!(
-                "{name}: reference {reference:?}, compiled {compiled:?}"
+                "{name}: reference {reference:?}, compiled {compiled:?}, native {native:?}"
             )),
             (Some(_), Outcome::Passed) => problems.push(format!(
                 "{name} passes now: take it off tests/p4c_samples/known_failures.txt"
@@ -131,7 +144,7 @@ fn p4c_bmv2_stf_samples_pass_on_the_reference_and_compiled_engines() {
         }
     }
     eprintln!(
-        "p4c samples at {}: {passed} pass on both engines, {} known failures, \
+        "p4c samples at {}: {passed} pass on all three engines, {} known failures, \
          {other_architectures} programs of other architectures (not run)",
         root.display(),
         seen_known.len()
