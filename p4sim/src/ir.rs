@@ -764,6 +764,20 @@ pub enum ExternCall {
         /// Values.
         data: Vec<Leaf>,
     },
+    /// A call of an extern function the program declares itself, run by
+    /// the implementation registered under its name
+    /// (`V1Switch::register_extern_function`), as BMv2 runs one loaded
+    /// from a module.
+    Function {
+        /// The function's name.
+        name: std::sync::Arc<str>,
+        /// Each parameter's value on entry (0 for an `out` one), with its
+        /// type.
+        args: Vec<(BitType, Ex)>,
+        /// Where each `out`/`inout` parameter's value goes after the call:
+        /// (its index in `args`, the place).
+        outs: Vec<(usize, Target)>,
+    },
 }
 
 /// Match kinds of table keys.

@@ -477,6 +477,21 @@ impl V1Switch {
         self.engine.as_ref()
     }
 
+    /// Gives the extern function `name` that the program declares itself
+    /// (`extern void name(...)`) its implementation, as BMv2 loads one from
+    /// a module (`--load-modules`). `f` gets every parameter's value in
+    /// order, an `out` one as 0, each at its parameter's width, and leaves
+    /// the `out` and `inout` ones' new values in place (cast back to the
+    /// parameter's width). A packet that calls an extern function without
+    /// one ends with a fault naming it.
+    pub fn register_extern_function(
+        &mut self,
+        name: &str,
+        f: impl Fn(&mut [Bits]) + Send + Sync + 'static,
+    ) {
+        self.rt.extern_functions.0.insert(name.into(), Arc::new(f));
+    }
+
     /// Sets the clock (microseconds) used for timestamps and meters.
     pub fn set_time_us(&mut self, now: u64) {
         self.rt.now_us = now;

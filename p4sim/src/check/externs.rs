@@ -1066,7 +1066,87 @@ impl<'p> Compiler<'p> {
                     ),
                 }
             }
-            other => unsupported(span, format!("the extern function `{other}`")),
+            other => self.declared_extern_fn(other, args, span),
         }
+    }
+
+    /// A call of an extern function the program declares itself: its
+    /// parameters must be bit<W>, int<W> or bool and it returns nothing;
+    /// the switch runs the implementation registered under its name.
+    fn declared_extern_fn(&mut self, name: &str, args: &[ast::Argument], span: Span) -> Res<Val> {
+        let proto = self.globals.get(name).and_then(|ds| {
+            ds.iter().find_map(|d| match d {
+                Declaration::ExternFunction(p) => Some(p.clone()),
+                _ => None,
+            })
+        });
+        let Some(proto) = proto else {
+            return unsupported(span, format!("the extern function `{name}`"));
+        };
+        if !proto.type_params.is_empty() || self.resolve_type(&proto.return_type)? != Ty::Void {
+            return unsupported(
+                proto.span,
+                format!(
+                    "the extern function `{name}`: p4sim runs extern functions of bit<W>, \
+                     int<W> and bool parameters that return nothing"
+                ),
+            );
+        }
+        self.nargs(args, proto.params.len(), name, span)?;
+        let mut call_args = Vec::new();
+        let mut outs = Vec::new();
+        for (i, (param, arg)) in proto.params.iter().zip(args).enumerate() {
+            let t = self.resolve_type(&param.ty)?;
+            let Some(ty) = self
+                .scalar_bt(&t)
+                .filter(|_| !matches!(t, Ty::Enum(_) | Ty::Error))
+            else {
+                return unsupported(
+                    param.span,
+                    format!(
+                        "a parameter of type {} in an extern function",
+                        ty_name(self, &t)
+                    ),
+                );
+            };
+            let v = self.expr(&arg.value)?;
+            match param.direction {
+                ast::Direction::In | ast::Direction::None => {
+                    call_args.push((ty, self.coerce(v, &t, arg.value.span)?));
+                }
+                ast::Direction::Out | ast::Direction::InOut => {
+                    let Val::Place(p, pt) = v else {
+                        return err(
+                            arg.value.span,
+                            "an out or inout argument must be a variable or field",
+                        );
+                    };
+                    if pt != t {
+                        return err(
+                            arg.value.span,
+                            format!(
+                                "type mismatch: expected {}, found {}",
+                                ty_name(self, &t),
+                                ty_name(self, &pt)
+                            ),
+                        );
+                    }
+                    let entry = if param.direction == ast::Direction::InOut {
+                        self.load(&p, &t)
+                    } else {
+                        Ex::Const(0)
+                    };
+                    call_args.push((ty, entry));
+                    outs.push((i, self.target(&p, &t)));
+                }
+            }
+        }
+        Ok(Val::Effect(vec![St::Extern(Box::new(
+            ExternCall::Function {
+                name: name.into(),
+                args: call_args,
+                outs,
+            },
+        ))]))
     }
 }

@@ -1880,6 +1880,15 @@ impl Writes<'_> {
                 }
                 ExternCall::Assert { cond, .. } => self.ex(cond),
                 ExternCall::Log { data, .. } => self.leaves(data),
+                ExternCall::Function { args, outs, .. } => {
+                    for (_, ex) in args {
+                        self.ex(ex)?;
+                    }
+                    for (_, target) in outs {
+                        self.target(target)?;
+                    }
+                    Some(())
+                }
             },
             St::SetW(..)
             | St::SetDyn(..)

@@ -1076,6 +1076,35 @@ impl<'a> Exec<'a> {
                     return Flow::Exit;
                 }
             }
+            ExternCall::Function { name, args, outs } => {
+                let Some(f) = self.rt.extern_functions.0.get(name).cloned() else {
+                    self.fx.fault = Some(format!(
+                        "the extern function `{name}` has no implementation \
+                         (V1Switch::register_extern_function)"
+                    ));
+                    self.exit = true;
+                    self.halt = true;
+                    return Flow::Exit;
+                };
+                let mut values: Vec<Bits> = args
+                    .iter()
+                    .map(|(ty, ex)| {
+                        if ty.width() > 64 {
+                            self.eval_w(ex).cast(*ty)
+                        } else {
+                            Bits::from_u64(*ty, self.eval(ex))
+                        }
+                    })
+                    .collect();
+                f(&mut values);
+                for (i, target) in outs {
+                    let ty = Self::target_type(target);
+                    let v = values
+                        .get(*i)
+                        .map_or_else(|| Bits::zero(ty), |v| v.cast(ty));
+                    self.store_target(target, v.low_u64(), Some(v));
+                }
+            }
             ExternCall::Log { message, data } => {
                 let vals = self.leaf_values(data);
                 let mut text = String::new();

@@ -3,6 +3,9 @@
 //! stage leaves for the switch ([`Effects`]), and the words of a run:
 //! which `Stage` runs and how a statement finished ([`Flow`]).
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crate::exec::bits::Bits;
 use crate::exec::cells::{MeterCell, RegisterCells};
 use crate::exec::table::TableState;
@@ -30,6 +33,23 @@ pub struct Runtime {
     pub log: Vec<String>,
     /// A reusable buffer for hash and checksum input.
     pub scratch: Vec<u8>,
+    /// Implementations of the extern functions the program declares.
+    pub extern_functions: ExternFunctions,
+}
+
+/// An extern function's implementation: it gets every parameter's value
+/// (an `out` one as 0, at the parameter's width) and leaves the `out` and
+/// `inout` ones' new values in place.
+pub type ExternFunction = Arc<dyn Fn(&mut [Bits]) + Send + Sync>;
+
+/// Extern functions' implementations by name.
+#[derive(Clone, Default)]
+pub struct ExternFunctions(pub HashMap<Arc<str>, ExternFunction>);
+
+impl std::fmt::Debug for ExternFunctions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
 }
 
 impl Runtime {
@@ -79,6 +99,7 @@ impl Runtime {
             now_ns: 0,
             log: Vec::new(),
             scratch: Vec::new(),
+            extern_functions: ExternFunctions::default(),
         }
     }
 

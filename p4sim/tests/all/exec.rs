@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use p4sim::check::{compile_file, compile_source};
 use p4sim::exec::bits::{BitType, Bits};
-use p4sim::v1switch::{MatchValue, OutputPacket, TableEntry, V1Switch};
+use p4sim::v1switch::{Engine, MatchValue, OutputPacket, TableEntry, V1Switch};
 
 fn b(width: u32, v: u128) -> Bits {
     Bits::from_u128(BitType::unsigned(width).unwrap(), v)
@@ -1140,4 +1140,77 @@ fn loop_corners_on_both_engines() {
         );
         assert_eq!(sw.process(0, &hex("ee 00")), vec![], "{engine:?}");
     }
+}
+
+/// An extern function the program declares itself runs the implementation
+/// the switch registers under its name (BMv2 loads one from a module):
+/// `in` values, `inout` values and their write-back, an `out` parameter,
+/// a 128-bit one, on both engines; without an implementation the packet
+/// is dropped with a fault naming the function.
+#[test]
+fn declared_extern_functions_run_their_registered_implementation() {
+    let src = v1("
+extern void mix(inout bit<16> acc, in bit<16> v, out bit<8> low, inout bit<128> wide);
+header h_t { bit<16> acc; bit<16> v; bit<8> low; bit<128> wide; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control Vck(inout headers_t hdr, inout meta_t m) { apply { } }
+control Ing(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 2;
+        mix(hdr.h.acc, hdr.h.v + 1, hdr.h.low, hdr.h.wide);
+    }
+}
+control Eg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control Cck(inout headers_t hdr, inout meta_t m) { apply { } }
+control Dep(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+");
+    let compiled = Arc::new(compile_source("test.p4", &src).unwrap_or_else(|e| panic!("{e}")));
+    let input = "0102 0010 77 000102030405060708090a0b0c0d0e0f";
+    for engine in [Engine::Reference, Engine::Compiled] {
+        let mut sw = V1Switch::with_engine(Arc::clone(&compiled), engine);
+        assert_eq!(sw.engine(), engine);
+        assert_eq!(sw.process(0, &hex(input)), vec![], "{engine:?}");
+        assert!(
+            sw.take_log()
+                .iter()
+                .any(|l| l.contains("the extern function `mix` has no implementation")),
+            "{engine:?}"
+        );
+        sw.register_extern_function("mix", |args| {
+            // acc += v; low = the low byte of the old out value (0) + 0x5a;
+            // wide = its bits reversed in bytes.
+            let acc = args[0].low_u64() + args[1].low_u64();
+            args[0] = Bits::from_u64(args[0].ty(), acc);
+            args[2] = Bits::from_u64(args[2].ty(), args[2].low_u64() + 0x5a);
+            let mut bytes = args[3].to_be_bytes();
+            bytes.reverse();
+            args[3] = Bits::from_be_bytes(args[3].ty(), &bytes);
+        });
+        assert_eq!(
+            sw.process(0, &hex(input)),
+            vec![out(2, "0113 0010 5a 0f0e0d0c0b0a09080706050403020100")],
+            "{engine:?}"
+        );
+    }
+}
+
+#[test]
+fn extern_functions_of_other_parameter_types_are_refused() {
+    let src = v1(&format!(
+        "struct meta_t {{ }}\n{H2}\nextern void f(in h_t h);\n\
+         control Ing(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {{\n\
+         apply {{ f(hdr.h); }} }}\n\
+         control Eg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {{ apply {{ }} }}\n"
+    ));
+    let d = compile_source("test.p4", &src).unwrap_err();
+    assert_eq!((d.line, d.col), pos(&src, "in h_t h"), "{d}");
+    assert!(
+        d.message()
+            .contains("a parameter of type h_t in an extern function"),
+        "{d}"
+    );
 }

@@ -560,6 +560,14 @@ impl Refs<'_, '_> {
                 }
                 ExternCall::Assert { cond, .. } => self.ex(cond),
                 ExternCall::Log { data, .. } => self.leaves(data),
+                ExternCall::Function { args, outs, .. } => {
+                    for (_, ex) in args {
+                        self.ex(ex);
+                    }
+                    for (_, target) in outs {
+                        self.target(target);
+                    }
+                }
             },
             St::Mov(d, a) => {
                 self.slot(*d);
