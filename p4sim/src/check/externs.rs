@@ -103,17 +103,8 @@ impl<'p> Compiler<'p> {
         };
         let r = match v {
             Val::StackNext(p, Ty::Stack(elem, count)) => {
-                let (stride_n, stride_w) = self.size(&elem);
                 let mut r = self.header_ref(&Place::at(0, 0), &elem, span)?;
-                r.stack = Some(Box::new(StackAccess {
-                    base_n: p.n,
-                    base_w: p.w,
-                    next_index: p.n.saturating_add(stride_n.saturating_mul(count)),
-                    which: StackWhich::Next,
-                    stride_n,
-                    stride_w,
-                    count,
-                }));
+                r.stack = Some(Box::new(self.next_access(&p, &elem, count)));
                 r
             }
             Val::Place(p, t) => match self.union_stack_next(e)? {
@@ -145,8 +136,14 @@ impl<'p> Compiler<'p> {
         let Val::StackNext(p, Ty::Stack(elem, count)) = self.expr(base)? else {
             return Ok(None);
         };
-        let (stride_n, stride_w) = self.size(&elem);
-        Ok(Some(StackAccess {
+        Ok(Some(self.next_access(&p, &elem, count)))
+    }
+
+    /// The element at nextIndex of the stack of `count` `elem`s at `p`,
+    /// which an extract into it advances.
+    fn next_access(&self, p: &Place, elem: &Ty, count: u32) -> StackAccess {
+        let (stride_n, stride_w) = self.size(elem);
+        StackAccess {
             base_n: p.n,
             base_w: p.w,
             next_index: p.n.saturating_add(stride_n.saturating_mul(count)),
@@ -154,7 +151,7 @@ impl<'p> Compiler<'p> {
             stride_n,
             stride_w,
             count,
-        }))
+        }
     }
 
     pub(super) fn header_ref(&self, p: &Place, t: &Ty, span: Span) -> Res<HeaderRef> {
