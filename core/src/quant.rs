@@ -110,12 +110,6 @@ pub fn quantize_be_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -
 #[inline(always)]
 fn quantize_be_lanes(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -> bool {
     let (scale, limit) = (pow2(exponent), SATURATION_LIMITS[usize::from(fan_in)]);
-    quantize_be_scaled(src, scale, limit, out)
-}
-
-/// [`quantize_be_lanes`] with its scale and limit worked out.
-#[inline(always)]
-fn quantize_be_scaled(src: &[f32], scale: f32, limit: i32, out: &mut [u8]) -> bool {
     let lanes = out.len() / 4;
     let n = src.len().min(lanes);
     let (body, padding) = out[..4 * lanes].split_at_mut(4 * n);
@@ -138,63 +132,6 @@ fn quantize_be_scaled(src: &[f32], scale: f32, limit: i32, out: &mut [u8]) -> bo
     }
     padding.fill(0);
     saturated
-}
-
-/// [`quantize_be_into`] of consecutive chunks in one call: chunk `i` is
-/// `src[i · lanes..][..lanes]` (the last one may be short, its lanes past
-/// `src` set to 0), written to `out[i · 4 · lanes..][..4 · lanes]`, whether
-/// it saturated to `saturated[i]`. As many chunks as `saturated` holds, or
-/// as fit in `out`; the rest of both is left alone. The bytes and flags
-/// are exactly those of a [`quantize_be_into`] call per chunk; one call for
-/// a run of packets saves the per-call work (the CPU check, the constants)
-/// that is a large part of quantizing one packet's few lanes.
-pub fn quantize_chunks_be_into(
-    src: &[f32],
-    lanes: usize,
-    exponent: i8,
-    fan_in: u8,
-    out: &mut [u8],
-    saturated: &mut [bool],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if wide::quantize_chunks_be_into(src, lanes, exponent, fan_in, out, saturated) {
-        return;
-    }
-    quantize_chunks_be_lanes(src, lanes, exponent, fan_in, out, saturated);
-}
-
-/// [`quantize_chunks_be_into`] as written, for whatever vector width it is
-/// compiled.
-#[inline(always)]
-fn quantize_chunks_be_lanes(
-    src: &[f32],
-    lanes: usize,
-    exponent: i8,
-    fan_in: u8,
-    out: &mut [u8],
-    saturated: &mut [bool],
-) {
-    if lanes == 0 {
-        return;
-    }
-    let (scale, limit) = (pow2(exponent), SATURATION_LIMITS[usize::from(fan_in)]);
-    let chunks = saturated.len().min(out.len() / (4 * lanes));
-    let (out, saturated) = (&mut out[..4 * lanes * chunks], &mut saturated[..chunks]);
-    // Only the last chunk can be short, so the chunks are one run of lanes
-    // (padded with zeros as the last one's are): quantized at once, at
-    // full speed. Saturation is rare; only then does each chunk's flag
-    // need finding, again chunk by chunk.
-    if !quantize_be_scaled(src, scale, limit, out) {
-        saturated.fill(false);
-        return;
-    }
-    for (at, (chunk_out, chunk_saturated)) in
-        out.chunks_exact_mut(4 * lanes).zip(saturated).enumerate()
-    {
-        let start = at.saturating_mul(lanes).min(src.len());
-        let end = start.saturating_add(lanes).min(src.len());
-        *chunk_saturated = quantize_be_scaled(&src[start..end], scale, limit, chunk_out);
-    }
 }
 
 /// The quantizer compiled again for AVX2 (eight values per instruction, a
@@ -231,36 +168,6 @@ mod wide {
         // SAFETY: the CPU has AVX2.
         std::is_x86_feature_detected!("avx2")
             .then(|| unsafe { quantize_be_into_avx2(src, exponent, fan_in, out) })
-    }
-
-    /// [`super::quantize_chunks_be_into`] with AVX2; `false` (nothing
-    /// written) without it.
-    pub(super) fn quantize_chunks_be_into(
-        src: &[f32],
-        lanes: usize,
-        exponent: i8,
-        fan_in: u8,
-        out: &mut [u8],
-        saturated: &mut [bool],
-    ) -> bool {
-        let avx2 = std::is_x86_feature_detected!("avx2");
-        if avx2 {
-            // SAFETY: the CPU has AVX2.
-            unsafe { quantize_chunks_be_into_avx2(src, lanes, exponent, fan_in, out, saturated) }
-        }
-        avx2
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn quantize_chunks_be_into_avx2(
-        src: &[f32],
-        lanes: usize,
-        exponent: i8,
-        fan_in: u8,
-        out: &mut [u8],
-        saturated: &mut [bool],
-    ) {
-        super::quantize_chunks_be_lanes(src, lanes, exponent, fan_in, out, saturated)
     }
 
     #[target_feature(enable = "avx2")]
@@ -741,54 +648,6 @@ mod tests {
             assert_eq!(saturated, expected_saturated, "round {round}");
             assert_eq!(&out[..4 * lanes], &expected[..], "round {round}");
             assert_eq!(out[4 * lanes], 0xaa);
-        }
-    }
-
-    /// Many chunks in one call give the bits and flags of one
-    /// [`quantize_be_into`] per chunk: full chunks, a short last one, chunks
-    /// past the end of the input, saturated and non-finite values, and both
-    /// builds (the run-time choice and the portable one).
-    #[test]
-    fn chunks_match_one_call_per_chunk() {
-        let mut rng = crate::rng::Rng::new(43);
-        let values = awkward_values(&mut rng);
-        for round in 0..400 {
-            let lanes = 1 + rng.below(70) as usize;
-            let chunks = rng.below(9) as usize;
-            let len = rng.below((chunks * lanes + 1) as u64) as usize;
-            let src: Vec<f32> = (0..len)
-                .map(|_| values[rng.below(values.len() as u64) as usize])
-                .collect();
-            let e = rng.below(256) as u8 as i8;
-            let fan_in = rng.below(256) as u8;
-            let mut expected = vec![0xaa; 4 * lanes * chunks + 3];
-            let mut expected_saturated = vec![false; chunks];
-            for (at, s) in expected_saturated.iter_mut().enumerate() {
-                let start = (at * lanes).min(len);
-                let end = (start + lanes).min(len);
-                let out = &mut expected[4 * lanes * at..][..4 * lanes];
-                *s = quantize_be_into(&src[start..end], e, fan_in, out);
-            }
-            // One flag more than fits in `out` is left alone, as are the
-            // bytes after the last whole chunk.
-            let mut out = vec![0xaa; 4 * lanes * chunks + 3];
-            let mut saturated = vec![true; chunks + 1];
-            quantize_chunks_be_into(&src, lanes, e, fan_in, &mut out, &mut saturated);
-            assert_eq!(out, expected, "round {round}");
-            assert_eq!(saturated[..chunks], expected_saturated, "round {round}");
-            assert!(saturated[chunks], "round {round}");
-            let mut portable = vec![0xaa; 4 * lanes * chunks + 3];
-            let mut portable_saturated = vec![true; chunks];
-            quantize_chunks_be_lanes(
-                &src,
-                lanes,
-                e,
-                fan_in,
-                &mut portable,
-                &mut portable_saturated,
-            );
-            assert_eq!(portable, expected, "round {round}");
-            assert_eq!(portable_saturated, expected_saturated, "round {round}");
         }
     }
 

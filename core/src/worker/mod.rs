@@ -18,12 +18,11 @@
 //! lanes (the embedding program adds Ethernet, IPv4 and UDP) and time is the
 //! `now_us` argument.
 //!
-//! The send path allocates nothing in steady state: a payload's lanes are
-//! quantized a run of chunks at a time into a staging buffer that keeps its
-//! storage (a re-run's straight into the caller's buffer), chunks in flight
-//! live in a ring that keeps its storage, a resend quantizes its chunk again
-//! instead of keeping the lanes, and the tensor buffer is reused by the next
-//! all-reduce unless the result is taken.
+//! The send path allocates nothing in steady state: a payload is quantized
+//! straight into the caller's buffer, chunks in flight live in a ring that
+//! keeps its storage, a resend quantizes its chunk again instead of keeping
+//! the lanes, and the tensor buffer is reused by the next all-reduce unless
+//! the result is taken.
 //!
 //! Sequence numbers are the job's shared clock: every all-reduce (overflow
 //! re-runs included) advances the seq counter by the chunks it used, the same
@@ -47,14 +46,12 @@ use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, remapped_slot, slot_for};
 
 mod config;
 mod ring;
-mod staging;
 #[cfg(test)]
 mod tests;
 
 use crate::cache::ResultLog;
 pub use config::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, WorkerConfig, WorkerError};
 use ring::{Followup, Outstanding, Ring};
-use staging::Staging;
 
 /// Proof that a worker's job is ahead of it ([`Worker::check_behind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,8 +169,6 @@ pub struct Worker {
     ring: Ring,
     /// The buffer of an aborted all-reduce, reused by the next.
     spare_input: Vec<f32>,
-    /// The next first-round chunks' lanes; kept, so its storage is reused.
-    staging: Staging,
     /// Seqs with a probe or resend queued ([`Outstanding::queued`]).
     followups: VecDeque<u16>,
     answers: VecDeque<Vec<u8>>,
@@ -216,7 +211,6 @@ impl Worker {
             run: None,
             ring: Ring::default(),
             spare_input: Vec::new(),
-            staging: Staging::default(),
             followups: VecDeque::new(),
             answers: VecDeque::new(),
             events: VecDeque::new(),
@@ -423,7 +417,6 @@ impl Worker {
         };
         input.clear();
         input.extend_from_slice(data);
-        self.staging.clear();
         self.run = Some(AllReduce {
             data: input,
             seq_base,
@@ -600,19 +593,7 @@ impl Worker {
             probed: false,
             done: false,
         };
-        let saturated = if run.rerun.is_empty() {
-            // The first round sends chunks in order: their lanes are
-            // quantized a run at a time.
-            let (lanes, saturated) =
-                self.staging
-                    .chunk(&run.data, self.cfg.lanes, index, exponent, self.cfg.fan_in);
-            copy_lanes(lanes, &mut buf[HEADER_LEN..]);
-            emit_data_header(&self.cfg, &chunk, saturated, false, buf);
-            saturated
-        } else {
-            write_data(&self.cfg, &run.data, &chunk, false, buf)
-        };
-        if saturated {
+        if write_data(&self.cfg, &run.data, &chunk, false, buf) {
             chunk.flags = Flags::OVERFLOW;
         }
         if self.checking {
@@ -909,7 +890,6 @@ impl Worker {
         run.exponent = next_exponent;
         run.round_len = round.len();
         run.rerun = round;
-        self.staging.clear();
         run.next = 0;
     }
 
@@ -942,15 +922,13 @@ impl Worker {
 /// The slot a new chunk `seq` goes to: its position's remapped slot after a
 /// collision ([`WorkerConfig::remap_on_collision`]), else [`slot_for`].
 fn slot_of(cfg: &WorkerConfig, remaps: &[u32], seq: u16) -> u16 {
-    // Without remapping there is no position to look up (and no division
-    // per packet to find it).
-    if !remaps.is_empty() {
-        let position = usize::from(seq) % cfg.window;
-        if let Some(&generation) = remaps.get(position).filter(|&&g| g > 0) {
-            return remapped_slot(cfg.job, position as u32, generation, cfg.slot_mask);
+    let position = usize::from(seq) % cfg.window;
+    match remaps.get(position) {
+        Some(&generation) if generation > 0 => {
+            remapped_slot(cfg.job, position as u32, generation, cfg.slot_mask)
         }
+        _ => slot_for(cfg.slot_mapping, cfg.job, seq, cfg.window, cfg.slot_mask),
     }
-    slot_for(cfg.slot_mapping, cfg.job, seq, cfg.window, cfg.slot_mask)
 }
 
 /// Queues `followup` for `chunk` (seq `seq`): a resend replaces a queued
@@ -1028,37 +1006,9 @@ fn write_data(
         return false;
     };
     let saturated = quant::quantize_be_into(&input[start..end], chunk.exponent, cfg.fan_in, lanes);
-    emit_data_header(cfg, chunk, saturated, resend, buf);
-    saturated
-}
-
-/// Copies `lanes` into `out` (the same length) 64 bytes at a time: a copy
-/// of a length known at compile time is a few vector moves in place, where
-/// one of a packet's length is a call into the C library per packet.
-fn copy_lanes(lanes: &[u8], out: &mut [u8]) {
-    let mut blocks = out.chunks_exact_mut(64);
-    let mut lane_blocks = lanes.chunks_exact(64);
-    for (o, l) in (&mut blocks).zip(&mut lane_blocks) {
-        o.copy_from_slice(l);
-    }
-    blocks
-        .into_remainder()
-        .copy_from_slice(lane_blocks.remainder());
-}
-
-/// Writes the header of `chunk`'s `DATA` payload into `buf` (exactly
-/// [`esa_payload_len`] bytes, its lanes already there): `OVERFLOW` if
-/// quantization `saturated`, `RESEND` on a `resend`.
-fn emit_data_header(
-    cfg: &WorkerConfig,
-    chunk: &Outstanding,
-    saturated: bool,
-    resend: bool,
-    buf: &mut [u8],
-) {
     let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
         // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
-        return;
+        return saturated;
     };
     let mut flags = chunk.flags;
     if saturated {
@@ -1068,4 +1018,5 @@ fn emit_data_header(
         flags = flags | Flags::RESEND;
     }
     chunk_header(cfg, chunk, PacketType::Data, flags).emit(&mut packet);
+    saturated
 }
