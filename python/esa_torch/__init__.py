@@ -48,6 +48,7 @@ from ._esa import (  # noqa: F401  (re-exported)
     job_stats,
     release,
 )
+from .staging import CudaStaging
 
 __all__ = [
     "Job",
@@ -325,17 +326,46 @@ class _Joined:
         self.priority = priority
 
 
+# Guards the first CUDA bucket's creation of a job's staging.
+_staging_lock = threading.Lock()
+
+
+def _cuda_staging(job: Job, device) -> CudaStaging:
+    """The job's :class:`CudaStaging` for ``device``, made at its first CUDA
+    bucket (a CPU job never touches CUDA)."""
+    with _staging_lock:
+        # Kept on the job without a field in Job.__init__: only the hook
+        # knows of it.
+        per_device = job.__dict__.setdefault("_cuda_staging", {})
+        if device not in per_device:
+            per_device[device] = CudaStaging(device)
+        return per_device[device]
+
+
 def _hook(job: Job, bucket):
     import torch
 
     buffer = bucket.buffer()
-    future: "torch.futures.Future" = torch.futures.Future()
     index, iteration = bucket.index(), job.iterations
     if bucket.is_last():
         job.iterations += 1
+    if buffer.is_cuda:
+        # The copy to host is enqueued here, behind the backward pass's
+        # work on the bucket; the executor waits for it, not the backward.
+        staging = _cuda_staging(job, buffer.device)
+        future: "torch.futures.Future" = torch.futures.Future(devices=[buffer.device])
+        host, copied = staging.to_host(buffer)
+    else:
+        staging, future, host, copied = None, torch.futures.Future(), None, None
 
     def run() -> None:
         try:
+            if staging is not None:
+                copied.synchronize()
+                job.allreduce(host.numpy(), job.average)
+                job.buckets += 1
+                staging.to_device(host, buffer, future)
+                return
             work = buffer
             if work.device.type != "cpu" or work.dtype != torch.float32 or not work.is_contiguous():
                 work = buffer.detach().to("cpu", torch.float32).contiguous()
@@ -347,14 +377,21 @@ def _hook(job: Job, bucket):
         except IntegrityError as e:
             # DDP re-raises a hook's error as a RuntimeError with its text
             # only: the text names the error.
+            _discard(staging, host)
             future.set_exception(
                 IntegrityError(f"esa_torch.IntegrityError: {e} (DDP bucket {index} of iteration {iteration})")
             )
         except BaseException as e:  # the training loop sees it from backward()
+            _discard(staging, host)
             future.set_exception(e)
 
     job._executor.submit(run)
     return future
+
+
+def _discard(staging: Optional[CudaStaging], host) -> None:
+    if staging is not None:
+        staging.discard(host)
 
 
 def register(

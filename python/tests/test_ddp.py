@@ -21,53 +21,60 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
 EXPONENT = 20
 
 
-def _ddp_and_reference(rank, world, init_file):
-    """Joins the gloo group; returns a small network, a copy of it outside
-    DDP (gradients to compare with gloo's all-reduce) and its DDP model."""
+def _ddp_and_reference(rank, world, init_file, device="cpu"):
+    """Joins the gloo group; returns a small network on `device`, a copy of
+    it outside DDP (gradients to compare with gloo's all-reduce) and its
+    DDP model."""
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
     torch.manual_seed(0)
-    net = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
-    reference = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7))
+    net = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7)).to(device)
+    reference = torch.nn.Sequential(torch.nn.Linear(50, 300), torch.nn.Tanh(), torch.nn.Linear(300, 7)).to(device)
     reference.load_state_dict(net.state_dict())
-    return net, reference, torch.nn.parallel.DistributedDataParallel(net)
+    device_ids = None if device == "cpu" else [device]
+    return net, reference, torch.nn.parallel.DistributedDataParallel(net, device_ids=device_ids)
 
 
-def _hook_vs_gloo(rank, world, init_file, controller, switch, out):
+def _hook_vs_gloo(rank, world, init_file, controller, switch, out, device="cpu"):
     import esa_torch
 
-    net, reference, model = _ddp_and_reference(rank, world, init_file)
+    net, reference, model = _ddp_and_reference(rank, world, init_file, device)
     job = esa_torch.register(model, controller=controller, switch=switch, exponent=EXPONENT)
     diffs, scale = [], []
     for step in range(3):
         g = torch.Generator().manual_seed(100 * step + rank)
-        x = torch.randn(16, 50, generator=g) * (rank + 1)
+        x = (torch.randn(16, 50, generator=g) * (rank + 1)).to(device)
         model.zero_grad()
         model(x).pow(2).sum().backward()
         reference.zero_grad()
         reference(x).pow(2).sum().backward()
         for p, q in zip(net.parameters(), reference.parameters()):
-            expected = q.grad.clone()
+            assert p.grad.device == torch.device(device)
+            expected = q.grad.cpu()
             dist.all_reduce(expected)  # gloo
             expected /= world
-            diffs.append((p.grad - expected).abs().max().item())
+            diffs.append((p.grad.cpu() - expected).abs().max().item())
             scale.append(expected.abs().max().item())
     buckets = job.buckets
+    # Pinned buffers made for CUDA buckets: once per bucket, not per step.
+    staged = sum(s.pool.allocated for s in getattr(job, "_cuda_staging", {}).values())
     job.close(barrier=dist.barrier)
-    out.put((rank, max(diffs), max(scale), buckets))
+    out.put((rank, max(diffs), max(scale), buckets, staged))
     # The result must leave the queue's feeder thread before os._exit.
     out.close()
     out.join_thread()
     esa_torch.exit_rank()
 
 
-def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
-    world = 3
+def _run_hook_vs_gloo(stack, world, device):
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     with tempfile.TemporaryDirectory() as d:
         init = os.path.join(d, "init")
         procs = [
-            ctx.Process(target=_hook_vs_gloo, args=(r, world, init, stack.controller, stack.switch, out))
+            ctx.Process(
+                target=_hook_vs_gloo,
+                args=(r, world, init, stack.controller, stack.switch, out, device),
+            )
             for r in range(world)
         ]
         for p in procs:
@@ -78,10 +85,23 @@ def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
             assert p.exitcode == 0
     # The mean of `world` values each rounded to 2^-EXPONENT: at most half a
     # step off, plus float32 rounding of gradients of this size.
-    for rank, diff, scale, buckets in results:
+    for rank, diff, scale, buckets, _ in results:
         assert scale > 1.0, "gradients large enough to matter"
         assert diff <= 2.0 ** -(EXPONENT + 1) + scale * 2.0**-21, (rank, diff)
         assert buckets >= 3, f"a bucket or more per backward pass, got {buckets}"
+    return results
+
+
+def test_hook_gradients_equal_gloo_within_the_quantization_bound(stack):
+    for *_, staged in _run_hook_vs_gloo(stack, 3, "cpu"):
+        assert staged == 0, "CPU buckets are summed where they are"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
+def test_cuda_buckets_equal_gloo_through_pinned_host_memory(stack):
+    # Every rank on the first GPU: the hook's path is the same on any.
+    for rank, _, _, buckets, staged in _run_hook_vs_gloo(stack, 2, "cuda:0"):
+        assert 1 <= staged < buckets, f"rank {rank}: {staged} pinned buffers for {buckets} buckets"
 
 
 def _hook_with_a_corrupted_frame(rank, world, init_file, controller, switch, integrity, out):
