@@ -248,7 +248,7 @@ class Job:
         try:
             if run_ps if run_ps is not None else rank == 0:
                 self.ps = ParameterServer(
-                    *self._reach(admission.ps_port),
+                    self._port_address(admission.ps_port),
                     admission.ps_port,
                     self.job_id,
                     world_size,
@@ -258,7 +258,7 @@ class Job:
                 )
             port = admission.worker_ports[rank]
             self.worker = Worker(
-                *self._reach(port),
+                self._port_address(port),
                 port,
                 self.job_id,
                 rank,
@@ -287,10 +287,10 @@ class Job:
         self._lock = threading.Lock()
         atexit.register(self.close)
 
-    def _reach(self, port: int) -> List[Optional[str]]:
+    def _port_address(self, port: int) -> Optional[str]:
         """The UDP address of switch port ``port`` when the ports are
         carried over UDP; None when the host sends from its own address."""
-        return [None if self._hosts is not None else port_address(self.switch, port)]
+        return None if self._hosts is not None else port_address(self.switch, port)
 
     def _reach_host(self, port: int) -> Dict[str, Any]:
         """The hosts file's address of the host on switch port ``port``
