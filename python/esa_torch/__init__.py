@@ -18,7 +18,11 @@ preempts or refuses the job — at the PS, and handed back as a
 
 The switch is an ESA switch whose ports are carried over UDP (``esa local``
 or ``esa switch -u``): port *n* listens at ``HOST:BASE+n`` where
-``switch="HOST:BASE"``.
+``switch="HOST:BASE"``. Or, with ``hosts="hosts.toml"`` (the hosts file of
+``esa run --switch external``, which ``esa controller --hosts`` programs),
+a switch's own Ethernet ports (esa-switch on Linux interfaces, BMv2, a
+Tofino): each rank sends from its host's own IPv4 address with kernel UDP,
+as ``esa run``'s hosts do; see :class:`Job`.
 
 Every bucket's result is checked (``integrity=True``, the default): rank 0
 draws a key and hands it to the other ranks over the process group, each
@@ -45,6 +49,7 @@ from ._esa import (  # noqa: F401  (re-exported)
     Worker,
     admit,
     host_address,
+    hosts_file,
     job_stats,
     release,
 )
@@ -62,6 +67,7 @@ __all__ = [
     "IntegrityError",
     "MAX_WORLD_SIZE",
     "port_address",
+    "hosts_file",
     "exit_rank",
     "checksum_exchange",
 ]
@@ -119,6 +125,15 @@ class Job:
     sum of what the ranks sent). The key is rank 0's, handed out by ``share``
     with the admission, or ``integrity_key`` (32 bytes, the same on every
     rank) when the admission is given.
+
+    With ``hosts`` (a hosts file: ``switch_ip`` and ``[[host]]`` entries of
+    ``name``, ``mac``, ``ip``, ``port``, optional ``netns``) the job's
+    ports are, unless ``ports`` says otherwise, the file's first
+    ``world_size`` hosts' (rank i on the i-th) and the next one's for the
+    PS; each rank then binds UDP port 17747 of its host's ``ip`` (in its
+    ``netns``, if given: root) and sends to ``switch_ip``. ``switch`` is
+    not used then. The controller must know the same hosts (``esa
+    controller --hosts`` the same file).
     """
 
     def __init__(
@@ -146,6 +161,7 @@ class Job:
         tls_ca: Optional[str] = None,
         exchange=None,
         integrity_key: Optional[bytes] = None,
+        hosts: Optional[str] = None,
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in 0..{world_size}")
@@ -155,6 +171,20 @@ class Job:
         # The job API's credentials (None: ESA_TOKEN / ESA_TLS_CA, if set).
         self._credentials = {"token": token, "tls_ca": tls_ca}
         self.switch = switch
+        # Switch port -> how a host on it reaches the switch (hosts file).
+        self._hosts: Optional[Dict[int, Dict[str, Any]]] = None
+        if hosts is not None:
+            switch_ip, listed = hosts_file(hosts)
+            if len(listed) < world_size + 1 and ports is None:
+                raise ValueError(
+                    f"the hosts file {hosts} lists {len(listed)} hosts; a job of {world_size} "
+                    f"ranks needs {world_size + 1} (one per rank, then the PS's)"
+                )
+            if ports is None:
+                ports = [h["port"] for h in listed[: world_size + 1]]
+            self._hosts = {
+                h["port"]: {"host_ip": h["ip"], "switch_ip": switch_ip, "netns": h["netns"]} for h in listed
+            }
         self.ps: Optional[ParameterServer] = None
         self.ps_volume: Dict[str, int] = {}
         self.switch_counters: Dict[str, int] = {}
@@ -219,16 +249,17 @@ class Job:
         try:
             if run_ps if run_ps is not None else rank == 0:
                 self.ps = ParameterServer(
-                    port_address(switch, admission.ps_port),
+                    self._port_address(admission.ps_port),
                     admission.ps_port,
                     self.job_id,
                     world_size,
                     lanes=lanes,
                     mode=mode,
+                    **self._reach_host(admission.ps_port),
                 )
             port = admission.worker_ports[rank]
             self.worker = Worker(
-                port_address(switch, port),
+                self._port_address(port),
                 port,
                 self.job_id,
                 rank,
@@ -242,6 +273,7 @@ class Job:
                 slot_mask=admission.slot_mask,
                 chunks_total=chunks_total,
                 integrity_key=integrity_key if exchange is not None else None,
+                **self._reach_host(port),
             )
         except BaseException:
             self._release()
@@ -255,6 +287,20 @@ class Job:
         )
         self._lock = threading.Lock()
         atexit.register(self.close)
+
+    def _port_address(self, port: int) -> Optional[str]:
+        """The UDP address of switch port ``port`` when the ports are
+        carried over UDP; None when the host sends from its own address."""
+        return None if self._hosts is not None else port_address(self.switch, port)
+
+    def _reach_host(self, port: int) -> Dict[str, Any]:
+        """The hosts file's address of the host on switch port ``port``
+        (``host_ip``, ``switch_ip``, ``netns``), or nothing without one."""
+        if self._hosts is None:
+            return {}
+        if port not in self._hosts:
+            raise ValueError(f"switch port {port} has no host in the hosts file")
+        return self._hosts[port]
 
     def allreduce(self, array: Any, average: bool = False) -> Dict[str, Any]:
         """Sums ``array`` (a writable C-contiguous float32 buffer) over every

@@ -35,6 +35,11 @@ def parse_args():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--controller", default="127.0.0.1:50051", help="ESA job API")
     p.add_argument("--switch", default="127.0.0.1:9000", help="HOST:BASE: port n at BASE+n")
+    p.add_argument(
+        "--hosts",
+        help="a hosts file (esa run --switch external's): ranks send from their hosts' own "
+        "addresses to a switch's Ethernet ports instead of --switch",
+    )
     p.add_argument("--mode", default="esa", choices=["esa", "atp", "switchml"])
     p.add_argument("--priority", type=int, default=15, help="the job's priority class")
     p.add_argument("--policy", default="las", help="fcfs, static:N, srpt or las")
@@ -78,6 +83,7 @@ def main():
             policy=args.policy,
             lanes=args.lanes,
             timeout_s=args.timeout,
+            hosts=args.hosts,
         )
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()

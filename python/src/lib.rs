@@ -1,7 +1,9 @@
 //! The native half of the `esa_torch` Python package (`esa_torch._esa`):
 //! ESA workers and a parameter server on switch ports carried over UDP
-//! (`esa switch -u`, `esa local`), and job admission through the
-//! controller's job API. Python hands a whole gradient bucket to
+//! (`esa switch -u`, `esa local`) or on a host's own interface and IPv4
+//! address with kernel UDP (a switch's Ethernet ports: esa-switch on Linux
+//! interfaces, BMv2, a Tofino; the addresses from `esa run`'s hosts file),
+//! and job admission through the controller's job API. Python hands a whole gradient bucket to
 //! `Worker.allreduce`; quantization, packets, retransmission and the
 //! fallback to the PS all happen here, with the GIL released. No Python
 //! runs per packet.
@@ -33,9 +35,9 @@ use esa_core::plan::JobPlan;
 use esa_core::policy::Policy;
 use esa_core::ps::{JobOptions, PsConfig};
 use esa_core::rtt::Rto;
-use esa_host::addressing::{port_host, switch_addr};
+use esa_host::addressing::{port_host, switch_addr, switch_addr_at};
 use esa_host::integrity::{IntegrityKey, KEY_LEN};
-use esa_host::transport::{SwitchPortTransport, UdpFrameLink, attach_host};
+use esa_host::transport::{Transport, attach_host};
 use esa_host::worker::{Worker as HostWorker, WorkerOptions};
 use esa_host::{HostError, ParameterServer as HostPs};
 use p4runtime_proto::security::ClientSecurity;
@@ -46,7 +48,9 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-type Link = SwitchPortTransport<UdpFrameLink>;
+/// A rank's or the PS's way to the switch: a UDP-carried switch port, or
+/// the host's own address.
+type Link = Box<dyn Transport>;
 
 pyo3::create_exception!(
     esa_torch._esa,
@@ -80,10 +84,45 @@ fn check_world(world_size: usize) -> PyResult<u8> {
     Ok(world_size as u8)
 }
 
-/// A UDP link to switch port `port` at `port_addr`, sending as host `port`.
-fn link(port_addr: SocketAddr, port: u16, lanes: usize) -> PyResult<Link> {
-    attach_host(port, port_addr, lanes)
-        .map_err(|e| PyConnectionError::new_err(format!("switch port {port} at {port_addr}: {e}")))
+/// Where a worker or the PS reaches the switch: switch port `port` carried
+/// over UDP at `port_addr` (sending as host `port` of a generated
+/// topology), or, with `host_ip`, kernel UDP on this host's own address
+/// (bound inside network namespace `netns` when given, which needs root)
+/// to a switch at `switch_ip`, as `esa run --switch external` hosts do.
+/// Returns the link and the address ESA packets go to.
+fn link(
+    port_addr: Option<&str>,
+    port: u16,
+    lanes: usize,
+    host_ip: Option<&str>,
+    switch_ip: Option<&str>,
+    netns: Option<&str>,
+) -> PyResult<(Link, SocketAddr)> {
+    let Some(host_ip) = host_ip else {
+        let Some(port_addr) = port_addr else {
+            return Err(PyValueError::new_err(
+                "give port_addr (a UDP-carried switch port) or host_ip (this host's own address)",
+            ));
+        };
+        let addr = parse_addr("port_addr", port_addr)?;
+        let transport = attach_host(port, addr, lanes).map_err(|e| {
+            PyConnectionError::new_err(format!("switch port {port} at {addr}: {e}"))
+        })?;
+        return Ok((Box::new(transport), switch_addr()));
+    };
+    let ipv4 = |what: &str, s: &str| {
+        s.parse::<std::net::Ipv4Addr>()
+            .map_err(|_| PyValueError::new_err(format!("{what} `{s}` is not an IPv4 address")))
+    };
+    let ip = ipv4("host_ip", host_ip)?;
+    let switch = switch_ip
+        .map(|s| ipv4("switch_ip", s))
+        .transpose()?
+        .unwrap_or(esa_host::addressing::SWITCH_IP);
+    let transport = esa_testbed::netns::bind_udp(netns, ip).map_err(|e| {
+        PyConnectionError::new_err(format!("host on switch port {port} at {ip}: {e}"))
+    })?;
+    Ok((Box::new(transport), switch_addr_at(switch)))
 }
 
 fn host_error(e: HostError) -> PyErr {
@@ -148,7 +187,11 @@ impl Worker {
 #[pymethods]
 impl Worker {
     /// Worker `rank` of job `job` (`world_size` workers), on switch port
-    /// `port` whose UDP address is `port_addr`. `timeout_s` bounds how long
+    /// `port` whose UDP address is `port_addr`; or, with `host_ip` (and
+    /// `port_addr` None), from this host's own IPv4 address with kernel
+    /// UDP, to the switch at `switch_ip` (default 10.255.255.254), its
+    /// socket bound in network namespace `netns` if given (root): a hosts
+    /// file's host on a switch's Ethernet port. `timeout_s` bounds how long
     /// an all-reduce waits for a missing rank before it fails. With
     /// `integrity_key` (32 bytes, the same on every rank, never sent to the
     /// switch) every all-reduce's result is checked; `allreduce` then needs
@@ -156,10 +199,10 @@ impl Worker {
     #[new]
     #[pyo3(signature = (port_addr, port, job, rank, world_size, *, lanes=32, exponent=20,
         window=64, timeout_s=30.0, mode="esa", policy="las", slot_mask=0, chunks_total=None,
-        integrity_key=None))]
+        integrity_key=None, host_ip=None, switch_ip=None, netns=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        port_addr: &str,
+        port_addr: Option<&str>,
         port: u16,
         job: u16,
         rank: usize,
@@ -173,6 +216,9 @@ impl Worker {
         slot_mask: u16,
         chunks_total: Option<u64>,
         integrity_key: Option<Vec<u8>>,
+        host_ip: Option<&str>,
+        switch_ip: Option<&str>,
+        netns: Option<&str>,
     ) -> PyResult<Worker> {
         let fan_in = check_world(world_size)?;
         if rank >= world_size {
@@ -210,8 +256,7 @@ impl Worker {
             retries: ((timeout_s * 1e6) / max_us as f64).ceil().max(4.0) as u32,
             ..Rto::SOFTWARE_SWITCH
         };
-        let addr = parse_addr("port_addr", port_addr)?;
-        let transport = link(addr, port, lanes)?;
+        let (transport, switch) = link(port_addr, port, lanes, host_ip, switch_ip, netns)?;
         let integrity = integrity_key
             .map(|key| {
                 <[u8; KEY_LEN]>::try_from(key.as_slice())
@@ -226,7 +271,7 @@ impl Worker {
             .transpose()?;
         let checked = integrity.is_some();
         let config = plan.worker_config(rank as u8);
-        let mut options = WorkerOptions::new(config, switch_addr());
+        let mut options = WorkerOptions::new(config, switch);
         options.integrity = integrity;
         let worker = HostWorker::new(options, transport)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -348,26 +393,30 @@ struct ParameterServer {
 #[pymethods]
 impl ParameterServer {
     /// Serves job `job` of `world_size` workers on switch port `port` at
-    /// `port_addr`, until `stop()`.
+    /// `port_addr` (or from `host_ip`, as `Worker`), until `stop()`.
     #[new]
-    #[pyo3(signature = (port_addr, port, job, world_size, *, lanes=32, mode="esa"))]
+    #[pyo3(signature = (port_addr, port, job, world_size, *, lanes=32, mode="esa",
+        host_ip=None, switch_ip=None, netns=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
-        port_addr: &str,
+        port_addr: Option<&str>,
         port: u16,
         job: u16,
         world_size: usize,
         lanes: usize,
         mode: &str,
+        host_ip: Option<&str>,
+        switch_ip: Option<&str>,
+        netns: Option<&str>,
     ) -> PyResult<ParameterServer> {
         let fan_in = check_world(world_size)?;
         let mode = parse_mode(mode)?;
-        let addr = parse_addr("port_addr", port_addr)?;
-        let transport = link(addr, port, lanes)?;
+        let (transport, switch) = link(port_addr, port, lanes, host_ip, switch_ip, netns)?;
         let config = PsConfig {
             lanes,
             ..PsConfig::default()
         };
-        let mut ps = HostPs::new(config, switch_addr(), transport)
+        let mut ps = HostPs::new(config, switch, transport)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         ps.add_job(job, fan_in, JobOptions::for_mode(mode))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -733,6 +782,32 @@ fn host_address(port: u16) -> (String, String) {
     )
 }
 
+/// Reads and checks a hosts file of `esa run --switch external` (the
+/// same parser): `(switch_ip, hosts)`, each host a dict of `name`, `mac`,
+/// `ip`, `port` and `netns` (None when not given), in file order.
+#[pyfunction]
+fn hosts_file<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+) -> PyResult<(String, Vec<Bound<'py, PyDict>>)> {
+    let file = esa_testbed::HostsFile::load(&path)
+        .map_err(|e| PyValueError::new_err(format!("hosts file: {e}")))?;
+    let hosts = file
+        .hosts
+        .iter()
+        .map(|h| {
+            let d = PyDict::new(py);
+            d.set_item("name", &h.host.name)?;
+            d.set_item("mac", esa_netns::mac_text(h.host.mac.0))?;
+            d.set_item("ip", std::net::Ipv4Addr::from(h.host.ip.0).to_string())?;
+            d.set_item("port", h.host.port)?;
+            d.set_item("netns", h.netns.as_deref())?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((file.switch_ip.to_string(), hosts))
+}
+
 #[pymodule]
 fn _esa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Worker>()?;
@@ -743,6 +818,7 @@ fn _esa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(release, m)?)?;
     m.add_function(wrap_pyfunction!(job_stats, m)?)?;
     m.add_function(wrap_pyfunction!(host_address, m)?)?;
+    m.add_function(wrap_pyfunction!(hosts_file, m)?)?;
     m.add("MAX_WORLD_SIZE", MAX_FAN_IN)?;
     Ok(())
 }

@@ -27,8 +27,14 @@ pub struct ControllerArgs {
     #[arg(long, default_value_t = 1)]
     pub election_id: u64,
     /// The topology file (TOML: switch ports, hosts).
-    #[arg(long)]
-    pub topology: PathBuf,
+    #[arg(long, required_unless_present = "hosts", conflicts_with = "hosts")]
+    pub topology: Option<PathBuf>,
+    /// The hosts file of `esa run --switch external` instead of a topology
+    /// file: its hosts (name, MAC, IPv4, switch port) become the topology.
+    /// Hosts that send from their own interfaces with kernel UDP (esa_torch
+    /// with `hosts=`) use this file too, so both sides read one file.
+    #[arg(long, value_name = "FILE")]
+    pub hosts: Option<PathBuf>,
     /// The P4 program (esa-switch): its source is the device config and
     /// p4sim derives the P4Info.
     #[arg(
@@ -162,7 +168,11 @@ pub enum JobsCommand {
 /// Runs `esa controller` until SIGINT or SIGTERM.
 pub fn run_controller(args: &ControllerArgs) -> Result<()> {
     super::init_logging("info");
-    let topology = Topology::load(&args.topology)?;
+    let topology = match (&args.topology, &args.hosts) {
+        (Some(path), _) => Topology::load(path)?,
+        (None, Some(path)) => esa_testbed::HostsFile::load(path)?.topology(),
+        (None, None) => anyhow::bail!("give --topology FILE or --hosts FILE"),
+    };
     let pipeline = match (&args.bmv2_json, &args.p4info) {
         (Some(json), Some(p4info)) => Pipeline::from_files(json, p4info)?,
         _ => {

@@ -233,6 +233,19 @@ impl HostsFile {
         }
         Ok(HostsFile { switch_ip, hosts })
     }
+
+    /// The controller's topology of these hosts, each behind its switch
+    /// port: what `esa controller --hosts` programs (L2 and egress-host
+    /// entries), as `esa run --switch external` does for the hosts it
+    /// takes.
+    pub fn topology(&self) -> Topology {
+        let mut topology = Topology::default();
+        for h in &self.hosts {
+            topology.ports.insert(h.host.port);
+            topology.hosts.insert(h.host.name.clone(), h.host.clone());
+        }
+        topology
+    }
 }
 
 #[cfg(test)]
@@ -264,6 +277,9 @@ netns = "blue"
         assert_eq!(f.hosts.len(), 2);
         assert_eq!(f.hosts[1].netns.as_deref(), Some("blue"));
         assert_eq!(f.hosts[0].host.mac, MacAddr([2, 0, 0, 0, 0, 1]));
+        let topology = f.topology();
+        assert_eq!(topology.ports.iter().copied().collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(topology.hosts["w2"], f.hosts[1].host);
     }
 
     fn error(text: &str) -> String {
