@@ -18,17 +18,27 @@ use super::xdp::{XdpFrameLink, open_xdp_host};
 use super::{Datagram, Transport, TransportStats, UdpTransport};
 use crate::error::TransportError;
 
-/// Which transport a host uses.
+/// Which transport a host uses; kernel UDP unless asked otherwise.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportChoice {
     /// `AF_XDP` where it can be set up, else kernel UDP.
-    #[default]
     Auto,
     /// Kernel UDP sockets.
+    #[default]
     Udp,
     /// `AF_XDP` only; failing to set it up is an error.
     Xdp,
+}
+
+impl std::fmt::Display for TransportChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TransportChoice::Auto => "auto",
+            TransportChoice::Udp => "udp",
+            TransportChoice::Xdp => "xdp",
+        })
+    }
 }
 
 impl std::str::FromStr for TransportChoice {
