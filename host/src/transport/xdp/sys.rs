@@ -318,26 +318,10 @@ impl XdpSocket {
         if self.rx.available() > 0 {
             return Ok(true);
         }
-        let mut poll = libc::pollfd {
-            fd: self.fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let millis = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
-        // SAFETY: one valid pollfd, for the duration of the call.
-        let n = unsafe { libc::poll(&mut poll, 1, millis) };
-        match n {
-            n if n > 0 => Ok(true),
-            0 => Ok(false),
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    Ok(false)
-                } else {
-                    Err(e)
-                }
-            }
-        }
+        // SAFETY: the socket's descriptor, open while `self` lives, which
+        // outlasts this borrow.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.fd()) };
+        super::super::mmsg::wait_fd(fd, timeout, false)
     }
 }
 
