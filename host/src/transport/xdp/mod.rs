@@ -73,7 +73,7 @@ pub struct XdpStats {
     pub received: u64,
     /// Frames handed to the kernel to send.
     pub sent: u64,
-    /// Frames dropped on send: no room on the ring for [`SEND_STALL`],
+    /// Frames dropped on send: no room on the ring for 20 ms,
     /// longer than a chunk, or dropped by the device.
     pub send_dropped: u64,
     /// `sendto` calls made to have the kernel take frames.
