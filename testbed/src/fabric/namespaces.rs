@@ -27,7 +27,7 @@ impl Fabric for NetnsFabric {
     }
 
     fn hosts_description(&self) -> &'static str {
-        "hosts in network namespaces on kernel UDP or AF_XDP"
+        "hosts in network namespaces on kernel UDP"
     }
 
     fn port_kind(&self) -> PortKind {
