@@ -31,6 +31,10 @@ pub enum TransportError {
     /// An in-memory endpoint with this address already exists.
     #[error("in-memory address {0} is already in use")]
     AddrInUse(SocketAddr),
+    /// `AF_XDP` was asked for (`transport = "xdp"`) and could not be set
+    /// up; the reason.
+    #[error("{0}")]
+    Xdp(String),
     /// The frame link under a switch-port transport is gone (the switch
     /// stopped).
     #[error("{0}: the switch port is closed")]

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use anyhow::{Result, bail};
 use clap::ValueEnum;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use esa_host::transport::TransportChoice;
 use esa_testbed::experiment::FabricKind;
 use esa_testbed::{Bmv2Target, EmbeddedTarget, ExternalTarget, HostsFile, SwitchTarget};
 
@@ -28,6 +29,12 @@ pub(crate) struct RunArgs {
     /// kind`, else inprocess, or netns with `--switch bmv2`.
     #[arg(long, value_parser = fabric_kinds())]
     fabric: Option<FabricKind>,
+    /// The hosts' transport on the netns fabric, in place of the file's
+    /// `[fabric] transport`: `udp` (kernel UDP sockets), `xdp` (an AF_XDP
+    /// socket on each host's interface; an error where it cannot be set
+    /// up) or `auto` (AF_XDP, else kernel UDP, with the reason logged).
+    #[arg(long)]
+    transport: Option<TransportChoice>,
     /// The switch: `embedded` (esa-switch in process), `bmv2`
     /// (simple_switch_grpc and p4c from PATH, on the netns fabric) or
     /// `external` (a running switch at --p4runtime, hosts from --hosts).
@@ -162,6 +169,10 @@ pub(crate) enum ArchArg {
 /// stdout, the report files in `out`; fails when a job did not verify.
 pub(crate) fn run_experiment(args: &RunArgs) -> Result<()> {
     let mut experiment = esa_testbed::Experiment::load_as(&args.experiment, args.fabric)?;
+    if let Some(transport) = args.transport {
+        experiment.fabric.transport = transport;
+        experiment.check_transport()?;
+    }
     if let Some(arch) = args.arch {
         experiment.switch.arch = match arch {
             ArchArg::V1model => esa_testbed::experiment::Arch::V1model,

@@ -11,6 +11,7 @@ use esa_controller::config_file::read_config;
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY};
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
+use esa_host::transport::TransportChoice;
 use serde::Deserialize;
 
 use crate::error::TestbedError;
@@ -172,6 +173,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct FabricSection {
     kind: Option<String>,
+    transport: Option<String>,
     link_gbps: Option<f64>,
     propagation_us: Option<f64>,
     host_gbps: Option<f64>,
@@ -556,6 +558,9 @@ impl Default for SimParams {
 pub struct FabricSpec {
     /// Which fabric.
     pub kind: FabricKind,
+    /// The hosts' transport on the netns fabric (`transport = "udp"`, the
+    /// default, `"xdp"` or `"auto"`).
+    pub transport: TransportChoice,
     /// The simulator's parameters (defaults unless `kind` is `Sim`).
     pub sim: SimParams,
 }
@@ -598,6 +603,12 @@ impl Experiment {
         Ok(e)
     }
 
+    /// Checks `fabric.transport` against the fabric and the loss, after it
+    /// was set in place of the file's (`esa run --transport`).
+    pub fn check_transport(&self) -> Result<(), TestbedError> {
+        check_transport(&self.fabric, &self.switch, &Lines(""))
+    }
+
     /// Parses and checks experiment text; `default_name` names it when the
     /// text does not. A `workload.trace` is relative to the current
     /// directory.
@@ -626,6 +637,7 @@ impl Experiment {
         if let Some(kind) = fabric_override {
             fabric.kind = kind;
         }
+        check_transport(&fabric, &switch, &lines)?;
         if let Some(s) = file.scale
             && !(s > 0.0 && s <= 1.0)
         {
@@ -924,6 +936,12 @@ fn check_fabric(
             .map_err(|e| invalid(format!("{} = {e}", at("kind"))))?,
     };
     let kind = kind_override.unwrap_or(file_kind);
+    let transport = match &f.transport {
+        None => TransportChoice::default(),
+        Some(t) => t
+            .parse::<TransportChoice>()
+            .map_err(|e| invalid(format!("{} = {e}", at("transport"))))?,
+    };
     let given = [
         ("link_gbps", f.link_gbps.is_some()),
         ("propagation_us", f.propagation_us.is_some()),
@@ -984,6 +1002,7 @@ fn check_fabric(
     }
     Ok(FabricSpec {
         kind,
+        transport,
         sim: SimParams {
             link_gbps,
             propagation_ns,
@@ -993,6 +1012,38 @@ fn check_fabric(
             compute_jitter,
         },
     })
+}
+
+/// `[fabric] transport`: AF_XDP needs hosts on interfaces of their own
+/// (the netns fabric), and bypasses the nftables rules that inject
+/// `switch.loss` there.
+fn check_transport(
+    fabric: &FabricSpec,
+    switch: &SwitchSpec,
+    lines: &Lines<'_>,
+) -> Result<(), TestbedError> {
+    if fabric.transport == TransportChoice::Udp {
+        return Ok(());
+    }
+    let at = format!(
+        "fabric.transport{}",
+        lines.mention(Table::Fabric, "transport")
+    );
+    let transport = fabric.transport;
+    if fabric.kind != FabricKind::Netns {
+        return Err(invalid(format!(
+            "{at} = \"{transport}\": AF_XDP is for hosts on interfaces of their own, only \
+             on the netns fabric (the fabric is {})",
+            fabric.kind
+        )));
+    }
+    if switch.loss > 0.0 {
+        return Err(invalid(format!(
+            "{at} = \"{transport}\": switch.loss is injected by nftables, which AF_XDP \
+             bypasses; use transport = \"udp\" with loss"
+        )));
+    }
+    Ok(())
 }
 
 /// The `[workload]`'s jobs, in arrival order.
@@ -1770,6 +1821,31 @@ variants = ["esa/srpt", "atp", "switchml"]
                           ps_service_ns = 300\nbundle = 16\n";
 
     #[test]
+    fn the_hosts_transport() {
+        let netns = |extra: &str| format!("{GOOD}[fabric]\nkind = \"netns\"\n{extra}");
+        let e = Experiment::parse(&netns(""), "x").unwrap();
+        assert_eq!(e.fabric.transport, TransportChoice::Udp);
+        for (text, choice) in [
+            ("xdp", TransportChoice::Xdp),
+            ("auto", TransportChoice::Auto),
+        ] {
+            let e = Experiment::parse(&netns(&format!("transport = \"{text}\"\n")), "x").unwrap();
+            assert_eq!(e.fabric.transport, choice);
+        }
+        let err = |text: &str| Experiment::parse(text, "x").unwrap_err().to_string();
+        let unknown = err(&netns("transport = \"dpdk\"\n"));
+        assert!(unknown.contains("fabric.transport"), "{unknown}");
+        let in_process = err(&format!("{GOOD}[fabric]\ntransport = \"xdp\"\n"));
+        assert!(
+            in_process.contains("only on the netns fabric"),
+            "{in_process}"
+        );
+        let lossy =
+            err(&netns("transport = \"auto\"\n").replacen("[switch]", "[switch]\nloss = 0.01", 1));
+        assert!(lossy.contains("nftables"), "{lossy}");
+    }
+
+    #[test]
     fn the_fabric_section() {
         let e = Experiment::parse(GOOD, "x").unwrap();
         assert_eq!(e.fabric, FabricSpec::default());
@@ -1779,6 +1855,7 @@ variants = ["esa/srpt", "atp", "switchml"]
             e.fabric,
             FabricSpec {
                 kind: FabricKind::Sim,
+                transport: TransportChoice::Udp,
                 sim: SimParams {
                     link_gbps: 40.0,
                     propagation_ns: 2500,

@@ -7,7 +7,7 @@ use super::{Datagram, MAX_DATAGRAM};
 use std::io;
 use std::mem::{size_of, zeroed};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::time::Duration;
 
 /// Datagrams per `recvmmsg` / `sendmmsg` call.
@@ -252,8 +252,13 @@ pub(crate) fn send_packed(
 /// Waits until the socket is readable (or writable, with `write`) or
 /// `timeout` passes; returns whether it is.
 pub(crate) fn wait(socket: &UdpSocket, timeout: Duration, write: bool) -> io::Result<bool> {
+    wait_fd(socket.as_fd(), timeout, write)
+}
+
+/// [`wait`] for any descriptor (an `AF_XDP` socket's).
+pub(crate) fn wait_fd(fd: BorrowedFd<'_>, timeout: Duration, write: bool) -> io::Result<bool> {
     let mut fds = libc::pollfd {
-        fd: socket.as_raw_fd(),
+        fd: fd.as_raw_fd(),
         events: if write { libc::POLLOUT } else { libc::POLLIN },
         revents: 0,
     };

@@ -1,12 +1,15 @@
 //! Moving ESA payloads (the 16-byte header plus lanes) between hosts.
 //!
-//! One small trait, [`Transport`], with three implementations:
+//! One small trait, [`Transport`], with these implementations:
 //! [`UdpTransport`] (kernel UDP sockets, batched with `recvmmsg`/`sendmmsg`
 //! on Linux), [`MemTransport`] (in-memory links of a [`MemNetwork`], with
 //! optional seeded faults, `esa_core::faults::FaultConfig`) and
 //! [`SwitchPortTransport`] (payloads
 //! wrapped in Ethernet frames on a switch port, any [`FrameLink`], e.g.
-//! [`UdpFrameLink`] to a switch port carried over UDP). Every
+//! [`UdpFrameLink`] to a switch port carried over UDP, or, on Linux,
+//! `XdpFrameLink`, an `AF_XDP` socket on the host's own interface).
+//! [`HostTransport`] is kernel UDP or `AF_XDP` as a [`TransportChoice`]
+//! says, falling back to kernel UDP where `AF_XDP` cannot be set up. Every
 //! call is non-blocking except [`Transport::wait`], which blocks until
 //! something may be readable or the timeout passes. The in-memory network
 //! and [`FaultyLink`], which wraps any [`FrameLink`], lose, duplicate and
@@ -19,6 +22,7 @@ pub const RECV_BATCH: usize = 256;
 /// promptly.
 pub const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
+mod choice;
 mod faults;
 mod mem;
 #[cfg(target_os = "linux")]
@@ -26,12 +30,19 @@ mod mmsg;
 mod switch_port;
 mod udp;
 mod udp_frames;
+#[cfg(target_os = "linux")]
+mod xdp;
 
+#[cfg(target_os = "linux")]
+pub use choice::XdpTransport;
+pub use choice::{HostTransport, TransportChoice, XdpPlace, open_host_transport, xdp_fallbacks};
 pub use faults::{FaultCounters, FaultyLink};
 pub use mem::{MemNetwork, MemTransport};
 pub use switch_port::{FrameLink, FrameStats, HostAddress, LinkClosed, SwitchPortTransport};
 pub use udp::UdpTransport;
 pub use udp_frames::{UdpFrameLink, attach_host};
+#[cfg(target_os = "linux")]
+pub use xdp::{XdpError, XdpFrameLink, XdpMode, XdpStats, open_xdp_host};
 
 use crate::error::TransportError;
 use std::net::SocketAddr;

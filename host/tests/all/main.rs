@@ -8,7 +8,9 @@
 //! - [`through_switch`]: jobs through esa-switch running esa.p4,
 //!   programmed by the controller, on lossy in-memory links;
 //! - [`netns`]: the same on kernel UDP sockets in network namespaces
-//!   (root; `ESA_NETNS_TESTS=1`).
+//!   (root; `ESA_NETNS_TESTS=1`);
+//! - [`xdp`]: the same on `AF_XDP` sockets, and the fallback to kernel UDP
+//!   where `AF_XDP` cannot be set up (root; `ESA_NETNS_TESTS=1`).
 //!
 //! The job specs, gradients and exact-sum checks, and the switch and
 //! controller wiring, are `esa-harness`'s; [`support`] adds the model
@@ -21,3 +23,5 @@ mod failures;
 mod netns;
 mod support;
 mod through_switch;
+#[cfg(target_os = "linux")]
+mod xdp;

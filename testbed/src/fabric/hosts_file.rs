@@ -13,6 +13,8 @@ use esa_harness::Ports;
 use esa_host::addressing::SWITCH_IP;
 use serde::Deserialize;
 
+use esa_host::transport::TransportChoice;
+
 use super::{AttachedHosts, Cabling, Fabric, PlacedHost, PortKind, bind_hosts};
 use crate::error::TestbedError;
 use crate::experiment::Experiment;
@@ -119,7 +121,12 @@ impl Cabling for GivenCabling {
     }
 
     fn attach(&mut self, _switch: &mut RunningSwitch) -> Result<AttachedHosts, TestbedError> {
-        let transports = bind_hosts(self.hosts.iter().map(|(h, ns)| (h, ns.as_deref())))?;
+        // Kernel UDP: a hosts file names no interface to attach AF_XDP to.
+        let transports = bind_hosts(
+            self.hosts.iter().map(|(h, ns)| (h, ns.as_deref())),
+            TransportChoice::Udp,
+            0,
+        )?;
         Ok(AttachedHosts {
             transports,
             meters: Default::default(),

@@ -4,7 +4,7 @@
 //! | fabric | hosts | links | switch ports |
 //! |---|---|---|---|
 //! | [`InProcessFabric`] (`inprocess`) | threads of this process | in-memory, with seeded loss | in memory |
-//! | [`NetnsFabric`] (`netns`) | threads in a network namespace each, kernel UDP | veth pairs, loss by nftables | the veths' root ends |
+//! | [`NetnsFabric`] (`netns`) | threads in a network namespace each, kernel UDP or AF_XDP (`[fabric] transport`) | veth pairs, loss by nftables | the veths' root ends |
 //! | [`HostsFileFabric`] (`external`) | threads bound to a hosts file's addresses (optionally in named namespaces) | whatever cables them to the switch | the switch's own |
 //!
 //! A fabric checks before anything starts that it can carry the
@@ -37,7 +37,7 @@ use std::sync::Arc;
 use esa_controller::topology::Host;
 use esa_harness::Ports;
 use esa_host::addressing::{SWITCH_MAC, port_host};
-use esa_host::transport::{HostAddress, Transport};
+use esa_host::transport::{HostAddress, Transport, TransportChoice, XdpPlace};
 
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, FabricKind};
@@ -200,19 +200,30 @@ impl std::fmt::Debug for LossMeter {
     }
 }
 
-/// Binds every host's UDP socket, in the namespace given beside it (or
-/// this process's), so that an address in use is an error before any job
-/// starts.
+/// The interface a namespace host's traffic leaves by (`esa-netns`).
+const NAMESPACE_INTERFACE: &str = "eth0";
+
+/// Opens every host's transport as `transport` says (kernel UDP, or
+/// `AF_XDP` on the host's `eth0` with packets of `lanes` lanes), in the
+/// namespace given beside it (or this process's), so that an address in
+/// use is an error before any job starts.
 fn bind_hosts<'a>(
     hosts: impl IntoIterator<Item = (&'a PlacedHost, Option<&'a str>)>,
+    transport: TransportChoice,
+    lanes: usize,
 ) -> Result<BTreeMap<u16, Box<dyn Transport>>, TestbedError> {
     let mut transports: BTreeMap<u16, Box<dyn Transport>> = BTreeMap::new();
     for (h, namespace) in hosts {
-        let ip = std::net::Ipv4Addr::from(h.host.ip.0);
-        let transport = netns::bind_udp(namespace, ip).map_err(|e| {
+        let place = XdpPlace {
+            interface: NAMESPACE_INTERFACE.to_string(),
+            queue: 0,
+            address: h.address(),
+            lanes,
+        };
+        let opened = netns::open_host(namespace, transport, &place).map_err(|e| {
             TestbedError::start(format!("host {} cannot bind its socket", h.host.name), e)
         })?;
-        transports.insert(h.host.port, Box::new(transport));
+        transports.insert(h.host.port, Box::new(opened));
     }
     Ok(transports)
 }

@@ -1,11 +1,12 @@
 //! The netns fabric: every host in its own network namespace on a kernel
-//! UDP socket, joined to the switch by a veth pair (`crate::netns`,
-//! `esa-netns`).
+//! UDP socket, or an `AF_XDP` socket on its `eth0` (`[fabric] transport`),
+//! joined to the switch by a veth pair (`crate::netns`, `esa-netns`).
 
 use std::sync::Arc;
 
 use esa_harness::Ports;
 use esa_host::addressing::{SWITCH_IP, SWITCH_MAC};
+use esa_host::transport::TransportChoice;
 
 use super::{AttachedHosts, Cabling, Fabric, LossMeter, PlacedHost, PortKind, bind_hosts};
 use crate::error::TestbedError;
@@ -68,6 +69,8 @@ impl Fabric for NetnsFabric {
         Ok(Box::new(NamespaceCabling {
             hosts: hosts.to_vec(),
             namespaces: Arc::new(namespaces),
+            transport: experiment.fabric.transport,
+            lanes: experiment.switch.lanes,
         }))
     }
 }
@@ -78,6 +81,10 @@ impl Fabric for NetnsFabric {
 struct NamespaceCabling {
     hosts: Vec<PlacedHost>,
     namespaces: Arc<Namespaces>,
+    /// The hosts' transport (`[fabric] transport`).
+    transport: TransportChoice,
+    /// Lanes per packet, for `AF_XDP` hosts' frames.
+    lanes: usize,
 }
 
 impl Cabling for NamespaceCabling {
@@ -91,6 +98,8 @@ impl Cabling for NamespaceCabling {
             self.hosts
                 .iter()
                 .map(|h| (h, namespaces.namespace(h.host.port))),
+            self.transport,
+            self.lanes,
         )?;
         let meters = self
             .hosts
