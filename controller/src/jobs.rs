@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use esa_core::constants::{MAX_FAN_IN, MAX_JOB_ID, MAX_PRIORITY, PS_WORKER_ID};
-use esa_core::job::{JobEntry, Mode, SlotRange};
+use esa_core::job::{JobEntry, Mode, SlotRange, TreeRole};
 use esa_p4::Arch;
 use esa_p4::tables::{job_entries, job_members};
 
@@ -95,6 +95,7 @@ impl Job {
             ps_port: self.ps_port,
             slot_base: self.slot_base,
             slot_mask: self.slot_mask,
+            tree: TreeRole::Flat,
         }
     }
 

@@ -630,6 +630,7 @@ mod tests {
                 ps_port: 3,
                 slot_base: 0,
                 slot_mask: 255,
+                tree: esa_core::job::TreeRole::Flat,
             },
         ));
         // and `jobs` entries carry the slot range as a ternary match

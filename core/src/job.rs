@@ -6,6 +6,7 @@
 //! and the switch must agree on. [`crate::plan`] derives a job's hosts'
 //! settings from these.
 
+use crate::constants::MAX_FAN_IN;
 use std::fmt;
 
 /// How a job shares the pool (`docs/protocol.md` §5).
@@ -116,6 +117,127 @@ pub struct JobEntry {
     pub slot_base: u16,
     /// The job's range is `slot_base ..= slot_base + slot_mask`.
     pub slot_mask: u16,
+    /// Where this switch sits on the job's aggregation tree
+    /// (`docs/protocol.md` §9); [`TreeRole::Flat`] for a job on one switch.
+    pub tree: TreeRole,
+}
+
+/// A switch's place on a job's aggregation tree (`docs/protocol.md` §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum TreeRole {
+    /// The job lives behind this switch alone.
+    #[default]
+    Flat,
+    /// A rack's switch (level 0): it sums the rack's workers and sends the
+    /// rack's partial up.
+    Leaf {
+        /// The way up.
+        uplink: Uplink,
+        /// Whether the switch aggregates the job at all; without memory
+        /// (§9.6) every `DATA` goes to the PS as `FALLBACK`.
+        aggregate: bool,
+    },
+    /// The switch above the racks (level 1): it sums the racks' partials.
+    Root {
+        /// Whether the switch aggregates the job; without memory every
+        /// rack's partial goes to the PS as `FALLBACK`.
+        aggregate: bool,
+        /// Some rack falls back to the PS (its leaf has no memory): a
+        /// completion here lacks it and goes to the PS as a part, not to
+        /// the group as the result.
+        partial: bool,
+    },
+}
+
+impl TreeRole {
+    /// A leaf that aggregates.
+    pub const fn leaf(uplink: Uplink) -> TreeRole {
+        TreeRole::Leaf {
+            uplink,
+            aggregate: true,
+        }
+    }
+
+    /// A root that aggregates every rack.
+    pub const ROOT: TreeRole = TreeRole::Root {
+        aggregate: true,
+        partial: false,
+    };
+
+    /// Whether the entry's bitmaps count racks (level 1), not workers.
+    pub const fn is_upper(self) -> bool {
+        matches!(self, TreeRole::Root { .. })
+    }
+
+    /// The uplink of a leaf.
+    pub const fn uplink(self) -> Option<Uplink> {
+        match self {
+            TreeRole::Leaf { uplink, .. } => Some(uplink),
+            _ => None,
+        }
+    }
+
+    /// Whether the switch aggregates the job (false for a level without
+    /// memory, §9.6).
+    pub const fn aggregates(self) -> bool {
+        match self {
+            TreeRole::Flat => true,
+            TreeRole::Leaf { aggregate, .. } | TreeRole::Root { aggregate, .. } => aggregate,
+        }
+    }
+}
+
+/// A leaf's way up its job's tree (`docs/protocol.md` §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Uplink {
+    /// Port towards the root; also the leaf's `ps_port` for the job.
+    pub port: u16,
+    /// The rack's bit at the root (its sender id there), 0..32.
+    pub bit: u8,
+    /// The root's fan-in: the job's racks.
+    pub root_fan_in: u8,
+}
+
+/// The shape of a tree job as its hosts know it: the number of workers in
+/// each of its racks (`docs/protocol.md` §9.4, §9.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TreeShape {
+    racks: u8,
+    workers: [u8; 32],
+}
+
+impl TreeShape {
+    /// The shape with `workers[r]` workers in rack `r`; `None` unless there
+    /// are 1..=32 racks of 1..=32 workers each.
+    pub fn new(workers: &[u8]) -> Option<TreeShape> {
+        if workers.is_empty()
+            || workers.len() > 32
+            || workers.iter().any(|&w| w == 0 || w > MAX_FAN_IN)
+        {
+            return None;
+        }
+        let mut shape = TreeShape {
+            racks: workers.len() as u8,
+            workers: [0; 32],
+        };
+        shape.workers[..workers.len()].copy_from_slice(workers);
+        Some(shape)
+    }
+
+    /// Number of racks (the root's fan-in).
+    pub const fn racks(&self) -> u8 {
+        self.racks
+    }
+
+    /// Workers in each rack.
+    pub fn rack_workers(&self) -> &[u8] {
+        &self.workers[..usize::from(self.racks)]
+    }
+
+    /// Workers in the whole job.
+    pub fn total_workers(&self) -> usize {
+        self.rack_workers().iter().map(|&w| usize::from(w)).sum()
+    }
 }
 
 impl JobEntry {

@@ -13,7 +13,7 @@
 //! and slots divided into bundles.
 
 use crate::constants::DEFAULT_LANES;
-use crate::job::{JobEntry, Mode, SlotRange, chunks};
+use crate::job::{JobEntry, Mode, SlotRange, TreeRole, chunks};
 use crate::policy::Policy;
 use crate::ps::{JobOptions, PsConfig};
 use crate::quant::DEFAULT_EXPONENT;
@@ -160,6 +160,7 @@ impl JobPlan {
             ps_port,
             slot_base: self.slots.base,
             slot_mask: self.slots.mask,
+            tree: TreeRole::Flat,
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFr
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::job::{JobEntry, Mode, SlotRange};
+use crate::job::{JobEntry, Mode, SlotRange, TreeRole};
 
 /// Switch timestamps are 48 bits wide (v1model's `ingress_global_timestamp`).
 const TIMESTAMP_MASK: u64 = (1 << 48) - 1;
@@ -499,6 +499,7 @@ impl Pool {
             ps_port,
             slot_base: pool.base,
             slot_mask: pool.mask,
+            tree: TreeRole::Flat,
         }
     }
 

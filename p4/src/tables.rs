@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use esa_core::constants::PS_WORKER_ID;
-use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode, TreeRole};
 use esa_core::wire::{Ipv4Addr, MacAddr};
 
 use crate::program::Arch;
@@ -437,6 +437,7 @@ impl TableEntry {
                     ps_port: narrow(params[4], "ps_port")?,
                     slot_base: narrow(params[5], "slot_base")?,
                     slot_mask: narrow(params[6], "slot_mask")?,
+                    tree: TreeRole::Flat,
                 },
             ),
             TableKind::JobPorts => TableEntry::JobPort(JobPortKey {
@@ -629,6 +630,7 @@ mod tests {
                     ps_port: 4,
                     slot_base: 64,
                     slot_mask: 63,
+                    tree: TreeRole::Flat,
                 },
             ),
             TableEntry::JobPort(JobPortKey {
@@ -669,6 +671,7 @@ mod tests {
             ps_port: 511,
             slot_base: 0,
             slot_mask: 4095,
+            tree: TreeRole::Flat,
         };
         for arch in Arch::ALL {
             for e in job_entries(arch, 4095, &entry, &[1, 2, 510]) {
@@ -707,6 +710,7 @@ mod tests {
             ps_port: 9,
             slot_base: 0,
             slot_mask: 15,
+            tree: TreeRole::Flat,
         };
         assert_eq!(job_members(&entry, &[3, 3, 4]), [3, 4, 9]);
         let bound: Vec<(u16, u8)> = sender_bindings(2, &entry, &[3, 3, 4])

@@ -98,7 +98,7 @@ pub fn group_commands(group: u16, ports: &[u16], handle: u32) -> [String; 3] {
 mod tests {
     use super::*;
     use crate::tables::{host_entry, job_entries};
-    use esa_core::job::{JobEntry, Mode};
+    use esa_core::job::{JobEntry, Mode, TreeRole};
     use esa_core::wire::{Ipv4Addr, MacAddr};
 
     const ENTRY: JobEntry = JobEntry {
@@ -109,6 +109,7 @@ mod tests {
         ps_port: 10,
         slot_base: 0,
         slot_mask: 15,
+        tree: TreeRole::Flat,
     };
 
     #[test]

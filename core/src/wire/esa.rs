@@ -142,6 +142,9 @@ impl Flags {
     /// On a `PROBE` the switch forwards to the PS: the slot holds the
     /// worker's contribution in a partial that is still aggregating.
     pub const HELD: Flags = Flags(0x20);
+    /// The packet's `bitmap`, `count` and `fan_in` count racks, not
+    /// workers: a tree job's level-1 packet (`docs/protocol.md` §9.2).
+    pub const UPPER: Flags = Flags(0x40);
 
     /// Whether every flag of `other` is set here.
     pub const fn contains(self, other: Flags) -> bool {
@@ -173,6 +176,7 @@ impl fmt::Debug for Flags {
             (Flags::STALE, "STALE"),
             (Flags::ECN, "ECN"),
             (Flags::HELD, "HELD"),
+            (Flags::UPPER, "UPPER"),
         ];
         let mut first = true;
         write!(f, "Flags(")?;
@@ -182,7 +186,7 @@ impl fmt::Debug for Flags {
                 first = false;
             }
         }
-        let unknown = self.0 & 0xc0;
+        let unknown = self.0 & 0x80;
         if unknown != 0 {
             write!(f, "{}{unknown:#04x}", if first { "" } else { "|" })?;
         }

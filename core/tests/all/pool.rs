@@ -2,7 +2,7 @@
 //! byte-exact expected packets.
 
 use esa_core::constants::PS_WORKER_ID;
-use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode, TreeRole};
 use esa_core::pool::{
     Destination, DropReason, Outcome, Pool, PoolConfig, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW,
 };
@@ -824,6 +824,7 @@ fn job_table_rejects_bad_entries() {
             JobEntry {
                 slot_base: 4,
                 slot_mask: 7,
+                tree: TreeRole::Flat,
                 ..good
             }
         )
@@ -835,6 +836,7 @@ fn job_table_rejects_bad_entries() {
             JobEntry {
                 slot_base: 0,
                 slot_mask: 2,
+                tree: TreeRole::Flat,
                 ..good
             }
         )
@@ -846,6 +848,7 @@ fn job_table_rejects_bad_entries() {
             JobEntry {
                 slot_base: 4,
                 slot_mask: 3,
+                tree: TreeRole::Flat,
                 ..good
             }
         )
@@ -885,6 +888,7 @@ fn switchml_jobs_stay_in_their_range() {
         ps_port: PS_PORT,
         slot_base: 4,
         slot_mask: 3,
+        tree: TreeRole::Flat,
     };
     pool.insert_job(1, entry).unwrap();
     pool.authorize_members(1, &[1]);

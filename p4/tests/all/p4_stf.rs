@@ -11,7 +11,7 @@
 //! they drift from the scenarios. Regenerate with
 //! `ESA_BLESS=1 cargo test -p esa-p4 --test all p4_stf::`.
 
-use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode, TreeRole};
 use esa_core::pool::{Pool, PoolConfig};
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
 use esa_p4::tables::{TableEntry, WorkerPortKey};
@@ -82,6 +82,7 @@ impl Bench {
                 ps_port,
                 slot_base,
                 slot_mask,
+                tree: TreeRole::Flat,
             };
             bench.job(job, entry, (first..first + u16::from(fan_in)).collect());
         }

@@ -6,7 +6,7 @@
 
 use esa_core::addressing::{host_ip, host_mac};
 use esa_core::constants::PS_WORKER_ID;
-use esa_core::job::{JobEntry, Mode};
+use esa_core::job::{JobEntry, Mode, TreeRole};
 use esa_core::pool::Decision;
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
@@ -133,6 +133,7 @@ pub fn random_jobs(rng: &mut Rng, slots: usize) -> Vec<Job> {
                 ps_port,
                 slot_base,
                 slot_mask,
+                tree: TreeRole::Flat,
             },
             worker_ports,
         });
