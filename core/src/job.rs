@@ -198,6 +198,19 @@ pub struct Uplink {
     pub root_fan_in: u8,
 }
 
+/// A worker's place in a tree job (`docs/protocol.md` §9.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TreePlace {
+    /// The worker's rack: its leaf's `uplink.bit`.
+    pub rack: u8,
+    /// The job's racks (the root's fan-in).
+    pub racks: u8,
+    /// The job's workers in every rack together: quantization bounds each
+    /// contribution by this, not by the rack's fan-in, so the root's sum
+    /// cannot overflow (§6.3).
+    pub total_workers: u16,
+}
+
 /// The shape of a tree job as its hosts know it: the number of workers in
 /// each of its racks (`docs/protocol.md` §9.4, §9.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
