@@ -16,7 +16,7 @@ use crate::wire::{EsaPacket, Flags, Ipv4Addr, Key, MacAddr, PacketType, ParsedFr
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::job::{JobEntry, Mode, SlotRange, TreeRole};
+use crate::job::{JobEntry, Mode, SlotRange, TreeRole, Uplink, full_bitmap};
 
 /// Switch timestamps are 48 bits wide (v1model's `ingress_global_timestamp`).
 const TIMESTAMP_MASK: u64 = (1 << 48) - 1;
@@ -76,6 +76,15 @@ pub enum PoolError {
         job: u16,
         /// The priority asked for.
         max_priority: u8,
+    },
+    /// A tree entry (`docs/protocol.md` §9.1) that cannot work: an uplink
+    /// bit outside the root's fan-in, a root of fewer than two racks.
+    #[error("job {job}: {reason}")]
+    BadTree {
+        /// The job.
+        job: u16,
+        /// What is wrong.
+        reason: &'static str,
     },
     /// The slot range is not a power of two or does not fit the pool.
     #[error("job {job}: slot range base {base} mask {mask:#x} does not fit a pool of {slots}")]
@@ -183,6 +192,12 @@ pub enum Outcome {
     PullIgnored,
     /// A1: a PS's `PENDING` or `MISSING` relayed to the group.
     AnswerRelayed,
+    /// U1: a leaf's part or probe passed on to the PS by the root.
+    PartRelayed,
+    /// U2: a PS's `PULL` passed down to the leaves by the root.
+    PullRelayed,
+    /// D1′, D0: a rack's partial sent up the tree.
+    SentUp,
 }
 
 /// The result of [`Pool::process`].
@@ -238,6 +253,12 @@ pub struct JobCounters {
     pub pulls_ignored: u64,
     /// A1.
     pub answers_relayed: u64,
+    /// U1: parts and probes a tree's root passed from a leaf to the PS
+    /// (`docs/protocol.md` §9.3). Not in [`JobCounters::by_name`] (nor
+    /// the P4 programs) yet, as `pulls_relayed`.
+    pub parts_relayed: u64,
+    /// U2: `PULL`s a tree's root passed down to its leaves.
+    pub pulls_relayed: u64,
     /// Admission: port not authorized.
     pub drop_bad_port: u64,
     /// Admission: sender id not bound to the ingress port.
@@ -509,7 +530,10 @@ impl Pool {
         if job == 0 || job > MAX_JOB_ID {
             return Err(PoolError::BadJobId(job));
         }
-        if entry.fan_in < 2 || entry.fan_in > MAX_FAN_IN {
+        // A leaf may hold one worker of its rack: it passes the worker's
+        // DATA up as the rack's partial (D0, `docs/protocol.md` §9.3).
+        let min_fan_in = if entry.tree.uplink().is_some() { 1 } else { 2 };
+        if entry.fan_in < min_fan_in || entry.fan_in > MAX_FAN_IN {
             return Err(PoolError::BadFanIn {
                 job,
                 fan_in: entry.fan_in,
@@ -520,6 +544,20 @@ impl Pool {
                 job,
                 max_priority: entry.max_priority,
             });
+        }
+        if let Some(uplink) = entry.tree.uplink() {
+            if uplink.root_fan_in < 2 || uplink.root_fan_in > MAX_FAN_IN {
+                return Err(PoolError::BadTree {
+                    job,
+                    reason: "the root's fan-in is not between 2 and 32",
+                });
+            }
+            if uplink.bit >= uplink.root_fan_in {
+                return Err(PoolError::BadTree {
+                    job,
+                    reason: "the uplink bit is not below the root's fan-in",
+                });
+            }
         }
         let range = usize::from(entry.slot_mask) + 1;
         if !range.is_power_of_two() || usize::from(entry.slot_base) + range > self.config.slots {
@@ -681,18 +719,34 @@ impl Pool {
         if !self.authorized.contains(&(job_id, ingress_port)) {
             return self.drop_packet(job_id, DropReason::BadPort);
         }
-        if matches!(
-            esa.packet_type,
-            PacketType::Data | PacketType::Probe | PacketType::Result
-        ) && !self.senders.contains(&(job_id, ingress_port, esa.worker))
-        {
+        // A tree's root admits a RESULT from a leaf by its port: a worker
+        // answering a QUERY names itself, not its rack (§9.3).
+        let sender_checked = match esa.packet_type {
+            PacketType::Data | PacketType::Probe => true,
+            PacketType::Result => !job.tree.is_upper(),
+            _ => false,
+        };
+        if sender_checked && !self.senders.contains(&(job_id, ingress_port, esa.worker)) {
             return self.drop_packet(job_id, DropReason::Spoofed);
         }
-        if esa.packet_type.is_part() {
+        let from_leaf = job.tree.is_upper() && ingress_port != job.ps_port;
+        if esa.packet_type.is_part() && !from_leaf {
             return self.drop_packet(job_id, DropReason::BadType);
         }
         if esa.slot > job.slot_mask {
             return self.drop_packet(job_id, DropReason::BadSlot);
+        }
+        if from_leaf && (esa.packet_type.is_part() || esa.packet_type == PacketType::Probe) {
+            // U1: the leaf's part or probe, for the PS, which reads the
+            // rack from it.
+            self.job_counters(job_id).parts_relayed += 1;
+            return Decision {
+                outcome: Outcome::PartRelayed,
+                rule: "U1",
+                emit: Some(
+                    Packet::new(frame, self.config.lanes).emit(Destination::Port(job.ps_port)),
+                ),
+            };
         }
         let index = (usize::from(job.slot_base) + usize::from(esa.slot)) & (self.config.slots - 1);
         let now = now_us & TIMESTAMP_MASK;
@@ -703,8 +757,13 @@ impl Pool {
         };
         match esa.packet_type {
             PacketType::Data | PacketType::Probe
-                if esa.worker >= job.fan_in || esa.bitmap != 1u32 << esa.worker =>
+                if esa.worker >= job.fan_in
+                    || esa.bitmap != 1u32 << esa.worker
+                    || (esa.packet_type == PacketType::Data
+                        && esa.flags.contains(Flags::UPPER) != job.tree.is_upper()) =>
             {
+                // The UPPER test keeps a worker's DATA out of a root's racks
+                // and a rack's partial out of a leaf's workers (§9.3).
                 self.drop_packet(job_id, DropReason::BadWorker)
             }
             PacketType::Data => {
@@ -714,6 +773,15 @@ impl Pool {
                 self.data(&job, job_id, index, packet, now)
             }
             PacketType::Probe => self.probe(&job, job_id, index, packet, ingress_port),
+            PacketType::Pull if job.tree.is_upper() && !esa.flags.contains(Flags::UPPER) => {
+                // U2: the PS's pull for the leaves' slots.
+                self.job_counters(job_id).pulls_relayed += 1;
+                Decision {
+                    outcome: Outcome::PullRelayed,
+                    rule: "U2",
+                    emit: Some(packet.emit(relay)),
+                }
+            }
             PacketType::Pull => self.pull(&job, job_id, index, packet),
             PacketType::Result => self.result(&job, job_id, index, packet, relay),
             PacketType::Query => {
@@ -773,6 +841,9 @@ impl Pool {
         packet.count = s.count[i];
         packet.fan_in = job.fan_in;
         packet.exponent = s.exponent[i];
+        if job.tree.is_upper() {
+            packet.flags = packet.flags | Flags::UPPER;
+        }
     }
 
     /// Writes the packet into slot `i` as a fresh claim.
@@ -821,6 +892,7 @@ impl Pool {
             flags = flags | Flags::STALE;
         }
         packet.flags = flags;
+        packet.mark_for_ps(old_job.tree);
         Some(packet.emit(Destination::Port(old_job.ps_port)))
     }
 
@@ -850,6 +922,9 @@ impl Pool {
             Mode::Atp => Destination::Port(job.ps_port),
             Mode::Esa | Mode::SwitchMl => Destination::Group(job.mcast_group),
         };
+        if !job.tree.aggregates() || (job.tree.uplink().is_some() && job.fan_in == 1) {
+            return self.pass_through(job, job_id, packet, resend);
+        }
 
         if same && !complete {
             let ovf = if packet_overflow { SLOT_OVERFLOW } else { 0 };
@@ -866,11 +941,7 @@ impl Pool {
                 s.timestamp[i] = now;
                 self.load_result(i, &mut packet, job);
                 self.job_counters(job_id).completed += 1;
-                return Decision {
-                    outcome: Outcome::Completed,
-                    rule: "D1",
-                    emit: Some(packet.emit(result_dest)),
-                };
+                return self.completion(job, i, packet, result_dest);
             }
             if resend {
                 // D2: hand the partial to the PS and tombstone the chunk.
@@ -895,6 +966,7 @@ impl Pool {
                 packet.count = count;
                 packet.fan_in = job.fan_in;
                 packet.exponent = s.exponent[i];
+                packet.mark_for_ps(job.tree);
                 self.job_counters(job_id).flushed += 1;
                 return Decision {
                     outcome: Outcome::Flushed,
@@ -926,6 +998,9 @@ impl Pool {
             };
         }
         if same {
+            if resend && let Some(uplink) = job.tree.uplink() {
+                return self.leaf_resend(job, job_id, i, packet, uplink);
+            }
             if resend && job.mode == Mode::Atp {
                 // D5 (atp): as ATP's switch does with a resend that finds its
                 // chunk, the slot is freed and what it holds, here the
@@ -971,6 +1046,7 @@ impl Pool {
             // D7, D8: the chunk's parts are gathering at the PS.
             packet.packet_type = PacketType::Fallback;
             packet.fan_in = job.fan_in;
+            packet.mark_for_ps(job.tree);
             self.job_counters(job_id).fallbacks += 1;
             return Decision {
                 outcome: Outcome::Fallback,
@@ -1013,11 +1089,132 @@ impl Pool {
         packet.packet_type = PacketType::Fallback;
         packet.flags = packet.flags | Flags::COLLISION;
         packet.fan_in = job.fan_in;
+        packet.mark_for_ps(job.tree);
         self.job_counters(job_id).fallbacks += 1;
         Decision {
             outcome: Outcome::Fallback,
             rule: "D12",
             emit: Some(packet.emit(Destination::Port(job.ps_port))),
+        }
+    }
+
+    /// Where a completed slot's sum goes (D1): the group as the job's
+    /// result, or, on a tree (`docs/protocol.md` §9.3), up as the rack's
+    /// partial (D1′, the slot `HELD` until the result comes down) or to the
+    /// PS as a part when some rack is missing below a partial root (§9.6).
+    /// `packet` is the `RESULT` [`Pool::load_result`] made.
+    fn completion(
+        &mut self,
+        job: &JobEntry,
+        i: usize,
+        mut packet: Packet,
+        result_dest: Destination,
+    ) -> Decision {
+        match job.tree {
+            TreeRole::Leaf { uplink, .. } => {
+                self.slots.flags[i] |= SLOT_HELD;
+                packet.send_up(uplink);
+                Decision {
+                    outcome: Outcome::SentUp,
+                    rule: "D1'",
+                    emit: Some(packet.emit(Destination::Port(uplink.port))),
+                }
+            }
+            TreeRole::Root { partial: true, .. } => {
+                packet.packet_type = PacketType::Fallback;
+                Decision {
+                    outcome: Outcome::Completed,
+                    rule: "D1",
+                    emit: Some(packet.emit(Destination::Port(job.ps_port))),
+                }
+            }
+            TreeRole::Flat | TreeRole::Root { .. } => Decision {
+                outcome: Outcome::Completed,
+                rule: "D1",
+                emit: Some(packet.emit(result_dest)),
+            },
+        }
+    }
+
+    /// The rows that bypass the slot (`docs/protocol.md` §9.3, §9.6): a
+    /// switch without memory for the job sends every `DATA` to the PS
+    /// (D0); a leaf holding one worker of its rack has nothing to add and
+    /// sends the worker's first copy up as the rack's partial (D0), a
+    /// resend to the PS (D8), since a resend is never aggregated above.
+    fn pass_through(
+        &mut self,
+        job: &JobEntry,
+        job_id: u16,
+        mut packet: Packet,
+        resend: bool,
+    ) -> Decision {
+        let counters = self.counters.entry(job_id).or_default();
+        if job.tree.aggregates()
+            && !resend
+            && let Some(uplink) = job.tree.uplink()
+        {
+            counters.completed += 1;
+            packet.send_up(uplink);
+            return Decision {
+                outcome: Outcome::SentUp,
+                rule: "D0",
+                emit: Some(packet.emit(Destination::Port(uplink.port))),
+            };
+        }
+        counters.fallbacks += 1;
+        packet.packet_type = PacketType::Fallback;
+        packet.fan_in = job.fan_in;
+        packet.mark_for_ps(job.tree);
+        Decision {
+            outcome: Outcome::Fallback,
+            rule: if job.tree.aggregates() { "D8" } else { "D0" },
+            emit: Some(packet.emit(Destination::Port(job.ps_port))),
+        }
+    }
+
+    /// A worker's resend that finds its chunk complete in a leaf's slot
+    /// (`docs/protocol.md` §9.3): the rack's partial, held since it went
+    /// up, goes to the PS (D5′); a result that came down is re-emitted
+    /// with the root's header (D5″).
+    fn leaf_resend(
+        &mut self,
+        job: &JobEntry,
+        job_id: u16,
+        i: usize,
+        mut packet: Packet,
+        uplink: Uplink,
+    ) -> Decision {
+        self.lanes(i, &mut packet, LaneOp::Keep, LaneOut::Old);
+        self.load_result(i, &mut packet, job);
+        if self.slots.flags[i] & SLOT_HELD != 0 {
+            let s = &mut self.slots;
+            if job.mode != Mode::Atp {
+                s.tombstone[i] = s.key[i];
+            }
+            s.key[i] = 0;
+            s.flags[i] = 0;
+            packet.packet_type = PacketType::Flush;
+            packet.flags = packet.flags | Flags::RESEND;
+            packet.mark_for_ps(job.tree);
+            self.job_counters(job_id).flushed += 1;
+            return Decision {
+                outcome: Outcome::Flushed,
+                rule: "D5'",
+                emit: Some(packet.emit(Destination::Port(job.ps_port))),
+            };
+        }
+        packet.flags = packet.flags | Flags::UPPER;
+        packet.bitmap = full_bitmap(uplink.root_fan_in);
+        packet.count = uplink.root_fan_in;
+        packet.fan_in = uplink.root_fan_in;
+        self.job_counters(job_id).reemitted += 1;
+        Decision {
+            outcome: Outcome::Reemitted,
+            rule: "D5''",
+            emit: Some(packet.emit(Destination::GroupExcept {
+                group: job.mcast_group,
+                except: uplink.port,
+            })),
         }
     }
 
@@ -1072,6 +1269,12 @@ impl Pool {
         let same = s.key[i] != 0 && Key(s.key[i]).same_chunk(packet.key);
         let aggregating = s.flags[i] & SLOT_COMPLETE == 0;
         let held = same && aggregating && s.bitmap[i] & packet.bitmap != 0;
+        // P2′: a leaf whose rack's partial went up holds the contribution
+        // too, above (`docs/protocol.md` §9.3).
+        let sent_up = job.tree.uplink().is_some()
+            && same
+            && s.flags[i] & SLOT_HELD != 0
+            && s.bitmap[i] & packet.bitmap != 0;
         if held && !packet.flags.contains(Flags::RESEND) {
             // P1: the contribution is in the slot, which waits for others.
             packet.packet_type = PacketType::Pending;
@@ -1088,9 +1291,10 @@ impl Pool {
         // copy came late, after the chunk had left the slot), which only
         // the PS's result cache can tell apart from one waiting for a slow
         // peer. The switch says what it holds.
-        if held {
+        if held || sent_up {
             packet.flags = packet.flags | Flags::HELD;
         }
+        packet.mark_for_ps(job.tree);
         self.job_counters(job_id).probes_forwarded += 1;
         Decision {
             outcome: Outcome::ProbeForwarded,
@@ -1103,7 +1307,12 @@ impl Pool {
     fn pull(&mut self, job: &JobEntry, job_id: u16, i: usize, mut packet: Packet) -> Decision {
         let slot_key = Key(self.slots.key[i]);
         let same = slot_key.0 != 0 && slot_key.same_chunk(packet.key);
-        if !same || self.slots.flags[i] & SLOT_COMPLETE != 0 {
+        let flags = self.slots.flags[i];
+        // L1′: a leaf also gives up a partial it sent up and still holds.
+        let pullable =
+            flags & SLOT_COMPLETE == 0 || (job.tree.uplink().is_some() && flags & SLOT_HELD != 0);
+        let for_this_level = packet.flags.contains(Flags::UPPER) == job.tree.is_upper();
+        if !same || !pullable || !for_this_level {
             // L2: the chunk is not aggregating here (any more).
             self.job_counters(job_id).pulls_ignored += 1;
             return Decision {
@@ -1132,6 +1341,7 @@ impl Pool {
             s.tombstone[i] = slot_key.0;
         }
         s.flags[i] = 0;
+        packet.mark_for_ps(job.tree);
         self.job_counters(job_id).pulled += 1;
         Decision {
             outcome: Outcome::Pulled,
@@ -1183,10 +1393,38 @@ struct Packet {
     fan_in: u8,
     exponent: i8,
     slot: u16,
+    worker: u8,
     values: Vec<i32>,
 }
 
 impl Packet {
+    /// Marks a part (`FALLBACK`, `EVICTED`, `FLUSH`) or a forwarded
+    /// `PROBE` of a tree job with what the PS needs to read its bits
+    /// (`docs/protocol.md` §9.2): a leaf's rack, a root's `UPPER`.
+    fn mark_for_ps(&mut self, tree: TreeRole) {
+        match tree {
+            TreeRole::Flat => {}
+            TreeRole::Leaf { uplink, .. } => self.worker = uplink.bit,
+            TreeRole::Root { .. } => self.flags = self.flags | Flags::UPPER,
+        }
+    }
+
+    /// Makes the packet a rack's partial on its way up (D1′, D0): `DATA`
+    /// from the rack's bit at the root, `OVERFLOW` kept.
+    fn send_up(&mut self, uplink: Uplink) {
+        self.packet_type = PacketType::Data;
+        self.flags = Flags::UPPER
+            | if self.flags.contains(Flags::OVERFLOW) {
+                Flags::OVERFLOW
+            } else {
+                Flags::NONE
+            };
+        self.bitmap = 1u32 << uplink.bit;
+        self.count = 1;
+        self.fan_in = uplink.root_fan_in;
+        self.worker = uplink.bit;
+    }
+
     /// Reads a frame that already parsed as ESA with `lanes` lanes.
     fn new(frame: &[u8], lanes: usize) -> Packet {
         let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
@@ -1201,6 +1439,7 @@ impl Packet {
             fan_in: view.fan_in(),
             exponent: view.exponent(),
             slot: view.slot(),
+            worker: view.worker(),
             values: view.values().collect(),
         }
     }
@@ -1218,6 +1457,7 @@ impl Packet {
         view.set_fan_in(self.fan_in);
         view.set_exponent(self.exponent);
         view.set_slot(self.slot);
+        view.set_worker(self.worker);
         view.write_values(&self.values);
         clear_udp_checksum(&mut self.frame);
         Emit {
