@@ -719,11 +719,18 @@ impl Pool {
         if !self.authorized.contains(&(job_id, ingress_port)) {
             return self.drop_packet(job_id, DropReason::BadPort);
         }
-        // A tree's root admits a RESULT from a leaf by its port: a worker
-        // answering a QUERY names itself, not its rack (§9.3).
+        // A RESULT that crosses a link between switches of a tree (a
+        // leaf's uplink, a root's child ports) is admitted by its port: it
+        // names whoever sent it, a worker of another rack, a rack or the
+        // PS, not a sender bound to that port (§9.3).
+        let between_switches = match job.tree {
+            TreeRole::Flat => false,
+            TreeRole::Leaf { uplink, .. } => ingress_port == uplink.port,
+            TreeRole::Root { .. } => ingress_port != job.ps_port,
+        };
         let sender_checked = match esa.packet_type {
             PacketType::Data | PacketType::Probe => true,
-            PacketType::Result => !job.tree.is_upper(),
+            PacketType::Result => !between_switches,
             _ => false,
         };
         if sender_checked && !self.senders.contains(&(job_id, ingress_port, esa.worker)) {
