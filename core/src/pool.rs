@@ -271,6 +271,66 @@ pub struct JobCounters {
     pub drop_bad_worker: u64,
 }
 
+impl std::ops::AddAssign for JobCounters {
+    /// Adds another switch's counters for the same job (a tree job's).
+    fn add_assign(&mut self, o: JobCounters) {
+        let JobCounters {
+            data_rx,
+            claimed,
+            aggregated,
+            completed,
+            duplicates,
+            flushed,
+            reemitted,
+            fallbacks,
+            preemptions,
+            stale_reclaims,
+            evictions_suffered,
+            results_relayed,
+            queries_relayed,
+            released,
+            probes_answered,
+            probes_forwarded,
+            pulled,
+            pulls_ignored,
+            answers_relayed,
+            parts_relayed,
+            pulls_relayed,
+            drop_bad_port,
+            drop_spoofed,
+            drop_bad_type,
+            drop_bad_slot,
+            drop_bad_worker,
+        } = o;
+        self.data_rx += data_rx;
+        self.claimed += claimed;
+        self.aggregated += aggregated;
+        self.completed += completed;
+        self.duplicates += duplicates;
+        self.flushed += flushed;
+        self.reemitted += reemitted;
+        self.fallbacks += fallbacks;
+        self.preemptions += preemptions;
+        self.stale_reclaims += stale_reclaims;
+        self.evictions_suffered += evictions_suffered;
+        self.results_relayed += results_relayed;
+        self.queries_relayed += queries_relayed;
+        self.released += released;
+        self.probes_answered += probes_answered;
+        self.probes_forwarded += probes_forwarded;
+        self.pulled += pulled;
+        self.pulls_ignored += pulls_ignored;
+        self.answers_relayed += answers_relayed;
+        self.parts_relayed += parts_relayed;
+        self.pulls_relayed += pulls_relayed;
+        self.drop_bad_port += drop_bad_port;
+        self.drop_spoofed += drop_spoofed;
+        self.drop_bad_type += drop_bad_type;
+        self.drop_bad_slot += drop_bad_slot;
+        self.drop_bad_worker += drop_bad_worker;
+    }
+}
+
 impl JobCounters {
     /// The sum of the DATA outcome counters, which must equal `data_rx`.
     pub const fn data_outcomes(&self) -> u64 {

@@ -2,5 +2,6 @@
 //! (one module per former test file; a module alone: `... --test all <module>::`).
 
 mod pool;
+mod pool_tree;
 mod sim;
 mod wire;
