@@ -118,6 +118,12 @@ impl PoissonSpec {
 
     /// Checks the values; the message names the offending one.
     pub fn check(&self) -> Result<(), String> {
+        self.check_up_to(MAX_FAN_IN)
+    }
+
+    /// [`PoissonSpec::check`] with jobs of up to `max_workers` workers (a
+    /// `[topology]`'s jobs span racks; one switch takes 32).
+    pub fn check_up_to(&self, max_workers: u8) -> Result<(), String> {
         if self.jobs == 0 || self.jobs > usize::from(esa_core::constants::MAX_JOB_ID) {
             return Err(format!(
                 "jobs = {}: must be 1..={}",
@@ -142,7 +148,7 @@ impl PoissonSpec {
                 ));
             }
         }
-        check_workers(&self.workers)?;
+        check_workers(&self.workers, max_workers)?;
         let (lo, hi) = self.iterations;
         if lo == 0 || hi < lo {
             return Err(format!("iterations = [{lo}, {hi}]: need 1 <= min <= max"));
@@ -170,7 +176,12 @@ impl PoissonSpec {
     /// uniformly, from a generator seeded by `seed` (its own sub-streams
     /// for arrivals and for choices). Names `j001`, `j002`, ...
     pub fn generate(&self) -> Result<Vec<TraceRow>, String> {
-        self.check()?;
+        self.generate_up_to(MAX_FAN_IN)
+    }
+
+    /// [`PoissonSpec::generate`] with jobs of up to `max_workers` workers.
+    pub fn generate_up_to(&self, max_workers: u8) -> Result<Vec<TraceRow>, String> {
+        self.check_up_to(max_workers)?;
         let rate = self.arrival_rate();
         let mut root = Rng::new(self.seed ^ WORKLOAD_SEED);
         let mut gaps = root.fork();
@@ -215,13 +226,13 @@ fn known() -> String {
         .join(", ")
 }
 
-fn check_workers(workers: &[u8]) -> Result<(), String> {
+fn check_workers(workers: &[u8], max_workers: u8) -> Result<(), String> {
     if workers.is_empty() {
         return Err("workers is empty".into());
     }
     for &w in workers {
-        if !(2..=MAX_FAN_IN).contains(&w) {
-            return Err(format!("workers = {w}: must be 2..={MAX_FAN_IN}"));
+        if !(2..=max_workers).contains(&w) {
+            return Err(format!("workers = {w}: must be 2..={max_workers}"));
         }
     }
     Ok(())
@@ -249,7 +260,7 @@ pub fn parse_workers(list: &str) -> Result<Vec<u8>, String> {
                 .map_err(|_| format!("workers: {w:?} is not a number"))
         })
         .collect::<Result<Vec<u8>, String>>()?;
-    check_workers(&workers)?;
+    check_workers(&workers, MAX_FAN_IN)?;
     Ok(workers)
 }
 
@@ -280,7 +291,7 @@ pub struct TraceRow {
     pub arrival_us: u64,
     /// A profile name.
     pub model: String,
-    /// Workers, 2..=32.
+    /// Workers, 2..=32 (up to 255 with a `[topology]`).
     pub workers: u8,
     /// Iterations, at least 1.
     pub iterations: u32,
@@ -325,6 +336,12 @@ pub fn write_trace(rows: &[TraceRow]) -> String {
 /// Rows may come in any order; blank lines and lines starting with `#` are
 /// skipped.
 pub fn parse_trace(text: &str, file: &str) -> Result<Vec<TraceRow>, String> {
+    parse_trace_up_to(text, file, MAX_FAN_IN)
+}
+
+/// [`parse_trace`] with jobs of up to `max_workers` workers (a
+/// `[topology]`'s jobs span racks; one switch takes 32).
+pub fn parse_trace_up_to(text: &str, file: &str, max_workers: u8) -> Result<Vec<TraceRow>, String> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -374,10 +391,10 @@ pub fn parse_trace(text: &str, file: &str) -> Result<Vec<TraceRow>, String> {
         let workers: u8 = fields[2]
             .parse()
             .ok()
-            .filter(|w| (2..=MAX_FAN_IN).contains(w))
+            .filter(|w| (2..=max_workers).contains(w))
             .ok_or_else(|| {
                 at(format!(
-                    "workers = {:?}: must be 2..={MAX_FAN_IN}",
+                    "workers = {:?}: must be 2..={max_workers}",
                     fields[2]
                 ))
             })?;
