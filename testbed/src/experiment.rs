@@ -15,6 +15,7 @@ use esa_host::transport::TransportChoice;
 use serde::Deserialize;
 
 use crate::error::TestbedError;
+use crate::topology::{Placement, PlacementPolicy, Topology};
 use crate::train::TrainSpec;
 
 /// Largest number of hosts (workers and PSes) in one experiment: a host
@@ -167,6 +168,19 @@ struct File {
     jobs: Vec<JobSection>,
     workload: Option<WorkloadSection>,
     compare: Option<CompareSection>,
+    topology: Option<TopologySection>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopologySection {
+    racks: u16,
+    hosts_per_rack: u16,
+    spines: u16,
+    oversubscription: Option<f64>,
+    uplink_gbps: Option<f64>,
+    placement: Option<String>,
+    max_racks_per_job: Option<u16>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -289,6 +303,7 @@ fn default_policy() -> String {
 #[serde(deny_unknown_fields)]
 struct CompareSection {
     variants: Vec<String>,
+    second_level: Option<Vec<bool>>,
 }
 
 pub use esa_p4::Arch;
@@ -404,6 +419,10 @@ pub struct Variant {
     /// host-only baseline where every packet goes to the job's PS (the sim
     /// fabric only).
     pub in_network: bool,
+    /// With a `[topology]`: jobs across racks aggregate at the spine too
+    /// (the second level). Without it the racks aggregate and the job's PS
+    /// adds their partials (docs/protocol.md §9.6).
+    pub second_level: bool,
 }
 
 impl Variant {
@@ -416,6 +435,7 @@ impl Variant {
                 mode: None,
                 policy: None,
                 in_network: false,
+                second_level: true,
             });
         }
         let (mode, policy) = match text.split_once('/') {
@@ -436,6 +456,7 @@ impl Variant {
             mode: Some(mode),
             policy,
             in_network: true,
+            second_level: true,
         })
     }
 
@@ -446,6 +467,17 @@ impl Variant {
             mode: None,
             policy: None,
             in_network: true,
+            second_level: true,
+        }
+    }
+
+    /// This variant without the second level, labelled `LABEL (one
+    /// level)`.
+    pub fn one_level(&self) -> Variant {
+        Variant {
+            label: format!("{} (one level)", self.label),
+            second_level: false,
+            ..self.clone()
         }
     }
 }
@@ -471,6 +503,12 @@ pub struct Experiment {
     /// `scale`, else 1.0 (real sizes) for the sim fabric, else `None`: the
     /// emulator's profile numbers.
     pub scale: Option<f64>,
+    /// Racks under spines (`[topology]`, the sim fabric only); `None`:
+    /// every host behind one switch.
+    pub topology: Option<Topology>,
+    /// With a topology, where each job runs (indexed like `jobs`); empty
+    /// without.
+    pub placements: Vec<Placement>,
 }
 
 /// Where an experiment's hosts run: `[fabric] kind` in the file and `esa
@@ -649,10 +687,21 @@ impl Experiment {
         let scale = file
             .scale
             .or((fabric.kind == FabricKind::Sim).then_some(1.0));
+        let topology = match file.topology {
+            Some(t) => Some(check_topology(t, &fabric, &lines)?),
+            None => None,
+        };
         let ctx = JobContext {
             switch: &switch,
             scale,
             max_elems: max_gradient_elems(fabric.kind),
+            // A job across racks has up to 32 workers per rack; how many
+            // racks it may span is the topology's check, below.
+            max_workers: if topology.is_some() {
+                u8::MAX
+            } else {
+                MAX_FAN_IN
+            },
         };
         if file.jobs.is_empty() && file.workload.is_none() {
             return Err(invalid(
@@ -713,7 +762,26 @@ impl Experiment {
                         ))
                     })?);
                 }
-                out
+                match c.second_level {
+                    None => out,
+                    Some(levels) => with_levels(&out, &levels, topology.is_some(), &lines)?,
+                }
+            }
+        };
+        let placements = match &topology {
+            None => vec![],
+            Some(t) => {
+                let link = crate::workload::LinkModel {
+                    lanes: switch.lanes,
+                    link_gbps: fabric.sim.link_gbps,
+                    propagation_ns: fabric.sim.propagation_ns,
+                };
+                t.place(&jobs, file.seed, &link).map_err(|e| {
+                    invalid(format!(
+                        "topology{}: {e}",
+                        lines.mention(Table::Topology, "max_racks_per_job")
+                    ))
+                })?
             }
         };
         let name = file.name.unwrap_or_else(|| default_name.to_string());
@@ -732,6 +800,8 @@ impl Experiment {
             variants,
             fabric,
             scale,
+            topology,
+            placements,
         };
         let hosts = e.hosts();
         if fabric.kind != FabricKind::Sim && hosts > MAX_HOSTS {
@@ -777,6 +847,42 @@ impl Experiment {
     }
 }
 
+/// `variants` under `compare.second_level`: each with the second level
+/// (as it is) and without ([`Variant::one_level`]), in the order the list
+/// gives; `none`, which aggregates nowhere, once.
+fn with_levels(
+    variants: &[Variant],
+    levels: &[bool],
+    topology: bool,
+    lines: &Lines<'_>,
+) -> Result<Vec<Variant>, TestbedError> {
+    let at = format!(
+        "compare.second_level{}",
+        lines.mention(Table::Compare, "second_level")
+    );
+    if !topology {
+        return Err(invalid(format!(
+            "{at}: needs a [topology] (one switch has one level)"
+        )));
+    }
+    if levels.is_empty() || (levels.len() == 2 && levels[0] == levels[1]) || levels.len() > 2 {
+        return Err(invalid(format!(
+            "{at} = {levels:?}: give [true], [false], [true, false] or [false, true]"
+        )));
+    }
+    let mut out = vec![];
+    for v in variants {
+        if !v.in_network {
+            out.push(v.clone());
+            continue;
+        }
+        for &second in levels {
+            out.push(if second { v.clone() } else { v.one_level() });
+        }
+    }
+    Ok(out)
+}
+
 /// The largest power of two `n` jobs can each have of the pool.
 fn equal_share(pool_slots: u32, n: usize) -> u32 {
     let n = u32::try_from(n.max(1))
@@ -796,6 +902,7 @@ enum Table {
     /// The `[[jobs]]` entry of this index.
     Job(usize),
     Compare,
+    Topology,
 }
 
 /// The experiment's text, to name the line of a key in value errors (toml
@@ -825,6 +932,7 @@ impl Lines<'_> {
                     "fabric" => Some(Table::Fabric),
                     "workload" => Some(Table::Workload),
                     "compare" => Some(Table::Compare),
+                    "topology" => Some(Table::Topology),
                     "jobs" if line.starts_with("[[") => {
                         jobs_seen += 1;
                         Some(Table::Job(jobs_seen - 1))
@@ -1014,6 +1122,90 @@ fn check_fabric(
     })
 }
 
+/// Most racks, spines and hosts per rack a `[topology]` may have (the
+/// simulator numbers every port of the fabric in 16 bits).
+const MAX_RACKS: u16 = 1024;
+const MAX_SPINES: u16 = 64;
+const MAX_HOSTS_PER_RACK: u16 = 256;
+
+/// Racks a job spans at most unless `max_racks_per_job` says otherwise
+/// (issue 41's cluster: jobs across up to 8 racks).
+const DEFAULT_MAX_RACKS_PER_JOB: u16 = 8;
+
+/// `[topology]`: only on the sim fabric; the uplinks' rate from
+/// `oversubscription` (default 1: a rack's uplinks carry all its hosts'
+/// links) or `uplink_gbps`.
+fn check_topology(
+    t: TopologySection,
+    fabric: &FabricSpec,
+    lines: &Lines<'_>,
+) -> Result<Topology, TestbedError> {
+    let at = |key: &str| format!("topology.{key}{}", lines.mention(Table::Topology, key));
+    if fabric.kind != FabricKind::Sim {
+        return Err(invalid(format!(
+            "[topology]{}: racks under spines run in virtual time only; give [fabric] kind = \"sim\" \
+             (the fabric is {})",
+            lines.mention(Table::Topology, ""),
+            fabric.kind
+        )));
+    }
+    let bounded = |key: &str, value: u16, max: u16| {
+        if (1..=max).contains(&value) {
+            Ok(value)
+        } else {
+            Err(invalid(format!("{} = {value}: must be 1..={max}", at(key))))
+        }
+    };
+    let racks = bounded("racks", t.racks, MAX_RACKS)?;
+    let spines = bounded("spines", t.spines, MAX_SPINES)?;
+    let hosts_per_rack = bounded("hosts_per_rack", t.hosts_per_rack, MAX_HOSTS_PER_RACK)?;
+    let max_racks_per_job = bounded(
+        "max_racks_per_job",
+        t.max_racks_per_job.unwrap_or(DEFAULT_MAX_RACKS_PER_JOB),
+        u16::from(MAX_FAN_IN),
+    )?;
+    let placement = match &t.placement {
+        None => PlacementPolicy::Packed,
+        Some(p) => p
+            .parse()
+            .map_err(|e| invalid(format!("{} = {e}", at("placement"))))?,
+    };
+    let uplink_gbps = match (t.oversubscription, t.uplink_gbps) {
+        (Some(_), Some(_)) => {
+            return Err(invalid(format!(
+                "{}: give `oversubscription` or `uplink_gbps`, not both",
+                at("uplink_gbps")
+            )));
+        }
+        (None, Some(g)) if g > 0.0 && g <= 100_000.0 => g,
+        (None, Some(g)) => {
+            return Err(invalid(format!(
+                "{} = {g}: must be above 0 and at most 100000 (Gbit/s per ToR-spine link)",
+                at("uplink_gbps")
+            )));
+        }
+        (ratio, None) => {
+            let ratio = ratio.unwrap_or(1.0);
+            if !(0.01..=1000.0).contains(&ratio) {
+                return Err(invalid(format!(
+                    "{} = {ratio}: must be 0.01 to 1000 (a rack's hosts' capacity over its \
+                     uplinks')",
+                    at("oversubscription")
+                )));
+            }
+            f64::from(hosts_per_rack) * fabric.sim.link_gbps / ratio / f64::from(spines)
+        }
+    };
+    Ok(Topology {
+        racks,
+        hosts_per_rack,
+        spines,
+        uplink_gbps,
+        placement,
+        max_racks_per_job,
+    })
+}
+
 /// `[fabric] transport`: AF_XDP needs hosts on interfaces of their own
 /// (the netns fabric), and bypasses the nftables rules that inject
 /// `switch.loss` there.
@@ -1055,7 +1247,7 @@ fn workload_jobs(
     dir: &Path,
     lines: &Lines<'_>,
 ) -> Result<Vec<JobSpec>, TestbedError> {
-    use crate::workload::{LinkModel, PoissonSpec, job_name, parse_trace};
+    use crate::workload::{LinkModel, PoissonSpec, job_name, parse_trace_up_to};
     let at = |key: &str| format!("workload.{key}{}", lines.mention(Table::Workload, key));
     // A message from the workload module starts with the key it is about.
     let keyed = |msg: String| {
@@ -1105,7 +1297,7 @@ fn workload_jobs(
                 path: path.clone(),
                 error,
             })?;
-            let mut rows = parse_trace(&text, &path.display().to_string())
+            let mut rows = parse_trace_up_to(&text, &path.display().to_string(), ctx.max_workers)
                 .map_err(|e| invalid(format!("{}: {e}", at("trace"))))?;
             let n = rows.len();
             for (i, r) in rows.iter_mut().enumerate() {
@@ -1174,7 +1366,7 @@ fn workload_jobs(
                 },
                 seed,
             };
-            spec.generate().map_err(keyed)?
+            spec.generate_up_to(ctx.max_workers).map_err(keyed)?
         }
     };
     let mut out = Vec::with_capacity(rows.len());
@@ -1221,6 +1413,8 @@ struct JobContext<'a> {
     switch: &'a SwitchSpec,
     scale: Option<f64>,
     max_elems: usize,
+    /// Workers a job may have: 32 on one switch, 255 across racks.
+    max_workers: u8,
 }
 
 /// Largest gradient per job: 16 Mi elements on the emulator fabrics (memory
@@ -1287,11 +1481,12 @@ fn check_job(
             shown(&j.name)
         )));
     }
-    if j.workers < 2 || j.workers > MAX_FAN_IN {
+    if j.workers < 2 || j.workers > ctx.max_workers {
         return Err(invalid(format!(
-            "{} = {}: must be 2..={MAX_FAN_IN}",
+            "{} = {}: must be 2..={}",
             at("workers"),
-            j.workers
+            j.workers,
+            ctx.max_workers
         )));
     }
     if j.iterations == 0 || j.iterations > MAX_ITERATIONS {
@@ -2052,5 +2247,198 @@ variants = ["esa/srpt", "atp", "switchml"]
         let text = WORKLOAD.replace("arrivals = \"poisson\"", "trace = \"t.csv\"");
         let err = Experiment::parse(&text, "x").unwrap_err().to_string();
         assert!(err.contains("workload.jobs (line 7)"), "{err}");
+    }
+
+    const RACKS: &str = "[switch]\nlanes = 32\npool_slots = 1024\n\n[fabric]\nkind = \"sim\"\n\n\
+        [topology]\nracks = 16\nhosts_per_rack = 32\nspines = 4\noversubscription = 2.0\n\
+        placement = \"spread\"\n\n[[jobs]]\nname = \"a\"\nworkers = 64\nmodel = \"alexnet\"\n\
+        iterations = 1\n\n[compare]\nvariants = [\"esa\", \"atp\", \"none\"]\n\
+        second_level = [true, false]\n";
+
+    #[test]
+    fn the_topology_section() {
+        let e = Experiment::parse(RACKS, "x").unwrap();
+        assert_eq!(
+            e.topology,
+            Some(Topology {
+                racks: 16,
+                hosts_per_rack: 32,
+                spines: 4,
+                // 32 hosts × 100 Gbit/s / 2, over 4 spines.
+                uplink_gbps: 400.0,
+                placement: PlacementPolicy::Spread,
+                max_racks_per_job: 8,
+            })
+        );
+        let t = e.topology.as_ref().unwrap();
+        assert_eq!(t.oversubscription(e.fabric.sim.link_gbps), 2.0);
+        // A job of 64 workers across 8 racks (spread: 8 each).
+        assert_eq!(e.placements.len(), 1);
+        assert_eq!(
+            e.placements[0].racks,
+            (0..8).map(|r| (r, 8)).collect::<Vec<_>>()
+        );
+        // Each variant with and without the second level; none once.
+        let labels: Vec<(&str, bool)> = e
+            .variants
+            .iter()
+            .map(|v| (v.label.as_str(), v.second_level))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                ("esa", true),
+                ("esa (one level)", false),
+                ("atp", true),
+                ("atp (one level)", false),
+                ("none", true)
+            ]
+        );
+        let e =
+            Experiment::parse(&RACKS.replace("second_level = [true, false]\n", ""), "x").unwrap();
+        assert!(e.variants.iter().all(|v| v.second_level) && e.variants.len() == 3);
+        // The link given as Gbit/s; the defaults: packed, 8 racks per job,
+        // oversubscription 1.
+        let text = RACKS
+            .replace("oversubscription = 2.0", "uplink_gbps = 250.0")
+            .replace("placement = \"spread\"\n", "max_racks_per_job = 2\n");
+        let t = Experiment::parse(&text, "x").unwrap().topology.unwrap();
+        assert_eq!(
+            (t.uplink_gbps, t.placement, t.max_racks_per_job),
+            (250.0, PlacementPolicy::Packed, 2)
+        );
+        let text = RACKS.replace("oversubscription = 2.0\n", "");
+        let t = Experiment::parse(&text, "x").unwrap().topology.unwrap();
+        assert_eq!(t.uplink_gbps, 800.0);
+    }
+
+    #[test]
+    fn topology_errors_name_the_key_and_line() {
+        // [topology] is on line 8, racks on 9.
+        for (from, to, key, line) in [
+            ("racks = 16", "racks = 0", "topology.racks", 9),
+            ("racks = 16", "racks = 1025", "topology.racks", 9),
+            (
+                "hosts_per_rack = 32",
+                "hosts_per_rack = 0",
+                "topology.hosts_per_rack",
+                10,
+            ),
+            ("spines = 4", "spines = 65", "topology.spines", 11),
+            (
+                "oversubscription = 2.0",
+                "oversubscription = 0.0",
+                "topology.oversubscription",
+                12,
+            ),
+            (
+                "oversubscription = 2.0",
+                "oversubscription = 2.0\nuplink_gbps = 100.0",
+                "topology.uplink_gbps",
+                13,
+            ),
+            (
+                "oversubscription = 2.0",
+                "uplink_gbps = -1.0",
+                "topology.uplink_gbps",
+                12,
+            ),
+            ("\"spread\"", "\"ring\"", "topology.placement", 13),
+            (
+                "placement = \"spread\"",
+                "max_racks_per_job = 33",
+                "topology.max_racks_per_job",
+                13,
+            ),
+            // A job larger than 2 racks of 32 can hold.
+            (
+                "placement = \"spread\"",
+                "max_racks_per_job = 1",
+                "topology",
+                13,
+            ),
+            (
+                "second_level = [true, false]",
+                "second_level = [true, true]",
+                "compare.second_level",
+                23,
+            ),
+        ] {
+            let err = Experiment::parse(&RACKS.replace(from, to), "x")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("{key} (line {line})")),
+                "{key}: {err}"
+            );
+        }
+        let err = Experiment::parse(&RACKS.replace("spines = 4", "spine = 4"), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("spine") && err.contains("line 11"), "{err}");
+        let err = Experiment::parse(
+            &RACKS.replace("placement = \"spread\"", "max_racks_per_job = 1"),
+            "x",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("\"a\" has 64 workers, more than the 32 a job can have"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_topology_is_for_the_sim_fabric_and_the_second_level_for_a_topology() {
+        let netns = RACKS.replace("kind = \"sim\"", "kind = \"netns\"");
+        let err = Experiment::parse(&netns, "x").unwrap_err().to_string();
+        assert!(
+            err.contains("[topology] (line 8): racks under spines run in virtual time only")
+                && err.contains("the fabric is netns"),
+            "{err}"
+        );
+        // The command line's fabric decides.
+        assert!(Experiment::parse_in(&netns, "x", Path::new("."), Some(FabricKind::Sim)).is_ok());
+        let err = Experiment::parse_in(RACKS, "x", Path::new("."), Some(FabricKind::InProcess))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the fabric is inprocess"), "{err}");
+        // Without a topology: jobs of at most 32 workers, one level.
+        let flat = |text: &str| {
+            let start = text.find("[topology]").unwrap();
+            let end = text.find("[[jobs]]").unwrap();
+            format!("{}{}", &text[..start], &text[end..])
+        };
+        let err = Experiment::parse(&flat(RACKS), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("jobs[0] (\"a\").workers (line 10) = 64: must be 2..=32"),
+            "{err}"
+        );
+        let text = flat(RACKS).replace("workers = 64", "workers = 8");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(
+            err.contains("compare.second_level (line 16): needs a [topology]"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_workload_across_racks_may_have_jobs_of_more_than_32_workers() {
+        let text = WORKLOAD
+            .replace("workers = 8", "workers = [8, 64]")
+            .replace("pool_slots = 4096", "pool_slots = 32768");
+        let err = Experiment::parse(&text, "x").unwrap_err().to_string();
+        assert!(err.contains("workload.workers (line 10)"), "{err}");
+        let racks = format!("{text}\n[topology]\nracks = 16\nhosts_per_rack = 32\nspines = 4\n");
+        let e = Experiment::parse(&racks, "x").unwrap();
+        assert!(e.jobs.iter().any(|j| j.workers == 64));
+        assert_eq!(e.placements.len(), 64);
+        // Packed: 64 workers take two racks of 32 when two are free.
+        for (p, j) in e.placements.iter().zip(&e.jobs) {
+            let n: usize = p.racks.iter().map(|&(_, w)| usize::from(w)).sum();
+            assert_eq!(n, usize::from(j.workers));
+        }
     }
 }

@@ -59,6 +59,7 @@ pub mod report;
 pub mod run;
 pub mod svg;
 pub mod switch_target;
+pub mod topology;
 pub mod train;
 pub mod virtual_time;
 pub mod workload;

@@ -92,6 +92,18 @@ pub struct JobReport {
     /// JCT over the JCT the job has alone (sim fabric).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<f64>,
+    /// With a `[topology]`: racks the job's workers sit in.
+    #[serde(skip_serializing_if = "is_zero_u8")]
+    pub racks: u8,
+    /// With a `[topology]`: how long the job waited for free hosts before
+    /// it started (at `arrival_ms`), ms.
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub queued_ms: f64,
+    /// With a `[topology]`: the share of its rack partials its racks' ToRs
+    /// completed (the first level; a one-rack job's in-switch share). Its
+    /// `in_switch_share` is then the spine's (the second level).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rack_share: Option<f64>,
     /// Chunks the workers sent in all (`iterations × ⌈elems / lanes⌉`).
     pub chunks_total: u64,
     /// Chunks completed in the switch: its `completed` counter, or, when
@@ -249,6 +261,11 @@ impl VariantReport {
         let per =
             |f: fn(&JobReport) -> u64| self.jobs.iter().map(f).sum::<u64>() as f64 / chunks as f64;
         (per(|j| j.ps_bytes_received), per(|j| j.ps_bytes_sent))
+    }
+
+    /// Whether this is the host-only baseline (`none`).
+    pub fn host_only(&self) -> bool {
+        !self.jobs.is_empty() && self.jobs.iter().all(|j| j.mode == "none")
     }
 
     /// Share of all chunks completed in the switch.
@@ -417,6 +434,45 @@ impl ExperimentReport {
                  util: slot-time aggregating; held/use: slot-time held after completion per use)"
             );
         }
+        if let Some(topology) = self.topology_line() {
+            let _ = writeln!(out, "\n{topology}");
+            let _ = writeln!(
+                out,
+                "{:<22} {:>6} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7} {:>6} {:>8}",
+                "variant",
+                "levels",
+                "mean JCT",
+                "p95 JCT",
+                "spine GB",
+                "saved",
+                "rack",
+                "spine",
+                "racks",
+                "queued"
+            );
+            for row in self.rack_rows() {
+                let _ = writeln!(
+                    out,
+                    "{:<22} {:>6} {:>10.1} {:>10.1} {:>10.3} {:>7} {:>6.1}% {:>7} {:>6.2} {:>8.1}",
+                    row.variant,
+                    row.levels,
+                    row.mean_jct_ms,
+                    row.p95_jct_ms,
+                    row.spine_bytes as f64 / 1e9,
+                    percent(row.saved),
+                    row.rack_share * 100.0,
+                    percent(row.spine_share),
+                    row.racks_per_job,
+                    row.queued_ms
+                );
+            }
+            let _ = writeln!(
+                out,
+                "(spine GB: bytes on ToR-spine links both ways; saved: against none; rack / \
+                 spine: share aggregated at each level; racks: per job; queued: ms waiting for \
+                 hosts, mean)"
+            );
+        }
         for j in self.jobs() {
             if let Some(t) = &j.training {
                 let _ = writeln!(
@@ -561,6 +617,39 @@ impl ExperimentReport {
                 );
             }
         }
+        if let Some(topology) = self.topology_line() {
+            let _ = writeln!(out, "\n## Racks\n");
+            let _ = writeln!(out, "{topology}\n");
+            let _ = writeln!(
+                out,
+                "| variant | levels | mean JCT (ms) | p95 JCT (ms) | spine-link bytes | saved against none | rack-level share | spine-level share | racks per job | queued for hosts (ms, mean) |"
+            );
+            let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            for row in self.rack_rows() {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {:.1} | {:.1} | {:.3} GB | {} | {:.1}% | {} | {:.2} | {:.1} |",
+                    row.variant,
+                    row.levels,
+                    row.mean_jct_ms,
+                    row.p95_jct_ms,
+                    row.spine_bytes as f64 / 1e9,
+                    percent(row.saved),
+                    row.rack_share * 100.0,
+                    percent(row.spine_share),
+                    row.racks_per_job,
+                    row.queued_ms
+                );
+            }
+            let _ = writeln!(
+                out,
+                "\nSpine-link bytes: every frame on a ToR-spine link, both ways, at real size; \
+                 saved: their reduction against `none`. Rack-level share: of every chunk's rack \
+                 partials, those its ToR completed (a one-rack job's in-switch share); \
+                 spine-level share: of the chunks of jobs across racks, those the spine \
+                 completed."
+            );
+        }
         let _ = writeln!(out, "\n## Jobs\n");
         let _ = writeln!(
             out,
@@ -703,7 +792,92 @@ impl ExperimentReport {
     }
 }
 
+/// One variant's line of the racks table.
+struct RackRow<'a> {
+    variant: &'a str,
+    /// `2`, or `1` without the second level; `-` for `none`.
+    levels: &'static str,
+    mean_jct_ms: f64,
+    p95_jct_ms: f64,
+    spine_bytes: u64,
+    /// Against `none`'s spine bytes (`None`: no `none` variant).
+    saved: Option<f64>,
+    rack_share: f64,
+    spine_share: Option<f64>,
+    racks_per_job: f64,
+    queued_ms: f64,
+}
+
+impl ExperimentReport {
+    /// The topology in words, if the run had one.
+    fn topology_line(&self) -> Option<String> {
+        let r = self
+            .variants
+            .iter()
+            .find_map(|v| v.cluster.as_ref()?.racks.as_ref())?;
+        Some(format!(
+            "{} racks of {} hosts under {} spines, {} Gbit/s per ToR-spine link \
+             (oversubscription {}:1), {} placement",
+            r.racks,
+            r.hosts_per_rack,
+            r.spines,
+            r.uplink_gbps,
+            (r.oversubscription * 100.0).round() / 100.0,
+            r.placement
+        ))
+    }
+
+    fn rack_rows(&self) -> Vec<RackRow<'_>> {
+        let none = self
+            .variants
+            .iter()
+            .filter(|v| v.host_only())
+            .find_map(|v| v.cluster.as_ref()?.racks.as_ref())
+            .map(|r| r.spine_bytes());
+        self.variants
+            .iter()
+            .filter_map(|v| {
+                let c = v.cluster.as_ref()?;
+                let r = c.racks.as_ref()?;
+                Some(RackRow {
+                    variant: &v.variant,
+                    levels: match (v.host_only(), r.second_level) {
+                        (true, _) => "-",
+                        (false, true) => "2",
+                        (false, false) => "1",
+                    },
+                    mean_jct_ms: c.mean_jct_ms,
+                    p95_jct_ms: c.p95_jct_ms,
+                    spine_bytes: r.spine_bytes(),
+                    saved: none
+                        .filter(|&n| n > 0)
+                        .map(|n| 1.0 - r.spine_bytes() as f64 / n as f64),
+                    rack_share: r.rack_share,
+                    spine_share: r.spine_share,
+                    racks_per_job: r.mean_racks_per_job,
+                    queued_ms: r.mean_queued_ms,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A share as `12.3%`, or `-`.
+fn percent(share: Option<f64>) -> String {
+    share.map_or_else(|| "-".into(), |s| format!("{:.1}%", s * 100.0))
+}
+
 /// For serde: a zero count is left out of the report.
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// For serde: no racks (one switch) are left out of the report.
+fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
+}
+
+/// For serde: no wait is left out of the report.
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }

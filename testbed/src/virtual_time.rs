@@ -19,13 +19,14 @@ use std::time::Instant;
 use esa_core::job::{Mode, SlotRange};
 use esa_core::pool::PoolConfig;
 use esa_core::rtt::Rto;
-use esa_core::sim::{self, LinkConfig, SimConfig, SimJob, SimReport};
+use esa_core::sim::{self, LeafSpine, LinkConfig, SimConfig, SimJob, SimReport};
 use serde::Serialize;
 
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, SimParams, Variant};
 use crate::report::{JobReport, VariantReport};
 use crate::run::{Setup, VariantRunner};
+use crate::topology::Topology;
 
 /// Lanes each simulated packet carries: the sums are checked exactly on
 /// these, while the wire carries the experiment's `lanes` (see
@@ -71,6 +72,52 @@ pub struct ClusterStats {
     pub events_per_s: f64,
     /// Real packets per simulated packet in this variant.
     pub bundle: u32,
+    /// With a `[topology]`: the spine links and each level's share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub racks: Option<RackStats>,
+}
+
+/// A variant's figures on racks under spines.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RackStats {
+    /// Racks (ToRs).
+    pub racks: u16,
+    /// Hosts per rack.
+    pub hosts_per_rack: u16,
+    /// Spines.
+    pub spines: u16,
+    /// Each ToR-spine link's rate, Gbit/s.
+    pub uplink_gbps: f64,
+    /// A rack's hosts' capacity over its uplinks'.
+    pub oversubscription: f64,
+    /// The placement policy.
+    pub placement: String,
+    /// Whether jobs across racks aggregated at the spine too.
+    pub second_level: bool,
+    /// Jobs with workers in more than one rack (trees).
+    pub jobs_across_racks: usize,
+    /// Racks per job, mean.
+    pub mean_racks_per_job: f64,
+    /// Time jobs waited for free hosts, mean, ms.
+    pub mean_queued_ms: f64,
+    /// Bytes sent on ToR-to-spine links, at real size.
+    pub spine_bytes_up: u64,
+    /// Bytes sent on spine-to-ToR links, at real size.
+    pub spine_bytes_down: u64,
+    /// First level: of every job's rack partials (a rack's sum of one
+    /// chunk), the share its ToR completed; a one-rack job's is its
+    /// in-switch share. Weighted by chunks × racks.
+    pub rack_share: f64,
+    /// Second level: of the chunks of jobs across racks, the share their
+    /// spine completed (`None`: no such job).
+    pub spine_share: Option<f64>,
+}
+
+impl RackStats {
+    /// Bytes on the spine links, both ways.
+    pub fn spine_bytes(&self) -> u64 {
+        self.spine_bytes_up + self.spine_bytes_down
+    }
 }
 
 /// Jain's index of `values`: `(Σx)² / (n Σx²)`.
@@ -124,6 +171,10 @@ pub fn sim_config(
             job.compute_jitter_us = (spec.compute_us as f64 * params.compute_jitter).round() as u64;
             job.start_us = spec.arrival_us;
             job.window = spec.window;
+            if let Some(placed) = experiment.placements.get(k) {
+                job.start_us = placed.start_us;
+                job.placement = placed.racks.clone();
+            }
             if spec.mode.has_own_slots() {
                 // Ranges side by side around the pool, as the controller
                 // hands them out to jobs that arrive one after another.
@@ -178,6 +229,12 @@ pub fn sim_config(
         },
         time_limit_us: u64::MAX / 2_000,
         timeline_bucket_us: TIMELINE_BUCKET_MS * 1000,
+        fabric: experiment.topology.as_ref().map(|t| LeafSpine {
+            racks: t.racks,
+            spines: t.spines,
+            uplink_gbps: Some(t.uplink_gbps),
+            second_level: variant.second_level,
+        }),
     }
 }
 
@@ -209,6 +266,8 @@ struct Shape {
     in_network: bool,
     policy: String,
     slots: u16,
+    /// Workers per rack (one entry on one switch).
+    racks: Vec<u8>,
 }
 
 impl Shape {
@@ -223,6 +282,7 @@ impl Shape {
             in_network: job.in_network,
             policy: job.policy.to_string(),
             slots: job.slot_mask,
+            racks: job.placement.iter().map(|&(_, workers)| workers).collect(),
         }
     }
 }
@@ -391,6 +451,11 @@ fn variant_report(
         j.ps_bytes_received = r.ps_bytes_received;
         j.ps_bytes_sent = r.ps_bytes_sent;
         j.verified = r.verified;
+        if experiment.topology.is_some() {
+            j.racks = r.racks;
+            j.queued_ms = r.start_us.saturating_sub(spec.arrival_us) as f64 / 1000.0;
+            j.rack_share = Some((r.rack_level_share() * 10_000.0).round() / 10_000.0);
+        }
         j.switch_counters = r
             .switch
             .by_name()
@@ -421,6 +486,10 @@ fn variant_report(
         events: report.events,
         events_per_s: report.events as f64 / wall_s,
         bundle: config.bundle,
+        racks: experiment.topology.as_ref().map(|t| {
+            let queued: Vec<f64> = out.iter().map(|j| j.queued_ms).collect();
+            rack_stats(t, variant, &experiment.fabric.sim, report, &queued)
+        }),
     };
     VariantReport {
         variant: variant.label.clone(),
@@ -428,6 +497,51 @@ fn variant_report(
         jobs: out,
         cluster: Some(cluster),
         faults: Vec::new(),
+    }
+}
+
+/// The spine links' bytes and each level's share over `report`'s jobs;
+/// `queued_ms` is each job's wait for hosts.
+fn rack_stats(
+    topology: &Topology,
+    variant: &Variant,
+    params: &SimParams,
+    report: &SimReport,
+    queued_ms: &[f64],
+) -> RackStats {
+    let jobs = &report.jobs;
+    // Rack partials: a chunk of a job across n racks is n of them.
+    let partials = |j: &sim::JobReport| {
+        (j.chunks_per_iteration * u64::from(j.iterations) * u64::from(j.racks)) as f64
+    };
+    let all_partials: f64 = jobs.iter().map(partials).sum();
+    let rack_share = if all_partials == 0.0 {
+        0.0
+    } else {
+        jobs.iter()
+            .map(|j| j.rack_level_share() * partials(j))
+            .sum::<f64>()
+            / all_partials
+    };
+    let trees: Vec<&sim::JobReport> = jobs.iter().filter(|j| j.racks > 1).collect();
+    let at_root: u64 = trees.iter().map(|j| j.chunks_in_switch).sum();
+    let at_ps: u64 = trees.iter().map(|j| j.chunks_at_ps).sum();
+    RackStats {
+        racks: topology.racks,
+        hosts_per_rack: topology.hosts_per_rack,
+        spines: topology.spines,
+        uplink_gbps: topology.uplink_gbps,
+        oversubscription: topology.oversubscription(params.link_gbps),
+        placement: topology.placement.to_string(),
+        second_level: variant.second_level,
+        jobs_across_racks: trees.len(),
+        mean_racks_per_job: jobs.iter().map(|j| f64::from(j.racks)).sum::<f64>()
+            / jobs.len().max(1) as f64,
+        mean_queued_ms: queued_ms.iter().sum::<f64>() / queued_ms.len().max(1) as f64,
+        spine_bytes_up: report.uplink_bytes,
+        spine_bytes_down: report.downlink_bytes,
+        rack_share,
+        spine_share: (at_root + at_ps > 0).then(|| at_root as f64 / (at_root + at_ps) as f64),
     }
 }
 

@@ -145,6 +145,11 @@ impl VariantRunner for Emulated {
         }
         self.target.preflight(experiment)?;
         self.fabric.preflight(experiment)?;
+        if experiment.topology.is_some() {
+            return Err(TestbedError::Invalid(
+                "[topology] (racks under spines) runs on the sim fabric only".into(),
+            ));
+        }
         if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
             return Err(TestbedError::Invalid(format!(
                 "variant {:?} (no in-network aggregation) runs on the sim fabric only",

@@ -10,6 +10,7 @@ mod local_support;
 mod loss;
 mod netns;
 mod quick;
+mod racks;
 mod sim_fabric;
 mod sim_vs_emulator;
 mod train;
