@@ -185,3 +185,39 @@ fn a_job_waits_for_hosts_and_its_start_moves() {
     let config = sim_config(&e, &jobs, &e.variants[0], &e.fabric.sim);
     assert_eq!(config.jobs[3].start_us, d.start_us);
 }
+
+#[test]
+fn the_shipped_racks_cluster_is_issue_41s() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/cluster-racks.toml");
+    let e = Experiment::load(&path).unwrap();
+    let t = e.topology.as_ref().unwrap();
+    // At least 512 hosts in at least 16 racks.
+    assert!(t.hosts() >= 512 && t.racks >= 16, "{t:?}");
+    assert_eq!(t.oversubscription(e.fabric.sim.link_gbps), 2.0);
+    // Jobs of 8 to 64 workers, across up to 8 racks; most across several.
+    assert!(e.jobs.iter().all(|j| (8..=64).contains(&j.workers)));
+    assert!(e.jobs.iter().any(|j| j.workers == 64));
+    assert!(e.placements.iter().all(|p| p.racks.len() <= 8));
+    assert!(e.placements.iter().all(|p| p.racks.len() > 1));
+    // ESA, ATP and SwitchML with and without the second level, and none.
+    let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "esa/srpt",
+            "esa/srpt (one level)",
+            "atp",
+            "atp (one level)",
+            "switchml",
+            "switchml (one level)",
+            "none"
+        ]
+    );
+    // The load leaves hosts free: no job waits.
+    assert!(
+        e.placements
+            .iter()
+            .zip(&e.jobs)
+            .all(|(p, j)| p.start_us == j.arrival_us)
+    );
+}
