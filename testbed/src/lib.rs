@@ -25,6 +25,9 @@
 //!   ([`Fabric`]): in-memory ports, network namespaces on veth pairs, a
 //!   hosts file's addresses.
 //! - [`virtual_time`]: the sim fabric, the pool model in virtual time.
+//! - [`topology`]: racks under spines on the sim fabric (`[topology]`):
+//!   the cluster's shape and the placement policies (packed, spread,
+//!   random) that put each job's workers in racks.
 //! - [`netns`]: the namespace fabric's checks and sockets (on `esa-netns`).
 //! - [`report`]: per-job results, the summary table, `report.json`,
 //!   `report.md`; [`svg`]: the plots.
