@@ -732,6 +732,9 @@ impl ExperimentReport {
         let _ = writeln!(out, "![JCT per job](jct_bars.svg)\n");
         let _ = writeln!(out, "![JCT CDF](jct_cdf.svg)\n");
         let _ = writeln!(out, "![In-switch share over time](share_over_time.svg)");
+        if self.topology_line().is_some() {
+            let _ = writeln!(out, "\n![Bytes on ToR-spine links](spine_bytes.svg)");
+        }
         if self.jobs().any(|j| j.training.is_some()) {
             let _ = writeln!(out, "\n![Loss curves](loss_curve.svg)");
         }
@@ -763,8 +766,9 @@ impl ExperimentReport {
     }
 
     /// Writes `report.json`, `report.md`, `jct_bars.svg`, `jct_cdf.svg`,
-    /// `share_over_time.svg` and, with training jobs, `loss_curve.svg` into
-    /// `dir` (created if missing).
+    /// `share_over_time.svg`, on the sim fabric `utilization.svg`, with a
+    /// topology `spine_bytes.svg` and, with training jobs, `loss_curve.svg`
+    /// into `dir` (created if missing).
     pub fn write(&self, dir: &Path) -> Result<(), TestbedError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -780,6 +784,9 @@ impl ExperimentReport {
         ];
         if self.variants.iter().any(|v| v.cluster.is_some()) {
             files.push(("utilization.svg", svg::utilization_over_time(self)));
+        }
+        if self.topology_line().is_some() {
+            files.push(("spine_bytes.svg", svg::spine_bytes(self)));
         }
         if self.jobs().any(|j| j.training.is_some()) {
             files.push(("loss_curve.svg", svg::loss_curves(self)));

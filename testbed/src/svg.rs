@@ -1,6 +1,7 @@
 //! The plots, drawn with plotters' SVG backend: JCT per job grouped by
 //! variant, the JCT CDF per variant, the in-switch share over time per
-//! variant, and the training loss curves.
+//! variant, the bytes on spine links per variant (racks under spines), and
+//! the training loss curves.
 //!
 //! Each plot is a 720 × 400 SVG: the title on top, the chart on the left
 //! and a legend in a column of its own on the right, so it never covers
@@ -191,6 +192,45 @@ pub fn jct_bars(report: &ExperimentReport) -> String {
                 ))
             }))?;
         }
+        legend(legend_area, &variant_entries(report, Key::Bar))
+    })
+}
+
+/// Bytes on the ToR-spine links per variant, both ways, one bar each
+/// (runs with a `[topology]`; variants without rack figures get no bar).
+pub fn spine_bytes(report: &ExperimentReport) -> String {
+    let gigabytes: Vec<Option<f64>> = report
+        .variants
+        .iter()
+        .map(|v| Some(v.cluster.as_ref()?.racks.as_ref()?.spine_bytes() as f64 / 1e9))
+        .collect();
+    let max = nice_max(gigabytes.iter().flatten().copied().fold(0.0, f64::max));
+    let title = format!("{}: bytes on ToR-spine links", report.experiment);
+    render(&title, |area, legend_area| {
+        let bars = gigabytes.len().max(1);
+        let mut chart = ChartBuilder::on(area)
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(-0.5..bars as f64 - 0.5, 0.0..max)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_labels(0)
+            .y_labels(6)
+            .y_label_formatter(&|v| format!("{v:.1}"))
+            .y_desc("GB, both ways")
+            .label_style(FONT)
+            .axis_desc_style(FONT)
+            .draw()?;
+        chart.draw_series(gigabytes.iter().enumerate().filter_map(|(i, gb)| {
+            let x = i as f64;
+            Some(Rectangle::new(
+                [(x - 0.35, 0.0), (x + 0.35, gb.as_ref()?.clamp(0.0, max))],
+                colour(i).filled(),
+            ))
+        }))?;
         legend(legend_area, &variant_entries(report, Key::Bar))
     })
 }
@@ -620,6 +660,44 @@ mod tests {
                 .chain(&atp)
                 .all(|b| b.1 + b.2 == esa[0].1 + esa[0].2)
         );
+    }
+
+    #[test]
+    fn spine_bytes_draw_one_bar_per_variant_with_racks() {
+        use crate::virtual_time::{ClusterStats, RackStats};
+        let mut r = report();
+        for (v, bytes) in r.variants.iter_mut().zip([1_000_000_000u64, 4_000_000_000]) {
+            v.cluster = Some(ClusterStats {
+                racks: Some(RackStats {
+                    spine_bytes_up: bytes / 2,
+                    spine_bytes_down: bytes / 2,
+                    ..RackStats::default()
+                }),
+                ..ClusterStats::default()
+            });
+        }
+        let doc_text = spine_bytes(&r);
+        let doc = parse(&doc_text);
+        let texts = texts(&doc);
+        for label in [
+            "t<&>: bytes on ToR-spine links",
+            "GB, both ways",
+            "esa",
+            "atp",
+        ] {
+            assert!(texts.iter().any(|t| t == label), "{label}: {texts:?}");
+        }
+        let bar = |i: usize| -> Vec<(f64, f64, f64)> {
+            rects(&doc, &hex(i))
+                .into_iter()
+                .filter(|(x, ..)| in_chart(*x))
+                .collect()
+        };
+        let (esa, atp) = (bar(0), bar(1));
+        assert_eq!((esa.len(), atp.len()), (1, 1));
+        assert!(esa[0].0 < atp[0].0);
+        // 4 GB fills the axis (nice maximum 5) to 4/5, 1 GB to 1/5.
+        assert!((atp[0].2 / esa[0].2 - 4.0).abs() < 0.05, "{esa:?} {atp:?}");
     }
 
     #[test]
