@@ -804,6 +804,20 @@ impl Experiment {
             placements,
         };
         let hosts = e.hosts();
+        if let Some(t) = &e.topology {
+            // Every job's workers and PS get ports of their own, beside the
+            // ToR-spine links' two ends.
+            let ports = 2 * usize::from(t.racks) * usize::from(t.spines) + hosts;
+            if ports > usize::from(u16::MAX) {
+                return Err(invalid(format!(
+                    "[topology]{}: {} racks x {} spines and {hosts} hosts (workers + one PS per \
+                     job) need {ports} switch ports; the simulator numbers at most 65535",
+                    lines.mention(Table::Topology, ""),
+                    t.racks,
+                    t.spines
+                )));
+            }
+        }
         if fabric.kind != FabricKind::Sim && hosts > MAX_HOSTS {
             return Err(invalid(format!(
                 "{hosts} hosts (workers + one PS per job): at most {MAX_HOSTS} fit on the switch \
@@ -2372,6 +2386,19 @@ variants = ["esa/srpt", "atp", "switchml"]
                 "{key}: {err}"
             );
         }
+        let err = Experiment::parse(
+            &RACKS
+                .replace("racks = 16", "racks = 1024")
+                .replace("spines = 4", "spines = 64"),
+            "x",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("[topology] (line 8): 1024 racks x 64 spines and 65 hosts")
+                && err.contains("need 131137 switch ports"),
+            "{err}"
+        );
         let err = Experiment::parse(&RACKS.replace("spines = 4", "spine = 4"), "x")
             .unwrap_err()
             .to_string();
