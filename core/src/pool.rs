@@ -1344,7 +1344,12 @@ impl Pool {
             && s.bitmap[i] & packet.bitmap != 0;
         if held && !packet.flags.contains(Flags::RESEND) {
             // P1: the contribution is in the slot, which waits for others.
+            // A tree job's answers are addressed (rack, local bit), as the
+            // PS's are (`docs/protocol.md` §9.2).
             packet.packet_type = PacketType::Pending;
+            if let Some(uplink) = job.tree.uplink() {
+                packet.worker = uplink.bit;
+            }
             self.job_counters(job_id).probes_answered += 1;
             return Decision {
                 outcome: Outcome::ProbeAnswered,

@@ -253,6 +253,26 @@ fn the_result_coming_down_releases_the_leaf_and_answers_later_resends() {
 }
 
 #[test]
+fn a_leaf_answers_a_probe_addressed_by_rack_and_bit() {
+    let mut pool = leaf(TreeRole::leaf(UPLINK), 2);
+    process(&mut pool, 1, data(0, 9, Flags::NONE), &[1; 4]);
+    let probe = EsaRepr {
+        packet_type: PacketType::Probe,
+        ..data(0, 9, Flags::NONE)
+    };
+    let d = process(&mut pool, 1, probe, &[0; 4]);
+    assert_eq!((d.outcome, d.rule), (Outcome::ProbeAnswered, "P1"));
+    let emit = d.emit.unwrap();
+    assert_eq!(emit.dest, Destination::Port(1));
+    let want = EsaRepr {
+        packet_type: PacketType::Pending,
+        worker: UPLINK.bit,
+        ..probe
+    };
+    assert_eq!(emit.frame, frame(1, want, &[0; 4]));
+}
+
+#[test]
 fn a_probe_after_the_partial_went_up_is_forwarded_held_with_the_rack() {
     let mut pool = leaf(TreeRole::leaf(UPLINK), 2);
     complete_rack(&mut pool);
