@@ -400,6 +400,7 @@ fn forwarding_sends_foreign_results_on_once() {
         3,
         JobOptions {
             forward_results: true,
+            ..JobOptions::default()
         },
     )
     .unwrap();
