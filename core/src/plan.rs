@@ -132,6 +132,7 @@ impl JobPlan {
             policy: self.policy,
             chunks_total: self.chunks_total,
             first_seq: self.first_seq,
+            tree: None,
         }
     }
 
