@@ -1434,3 +1434,203 @@ fn a_tree_jobs_part_limit_drops_multi_leaf_parts_first() {
     assert_eq!(drain(&mut ps), vec![tree_result(1, tree_total())]);
     assert_eq!(ps.job_stats(JOB).unwrap().parts_dropped, 5);
 }
+
+/// A generated part of a tree job: rack `rack`'s workers `bitmap`, or
+/// with `upper` every worker of the racks `bitmap`.
+#[derive(Debug, Clone)]
+struct GenTreePart {
+    upper: bool,
+    rack: u8,
+    bitmap: u32,
+    packet_type: PacketType,
+}
+
+prop_compose! {
+    /// A tree job of up to four racks, its leaves' values and a shuffled
+    /// list of parts: racks sent up whole in root partials (grouped),
+    /// the other racks split among their own parts (so a cover exists),
+    /// plus extra overlapping parts at both levels and duplicates.
+    fn tree_scenario()(racks in prop::collection::vec(1u8..=5, 1..=4))(
+        values in prop::collection::vec(
+            prop::collection::vec(-1_000_000i32..1_000_000, LANES),
+            racks.iter().map(|&w| usize::from(w)).sum::<usize>(),
+        ),
+        // Per rack: its root partial's group, or none (split at its leaf).
+        up in prop::collection::vec(prop::option::of(0usize..4), racks.len()),
+        groups in prop::collection::vec(0usize..5, racks.iter().map(|&w| usize::from(w)).sum::<usize>()),
+        types in prop::collection::vec(part_type(), 32),
+        extra in prop::collection::vec((any::<bool>(), 0u8..4, 1u32..=31, part_type()), 0..8),
+        duplicates in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        order in any::<u64>(),
+        racks in Just(racks),
+    ) -> (Vec<u8>, Vec<Vec<i32>>, Vec<GenTreePart>) {
+        let mut parts = Vec::new();
+        let mut uppers = [0u32; 4];
+        let mut leaf = 0;
+        for (rack, &workers) in racks.iter().enumerate() {
+            let mut split = [0u32; 5];
+            for w in 0..workers {
+                split[groups[leaf]] |= 1 << w;
+                leaf += 1;
+            }
+            match up[rack] {
+                Some(group) => uppers[group] |= 1 << rack,
+                None => {
+                    for bitmap in split.into_iter().filter(|&b| b != 0) {
+                        parts.push(GenTreePart { upper: false, rack: rack as u8, bitmap, packet_type: types[parts.len()] });
+                    }
+                }
+            }
+        }
+        for bitmap in uppers.into_iter().filter(|&b| b != 0) {
+            parts.push(GenTreePart { upper: true, rack: 0, bitmap, packet_type: types[parts.len()] });
+        }
+        for (upper, rack, bits, packet_type) in extra {
+            let rack = rack % racks.len() as u8;
+            let full = if upper { full_bitmap(racks.len() as u8) } else { full_bitmap(racks[usize::from(rack)]) };
+            if bits & full != 0 {
+                parts.push(GenTreePart { upper, rack, bitmap: bits & full, packet_type });
+            }
+        }
+        for d in duplicates {
+            let copy = parts[d.index(parts.len())].clone();
+            parts.push(copy);
+        }
+        let mut state = order | 1;
+        for i in (1..parts.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            parts.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        (racks, values, parts)
+    }
+}
+
+proptest! {
+    #[test]
+    fn any_split_of_a_tree_job_completes_exactly_once_with_the_exact_sum(
+        (racks, values, parts) in tree_scenario()
+    ) {
+        let shape = TreeShape::new(&racks).unwrap();
+        let mut ps = ParameterServer::new(PsConfig { lanes: LANES, ..PsConfig::default() }).unwrap();
+        let options = JobOptions { tree: Some(shape), ..JobOptions::default() };
+        ps.add_job_with(JOB, shape.racks(), options).unwrap();
+        let base: Vec<usize> = racks
+            .iter()
+            .scan(0, |next, &w| {
+                let at = *next;
+                *next += usize::from(w);
+                Some(at)
+            })
+            .collect();
+        let mut exact = [0i32; LANES];
+        for v in &values {
+            for (s, x) in exact.iter_mut().zip(v) {
+                *s += x;
+            }
+        }
+        let mut results = Vec::new();
+        for (t, part) in parts.iter().enumerate() {
+            // Each leaf (rack r, worker w) of the part, as (r, w).
+            let leaves: Vec<(usize, usize)> = (0..racks.len())
+                .flat_map(|r| (0..usize::from(racks[r])).map(move |w| (r, w)))
+                .filter(|&(r, w)| {
+                    if part.upper {
+                        part.bitmap & (1 << r) != 0
+                    } else {
+                        r == usize::from(part.rack) && part.bitmap & (1 << w) != 0
+                    }
+                })
+                .collect();
+            let mut sum = [0i32; LANES];
+            for (r, w) in leaves {
+                for (s, x) in sum.iter_mut().zip(&values[base[r] + w]) {
+                    *s += x;
+                }
+            }
+            let payload = EsaRepr {
+                packet_type: part.packet_type,
+                flags: if part.upper { Flags::UPPER } else { Flags::NONE },
+                slot: 3,
+                key: Key::new(1, JOB, 77),
+                bitmap: part.bitmap,
+                fan_in: if part.upper { shape.racks() } else { racks[usize::from(part.rack)] },
+                count: part.bitmap.count_ones() as u8,
+                exponent: 12,
+                worker: part.rack,
+            }
+            .to_payload(&sum, LANES);
+            prop_assert_eq!(ps.handle_payload(&payload, t as u64 * 10), Ok(()));
+            for out in drain(&mut ps) {
+                let (repr, lanes) = parse(&out);
+                if repr.packet_type == PacketType::Result {
+                    results.push((repr, lanes));
+                }
+            }
+        }
+        let stats = ps.job_stats(JOB).unwrap();
+        prop_assert_eq!(stats.results_completed, 1);
+        prop_assert_eq!(results.len() as u64, 1 + stats.results_resent);
+        for (repr, lanes) in &results {
+            prop_assert_eq!(&lanes[..], &exact[..]);
+            prop_assert_eq!(repr.flags, Flags::UPPER);
+            prop_assert_eq!(repr.bitmap, full_bitmap(shape.racks()));
+            prop_assert_eq!((repr.count, repr.fan_in), (shape.racks(), shape.racks()));
+            prop_assert_eq!(repr.worker, PS_WORKER_ID);
+        }
+        prop_assert_eq!(ps.pending_chunks(JOB), Some(0));
+        prop_assert_eq!(stats.invalid_packets, 0);
+    }
+}
+
+#[test]
+fn a_tree_job_of_32_racks_uses_every_leaf_bit() {
+    let mut ps = ParameterServer::new(PsConfig {
+        lanes: 1,
+        ..PsConfig::default()
+    })
+    .unwrap();
+    // 31 racks of one worker and a last rack of 32: leaf (31, 31) is the
+    // last bit of the leaf set.
+    let mut racks = [1u8; 32];
+    racks[31] = 32;
+    let options = JobOptions {
+        tree: TreeShape::new(&racks),
+        ..JobOptions::default()
+    };
+    ps.add_job_with(1, 32, options).unwrap();
+    let part = |upper: bool, rack: u8, bitmap: u32, v: i32| {
+        EsaRepr {
+            packet_type: PacketType::Evicted,
+            flags: if upper { Flags::UPPER } else { Flags::NONE },
+            slot: 0,
+            key: Key::new(0, 1, 0),
+            bitmap,
+            fan_in: if upper { 32 } else { racks[usize::from(rack)] },
+            count: bitmap.count_ones() as u8,
+            exponent: 0,
+            worker: rack,
+        }
+        .to_payload(&[v], 1)
+    };
+    // The first 31 racks at the root (1 each), the last rack in halves
+    // from its leaf, and its top half once more inside a root partial
+    // that also repeats rack 0.
+    ps.handle_payload(&part(true, 0, 0x7fff_ffff, 31), 0)
+        .unwrap();
+    ps.handle_payload(&part(false, 31, 0x0000_ffff, 1_000), 0)
+        .unwrap();
+    ps.handle_payload(&part(true, 0, 0x8000_0001, 1_000_000), 0)
+        .unwrap();
+    assert!(drain(&mut ps).is_empty());
+    ps.handle_payload(&part(false, 31, 0xffff_0000, 20_000), 0)
+        .unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(out.len(), 1);
+    let (repr, values) = EsaRepr::from_payload(&out[0], 1).unwrap();
+    assert_eq!(
+        (repr.flags, repr.bitmap, repr.count, repr.fan_in, values),
+        (Flags::UPPER, u32::MAX, 32, 32, vec![21_031])
+    );
+}
