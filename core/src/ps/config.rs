@@ -12,9 +12,9 @@ pub struct PsConfig {
     /// At most one `QUERY` per chunk per this many microseconds.
     pub query_interval_us: u64,
     /// Parts stored per chunk, 1..=[`MAX_PARTS_PER_CHUNK`], at least every
-    /// job's fan-in; beyond it the oldest multi-worker part is dropped
-    /// (workers keep resending single-worker parts, so the chunk still
-    /// completes).
+    /// job's fan-in (a tree job's workers in all its racks); beyond it the
+    /// oldest multi-worker part is dropped (workers keep resending
+    /// single-worker parts, so the chunk still completes).
     pub max_parts_per_chunk: usize,
     /// Incomplete chunks kept per job; beyond it the oldest is dropped.
     pub max_pending_chunks: usize,

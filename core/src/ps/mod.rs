@@ -677,12 +677,7 @@ impl JobState {
             }
         };
         if !single {
-            return Err(PsError::BadBitmap {
-                job: self.job,
-                seq: repr.key.seq(),
-                bitmap: repr.bitmap,
-                full,
-            });
+            return Err(self.bad_bitmap(repr, full));
         }
         Ok(match &self.tree {
             None => PartSet::Workers {
@@ -720,13 +715,17 @@ impl JobState {
     /// A part's bitmap must name someone and no one outside `full`.
     fn check_bitmap(&self, repr: &EsaRepr, full: u32) -> Result<(), PsError> {
         if repr.bitmap == 0 || repr.bitmap & !full != 0 {
-            return Err(PsError::BadBitmap {
-                job: self.job,
-                seq: repr.key.seq(),
-                bitmap: repr.bitmap,
-                full,
-            });
+            return Err(self.bad_bitmap(repr, full));
         }
         Ok(())
+    }
+
+    fn bad_bitmap(&self, repr: &EsaRepr, full: u32) -> PsError {
+        PsError::BadBitmap {
+            job: self.job,
+            seq: repr.key.seq(),
+            bitmap: repr.bitmap,
+            full,
+        }
     }
 }

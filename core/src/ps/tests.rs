@@ -628,6 +628,37 @@ fn part_type() -> impl Strategy<Value = PacketType> {
     ]
 }
 
+/// Appends copies of the parts `duplicates` pick, then shuffles the list
+/// deterministically from `order`.
+fn duplicate_and_shuffle<T: Clone>(
+    parts: &mut Vec<T>,
+    duplicates: &[prop::sample::Index],
+    order: u64,
+) {
+    for d in duplicates {
+        let copy = parts[d.index(parts.len())].clone();
+        parts.push(copy);
+    }
+    let mut state = order | 1;
+    for i in (1..parts.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        parts.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+}
+
+/// The sum of every worker's values.
+fn exact_sum(values: &[Vec<i32>]) -> [i32; LANES] {
+    let mut exact = [0i32; LANES];
+    for v in values {
+        for (s, x) in exact.iter_mut().zip(v) {
+            *s += x;
+        }
+    }
+    exact
+}
+
 prop_compose! {
     /// A job, its workers' values and a shuffled list of parts holding a
     /// partition of the workers (so a cover exists), extra overlapping
@@ -655,18 +686,7 @@ prop_compose! {
                 parts.push(GenPart { bitmap: bits & full, packet_type, resend });
             }
         }
-        for d in duplicates {
-            let copy = parts[d.index(parts.len())].clone();
-            parts.push(copy);
-        }
-        // A deterministic shuffle from `order`.
-        let mut state = order | 1;
-        for i in (1..parts.len()).rev() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            parts.swap(i, (state % (i as u64 + 1)) as usize);
-        }
+        duplicate_and_shuffle(&mut parts, &duplicates, order);
         (fan_in, values, parts)
     }
 }
@@ -676,12 +696,7 @@ proptest! {
     fn any_split_completes_exactly_once_with_the_exact_sum((fan_in, values, parts) in scenario()) {
         let mut ps = ParameterServer::new(PsConfig { lanes: LANES, ..PsConfig::default() }).unwrap();
         ps.add_job(JOB, fan_in).unwrap();
-        let mut exact = [0i32; LANES];
-        for v in &values {
-            for (s, x) in exact.iter_mut().zip(v) {
-                *s += x;
-            }
-        }
+        let exact = exact_sum(&values);
         let mut results = Vec::new();
         for (t, part) in parts.iter().enumerate() {
             let mut sum = [0i32; LANES];
@@ -1492,17 +1507,7 @@ prop_compose! {
                 parts.push(GenTreePart { upper, rack, bitmap: bits & full, packet_type });
             }
         }
-        for d in duplicates {
-            let copy = parts[d.index(parts.len())].clone();
-            parts.push(copy);
-        }
-        let mut state = order | 1;
-        for i in (1..parts.len()).rev() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            parts.swap(i, (state % (i as u64 + 1)) as usize);
-        }
+        duplicate_and_shuffle(&mut parts, &duplicates, order);
         (racks, values, parts)
     }
 }
@@ -1524,12 +1529,7 @@ proptest! {
                 Some(at)
             })
             .collect();
-        let mut exact = [0i32; LANES];
-        for v in &values {
-            for (s, x) in exact.iter_mut().zip(v) {
-                *s += x;
-            }
-        }
+        let exact = exact_sum(&values);
         let mut results = Vec::new();
         for (t, part) in parts.iter().enumerate() {
             // Each leaf (rack r, worker w) of the part, as (r, w).
