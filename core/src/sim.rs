@@ -1117,7 +1117,7 @@ impl Sim {
                     let mut entry = plan.entry(job.max_priority, job.job, ps_port);
                     entry.tree = TreeRole::Root {
                         aggregate: job.in_network && fabric.second_level,
-                        partial: false,
+                        racks: racks as u8,
                     };
                     let mut group = children.clone();
                     group.push(ps_port);

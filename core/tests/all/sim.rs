@@ -478,3 +478,72 @@ fn slot_time_is_held_under_atp_and_never_under_esa() {
         }
     }
 }
+
+/// A job across three racks under one spine: with the second level the
+/// root completes every chunk; without it the racks still aggregate and
+/// the PS adds them (§9.6); without in-network aggregation every part
+/// reaches the PS through both levels. Every result is exact and the
+/// spine links carry what each level sends.
+#[test]
+fn a_job_across_racks_aggregates_at_each_level_it_is_given() {
+    let run = |second_level: bool, in_network: bool| {
+        let mut job = SimJob::new(1, 5, 32 * 64, 3);
+        job.placement = vec![(0, 2), (2, 2), (1, 1)];
+        job.window = 16;
+        job.in_network = in_network;
+        let config = SimConfig {
+            pool: PoolConfig {
+                slots: 64,
+                lanes: 32,
+                stale_after_us: 100_000,
+            },
+            jobs: vec![job],
+            fabric: Some(sim::LeafSpine {
+                racks: 3,
+                spines: 2,
+                uplink_gbps: None,
+                second_level,
+            }),
+            ..SimConfig::default()
+        };
+        let report = sim::run(&config);
+        assert!(report.violations().is_empty(), "{:?}", report.violations());
+        assert!(report.jobs[0].verified);
+        report
+    };
+    let both = run(true, true);
+    let racks_only = run(false, true);
+    let none = run(false, false);
+    let (j2, j1, j0) = (&both.jobs[0], &racks_only.jobs[0], &none.jobs[0]);
+    let chunks = j2.chunks_per_iteration * 3;
+    assert_eq!(
+        (j2.racks, j2.chunks_in_switch, j2.chunks_at_ps),
+        (3, chunks, 0)
+    );
+    assert_eq!(
+        j2.leaf_switches.completed,
+        chunks * 3,
+        "a partial per rack and chunk"
+    );
+    assert_eq!(
+        j1.root_switch.fallbacks,
+        chunks * 3,
+        "each rack's partial to the PS"
+    );
+    assert_eq!((j1.chunks_in_switch, j1.chunks_at_ps), (0, chunks));
+    assert_eq!(j1.rack_level_share(), 1.0);
+    assert_eq!(
+        j0.leaf_switches.fallbacks,
+        chunks * 5,
+        "every worker's DATA to the PS"
+    );
+    // Up the spine links: a partial per rack and chunk with both levels or
+    // racks only, a packet per worker and chunk without aggregation; down:
+    // one result per rack and chunk.
+    let packet = esa_core::constants::esa_frame_len(32) as u64;
+    assert_eq!(j2.switch.completed, chunks * 4);
+    assert_eq!(both.uplink_bytes, chunks * 3 * packet);
+    assert_eq!(racks_only.uplink_bytes, chunks * 3 * packet);
+    assert_eq!(none.uplink_bytes, chunks * 5 * packet);
+    assert_eq!(both.downlink_bytes, chunks * 3 * packet);
+}
