@@ -1,10 +1,13 @@
 //! Per-packet costs of the core: wire parse and emit, the pool's decision,
-//! and quantization throughput. `cargo bench -p esa-core`.
+//! the PS's exact cover, and quantization throughput. `cargo bench -p
+//! esa-core`.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use esa_core::constants::DEFAULT_LANES;
 use esa_core::job::Mode;
+use esa_core::job::TreeShape;
 use esa_core::pool::{Pool, PoolConfig};
+use esa_core::ps::{JobOptions, ParameterServer, PsConfig};
 use esa_core::quant;
 use esa_core::rng::Rng;
 use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType, ParsedFrame};
@@ -103,6 +106,85 @@ fn pool(c: &mut Criterion) {
     g.finish();
 }
 
+/// Completes one chunk per iteration from `parts` (payloads of chunk 0;
+/// each iteration's chunk gets the next seq).
+fn complete_chunks(b: &mut criterion::Bencher, ps: &mut ParameterServer, parts: &[Vec<u8>]) {
+    let mut parts = parts.to_vec();
+    let mut seq = 0u16;
+    b.iter(|| {
+        seq = seq.wrapping_add(1);
+        for part in &mut parts {
+            part[6..8].copy_from_slice(&seq.to_be_bytes());
+            let _ = ps.handle_payload(black_box(part), 0);
+        }
+        while let Some(out) = ps.poll_transmit() {
+            black_box(out);
+        }
+    })
+}
+
+/// A part of job 1: `bitmap` of the sender `worker` at the level `flags`
+/// says, with the job's `fan_in` there.
+fn part(flags: Flags, bitmap: u32, fan_in: u8, worker: u8) -> Vec<u8> {
+    EsaRepr {
+        packet_type: PacketType::Fallback,
+        flags,
+        slot: 0,
+        key: Key::new(0, 1, 0),
+        bitmap,
+        fan_in,
+        count: bitmap.count_ones() as u8,
+        exponent: 16,
+        worker,
+    }
+    .to_payload(&[3; LANES], LANES)
+}
+
+/// The PS's exact cover per chunk: a flat job of 32 workers falling back
+/// worker by worker, one of 16 with partials that all overlap first, and a
+/// tree job of 8 racks of 4 with root partials that all overlap, then each
+/// rack in two halves.
+fn ps_cover(c: &mut Criterion) {
+    let cfg = PsConfig {
+        lanes: LANES,
+        ..PsConfig::default()
+    };
+    let mut g = c.benchmark_group("ps");
+    let singles: Vec<Vec<u8>> = (0..32).map(|w| part(Flags::NONE, 1 << w, 32, w)).collect();
+    g.bench_function("cover_singles_f32_k32", |b| {
+        let mut ps = ParameterServer::new(cfg.clone()).unwrap();
+        ps.add_job(1, 32).unwrap();
+        complete_chunks(b, &mut ps, &singles)
+    });
+    let mut overlap: Vec<Vec<u8>> = [0x00ff, 0x0f0f, 0x3333, 0x5555, 0x8001, 0x0ff1]
+        .into_iter()
+        .map(|bitmap| part(Flags::NONE, bitmap, 16, 0))
+        .collect();
+    overlap.extend((0..16).map(|w| part(Flags::NONE, 1 << w, 16, w)));
+    g.bench_function("cover_overlap_f16_k32", |b| {
+        let mut ps = ParameterServer::new(cfg.clone()).unwrap();
+        ps.add_job(1, 16).unwrap();
+        complete_chunks(b, &mut ps, &overlap)
+    });
+    let shape = TreeShape::new(&[4; 8]).unwrap();
+    let mut tree: Vec<Vec<u8>> = [0x0f, 0x33, 0x55]
+        .into_iter()
+        .map(|racks| part(Flags::UPPER, racks, 8, 0))
+        .collect();
+    tree.extend((0..8).map(|rack| part(Flags::NONE, 0b0011, 4, rack)));
+    tree.extend((0..8).map(|rack| part(Flags::NONE, 0b1100, 4, rack)));
+    g.bench_function("cover_tree_8x4_k32", |b| {
+        let mut ps = ParameterServer::new(cfg.clone()).unwrap();
+        let options = JobOptions {
+            tree: Some(shape),
+            ..JobOptions::default()
+        };
+        ps.add_job_with(1, 8, options).unwrap();
+        complete_chunks(b, &mut ps, &tree)
+    });
+    g.finish();
+}
+
 fn quantization(c: &mut Criterion) {
     let n = 1 << 20;
     let mut rng = Rng::new(1);
@@ -144,5 +226,5 @@ fn integrity(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, wire, pool, quantization, integrity);
+criterion_group!(benches, wire, pool, ps_cover, quantization, integrity);
 criterion_main!(benches);

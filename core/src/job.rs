@@ -138,14 +138,17 @@ pub enum TreeRole {
         aggregate: bool,
     },
     /// The switch above the racks (level 1): it sums the racks' partials.
+    /// Its entry's `fan_in` counts the racks that aggregate below it,
+    /// numbered first; fewer than `racks` when some rack's leaf has no
+    /// memory (§9.6) and falls back to the PS: a completion here then
+    /// lacks that rack and goes to the PS as a part, not to the group as
+    /// the result.
     Root {
         /// Whether the switch aggregates the job; without memory every
         /// rack's partial goes to the PS as `FALLBACK`.
         aggregate: bool,
-        /// Some rack falls back to the PS (its leaf has no memory): a
-        /// completion here lacks it and goes to the PS as a part, not to
-        /// the group as the result.
-        partial: bool,
+        /// The job's racks (what its hosts' headers count).
+        racks: u8,
     },
 }
 
@@ -158,11 +161,23 @@ impl TreeRole {
         }
     }
 
-    /// A root that aggregates every rack.
-    pub const ROOT: TreeRole = TreeRole::Root {
-        aggregate: true,
-        partial: false,
-    };
+    /// A root that aggregates the job's `racks` racks.
+    pub const fn root(racks: u8) -> TreeRole {
+        TreeRole::Root {
+            aggregate: true,
+            racks,
+        }
+    }
+
+    /// The role's code in a P4 job table's `tree_role`: 0 flat, 1 leaf,
+    /// 2 root.
+    pub const fn code(self) -> u8 {
+        match self {
+            TreeRole::Flat => 0,
+            TreeRole::Leaf { .. } => 1,
+            TreeRole::Root { .. } => 2,
+        }
+    }
 
     /// Whether the entry's bitmaps count racks (level 1), not workers.
     pub const fn is_upper(self) -> bool {

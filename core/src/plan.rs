@@ -13,7 +13,7 @@
 //! and slots divided into bundles.
 
 use crate::constants::DEFAULT_LANES;
-use crate::job::{JobEntry, Mode, SlotRange, TreeRole, chunks};
+use crate::job::{JobEntry, Mode, SlotRange, TreePlace, TreeRole, TreeShape, chunks};
 use crate::policy::Policy;
 use crate::ps::{JobOptions, PsConfig};
 use crate::quant::DEFAULT_EXPONENT;
@@ -27,7 +27,7 @@ use crate::worker::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, WorkerConfig};
 pub struct JobPlan {
     /// Job id, 1..=4095.
     pub job: u16,
-    /// Number of workers, 1..=32.
+    /// Number of workers, 1..=32; a tree job's racks (the root's fan-in).
     pub fan_in: u8,
     /// Sharing mode.
     pub mode: Mode,
@@ -54,6 +54,10 @@ pub struct JobPlan {
     pub first_seq: u16,
     /// Retransmission timing of where the hosts run.
     pub rto: Rto,
+    /// A job across racks: the workers of each rack (`docs/protocol.md`
+    /// §9); its workers' settings come from
+    /// [`JobPlan::tree_worker_config`]. `None`: a flat job.
+    pub tree: Option<TreeShape>,
 }
 
 impl JobPlan {
@@ -76,6 +80,7 @@ impl JobPlan {
             chunks_total: None,
             first_seq: 0,
             rto: Rto::DEFAULT,
+            tree: None,
         }
     }
 
@@ -112,7 +117,7 @@ impl JobPlan {
         chunks(elements, self.lanes) * u64::from(iterations)
     }
 
-    /// Worker `worker_id`'s configuration.
+    /// Worker `worker_id`'s configuration in a flat job.
     pub fn worker_config(&self, worker_id: u8) -> WorkerConfig {
         WorkerConfig {
             job: self.job,
@@ -132,7 +137,25 @@ impl JobPlan {
             policy: self.policy,
             chunks_total: self.chunks_total,
             first_seq: self.first_seq,
+            tree: None,
         }
+    }
+
+    /// A tree job's worker `local` of rack `rack`: its rack's fan-in, its
+    /// local id, and its place in the job (`docs/protocol.md` §9.5);
+    /// `None` for a flat job or a rack the job does not have.
+    pub fn tree_worker_config(&self, rack: u8, local: u8) -> Option<WorkerConfig> {
+        let shape = self.tree?;
+        let &fan_in = shape.rack_workers().get(usize::from(rack))?;
+        Some(WorkerConfig {
+            fan_in,
+            tree: Some(TreePlace {
+                rack,
+                racks: shape.racks(),
+                total_workers: u16::try_from(shape.total_workers()).ok()?,
+            }),
+            ..self.worker_config(local)
+        })
     }
 
     /// The settings of a PS serving this job: its lanes, the defaults
@@ -144,13 +167,18 @@ impl JobPlan {
         }
     }
 
-    /// The job's options at its PS ([`JobOptions::for_mode`]).
+    /// The job's options at its PS ([`JobOptions::for_mode`]), with its
+    /// tree.
     pub fn ps_options(&self) -> JobOptions {
-        JobOptions::for_mode(self.mode)
+        JobOptions {
+            tree: self.tree,
+            ..JobOptions::for_mode(self.mode)
+        }
     }
 
     /// The job's entry in the switch's job table, with the priority class,
-    /// multicast group and PS port its admission gave it.
+    /// multicast group and PS port its admission gave it: a flat job's (a
+    /// tree job's entries differ per switch, §9.1).
     pub fn entry(&self, max_priority: u8, mcast_group: u16, ps_port: u16) -> JobEntry {
         JobEntry {
             fan_in: self.fan_in,
@@ -206,6 +234,41 @@ mod tests {
         );
         plan.result_cache = Some(5);
         assert_eq!(plan.worker_config(1).result_cache, 5);
+    }
+
+    #[test]
+    fn a_tree_plan_gives_each_worker_its_rack_and_the_ps_the_shape() {
+        let mut plan = JobPlan::new(5, 3, Mode::Esa, SlotRange::whole_pool(4096));
+        assert_eq!(plan.tree_worker_config(0, 0), None, "a flat job");
+        let shape = TreeShape::new(&[2, 4, 1]).unwrap();
+        plan.tree = Some(shape);
+        let c = plan.tree_worker_config(1, 3).unwrap();
+        assert_eq!(
+            (c.worker_id, c.fan_in, c.tree),
+            (
+                3,
+                4,
+                Some(TreePlace {
+                    rack: 1,
+                    racks: 3,
+                    total_workers: 7
+                })
+            )
+        );
+        assert_eq!(c.validate(), Ok(()));
+        assert_eq!(
+            format!(
+                "{:?}",
+                WorkerConfig {
+                    tree: None,
+                    fan_in: 3,
+                    ..c
+                }
+            ),
+            format!("{:?}", plan.worker_config(3))
+        );
+        assert_eq!(plan.tree_worker_config(3, 0), None);
+        assert_eq!(plan.ps_options().tree, Some(shape));
     }
 
     #[test]

@@ -1168,7 +1168,7 @@ impl Pool {
     /// Where a completed slot's sum goes (D1): the group as the job's
     /// result, or, on a tree (`docs/protocol.md` §9.3), up as the rack's
     /// partial (D1′, the slot `HELD` until the result comes down) or to the
-    /// PS as a part when some rack is missing below a partial root (§9.6).
+    /// PS as a part when some rack falls back below the root (§9.6).
     /// `packet` is the `RESULT` [`Pool::load_result`] made.
     fn completion(
         &mut self,
@@ -1187,8 +1187,9 @@ impl Pool {
                     emit: Some(packet.emit(Destination::Port(uplink.port))),
                 }
             }
-            TreeRole::Root { partial: true, .. } => {
+            TreeRole::Root { racks, .. } if job.fan_in < racks => {
                 packet.packet_type = PacketType::Fallback;
+                packet.fan_in = racks;
                 Decision {
                     outcome: Outcome::Completed,
                     rule: "D1",
@@ -1344,7 +1345,12 @@ impl Pool {
             && s.bitmap[i] & packet.bitmap != 0;
         if held && !packet.flags.contains(Flags::RESEND) {
             // P1: the contribution is in the slot, which waits for others.
+            // A tree job's answers are addressed (rack, local bit), as the
+            // PS's are (`docs/protocol.md` §9.2).
             packet.packet_type = PacketType::Pending;
+            if let Some(uplink) = job.tree.uplink() {
+                packet.worker = uplink.bit;
+            }
             self.job_counters(job_id).probes_answered += 1;
             return Decision {
                 outcome: Outcome::ProbeAnswered,

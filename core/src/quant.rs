@@ -30,6 +30,14 @@ pub const fn saturation_limit(fan_in: u8) -> i32 {
     i32::MAX / n
 }
 
+/// The largest magnitude one contribution of a job of `workers` workers
+/// may have, when they are more than a `u8` counts (a job across racks,
+/// `docs/protocol.md` §9.5): `⌊(2³¹ − 1) / workers⌋` (0 is treated as 1).
+pub const fn job_saturation_limit(workers: u16) -> i32 {
+    let n = if workers == 0 { 1 } else { workers as i32 };
+    i32::MAX / n
+}
+
 /// [`saturation_limit`] of every fan-in: a load instead of a division per
 /// call, which is per packet.
 static SATURATION_LIMITS: [i32; 256] = {
@@ -52,17 +60,18 @@ fn pow2(e: i8) -> f32 {
 /// 0) with exponent `exponent` for a job of `fan_in` workers. Returns `true`
 /// when any value saturated or was not finite (NaN becomes 0, ±∞ becomes ±L).
 pub fn quantize_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> bool {
+    let limit = SATURATION_LIMITS[usize::from(fan_in)];
     #[cfg(target_arch = "x86_64")]
-    if let Some(saturated) = wide::quantize_into(src, exponent, fan_in, out) {
+    if let Some(saturated) = wide::quantize_into(src, exponent, limit, out) {
         return saturated;
     }
-    quantize_lanes(src, exponent, fan_in, out)
+    quantize_lanes(src, exponent, limit, out)
 }
 
 /// [`quantize_into`] as written, for whatever vector width it is compiled.
 #[inline(always)]
-fn quantize_lanes(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> bool {
-    let (scale, limit) = (pow2(exponent), SATURATION_LIMITS[usize::from(fan_in)]);
+fn quantize_lanes(src: &[f32], exponent: i8, limit: i32, out: &mut [i32]) -> bool {
+    let scale = pow2(exponent);
     let n = src.len().min(out.len());
     let (body, padding) = out.split_at_mut(n);
     let mut src_blocks = src[..n].chunks_exact(BLOCK);
@@ -98,18 +107,25 @@ const BLOCK: usize = 16;
 /// intermediate buffer the size of the input. Returns `true` when any value
 /// saturated or was not finite.
 pub fn quantize_be_into(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -> bool {
+    quantize_be_into_within(src, exponent, SATURATION_LIMITS[usize::from(fan_in)], out)
+}
+
+/// [`quantize_be_into`] with each value clamped to `±limit`: a job's
+/// [`saturation_limit`], or [`job_saturation_limit`] for a job of more
+/// workers than a `u8` counts.
+pub fn quantize_be_into_within(src: &[f32], exponent: i8, limit: i32, out: &mut [u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if let Some(saturated) = wide::quantize_be_into(src, exponent, fan_in, out) {
+    if let Some(saturated) = wide::quantize_be_into(src, exponent, limit, out) {
         return saturated;
     }
-    quantize_be_lanes(src, exponent, fan_in, out)
+    quantize_be_lanes(src, exponent, limit, out)
 }
 
 /// [`quantize_be_into`] as written, for whatever vector width it is
 /// compiled.
 #[inline(always)]
-fn quantize_be_lanes(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -> bool {
-    let (scale, limit) = (pow2(exponent), SATURATION_LIMITS[usize::from(fan_in)]);
+fn quantize_be_lanes(src: &[f32], exponent: i8, limit: i32, out: &mut [u8]) -> bool {
+    let scale = pow2(exponent);
     let lanes = out.len() / 4;
     let n = src.len().min(lanes);
     let (body, padding) = out[..4 * lanes].split_at_mut(4 * n);
@@ -150,34 +166,34 @@ mod wide {
     pub(super) fn quantize_into(
         src: &[f32],
         exponent: i8,
-        fan_in: u8,
+        limit: i32,
         out: &mut [i32],
     ) -> Option<bool> {
         // SAFETY: the CPU has AVX2.
         std::is_x86_feature_detected!("avx2")
-            .then(|| unsafe { quantize_into_avx2(src, exponent, fan_in, out) })
+            .then(|| unsafe { quantize_into_avx2(src, exponent, limit, out) })
     }
 
-    /// [`super::quantize_be_into`] with AVX2, or `None` without it.
+    /// [`super::quantize_be_into_within`] with AVX2, or `None` without it.
     pub(super) fn quantize_be_into(
         src: &[f32],
         exponent: i8,
-        fan_in: u8,
+        limit: i32,
         out: &mut [u8],
     ) -> Option<bool> {
         // SAFETY: the CPU has AVX2.
         std::is_x86_feature_detected!("avx2")
-            .then(|| unsafe { quantize_be_into_avx2(src, exponent, fan_in, out) })
+            .then(|| unsafe { quantize_be_into_avx2(src, exponent, limit, out) })
     }
 
     #[target_feature(enable = "avx2")]
-    fn quantize_into_avx2(src: &[f32], exponent: i8, fan_in: u8, out: &mut [i32]) -> bool {
-        super::quantize_lanes(src, exponent, fan_in, out)
+    fn quantize_into_avx2(src: &[f32], exponent: i8, limit: i32, out: &mut [i32]) -> bool {
+        super::quantize_lanes(src, exponent, limit, out)
     }
 
     #[target_feature(enable = "avx2")]
-    fn quantize_be_into_avx2(src: &[f32], exponent: i8, fan_in: u8, out: &mut [u8]) -> bool {
-        super::quantize_be_lanes(src, exponent, fan_in, out)
+    fn quantize_be_into_avx2(src: &[f32], exponent: i8, limit: i32, out: &mut [u8]) -> bool {
+        super::quantize_be_lanes(src, exponent, limit, out)
     }
 }
 
@@ -570,18 +586,44 @@ mod tests {
             let (mut q, mut q_portable) = (vec![7; lanes], vec![7; lanes]);
             assert_eq!(
                 quantize_into(&src, e, fan_in, &mut q),
-                quantize_lanes(&src, e, fan_in, &mut q_portable),
+                quantize_lanes(&src, e, saturation_limit(fan_in), &mut q_portable),
                 "round {round}"
             );
             assert_eq!(q, q_portable, "round {round}");
             let (mut b, mut b_portable) = (vec![7; 4 * lanes + 1], vec![7; 4 * lanes + 1]);
             assert_eq!(
                 quantize_be_into(&src, e, fan_in, &mut b),
-                quantize_be_lanes(&src, e, fan_in, &mut b_portable),
+                quantize_be_lanes(&src, e, saturation_limit(fan_in), &mut b_portable),
                 "round {round}"
             );
             assert_eq!(b, b_portable, "round {round}");
         }
+    }
+
+    /// A job of more workers than a `u8` counts (1,024 across racks)
+    /// clamps each contribution so that all of them still sum in int32.
+    #[test]
+    fn a_job_of_many_workers_clamps_by_all_of_them() {
+        assert_eq!(job_saturation_limit(1024), 2_097_151);
+        assert_eq!(job_saturation_limit(0), i32::MAX);
+        for fan_in in 0..=u8::MAX {
+            assert_eq!(
+                job_saturation_limit(u16::from(fan_in)),
+                saturation_limit(fan_in)
+            );
+        }
+        let limit = job_saturation_limit(1024);
+        let src = [1e9, -1e9, 2_097_151.0 / 65536.0, 0.5];
+        let mut out = [0u8; 16];
+        assert!(quantize_be_into_within(&src, 16, limit, &mut out));
+        let lanes: Vec<i32> = out
+            .chunks_exact(4)
+            .map(|b| i32::from_be_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(lanes, [2_097_151, -2_097_151, 2_097_151, 32_768]);
+        assert!((i64::from(lanes[0]) * 1024) <= i64::from(i32::MAX));
+        // Within the limit nothing saturates.
+        assert!(!quantize_be_into_within(&src[2..], 16, limit, &mut out));
     }
 
     #[test]

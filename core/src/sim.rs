@@ -8,9 +8,10 @@
 //! the exact sum, counters that do not add up — so tests can assert on it and
 //! a failure names its seed.
 
+use crate::constants::MAX_FAN_IN;
 use crate::constants::{MAX_PRIORITY, esa_frame_len, esa_payload_len};
 use crate::faults::FaultConfig;
-use crate::job::{Mode, SlotRange, chunks};
+use crate::job::{JobEntry, Mode, SlotRange, TreeRole, TreeShape, Uplink, chunks};
 use crate::plan::JobPlan;
 use crate::policy::Policy;
 use crate::pool::{HostOnlyRoute, JobCounters, Pool, PoolConfig, SlotPhase, host_only_route};
@@ -19,7 +20,7 @@ use crate::rng::Rng;
 use crate::rtt::Rto;
 use crate::synthetic::gradient_value;
 use crate::wire::frame::ESA_OFFSET;
-use crate::wire::{EsaRepr, FrameRepr, ParsedFrame};
+use crate::wire::{EsaPacket, EsaRepr, FrameRepr, ParsedFrame};
 use crate::worker::{Worker, WorkerEvent};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -52,6 +53,25 @@ impl Default for LinkConfig {
             gbps: None,
         }
     }
+}
+
+/// Racks under spines (`docs/protocol.md` §9): hosts under top-of-rack
+/// switches, every ToR linked to every spine. A job placed in one rack is
+/// a flat job on its ToR, with its PS there; a job across racks is a tree
+/// whose leaves are its racks' ToRs and whose root is spine
+/// `job % spines`, where its PS hangs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LeafSpine {
+    /// Racks (ToRs), 1..=1024.
+    pub racks: u16,
+    /// Spines, 1..=64.
+    pub spines: u16,
+    /// Bandwidth of each ToR–spine link, each way, Gbit/s (`None`: the
+    /// hosts' links').
+    pub uplink_gbps: Option<f64>,
+    /// Aggregate at the spines too. Without the second level the racks'
+    /// partials go to the PS, which adds them (§9.6's root without memory).
+    pub second_level: bool,
 }
 
 /// One training job.
@@ -92,6 +112,10 @@ pub struct SimJob {
     pub slot_base: u16,
     /// For `switchml`: `slot_mask + 1` slots from `slot_base`.
     pub slot_mask: u16,
+    /// On a [`LeafSpine`] fabric: `(rack, workers)` for each rack the job
+    /// has workers in, workers numbered in this order; the counts add up
+    /// to `workers`. Empty on one switch.
+    pub placement: Vec<(u16, u8)>,
 }
 
 impl SimJob {
@@ -114,6 +138,7 @@ impl SimJob {
             exponent: crate::quant::DEFAULT_EXPONENT,
             slot_base: 0,
             slot_mask: 0,
+            placement: vec![],
         }
     }
 }
@@ -158,6 +183,8 @@ pub struct SimConfig {
     pub time_limit_us: u64,
     /// Width of the buckets of [`SimReport::timeline`], µs (0: no timeline).
     pub timeline_bucket_us: u64,
+    /// Racks under spines; `None`: every host behind one switch.
+    pub fabric: Option<LeafSpine>,
 }
 
 impl Default for SimConfig {
@@ -184,6 +211,7 @@ impl Default for SimConfig {
             },
             time_limit_us: 60_000_000,
             timeline_bucket_us: 0,
+            fabric: None,
         }
     }
 }
@@ -323,6 +351,46 @@ impl SimConfig {
     }
 }
 
+impl SimConfig {
+    /// [`SimConfig::random`]'s scenario for `seed` on racks under spines:
+    /// 2–3 racks, 1–2 spines, each job's workers spread over 1–3 racks
+    /// (mostly more than one, so most jobs are trees), the second level on
+    /// in most runs. Loss, duplication and reordering hit the links between
+    /// switches too, and the small pools make collisions, preemption and
+    /// stale reclaim constant at both levels.
+    pub fn random_tree(seed: u64, max_loss: f64) -> SimConfig {
+        let mut config = SimConfig::random(seed, max_loss);
+        let mut rng = Rng::new(seed ^ 0x7472_6565);
+        let racks = rng.range(2, 3) as u16;
+        config.fabric = Some(LeafSpine {
+            racks,
+            spines: rng.range(1, 2) as u16,
+            uplink_gbps: None,
+            second_level: !rng.chance(0.2),
+        });
+        for job in &mut config.jobs {
+            // A job in one rack needs two workers there (a flat job).
+            let most = usize::from(racks).min(usize::from(job.workers));
+            let spread = if rng.chance(0.15) {
+                1
+            } else {
+                rng.range(2, most as u64) as usize
+            };
+            let mut order: Vec<u16> = (0..racks).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            // One worker in each rack, the rest at random.
+            let mut counts = vec![1u8; spread];
+            for _ in spread..usize::from(job.workers) {
+                counts[rng.below(spread as u64) as usize] += 1;
+            }
+            job.placement = order.into_iter().zip(counts).collect();
+        }
+        config
+    }
+}
+
 fn random_mode(rng: &mut Rng) -> Mode {
     [Mode::Esa, Mode::Atp, Mode::SwitchMl][rng.below(3) as usize]
 }
@@ -351,8 +419,16 @@ pub struct JobReport {
     /// Time from arrival to the last worker's last result, µs (None if
     /// unfinished).
     pub jct_us: Option<u64>,
-    /// Chunks completed in the switch (its `completed` counter).
+    /// Chunks completed in the switch (its `completed` counter; a tree
+    /// job's root's).
     pub chunks_in_switch: u64,
+    /// Racks the job spans (1: a flat job).
+    pub racks: u8,
+    /// A tree job's leaves' counters, added (zero for a flat job): their
+    /// `completed` counts the racks' partials sent up (D1′, D0).
+    pub leaf_switches: JobCounters,
+    /// A tree job's root's counters (zero for a flat job).
+    pub root_switch: JobCounters,
     /// Chunks the PS completed from parts.
     pub chunks_at_ps: u64,
     /// Retransmissions by all workers.
@@ -368,11 +444,27 @@ pub struct JobReport {
     pub overflow_retries: u64,
     /// Every result of every worker was the exact sum, and the job finished.
     pub verified: bool,
-    /// The switch's counters for the job.
+    /// The switch's counters for the job (every switch of its tree, added).
     pub switch: JobCounters,
 }
 
 impl JobReport {
+    /// Share of a tree job's rack partials completed in their ToRs (the
+    /// first level), 0..=1: of every chunk's `racks` partials; 1 for a flat
+    /// job that completed in the switch whatever it could (see
+    /// [`JobReport::in_switch_share`]).
+    pub fn rack_level_share(&self) -> f64 {
+        if self.racks <= 1 {
+            return self.in_switch_share();
+        }
+        let total = self.chunks_per_iteration * u64::from(self.iterations) * u64::from(self.racks);
+        if total == 0 {
+            0.0
+        } else {
+            (self.leaf_switches.completed as f64 / total as f64).min(1.0)
+        }
+    }
+
     /// Share of the job's chunks completed in the switch, 0..=1.
     pub fn in_switch_share(&self) -> f64 {
         let total = self.chunks_in_switch + self.chunks_at_ps;
@@ -434,8 +526,12 @@ pub struct SimReport {
     pub events: u64,
     /// Frames the links dropped.
     pub frames_lost: u64,
-    /// How the slots were used.
+    /// How the slots were used (every switch's together).
     pub slots: SlotUsage,
+    /// Bytes sent on ToR-to-spine links, at real size (0 on one switch).
+    pub uplink_bytes: u64,
+    /// Bytes sent on spine-to-ToR links, at real size.
+    pub downlink_bytes: u64,
     /// Fraction of the pool aggregating, per [`SimConfig::timeline_bucket_us`]
     /// bucket from time 0 (empty when off).
     pub timeline: Vec<f64>,
@@ -621,11 +717,171 @@ impl Wire {
 struct JobSetup {
     /// Values per iteration in the simulation.
     elements: usize,
-    /// Ports of the workers and the PS (the multicast group).
+    /// Ports of the workers and the PS (the host-only group).
     members: Vec<u16>,
     ps_port: u16,
     /// Workers still running.
     workers_left: usize,
+    /// The switches holding the job's entries: a flat job's one, or a
+    /// tree's root first, then its leaves.
+    switches: Vec<usize>,
+    /// Whether the job is a tree (its first switch is the root).
+    tree: bool,
+}
+
+/// Where a job's hosts went: its racks' switches with their workers, and
+/// a tree's root.
+struct Placed {
+    racks: Vec<(usize, u8)>,
+    root: Option<usize>,
+}
+
+/// The switches, ports and hosts as [`Sim::new`] builds them.
+struct Fabric {
+    pools: Vec<Pool>,
+    port_switch: Vec<usize>,
+    port_peer: Vec<Option<u16>>,
+    hosts: Vec<Option<Host>>,
+    /// ToRs (1 on one switch).
+    racks: usize,
+    spines: usize,
+    leaf_spine: bool,
+    second_level: bool,
+    /// Per (switch, switch) linked: the port at the first one.
+    links: std::collections::BTreeMap<(usize, usize), u16>,
+}
+
+impl Fabric {
+    fn new(shape: Option<LeafSpine>, pool: PoolConfig) -> Result<Fabric, String> {
+        let (racks, spines) = match shape {
+            None => (1, 0),
+            Some(f) if (1..=1024).contains(&f.racks) && (1..=64).contains(&f.spines) => {
+                (usize::from(f.racks), usize::from(f.spines))
+            }
+            Some(f) => {
+                return Err(format!(
+                    "{} racks under {} spines: want 1..=1024 racks and 1..=64 spines",
+                    f.racks, f.spines
+                ));
+            }
+        };
+        let pools = (0..racks + spines)
+            .map(|_| Pool::new(pool).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut fabric = Fabric {
+            pools,
+            port_switch: vec![usize::MAX],
+            port_peer: vec![None],
+            hosts: vec![None],
+            racks,
+            spines,
+            leaf_spine: shape.is_some(),
+            second_level: shape.is_some_and(|f| f.second_level),
+            links: Default::default(),
+        };
+        for tor in 0..racks {
+            for spine in racks..racks + spines {
+                let down = fabric.host_port(tor)?;
+                let up = fabric.host_port(spine)?;
+                fabric.port_peer[usize::from(down)] = Some(up);
+                fabric.port_peer[usize::from(up)] = Some(down);
+                fabric.links.insert((tor, spine), down);
+                fabric.links.insert((spine, tor), up);
+            }
+        }
+        Ok(fabric)
+    }
+
+    /// A new port on `switch`.
+    fn host_port(&mut self, switch: usize) -> Result<u16, String> {
+        let port = u16::try_from(self.hosts.len())
+            .map_err(|_| "more ports than the simulation numbers (65,535)".to_string())?;
+        self.port_switch.push(switch);
+        self.port_peer.push(None);
+        self.hosts.push(None);
+        Ok(port)
+    }
+
+    /// The port at `from` of its link to `to`.
+    fn uplink(&self, from: usize, to: usize) -> u16 {
+        self.links[&(from, to)]
+    }
+
+    /// Checks a job's placement and picks its root.
+    fn place(&self, job: &SimJob) -> Result<Placed, String> {
+        if !self.leaf_spine {
+            if !job.placement.is_empty() {
+                return Err(format!(
+                    "job {}: a placement needs a leaf-spine fabric",
+                    job.job
+                ));
+            }
+            return Ok(Placed {
+                racks: vec![(0, job.workers)],
+                root: None,
+            });
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut total = 0usize;
+        for &(rack, workers) in &job.placement {
+            if usize::from(rack) >= self.racks || workers == 0 || !seen.insert(rack) {
+                return Err(format!(
+                    "job {}: placement {:?} names a rack twice, a rack beyond {} or an empty one",
+                    job.job, job.placement, self.racks
+                ));
+            }
+            total += usize::from(workers);
+        }
+        if total != usize::from(job.workers) || job.placement.is_empty() {
+            return Err(format!(
+                "job {}: placement {:?} holds {total} workers, not {}",
+                job.job, job.placement, job.workers
+            ));
+        }
+        let tree = job.placement.len() > 1;
+        if tree && job.placement.len() > usize::from(MAX_FAN_IN) {
+            return Err(format!("job {}: more than 32 racks", job.job));
+        }
+        if job.placement.iter().any(|&(_, w)| w > MAX_FAN_IN) {
+            return Err(format!("job {}: more than 32 workers in a rack", job.job));
+        }
+        Ok(Placed {
+            racks: job
+                .placement
+                .iter()
+                .map(|&(rack, workers)| (usize::from(rack), workers))
+                .collect(),
+            root: tree.then(|| self.racks + usize::from(job.job) % self.spines),
+        })
+    }
+
+    /// Writes a job's entry into `switch`: senders bound in `senders`'
+    /// order (the PS's id on the entry's `ps_port`), the group, and the
+    /// hosts behind the group's host ports.
+    fn install(
+        &mut self,
+        switch: usize,
+        job: u16,
+        entry: JobEntry,
+        senders: &[u16],
+        group: Vec<u16>,
+    ) -> Result<(), String> {
+        let pool = &mut self.pools[switch];
+        pool.insert_job(job, entry).map_err(|e| e.to_string())?;
+        // A leaf's `ps_port` is its uplink, which this authorizes too.
+        pool.authorize_members(job, senders);
+        for &p in &group {
+            if self.port_peer[usize::from(p)].is_none() {
+                pool.set_host(p, mac(p), ip(p));
+            }
+        }
+        pool.set_group(job, group);
+        Ok(())
+    }
+
+    fn set_host(&mut self, port: u16, host: Host) {
+        self.hosts[usize::from(port)] = Some(host);
+    }
 }
 
 /// The running simulation.
@@ -633,8 +889,15 @@ struct JobSetup {
 struct Sim {
     config: SimConfig,
     rng: Rng,
-    pool: Pool,
-    /// Indexed by port; port 0 is unused.
+    /// One per switch: a leaf–spine fabric's ToRs, then its spines.
+    pools: Vec<Pool>,
+    /// Ports are numbered across the fabric; per port, the switch that
+    /// owns it and, on a link between switches, the port at the other end.
+    port_switch: Vec<usize>,
+    port_peer: Vec<Option<u16>>,
+    /// Switches below this index are ToRs (the rest spines).
+    racks: usize,
+    /// Indexed by port; port 0 is unused, as are ports between switches.
     hosts: Vec<Option<Host>>,
     setups: Vec<JobSetup>,
     /// Index in `config.jobs` by job id.
@@ -650,6 +913,10 @@ struct Sim {
     /// host's send cap, ns.
     link_packet_ns: Option<f64>,
     host_packet_ns: Option<f64>,
+    /// Time of one real packet on a ToR–spine link, ns.
+    uplink_packet_ns: Option<f64>,
+    /// Real bytes sent up (ToR to spine) and down between switches.
+    link_bytes: (u64, u64),
     /// Expected sums of the iteration each job is on, cached.
     expected: Vec<Option<(u32, Vec<f32>)>>,
     queue: BinaryHeap<Reverse<Scheduled>>,
@@ -661,7 +928,9 @@ struct Sim {
     violations: Vec<String>,
     workers_left: usize,
     jobs_done: usize,
+    /// Per switch and slot (`switch × pool_slots + slot`).
     slots: Vec<SlotTrack>,
+    pool_slots: usize,
     usage: SlotUsage,
     timeline: Vec<f64>,
 }
@@ -734,8 +1003,7 @@ impl Sim {
             slots: config.pool.slots / bundle,
             ..config.pool
         };
-        let mut pool = Pool::new(pool_config).map_err(|e| e.to_string())?;
-        let mut hosts: Vec<Option<Host>> = vec![None];
+        let mut fabric = Fabric::new(config.fabric, pool_config)?;
         let mut queue = BinaryHeap::new();
         let mut order = 0;
         let mut workers_left = 0;
@@ -746,11 +1014,6 @@ impl Sim {
             if job_index.insert(job.job, k).is_some() {
                 return Err(format!("job id {} used twice", job.job));
             }
-            let first_port = hosts.len();
-            let ps_port = first_port + usize::from(job.workers);
-            let ps_port = u16::try_from(ps_port)
-                .map_err(|_| format!("job {}: more hosts than switch ports", job.job))?;
-            let first_port = first_port as u16;
             let slots = if job.mode.has_own_slots() {
                 let range = (usize::from(job.slot_mask) + 1) / bundle;
                 if range == 0 {
@@ -767,61 +1030,146 @@ impl Sim {
             } else {
                 SlotRange::whole_pool(pool_config.slots)
             };
-            let mut plan = JobPlan::new(job.job, job.workers, job.mode, slots);
-            plan.lanes = config.pool.lanes;
-            plan.window = job.window.div_ceil(bundle).max(1);
-            plan.exponent = job.exponent;
-            plan.policy = job.policy;
-            plan.rto = config.rto;
-            plan.chunks_total = Some(config.sim_chunks(job.elements) * u64::from(job.iterations));
-            pool.insert_job(job.job, plan.entry(job.max_priority, job.job, ps_port))
-                .map_err(|e| e.to_string())?;
-            for id in 0..job.workers {
-                let wc = plan.worker_config(id);
-                let worker = Worker::new(wc).map_err(|e| format!("job {}: {e}", job.job))?;
-                let port = hosts.len() as u16;
-                hosts.push(Some(Host::Worker(Box::new(WorkerHost {
-                    job: k,
-                    id,
-                    worker,
-                    iteration: 0,
-                    timer_at: None,
-                    done_at: None,
-                    wrong_results: 0,
-                }))));
-                workers_left += 1;
-                order += 1;
-                let first = job.start_us + job.compute_us + rng.range(0, job.compute_jitter_us);
-                queue.push(Reverse(Scheduled {
-                    at: first * 1000,
-                    order,
-                    event: Event::ComputeDone { port },
-                }));
+            let plan_for = |fan_in: u8| {
+                let mut plan = JobPlan::new(job.job, fan_in, job.mode, slots);
+                plan.lanes = config.pool.lanes;
+                plan.window = job.window.div_ceil(bundle).max(1);
+                plan.exponent = job.exponent;
+                plan.policy = job.policy;
+                plan.rto = config.rto;
+                plan.chunks_total =
+                    Some(config.sim_chunks(job.elements) * u64::from(job.iterations));
+                plan
+            };
+            let placed = fabric.place(job)?;
+            let racks = placed.racks.len();
+            // A tree job's plan: the root's fan-in and the racks' shape,
+            // from which its workers' and PS's settings come.
+            let tree_plan = placed.root.map(|_| {
+                let mut plan = plan_for(racks as u8);
+                let workers: Vec<u8> = placed.racks.iter().map(|r| r.1).collect();
+                plan.tree = TreeShape::new(&workers);
+                plan
+            });
+            let mut members = vec![];
+            let mut hosts_of_job = vec![];
+            for (bit, &(switch, workers)) in placed.racks.iter().enumerate() {
+                let rack_plan = plan_for(workers);
+                let mut ports = vec![];
+                for local in 0..workers {
+                    let wc = match &tree_plan {
+                        Some(plan) => plan
+                            .tree_worker_config(bit as u8, local)
+                            .ok_or_else(|| format!("job {}: no rack {bit}", job.job))?,
+                        None => rack_plan.worker_config(local),
+                    };
+                    let worker = Worker::new(wc).map_err(|e| format!("job {}: {e}", job.job))?;
+                    let id = hosts_of_job.len() as u8;
+                    let port = fabric.host_port(switch)?;
+                    hosts_of_job.push((
+                        port,
+                        Host::Worker(Box::new(WorkerHost {
+                            job: k,
+                            id,
+                            worker,
+                            iteration: 0,
+                            timer_at: None,
+                            done_at: None,
+                            wrong_results: 0,
+                        })),
+                    ));
+                    ports.push(port);
+                    workers_left += 1;
+                    order += 1;
+                    let first = job.start_us + job.compute_us + rng.range(0, job.compute_jitter_us);
+                    queue.push(Reverse(Scheduled {
+                        at: first * 1000,
+                        order,
+                        event: Event::ComputeDone { port },
+                    }));
+                }
+                members.extend(&ports);
+                if let Some(root) = placed.root {
+                    let uplink = Uplink {
+                        port: fabric.uplink(switch, root),
+                        bit: bit as u8,
+                        root_fan_in: racks as u8,
+                    };
+                    let mut entry = rack_plan.entry(job.max_priority, job.job, uplink.port);
+                    entry.tree = TreeRole::Leaf {
+                        uplink,
+                        aggregate: job.in_network,
+                    };
+                    let mut group = ports.clone();
+                    group.push(uplink.port);
+                    fabric.install(switch, job.job, entry, &ports, group)?;
+                }
             }
-            let mut ps = ParameterServer::new(plan.ps_config()).map_err(|e| e.to_string())?;
+            let ps_switch = placed.root.unwrap_or(placed.racks[0].0);
+            let ps_port = fabric.host_port(ps_switch)?;
+            let (ps_fan_in, mut options) = match (placed.root, &tree_plan) {
+                (Some(root), Some(plan)) => {
+                    let children: Vec<u16> = placed
+                        .racks
+                        .iter()
+                        .map(|&(leaf, _)| fabric.uplink(root, leaf))
+                        .collect();
+                    let mut entry = plan.entry(job.max_priority, job.job, ps_port);
+                    entry.tree = TreeRole::Root {
+                        aggregate: job.in_network && fabric.second_level,
+                        racks: racks as u8,
+                    };
+                    let mut group = children.clone();
+                    group.push(ps_port);
+                    fabric.install(root, job.job, entry, &children, group)?;
+                    (racks as u8, plan.ps_options())
+                }
+                _ => {
+                    let plan = plan_for(job.workers);
+                    let entry = plan.entry(job.max_priority, job.job, ps_port);
+                    let mut group = members.clone();
+                    group.push(ps_port);
+                    fabric.install(ps_switch, job.job, entry, &members, group)?;
+                    (job.workers, plan.ps_options())
+                }
+            };
+            let mut ps =
+                ParameterServer::new(plan_for(ps_fan_in).ps_config()).map_err(|e| e.to_string())?;
             // In atp mode the switch hands completions to the PS, which
             // multicasts them back through the switch (releasing the slot).
             // The host-only baseline's PS forwards them too.
-            let mut options = plan.ps_options();
             options.forward_results |= !job.in_network;
-            ps.add_job_with(job.job, job.workers, options)
+            ps.add_job_with(job.job, ps_fan_in, options)
                 .map_err(|e| e.to_string())?;
-            hosts.push(Some(Host::Ps {
-                job: k,
-                ps: Box::new(ps),
-            }));
-            let members: Vec<u16> = (first_port..=ps_port).collect();
-            // worker w is on first_port + w
-            pool.authorize_members(job.job, &members[..usize::from(job.workers)]);
-            for &p in &members {
-                pool.set_host(p, mac(p), ip(p));
+            hosts_of_job.push((
+                ps_port,
+                Host::Ps {
+                    job: k,
+                    ps: Box::new(ps),
+                },
+            ));
+            for (port, host) in hosts_of_job {
+                fabric.set_host(port, host);
             }
-            pool.set_group(job.job, members.clone());
+            members.push(ps_port);
+            let mut switches: Vec<usize> = placed.root.into_iter().collect();
+            switches.extend(
+                placed
+                    .racks
+                    .iter()
+                    .map(|r| r.0)
+                    .filter(|_| placed.root.is_some()),
+            );
+            if placed.root.is_none() {
+                switches.push(ps_switch);
+            }
             setups.push(JobSetup {
                 elements: config.sim_elements(job.elements),
                 members,
                 ps_port,
                 workers_left: usize::from(job.workers),
+                switches,
+                tree: placed.root.is_some(),
             });
         }
         let lanes = config.real_lanes();
@@ -831,12 +1179,21 @@ impl Sim {
             (l, h) => l.or(h),
         };
         let host_packet_ns = host_gbps.map(|g| packet_ns(lanes, g));
-        let ports = hosts.len();
+        let uplink_packet_ns = config
+            .fabric
+            .and_then(|f| f.uplink_gbps)
+            .map(|g| packet_ns(lanes, g))
+            .or(link_packet_ns);
+        let ports = fabric.hosts.len();
         let jobs = config.jobs.len();
+        let switches = fabric.pools.len();
         Ok(Sim {
             rng,
-            pool,
-            hosts,
+            pools: fabric.pools,
+            port_switch: fabric.port_switch,
+            port_peer: fabric.port_peer,
+            racks: fabric.racks,
+            hosts: fabric.hosts,
             setups,
             job_index,
             up: vec![Wire::default(); ports],
@@ -845,6 +1202,8 @@ impl Sim {
             ps_frames: vec![(0, 0); ports],
             link_packet_ns,
             host_packet_ns,
+            uplink_packet_ns,
+            link_bytes: (0, 0),
             expected: vec![None; jobs],
             queue,
             order,
@@ -860,10 +1219,11 @@ impl Sim {
                     phase: Phase::Free,
                     since: 0,
                 };
-                pool_config.slots
+                pool_config.slots * switches
             ],
+            pool_slots: pool_config.slots,
             usage: SlotUsage {
-                slots: pool_config.slots as u64,
+                slots: (pool_config.slots * switches) as u64,
                 ..SlotUsage::default()
             },
             timeline: vec![],
@@ -935,14 +1295,40 @@ impl Sim {
         });
     }
 
-    /// The switch sends a frame out of a port (cut-through).
+    /// A switch sends a frame out of a port (cut-through): to the host
+    /// behind it, or across a link to another switch.
     fn send_from_switch(&mut self, port: u16, frame: Vec<u8>) {
         let bundle = self.bundle();
-        let sent = match self.link_packet_ns {
+        let Some(peer) = self.port_peer[usize::from(port)] else {
+            let sent = match self.link_packet_ns {
+                Some(t) => self.down[usize::from(port)].send(self.now, t, bundle, true),
+                None => self.now,
+            };
+            self.transmit(sent, frame, |frame| Event::ToHost { port, frame });
+            return;
+        };
+        let bytes = esa_frame_len(self.config.real_lanes()) as u64 * bundle as u64;
+        if self.port_switch[usize::from(port)] < self.racks {
+            self.link_bytes.0 += bytes;
+        } else {
+            self.link_bytes.1 += bytes;
+        }
+        let sent = match self.uplink_packet_ns {
             Some(t) => self.down[usize::from(port)].send(self.now, t, bundle, true),
             None => self.now,
         };
-        self.transmit(sent, frame, |frame| Event::ToHost { port, frame });
+        let lanes = self.config.pool.lanes;
+        let payload = &frame[ESA_OFFSET..ESA_OFFSET + esa_payload_len(lanes)];
+        let (job, slot) = match EsaPacket::new_checked(payload, lanes) {
+            Ok(p) => (p.key().job(), p.slot()),
+            Err(_) => return,
+        };
+        self.transmit(sent, frame, |frame| Event::ToSwitch {
+            port: peer,
+            frame,
+            job,
+            slot,
+        });
     }
 
     fn run(&mut self, progress: &mut dyn FnMut(Progress)) {
@@ -984,18 +1370,21 @@ impl Sim {
     }
 
     fn at_switch(&mut self, port: u16, frame: Vec<u8>, job: u16, slot: u16) {
-        let in_network = self
+        // A tree job without in-network aggregation runs through its
+        // switches with aggregation off (§9.6); a flat one bypasses them.
+        let bypass = self
             .job_index
             .get(&job)
-            .is_none_or(|&k| self.config.jobs[k].in_network);
-        if !in_network {
+            .is_some_and(|&k| !self.config.jobs[k].in_network && !self.setups[k].tree);
+        if bypass {
             self.bypass(port, &frame);
             return;
         }
-        let decision = self.pool.process(&frame, port, self.now / 1000);
-        self.track_slot(job, slot);
+        let switch = self.port_switch[usize::from(port)];
+        let decision = self.pools[switch].process(&frame, port, self.now / 1000);
+        self.track_slot(switch, job, slot);
         if let Some(emit) = decision.emit {
-            for (out_port, out) in self.pool.egress(&emit) {
+            for (out_port, out) in self.pools[switch].egress(&emit) {
                 self.send_from_switch(out_port, out);
             }
         }
@@ -1044,14 +1433,15 @@ impl Sim {
         }
     }
 
-    /// Accounts the slot a packet of `job` for `slot` touched.
-    fn track_slot(&mut self, job: u16, slot: u16) {
-        let Some(entry) = self.pool.job(job) else {
+    /// Accounts the slot of `switch` a packet of `job` for `slot` touched.
+    fn track_slot(&mut self, switch: usize, job: u16, slot: u16) {
+        let pool = &self.pools[switch];
+        let Some(entry) = pool.job(job) else {
             return;
         };
-        let slots = self.slots.len();
-        let i = (usize::from(entry.slot_base) + usize::from(slot)) & (slots - 1);
-        let state = self.pool.slot_phase(i);
+        let local = (usize::from(entry.slot_base) + usize::from(slot)) & (self.pool_slots - 1);
+        let state = pool.slot_phase(local);
+        let i = switch * self.pool_slots + local;
         let phase = match state.1 {
             SlotPhase::Free => Phase::Free,
             SlotPhase::Aggregating => Phase::Aggregating,
@@ -1343,13 +1733,31 @@ impl Sim {
                     _ => {}
                 }
             }
-            let counters = self.pool.counters(job.job);
-            if counters.data_outcomes() != counters.data_rx {
-                self.violations.push(format!(
-                    "seed {seed}: job {}: switch counters do not add up: {counters:?}",
-                    job.job
-                ));
+            let setup = &self.setups[k];
+            let mut counters = JobCounters::default();
+            let mut leaf_switches = JobCounters::default();
+            let mut root_switch = JobCounters::default();
+            for (n, &switch) in setup.switches.iter().enumerate() {
+                let c = self.pools[switch].counters(job.job);
+                if c.data_outcomes() != c.data_rx {
+                    self.violations.push(format!(
+                        "seed {seed}: job {}: switch {switch}'s counters do not add up: {c:?}",
+                        job.job
+                    ));
+                }
+                match (setup.tree, n) {
+                    (false, _) => {}
+                    (true, 0) => root_switch = c,
+                    (true, _) => leaf_switches += c,
+                }
+                counters += c;
             }
+            let chunks_in_switch = self.pools[setup.switches[0]].counters(job.job).completed;
+            let racks = if setup.tree {
+                (setup.switches.len() - 1) as u8
+            } else {
+                1
+            };
             let finished = iterations_done == job.iterations;
             if !finished {
                 self.violations.push(format!(
@@ -1370,7 +1778,10 @@ impl Sim {
                 chunks_per_iteration: self.config.sim_chunks(job.elements),
                 start_us: job.start_us,
                 jct_us: done.filter(|_| finished).map(|t| t - job.start_us),
-                chunks_in_switch: counters.completed,
+                chunks_in_switch,
+                racks,
+                leaf_switches,
+                root_switch,
                 chunks_at_ps: ps_completed,
                 resends,
                 probes,
@@ -1389,6 +1800,8 @@ impl Sim {
             events: self.events,
             frames_lost: self.frames_lost,
             slots: self.usage,
+            uplink_bytes: self.link_bytes.0,
+            downlink_bytes: self.link_bytes.1,
             timeline: self.timeline,
             violations: self.violations,
         }
@@ -1416,6 +1829,8 @@ pub fn run_with_progress(config: &SimConfig, progress: &mut dyn FnMut(Progress))
             events: 0,
             frames_lost: 0,
             slots: SlotUsage::default(),
+            uplink_bytes: 0,
+            downlink_bytes: 0,
             timeline: vec![],
             violations: vec![format!("seed {}: bad config: {e}", config.seed)],
         },

@@ -674,14 +674,16 @@ mod tests {
                     job: 3,
                     fan_in: 4,
                     options: JobOptions {
-                        forward_results: false
+                        forward_results: false,
+                        ..JobOptions::default()
                     }
                 },
                 PsJob {
                     job: 4,
                     fan_in: 2,
                     options: JobOptions {
-                        forward_results: true
+                        forward_results: true,
+                        ..JobOptions::default()
                     }
                 },
             ]

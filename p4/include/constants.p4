@@ -41,6 +41,7 @@ const bit<8> FLAG_OVERFLOW = 0x04;
 const bit<8> FLAG_STALE = 0x08;
 const bit<8> FLAG_ECN = 0x10;
 const bit<8> FLAG_HELD = 0x20;
+const bit<8> FLAG_UPPER = 0x40;
 
 // slot_flags bits (docs/protocol.md 3.2).
 const bit<8> SLOT_COMPLETE = 0x01;
@@ -51,6 +52,11 @@ const bit<8> SLOT_OVERFLOW = 0x04;
 const bit<2> MODE_ESA = 0;
 const bit<2> MODE_ATP = 1;
 const bit<2> MODE_SWITCHML = 2;
+
+// A switch's place on a job's tree (docs/protocol.md 9.1).
+const bit<2> TREE_FLAT = 0;
+const bit<2> TREE_LEAF = 1;
+const bit<2> TREE_ROOT = 2;
 
 // Admission verdicts (esa_p4::constants::Verdict).
 const bit<2> VERDICT_L2 = 0;

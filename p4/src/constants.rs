@@ -14,7 +14,7 @@ use esa_core::constants::{
     DEFAULT_LANES, DEFAULT_POOL_SLOTS, DEFAULT_STALE_AFTER_US, ESA_UDP_PORT, ESA_VERSION,
     HEADER_LEN, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, MAX_PRIORITY, PS_WORKER_ID,
 };
-use esa_core::job::Mode;
+use esa_core::job::{Mode, TreeRole, Uplink};
 use esa_core::pool::{GlobalCounters, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW};
 use esa_core::wire::{Flags, PacketType};
 use std::fmt::Write as _;
@@ -111,6 +111,7 @@ pub fn constants_p4() -> String {
         ("STALE", Flags::STALE),
         ("ECN", Flags::ECN),
         ("HELD", Flags::HELD),
+        ("UPPER", Flags::UPPER),
     ] {
         let _ = writeln!(w, "const bit<8> FLAG_{name} = {:#04x};", f.0);
     }
@@ -130,6 +131,23 @@ pub fn constants_p4() -> String {
             m.to_string().to_uppercase(),
             m.code()
         );
+    }
+
+    let _ = writeln!(
+        w,
+        "\n// A switch's place on a job's tree (docs/protocol.md 9.1)."
+    );
+    let uplink = Uplink {
+        port: 0,
+        bit: 0,
+        root_fan_in: 2,
+    };
+    for (name, role) in [
+        ("FLAT", TreeRole::Flat),
+        ("LEAF", TreeRole::leaf(uplink)),
+        ("ROOT", TreeRole::root(2)),
+    ] {
+        let _ = writeln!(w, "const bit<2> TREE_{name} = {};", role.code());
     }
 
     let _ = writeln!(w, "\n// Admission verdicts (esa_p4::constants::Verdict).");

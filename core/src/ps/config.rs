@@ -12,9 +12,9 @@ pub struct PsConfig {
     /// At most one `QUERY` per chunk per this many microseconds.
     pub query_interval_us: u64,
     /// Parts stored per chunk, 1..=[`MAX_PARTS_PER_CHUNK`], at least every
-    /// job's fan-in; beyond it the oldest multi-worker part is dropped
-    /// (workers keep resending single-worker parts, so the chunk still
-    /// completes).
+    /// job's fan-in (a tree job's workers in all its racks); beyond it the
+    /// oldest multi-worker part is dropped (workers keep resending
+    /// single-worker parts, so the chunk still completes).
     pub max_parts_per_chunk: usize,
     /// Incomplete chunks kept per job; beyond it the oldest is dropped.
     pub max_pending_chunks: usize,
@@ -64,6 +64,11 @@ pub struct JobOptions {
     /// (`docs/protocol.md` §5). The stamp keeps the PS from forwarding its
     /// own echo again.
     pub forward_results: bool,
+    /// A job across racks (`docs/protocol.md` §9.4): the workers of each
+    /// rack. Its fan-in at the PS is the number of racks (the root's), its
+    /// parts are read as sets of (rack, worker) and its results carry the
+    /// root's header. `None`: a flat job.
+    pub tree: Option<TreeShape>,
 }
 
 impl JobOptions {
@@ -72,6 +77,7 @@ impl JobOptions {
     pub const fn for_mode(mode: Mode) -> JobOptions {
         JobOptions {
             forward_results: mode.ps_forwards_results(),
+            tree: None,
         }
     }
 }
@@ -106,6 +112,26 @@ pub enum PsError {
         /// The configured maximum.
         max_parts: usize,
     },
+    /// A tree job whose every worker does not fit `max_parts_per_chunk`:
+    /// the single-worker parts of resends could not all be stored.
+    #[error("{workers} workers in the job's racks are above max parts per chunk {max_parts}")]
+    WorkersExceedMaxParts {
+        /// The job's workers in all its racks.
+        workers: usize,
+        /// The configured maximum.
+        max_parts: usize,
+    },
+    /// A tree job added with another fan-in than its number of racks (the
+    /// root's fan-in).
+    #[error("job {job}: fan-in {fan_in} is not the tree's {racks} racks")]
+    TreeFanIn {
+        /// The job.
+        job: u16,
+        /// The fan-in given.
+        fan_in: u8,
+        /// The tree's racks.
+        racks: u8,
+    },
     /// `add_job` for a job already served.
     #[error("job {0} is already served")]
     JobExists(u16),
@@ -127,6 +153,16 @@ pub enum PsError {
         expected: u8,
         /// The packet's fan-in.
         found: u8,
+    },
+    /// A tree job's part or probe from a rack the job does not have.
+    #[error("job {job}: rack {rack} is not one of the job's {racks} racks")]
+    UnknownRack {
+        /// The job.
+        job: u16,
+        /// The packet's rack (its `worker` field).
+        rack: u8,
+        /// The job's racks.
+        racks: u8,
     },
     /// A part's bitmap is empty or names workers beyond the fan-in.
     #[error("job {job} seq {seq}: part bitmap {bitmap:#x} is empty or outside {full:#x}")]
@@ -164,6 +200,14 @@ pub enum PsError {
         expected: i8,
         /// The part's exponent.
         found: i8,
+    },
+    /// A tree job's `RESULT` without the root's header (`UPPER`).
+    #[error("job {job} seq {seq}: RESULT of a tree job without UPPER")]
+    NotRootResult {
+        /// The job.
+        job: u16,
+        /// The chunk.
+        seq: u16,
     },
     /// A `RESULT` that does not hold every worker's contribution.
     #[error(

@@ -15,6 +15,16 @@
 //! part holding it). A cover found earlier would have completed the chunk,
 //! so only covers containing the new part are searched.
 //!
+//! **Tree jobs** ([`JobOptions::tree`], `docs/protocol.md` §9.4): a job
+//! across racks is served at its root's level. Its fan-in here is its
+//! number of racks; a part is read as a set of (rack, worker) *leaves* —
+//! rack `worker`'s workers `bitmap`, or with `UPPER` every worker of the
+//! racks `bitmap` — and the exact cover works on leaves, so a rack's
+//! partial that arrives both from its leaf and inside the root's is
+//! counted once. Its results, queries and one of each pair of pulls carry
+//! the root's header (`UPPER`, `fan_in` = racks); probes and their answers
+//! name the rack in `worker` and the worker's bit in `bitmap`.
+//!
 //! **Exponents.** Every part carries its chunk's exponent: `FALLBACK` the
 //! worker's own, and `FLUSH` and `EVICTED` the slot's (`slot_exponent`,
 //! `docs/protocol.md` §3.2), even when another job's packet carries an
@@ -26,7 +36,7 @@
 
 use crate::cache::{CachedResult, FifoCache};
 use crate::constants::{DEFAULT_LANES, MAX_FAN_IN, MAX_JOB_ID, MAX_LANES, PS_WORKER_ID};
-use crate::job::{MAX_WINDOW, Mode, full_bitmap};
+use crate::job::{MAX_WINDOW, Mode, TreeShape, full_bitmap};
 use crate::wire::{EsaRepr, Flags, Key, PacketType, WireError};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -42,7 +52,7 @@ mod cover;
 mod tests;
 
 pub use config::{JobOptions, PsConfig, PsError};
-use cover::{Part, exact_cover, sum_cover};
+use cover::{Completing, Leaves, PartSet, Parts, Stored};
 
 /// Counters of one job at the PS.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -108,7 +118,7 @@ pub struct PsStats {
 /// The parts of a chunk not yet complete.
 #[derive(Debug, Clone)]
 struct PendingChunk {
-    parts: Vec<Part>,
+    parts: Parts,
     /// From the first part.
     exponent: i8,
     /// Position in the job's creation order.
@@ -120,8 +130,11 @@ struct PendingChunk {
 #[derive(Debug, Clone)]
 struct JobState {
     job: u16,
+    /// A tree job's: the root's (its racks).
     fan_in: u8,
     full: u32,
+    /// A tree job's racks; `None` for a flat job.
+    tree: Option<TreeShape>,
     options: JobOptions,
     pending: HashMap<u32, PendingChunk>,
     /// Creation order of `pending`, oldest first.
@@ -163,7 +176,9 @@ impl ParameterServer {
         self.add_job_with(job, fan_in, JobOptions::default())
     }
 
-    /// Starts serving `job` with `fan_in` workers and `options`.
+    /// Starts serving `job` with `fan_in` workers and `options`. A tree
+    /// job's ([`JobOptions::tree`]) `fan_in` is the root's, its number of
+    /// racks, and every worker of the job must fit `max_parts_per_chunk`.
     pub fn add_job_with(
         &mut self,
         job: u16,
@@ -176,7 +191,23 @@ impl ParameterServer {
         if fan_in == 0 || fan_in > MAX_FAN_IN {
             return Err(PsError::FanIn(fan_in));
         }
-        if usize::from(fan_in) > self.cfg.max_parts_per_chunk {
+        if let Some(shape) = options.tree {
+            if shape.racks() != fan_in {
+                return Err(PsError::TreeFanIn {
+                    job,
+                    fan_in,
+                    racks: shape.racks(),
+                });
+            }
+            // Single-worker parts are what resends produce: a tree job's
+            // come from every worker of every rack.
+            if shape.total_workers() > self.cfg.max_parts_per_chunk {
+                return Err(PsError::WorkersExceedMaxParts {
+                    workers: shape.total_workers(),
+                    max_parts: self.cfg.max_parts_per_chunk,
+                });
+            }
+        } else if usize::from(fan_in) > self.cfg.max_parts_per_chunk {
             return Err(PsError::FanInExceedsMaxParts {
                 fan_in,
                 max_parts: self.cfg.max_parts_per_chunk,
@@ -191,6 +222,7 @@ impl ParameterServer {
                 job,
                 fan_in,
                 full: full_bitmap(fan_in),
+                tree: options.tree,
                 options,
                 pending: HashMap::new(),
                 pending_order: BTreeMap::new(),
@@ -300,6 +332,12 @@ impl JobState {
         outbox: &mut VecDeque<Vec<u8>>,
     ) -> Result<(), PsError> {
         self.check_fan_in(repr)?;
+        if self.tree.is_some() && !repr.flags.contains(Flags::UPPER) {
+            return Err(PsError::NotRootResult {
+                job: self.job,
+                seq: repr.key.seq(),
+            });
+        }
         if repr.bitmap != self.full || repr.count != self.fan_in {
             return Err(PsError::IncompleteResult {
                 job: self.job,
@@ -347,16 +385,8 @@ impl JobState {
             PacketType::Evicted => self.stats.evicted_parts += 1,
             _ => self.stats.flush_parts += 1,
         }
-        self.check_fan_in(repr)?;
+        let set = self.read_part(repr)?;
         let seq = repr.key.seq();
-        if repr.bitmap == 0 || repr.bitmap & !self.full != 0 {
-            return Err(PsError::BadBitmap {
-                job: self.job,
-                seq,
-                bitmap: repr.bitmap,
-                full: self.full,
-            });
-        }
         if u32::from(repr.count) != repr.bitmap.count_ones() {
             return Err(PsError::CountMismatch {
                 job: self.job,
@@ -400,7 +430,7 @@ impl JobState {
             self.pending.insert(
                 chunk,
                 PendingChunk {
-                    parts: Vec::new(),
+                    parts: Parts::default(),
                     exponent: repr.exponent,
                     order,
                     last_query_us: None,
@@ -411,46 +441,41 @@ impl JobState {
             return Ok(());
         };
 
-        let mut budget = COVER_SEARCH_BUDGET;
-        let cover = if pending.parts.iter().any(|p| p.bitmap == repr.bitmap) {
-            self.stats.duplicate_parts += 1;
-            None
-        } else {
-            if pending.parts.len() >= cfg.max_parts_per_chunk {
-                // Drop the oldest multi-worker part: single-worker parts are
-                // what resends produce, and with `fan_in <= max_parts` they
-                // alone always reach a cover.
-                let victim = pending.parts.iter().position(|p| p.bitmap.count_ones() > 1);
-                pending.parts.remove(victim.unwrap_or(0));
-                self.stats.parts_dropped += 1;
-            }
-            pending.parts.push(Part {
-                bitmap: repr.bitmap,
-                flags: repr.flags,
-                values,
-            });
-            exact_cover(
-                &pending.parts,
-                pending.parts.len() - 1,
-                self.full,
-                &mut budget,
-            )
+        let mut how = Completing {
+            max_parts: cfg.max_parts_per_chunk,
+            last: repr,
+            exponent: pending.exponent,
+            lanes: cfg.lanes,
+            budget: COVER_SEARCH_BUDGET,
         };
-        if cover.is_none() && budget == 0 {
+        let completion = match pending.parts.store(set, repr.flags, values, &mut how) {
+            Stored::Duplicate => {
+                self.stats.duplicate_parts += 1;
+                None
+            }
+            Stored::Kept {
+                dropped,
+                completion,
+            } => {
+                if dropped {
+                    self.stats.parts_dropped += 1;
+                }
+                completion
+            }
+        };
+        if completion.is_none() && how.budget == 0 {
             self.stats.cover_searches_abandoned += 1;
         }
 
-        if let Some(cover) = cover {
-            let mut result = sum_cover(&pending.parts, &cover, repr, pending.exponent, cfg.lanes);
+        if let Some(mut result) = completion {
             if result.saturated {
                 self.stats.results_saturated += 1;
             }
-            if pending
-                .parts
-                .iter()
-                .any(|p| p.flags.contains(Flags::COLLISION))
-            {
+            if pending.parts.any_flag(Flags::COLLISION) {
                 result.result.flags = result.result.flags | Flags::COLLISION;
+            }
+            if self.tree.is_some() {
+                result.result.flags = result.result.flags | Flags::UPPER;
             }
             outbox.push_back(self.result_payload(&result.result, cfg.lanes));
             self.remove_pending(chunk);
@@ -467,7 +492,7 @@ impl JobState {
                 pending.last_query_us = Some(now_us);
                 let query = EsaRepr {
                     packet_type: PacketType::Query,
-                    flags: Flags::NONE,
+                    flags: self.level(),
                     slot: repr.slot,
                     key: repr.key,
                     bitmap: 0,
@@ -487,11 +512,9 @@ impl JobState {
     /// `RESULT` then carries `COLLISION`, on which atp workers move the
     /// chunk's window position to another slot (`docs/protocol.md` §6.1).
     fn collided(&self, chunk: u32) -> bool {
-        self.pending.get(&chunk).is_some_and(|p| {
-            p.parts
-                .iter()
-                .any(|part| part.flags.contains(Flags::COLLISION))
-        })
+        self.pending
+            .get(&chunk)
+            .is_some_and(|p| p.parts.any_flag(Flags::COLLISION))
     }
 
     /// A worker's `PROBE` the switch forwarded (P2): the cached `RESULT`
@@ -512,16 +535,8 @@ impl JobState {
     ) -> Result<(), PsError> {
         let lanes = cfg.lanes;
         self.stats.probes_received += 1;
-        self.check_fan_in(repr)?;
-        let seq = repr.key.seq();
-        if repr.worker >= self.fan_in || repr.bitmap != 1u32 << repr.worker {
-            return Err(PsError::BadBitmap {
-                job: self.job,
-                seq,
-                bitmap: repr.bitmap,
-                full: self.full,
-            });
-        }
+        let probed = self.read_probe(repr)?;
+        let (level, root_fan_in, tree) = (self.level(), self.fan_in, self.tree.is_some());
         let chunk = repr.key.chunk();
         if let Some(result) = self.results.get(&chunk) {
             outbox.push_back(self.result_payload(result, lanes));
@@ -533,32 +548,44 @@ impl JobState {
             .get_mut(&chunk)
             .filter(|p| p.exponent == repr.exponent);
         let has_parts = pending.is_some();
-        let here = pending
-            .as_ref()
-            .is_some_and(|p| p.parts.iter().any(|part| part.bitmap & repr.bitmap != 0));
+        let here = pending.as_ref().is_some_and(|p| p.parts.holds(probed));
         let in_slot = repr.flags.contains(Flags::HELD);
+        let resend = repr.flags.contains(Flags::RESEND);
+        // The answers keep the probe's address: a tree job's rack and the
+        // worker's bit in it (`docs/protocol.md` §9.2).
         let header = |packet_type| EsaRepr {
             packet_type,
             flags: Flags::NONE,
             ..*repr
         };
-        let to_ps = |packet_type| {
-            EsaRepr {
-                bitmap: 0,
-                count: 0,
-                worker: PS_WORKER_ID,
-                ..header(packet_type)
-            }
-            .to_payload(&[], lanes)
+        let from_ps = |packet_type| EsaRepr {
+            bitmap: 0,
+            count: 0,
+            worker: PS_WORKER_ID,
+            ..header(packet_type)
         };
-        if here || (in_slot && has_parts) {
-            // Parts here and (maybe) a partial in the slot: pull it.
-            outbox.push_back(to_ps(PacketType::Pull));
+        // What the whole job's hosts read, or the root's slot: a tree
+        // job's at the root's level.
+        let to_root = |packet_type| EsaRepr {
+            flags: level,
+            fan_in: root_fan_in,
+            ..from_ps(packet_type)
+        };
+        // A tree job's leaf says HELD also when the rack's partial went
+        // up; a repeated probe then pulls it wherever it waits (§9.4).
+        if here || (in_slot && (has_parts || (tree && resend))) {
+            // Parts here and (maybe) a partial in a slot: pull it, from
+            // the root's slot and, relayed by the root, from the leaves'.
+            if tree {
+                outbox.push_back(to_root(PacketType::Pull).to_payload(&[], lanes));
+                self.stats.pulls_sent += 1;
+            }
+            outbox.push_back(from_ps(PacketType::Pull).to_payload(&[], lanes));
             self.stats.pulls_sent += 1;
         }
         // A worker asking again about a chunk the PS cannot complete: as
         // for a resent part, a peer may hold a result nobody else has.
-        let query = if here && repr.flags.contains(Flags::RESEND) {
+        let query = if here && resend {
             pending.is_some_and(|p| {
                 let due = p
                     .last_query_us
@@ -569,10 +596,10 @@ impl JobState {
                 due
             })
         } else {
-            in_slot && !has_parts
+            in_slot && !has_parts && !(tree && resend)
         };
         if query {
-            outbox.push_back(to_ps(PacketType::Query));
+            outbox.push_back(to_root(PacketType::Query).to_payload(&[], lanes));
             self.stats.queries_sent += 1;
         }
         let answer = if here || in_slot {
@@ -592,8 +619,113 @@ impl JobState {
         }
     }
 
-    /// A `RESULT` payload for `result`, from the PS.
+    /// A `RESULT` payload for `result`, from the PS: a tree job's has the
+    /// root's header, whose flags the cached result carries.
     fn result_payload(&self, result: &CachedResult, lanes: usize) -> Vec<u8> {
         result.result_payload(self.fan_in, PS_WORKER_ID, lanes)
+    }
+
+    /// The flag of the job's top level: `UPPER` for a tree job.
+    fn level(&self) -> Flags {
+        if self.tree.is_some() {
+            Flags::UPPER
+        } else {
+            Flags::NONE
+        }
+    }
+
+    /// What a part covers (`docs/protocol.md` §6.2, §9.4), or why it is
+    /// refused: a flat job's workers; a tree job's rack `worker`'s workers
+    /// `bitmap`, or with `UPPER` every worker of the racks `bitmap`.
+    fn read_part(&self, repr: &EsaRepr) -> Result<PartSet, PsError> {
+        let Some(tree) = &self.tree else {
+            self.check_fan_in(repr)?;
+            self.check_bitmap(repr, self.full)?;
+            return Ok(PartSet::Workers {
+                bitmap: repr.bitmap,
+                all: self.full,
+            });
+        };
+        let leaves = if repr.flags.contains(Flags::UPPER) {
+            self.check_fan_in(repr)?;
+            self.check_bitmap(repr, self.full)?;
+            Leaves::racks(tree, repr.bitmap)
+        } else {
+            let rack_full = self.check_rack(tree, repr)?;
+            self.check_bitmap(repr, rack_full)?;
+            Leaves::rack(repr.worker, repr.bitmap)
+        };
+        Ok(PartSet::Leaves {
+            leaves,
+            shape: *tree,
+        })
+    }
+
+    /// The one worker a `PROBE` asks for (a tree job's: rack `worker`,
+    /// local bit `bitmap`), or why it is refused.
+    fn read_probe(&self, repr: &EsaRepr) -> Result<PartSet, PsError> {
+        let (full, single) = match &self.tree {
+            None => {
+                self.check_fan_in(repr)?;
+                let single = repr.worker < self.fan_in && repr.bitmap == 1u32 << repr.worker;
+                (self.full, single)
+            }
+            Some(tree) => {
+                let rack_full = self.check_rack(tree, repr)?;
+                let single = repr.bitmap.is_power_of_two() && repr.bitmap & !rack_full == 0;
+                (rack_full, single)
+            }
+        };
+        if !single {
+            return Err(self.bad_bitmap(repr, full));
+        }
+        Ok(match &self.tree {
+            None => PartSet::Workers {
+                bitmap: repr.bitmap,
+                all: self.full,
+            },
+            Some(tree) => PartSet::Leaves {
+                leaves: Leaves::rack(repr.worker, repr.bitmap),
+                shape: *tree,
+            },
+        })
+    }
+
+    /// A tree job's packet read at a leaf's level: its rack (`worker`)
+    /// must be the job's and its `fan_in` the rack's workers. Returns the
+    /// rack's full bitmap.
+    fn check_rack(&self, tree: &TreeShape, repr: &EsaRepr) -> Result<u32, PsError> {
+        let Some(&workers) = tree.rack_workers().get(usize::from(repr.worker)) else {
+            return Err(PsError::UnknownRack {
+                job: self.job,
+                rack: repr.worker,
+                racks: tree.racks(),
+            });
+        };
+        if repr.fan_in != workers {
+            return Err(PsError::FanInMismatch {
+                job: self.job,
+                expected: workers,
+                found: repr.fan_in,
+            });
+        }
+        Ok(full_bitmap(workers))
+    }
+
+    /// A part's bitmap must name someone and no one outside `full`.
+    fn check_bitmap(&self, repr: &EsaRepr, full: u32) -> Result<(), PsError> {
+        if repr.bitmap == 0 || repr.bitmap & !full != 0 {
+            return Err(self.bad_bitmap(repr, full));
+        }
+        Ok(())
+    }
+
+    fn bad_bitmap(&self, repr: &EsaRepr, full: u32) -> PsError {
+        PsError::BadBitmap {
+            job: self.job,
+            seq: repr.key.seq(),
+            bitmap: repr.bitmap,
+            full,
+        }
     }
 }

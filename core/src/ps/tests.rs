@@ -400,6 +400,7 @@ fn forwarding_sends_foreign_results_on_once() {
         3,
         JobOptions {
             forward_results: true,
+            ..JobOptions::default()
         },
     )
     .unwrap();
@@ -627,6 +628,37 @@ fn part_type() -> impl Strategy<Value = PacketType> {
     ]
 }
 
+/// Appends copies of the parts `duplicates` pick, then shuffles the list
+/// deterministically from `order`.
+fn duplicate_and_shuffle<T: Clone>(
+    parts: &mut Vec<T>,
+    duplicates: &[prop::sample::Index],
+    order: u64,
+) {
+    for d in duplicates {
+        let copy = parts[d.index(parts.len())].clone();
+        parts.push(copy);
+    }
+    let mut state = order | 1;
+    for i in (1..parts.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        parts.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+}
+
+/// The sum of every worker's values.
+fn exact_sum(values: &[Vec<i32>]) -> [i32; LANES] {
+    let mut exact = [0i32; LANES];
+    for v in values {
+        for (s, x) in exact.iter_mut().zip(v) {
+            *s += x;
+        }
+    }
+    exact
+}
+
 prop_compose! {
     /// A job, its workers' values and a shuffled list of parts holding a
     /// partition of the workers (so a cover exists), extra overlapping
@@ -654,18 +686,7 @@ prop_compose! {
                 parts.push(GenPart { bitmap: bits & full, packet_type, resend });
             }
         }
-        for d in duplicates {
-            let copy = parts[d.index(parts.len())].clone();
-            parts.push(copy);
-        }
-        // A deterministic shuffle from `order`.
-        let mut state = order | 1;
-        for i in (1..parts.len()).rev() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            parts.swap(i, (state % (i as u64 + 1)) as usize);
-        }
+        duplicate_and_shuffle(&mut parts, &duplicates, order);
         (fan_in, values, parts)
     }
 }
@@ -675,12 +696,7 @@ proptest! {
     fn any_split_completes_exactly_once_with_the_exact_sum((fan_in, values, parts) in scenario()) {
         let mut ps = ParameterServer::new(PsConfig { lanes: LANES, ..PsConfig::default() }).unwrap();
         ps.add_job(JOB, fan_in).unwrap();
-        let mut exact = [0i32; LANES];
-        for v in &values {
-            for (s, x) in exact.iter_mut().zip(v) {
-                *s += x;
-            }
-        }
+        let exact = exact_sum(&values);
         let mut results = Vec::new();
         for (t, part) in parts.iter().enumerate() {
             let mut sum = [0i32; LANES];
@@ -897,5 +913,724 @@ fn a_repeated_probe_for_a_part_held_here_queries_the_group_once_per_interval() {
     assert_eq!(
         kinds(drain(&mut ps)),
         [PacketType::Pull, PacketType::Query, PacketType::Pending]
+    );
+}
+
+// Tree jobs (`docs/protocol.md` §9.4): job 3 across three racks of 2, 3 and
+// 1 workers. Leaf (rack r, worker w) is the job's worker `RACK_BASE[r] + w`
+// and contributes `leaf_value`, so every sum names the leaves in it.
+
+const RACKS: [u8; 3] = [2, 3, 1];
+const RACK_BASE: [u8; 3] = [0, 2, 5];
+
+fn tree_options() -> JobOptions {
+    JobOptions {
+        tree: TreeShape::new(&RACKS),
+        ..JobOptions::default()
+    }
+}
+
+/// A PS serving the tree job.
+fn tree_ps() -> ParameterServer {
+    let mut ps = ParameterServer::new(PsConfig {
+        lanes: LANES,
+        ..PsConfig::default()
+    })
+    .unwrap();
+    ps.add_job_with(JOB, 3, tree_options()).unwrap();
+    ps
+}
+
+fn leaf_value(rack: usize, worker: usize) -> [i32; 2] {
+    let g = RACK_BASE[rack] as usize + worker;
+    [1 << g, -3 << g]
+}
+
+/// The sum of the leaves `bitmaps[r]` of each rack `r`.
+fn leaves_sum(bitmaps: [u32; 3]) -> [i32; 2] {
+    let mut s = [0; 2];
+    for (rack, bitmap) in bitmaps.into_iter().enumerate() {
+        for worker in (0..32).filter(|w| bitmap & (1 << w) != 0) {
+            let v = leaf_value(rack, worker);
+            s[0] += v[0];
+            s[1] += v[1];
+        }
+    }
+    s
+}
+
+/// The sum of every leaf of the job.
+fn tree_total() -> [i32; 2] {
+    leaves_sum([0b11, 0b111, 0b1])
+}
+
+/// A part from rack `rack`'s leaf: its workers `bitmap`, the rack's
+/// fan-in, the rack in `worker` (`docs/protocol.md` §9.2).
+fn rack_part(packet_type: PacketType, seq: u16, rack: u8, bitmap: u32, flags: Flags) -> Vec<u8> {
+    let mut bitmaps = [0; 3];
+    bitmaps[usize::from(rack)] = bitmap;
+    EsaRepr {
+        packet_type,
+        flags,
+        slot: 7,
+        key: Key::new(2, JOB, seq),
+        bitmap,
+        fan_in: RACKS[usize::from(rack)],
+        count: bitmap.count_ones() as u8,
+        exponent: 16,
+        worker: rack,
+    }
+    .to_payload(&leaves_sum(bitmaps), LANES)
+}
+
+/// A part from the root: every worker of the racks `racks`, `UPPER`.
+fn upper_part(packet_type: PacketType, seq: u16, racks: u32, flags: Flags) -> Vec<u8> {
+    let mut bitmaps = [0; 3];
+    for (rack, bitmap) in bitmaps.iter_mut().enumerate() {
+        if racks & (1 << rack) != 0 {
+            *bitmap = full_bitmap(RACKS[rack]);
+        }
+    }
+    EsaRepr {
+        packet_type,
+        flags: flags | Flags::UPPER,
+        slot: 7,
+        key: Key::new(2, JOB, seq),
+        bitmap: racks,
+        fan_in: 3,
+        count: racks.count_ones() as u8,
+        exponent: 16,
+        worker: 1,
+    }
+    .to_payload(&leaves_sum(bitmaps), LANES)
+}
+
+/// The RESULT the PS sends for the tree job's chunk `seq`: the root's
+/// header.
+fn tree_result(seq: u16, values: [i32; 2]) -> Vec<u8> {
+    EsaRepr {
+        packet_type: PacketType::Result,
+        flags: Flags::UPPER,
+        slot: 7,
+        key: Key::new(2, JOB, seq),
+        bitmap: 0b111,
+        fan_in: 3,
+        count: 3,
+        exponent: 16,
+        worker: PS_WORKER_ID,
+    }
+    .to_payload(&values, LANES)
+}
+
+#[test]
+fn a_tree_job_counts_a_racks_partial_once_whichever_level_sent_it() {
+    let mut ps = tree_ps();
+    // Racks 0 and 1 in the root's partial (evicted there), rack 1's own
+    // partial flushed from its leaf as well, then rack 2's worker: the
+    // cover takes the root's partial and rack 2, never rack 1 twice.
+    ps.handle_payload(&upper_part(PacketType::Evicted, 1, 0b011, Flags::NONE), 0)
+        .unwrap();
+    ps.handle_payload(&rack_part(PacketType::Flush, 1, 1, 0b111, Flags::RESEND), 1)
+        .unwrap();
+    // The leaf's flush of a resend (D5′) asks the group, at the root's
+    // level, for a result the PS may have missed.
+    assert_eq!(
+        drain(&mut ps),
+        vec![from_tree_ps(PacketType::Query, 1, None)]
+    );
+    ps.handle_payload(&rack_part(PacketType::Fallback, 1, 2, 0b1, Flags::NONE), 2)
+        .unwrap();
+    #[rustfmt::skip]
+    let expected: [u8; 24] = [
+        0x12, 0x40, 0x00, 0x07,  // RESULT, UPPER, slot 7
+        0x20, 0x03, 0x00, 0x01,  // priority 2, job 3, seq 1
+        0x00, 0x00, 0x00, 0x07,  // bitmap: every rack
+        0x03, 0x03, 0x10, 0xff,  // fan_in 3 racks, count 3, exponent 16, worker PS
+        0x00, 0x00, 0x00, 0x3f,  // 63: every leaf once
+        0xff, 0xff, 0xff, 0x43,  // -189
+    ];
+    assert_eq!(drain(&mut ps), vec![expected.to_vec()]);
+    assert_eq!(tree_total(), [63, -189]);
+
+    // Rack 1 split between its leaf ({0,1}) and a worker's fallback ({2}),
+    // rack 0 worker by worker, and the root's partial of racks 1 and 2,
+    // which overlaps rack 1's pieces: the cover is rack 0's two workers
+    // and the root's partial.
+    for part in [
+        rack_part(PacketType::Flush, 2, 1, 0b011, Flags::NONE),
+        rack_part(PacketType::Fallback, 2, 0, 0b01, Flags::NONE),
+        upper_part(PacketType::Flush, 2, 0b110, Flags::NONE),
+        rack_part(PacketType::Fallback, 2, 1, 0b100, Flags::NONE),
+    ] {
+        ps.handle_payload(&part, 3).unwrap();
+    }
+    assert!(drain(&mut ps).is_empty());
+    ps.handle_payload(&rack_part(PacketType::Fallback, 2, 0, 0b10, Flags::NONE), 4)
+        .unwrap();
+    assert_eq!(drain(&mut ps), vec![tree_result(2, tree_total())]);
+
+    // Racks worker by worker, the same bit in every rack: leaves, not
+    // bits, are what the cover counts.
+    for (rack, bitmap) in [(0, 0b01), (1, 0b001), (2, 0b1), (0, 0b10), (1, 0b010)] {
+        ps.handle_payload(
+            &rack_part(PacketType::Fallback, 3, rack, bitmap, Flags::NONE),
+            5,
+        )
+        .unwrap();
+    }
+    assert!(drain(&mut ps).is_empty());
+    ps.handle_payload(
+        &rack_part(PacketType::Fallback, 3, 1, 0b100, Flags::NONE),
+        6,
+    )
+    .unwrap();
+    assert_eq!(drain(&mut ps), vec![tree_result(3, tree_total())]);
+
+    // A resent part of a complete chunk gets the root's RESULT again.
+    ps.handle_payload(
+        &rack_part(PacketType::Fallback, 1, 1, 0b010, Flags::RESEND),
+        7,
+    )
+    .unwrap();
+    assert_eq!(drain(&mut ps), vec![expected.to_vec()]);
+    let s = ps.job_stats(JOB).unwrap();
+    assert_eq!(
+        (
+            s.results_completed,
+            s.results_resent,
+            s.invalid_packets,
+            s.duplicate_parts
+        ),
+        (3, 1, 0, 0)
+    );
+    assert_eq!(ps.pending_chunks(JOB), Some(0));
+}
+
+#[test]
+fn a_tree_job_refuses_parts_outside_its_racks() {
+    let mut ps = tree_ps();
+    let mut wrong_fan_in = rack_part(PacketType::Fallback, 1, 1, 0b1, Flags::NONE);
+    wrong_fan_in[12] = 2;
+    let upper_fan_in = {
+        let mut p = upper_part(PacketType::Evicted, 1, 0b1, Flags::NONE);
+        p[12] = 6;
+        p
+    };
+    let cases = [
+        (
+            wrong_fan_in,
+            PsError::FanInMismatch {
+                job: JOB,
+                expected: 3,
+                found: 2,
+            },
+        ),
+        (
+            {
+                let mut p = rack_part(PacketType::Fallback, 1, 2, 0b1, Flags::NONE);
+                p[15] = 3;
+                p
+            },
+            PsError::UnknownRack {
+                job: JOB,
+                rack: 3,
+                racks: 3,
+            },
+        ),
+        (
+            rack_part(PacketType::Fallback, 1, 0, 0b100, Flags::NONE),
+            PsError::BadBitmap {
+                job: JOB,
+                seq: 1,
+                bitmap: 0b100,
+                full: 0b11,
+            },
+        ),
+        (
+            upper_part(PacketType::Evicted, 1, 0b1001, Flags::NONE),
+            PsError::BadBitmap {
+                job: JOB,
+                seq: 1,
+                bitmap: 0b1001,
+                full: 0b111,
+            },
+        ),
+        (
+            upper_fan_in,
+            PsError::FanInMismatch {
+                job: JOB,
+                expected: 3,
+                found: 6,
+            },
+        ),
+    ];
+    for (payload, error) in &cases {
+        assert_eq!(ps.handle_payload(payload, 0).as_ref(), Err(error));
+    }
+    // A RESULT without the root's header is not the job's result.
+    let mut flat_result = tree_result(1, tree_total());
+    flat_result[1] = 0;
+    assert_eq!(
+        ps.handle_payload(&flat_result, 0),
+        Err(PsError::NotRootResult { job: JOB, seq: 1 })
+    );
+    assert!(drain(&mut ps).is_empty());
+    assert_eq!(ps.pending_chunks(JOB), Some(0));
+    assert_eq!(ps.job_stats(JOB).unwrap().invalid_packets, 6);
+
+    // The job's fan-in is its racks, and every worker of every rack must
+    // fit the parts kept per chunk.
+    assert_eq!(
+        ps.add_job_with(4, 6, tree_options()),
+        Err(PsError::TreeFanIn {
+            job: 4,
+            fan_in: 6,
+            racks: 3
+        })
+    );
+    let mut small = ParameterServer::new(PsConfig {
+        lanes: LANES,
+        max_parts_per_chunk: 5,
+        ..PsConfig::default()
+    })
+    .unwrap();
+    assert_eq!(
+        small.add_job_with(JOB, 3, tree_options()),
+        Err(PsError::WorkersExceedMaxParts {
+            workers: 6,
+            max_parts: 5
+        })
+    );
+}
+
+#[test]
+fn a_tree_job_caches_the_roots_result_and_forwards_it_in_atp_mode() {
+    let mut ps = ParameterServer::new(PsConfig {
+        lanes: LANES,
+        ..PsConfig::default()
+    })
+    .unwrap();
+    ps.add_job_with(
+        JOB,
+        3,
+        JobOptions {
+            forward_results: true,
+            ..tree_options()
+        },
+    )
+    .unwrap();
+    // The root's completion (atp: to the PS), sent by rack 1's uplink.
+    let mut from_root = tree_result(4, tree_total());
+    from_root[15] = 1;
+    ps.handle_payload(&from_root, 0).unwrap();
+    assert_eq!(drain(&mut ps), vec![tree_result(4, tree_total())]);
+    assert_eq!(ps.cached_result(JOB, 4), Some(&tree_total()[..]));
+    ps.handle_payload(
+        &rack_part(PacketType::Fallback, 4, 2, 0b1, Flags::RESEND),
+        1,
+    )
+    .unwrap();
+    assert_eq!(drain(&mut ps), vec![tree_result(4, tree_total())]);
+}
+
+/// A probe of the tree job from rack `rack`'s worker `worker`, as its leaf
+/// forwards it (P2′): the rack in `worker`, the worker's bit in `bitmap`.
+fn tree_probe(seq: u16, rack: u8, worker: u8, flags: Flags) -> Vec<u8> {
+    EsaRepr {
+        packet_type: PacketType::Probe,
+        flags,
+        slot: 7,
+        key: Key::new(2, JOB, seq),
+        bitmap: 1 << worker,
+        fan_in: RACKS[usize::from(rack)],
+        count: 1,
+        exponent: 16,
+        worker: rack,
+    }
+    .to_payload(&[], LANES)
+}
+
+/// The PS's packet of `packet_type` for chunk `seq` of the tree job with
+/// the root's header (`UPPER`, `fan_in` = racks) or, for `rack`, a rack's
+/// fan-in.
+fn from_tree_ps(packet_type: PacketType, seq: u16, rack: Option<u8>) -> Vec<u8> {
+    EsaRepr {
+        packet_type,
+        flags: if rack.is_some() {
+            Flags::NONE
+        } else {
+            Flags::UPPER
+        },
+        slot: 7,
+        key: Key::new(2, JOB, seq),
+        bitmap: 0,
+        fan_in: rack.map_or(3, |r| RACKS[usize::from(r)]),
+        count: 0,
+        exponent: 16,
+        worker: PS_WORKER_ID,
+    }
+    .to_payload(&[], LANES)
+}
+
+#[test]
+fn a_tree_jobs_probe_is_answered_to_its_rack_and_pulls_both_levels() {
+    let mut ps = tree_ps();
+    // Rack 1's worker 2: nothing here, MISSING addressed (rack 1, bit 2).
+    ps.handle_payload(&tree_probe(5, 1, 2, Flags::NONE), 0)
+        .unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![as_answer(
+            &tree_probe(5, 1, 2, Flags::NONE),
+            PacketType::Missing
+        )]
+    );
+    // Rack 0's worker 0 is stored; rack 1's worker 0, the same bit in
+    // another rack, is still missing.
+    ps.handle_payload(&rack_part(PacketType::Fallback, 5, 0, 0b01, Flags::NONE), 1)
+        .unwrap();
+    ps.handle_payload(&tree_probe(5, 1, 0, Flags::NONE), 2)
+        .unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![as_answer(
+            &tree_probe(5, 1, 0, Flags::NONE),
+            PacketType::Missing
+        )]
+    );
+    // Rack 0's worker 0: PENDING, with a PULL for the root's slot (UPPER)
+    // and one the root relays to the leaves.
+    ps.handle_payload(&tree_probe(5, 0, 0, Flags::NONE), 3)
+        .unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![
+            from_tree_ps(PacketType::Pull, 5, None),
+            from_tree_ps(PacketType::Pull, 5, Some(0)),
+            as_answer(&tree_probe(5, 0, 0, Flags::NONE), PacketType::Pending),
+        ]
+    );
+    // Rack 2 inside the root's partial: its worker is held here too.
+    ps.handle_payload(&upper_part(PacketType::Evicted, 5, 0b100, Flags::NONE), 4)
+        .unwrap();
+    ps.handle_payload(&tree_probe(5, 2, 0, Flags::NONE), 5)
+        .unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(
+        out.last(),
+        Some(&as_answer(
+            &tree_probe(5, 2, 0, Flags::NONE),
+            PacketType::Pending
+        ))
+    );
+    assert_eq!(out.len(), 3);
+    // A bit outside the rack is refused.
+    assert!(matches!(
+        ps.handle_payload(&tree_probe(5, 2, 1, Flags::NONE), 6),
+        Err(PsError::BadBitmap { full: 0b1, .. })
+    ));
+    // Complete: a probe gets the root's RESULT.
+    for (rack, bitmap) in [(0, 0b10), (1, 0b111)] {
+        ps.handle_payload(
+            &rack_part(PacketType::Flush, 5, rack, bitmap, Flags::NONE),
+            7,
+        )
+        .unwrap();
+    }
+    let result = drain(&mut ps);
+    assert_eq!(result, vec![tree_result(5, tree_total())]);
+    ps.handle_payload(&tree_probe(5, 1, 1, Flags::RESEND), 8)
+        .unwrap();
+    assert_eq!(drain(&mut ps), result);
+    let s = ps.job_stats(JOB).unwrap();
+    assert_eq!(
+        (
+            s.probes_received,
+            s.probes_answered_missing,
+            s.probes_answered_pending,
+            s.probes_answered_result,
+            s.pulls_sent,
+            s.invalid_packets
+        ),
+        (6, 2, 2, 1, 4, 1)
+    );
+}
+
+#[test]
+fn a_tree_jobs_held_probe_pulls_both_levels_when_repeated_or_split() {
+    let mut ps = tree_ps();
+    // A first probe the leaf says it holds, nothing here: PENDING and a
+    // QUERY with the root's header (the partial may be an orphan).
+    ps.handle_payload(&tree_probe(5, 1, 2, Flags::HELD), 0)
+        .unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![
+            from_tree_ps(PacketType::Query, 5, None),
+            as_answer(&tree_probe(5, 1, 2, Flags::NONE), PacketType::Pending),
+        ]
+    );
+    // Repeated: the rack's partial may have gone up and be stuck at the
+    // root or lost above; PENDING and both pulls, no QUERY.
+    let again = tree_probe(5, 1, 2, Flags::HELD | Flags::RESEND);
+    ps.handle_payload(&again, 1).unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![
+            from_tree_ps(PacketType::Pull, 5, None),
+            from_tree_ps(PacketType::Pull, 5, Some(1)),
+            as_answer(&tree_probe(5, 1, 2, Flags::NONE), PacketType::Pending),
+        ]
+    );
+    // A first probe with other parts here: the chunk is split; both pulls.
+    ps.handle_payload(&rack_part(PacketType::Fallback, 6, 0, 0b01, Flags::NONE), 2)
+        .unwrap();
+    ps.handle_payload(&tree_probe(6, 2, 0, Flags::HELD), 3)
+        .unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![
+            from_tree_ps(PacketType::Pull, 6, None),
+            from_tree_ps(PacketType::Pull, 6, Some(2)),
+            as_answer(&tree_probe(6, 2, 0, Flags::NONE), PacketType::Pending),
+        ]
+    );
+    // A part resent for a chunk the PS cannot complete: the QUERY has the
+    // root's header too.
+    ps.handle_payload(
+        &rack_part(PacketType::Fallback, 6, 1, 0b001, Flags::RESEND),
+        4,
+    )
+    .unwrap();
+    assert_eq!(
+        drain(&mut ps),
+        vec![from_tree_ps(PacketType::Query, 6, None)]
+    );
+    let s = ps.job_stats(JOB).unwrap();
+    assert_eq!(
+        (s.probes_answered_pending, s.pulls_sent, s.queries_sent),
+        (3, 4, 2)
+    );
+}
+
+#[test]
+fn a_tree_jobs_part_limit_drops_multi_leaf_parts_first() {
+    // Every worker of the job fits: six parts per chunk.
+    let mut ps = ParameterServer::new(PsConfig {
+        lanes: LANES,
+        max_parts_per_chunk: 6,
+        ..PsConfig::default()
+    })
+    .unwrap();
+    ps.add_job_with(JOB, 3, tree_options()).unwrap();
+    // Five parts that all hold leaf (1, 1), and that leaf alone: no cover.
+    for part in [
+        upper_part(PacketType::Evicted, 1, 0b011, Flags::NONE),
+        upper_part(PacketType::Evicted, 1, 0b110, Flags::NONE),
+        rack_part(PacketType::Flush, 1, 1, 0b011, Flags::NONE),
+        rack_part(PacketType::Flush, 1, 1, 0b110, Flags::NONE),
+        rack_part(PacketType::Flush, 1, 1, 0b111, Flags::NONE),
+        rack_part(PacketType::Fallback, 1, 1, 0b010, Flags::NONE),
+    ] {
+        ps.handle_payload(&part, 0).unwrap();
+    }
+    // Every other leaf alone: each pushes out the oldest multi-leaf part,
+    // and the single-leaf parts complete the chunk.
+    for (rack, bitmap) in [(0, 0b01), (0, 0b10), (1, 0b001), (1, 0b100)] {
+        ps.handle_payload(
+            &rack_part(PacketType::Fallback, 1, rack, bitmap, Flags::NONE),
+            1,
+        )
+        .unwrap();
+    }
+    assert!(drain(&mut ps).is_empty());
+    ps.handle_payload(&rack_part(PacketType::Fallback, 1, 2, 0b1, Flags::NONE), 2)
+        .unwrap();
+    assert_eq!(drain(&mut ps), vec![tree_result(1, tree_total())]);
+    assert_eq!(ps.job_stats(JOB).unwrap().parts_dropped, 5);
+}
+
+/// A generated part of a tree job: rack `rack`'s workers `bitmap`, or
+/// with `upper` every worker of the racks `bitmap`.
+#[derive(Debug, Clone)]
+struct GenTreePart {
+    upper: bool,
+    rack: u8,
+    bitmap: u32,
+    packet_type: PacketType,
+}
+
+prop_compose! {
+    /// A tree job of up to four racks, its leaves' values and a shuffled
+    /// list of parts: racks sent up whole in root partials (grouped),
+    /// the other racks split among their own parts (so a cover exists),
+    /// plus extra overlapping parts at both levels and duplicates.
+    fn tree_scenario()(racks in prop::collection::vec(1u8..=5, 1..=4))(
+        values in prop::collection::vec(
+            prop::collection::vec(-1_000_000i32..1_000_000, LANES),
+            racks.iter().map(|&w| usize::from(w)).sum::<usize>(),
+        ),
+        // Per rack: its root partial's group, or none (split at its leaf).
+        up in prop::collection::vec(prop::option::of(0usize..4), racks.len()),
+        groups in prop::collection::vec(0usize..5, racks.iter().map(|&w| usize::from(w)).sum::<usize>()),
+        types in prop::collection::vec(part_type(), 32),
+        extra in prop::collection::vec((any::<bool>(), 0u8..4, 1u32..=31, part_type()), 0..8),
+        duplicates in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        order in any::<u64>(),
+        racks in Just(racks),
+    ) -> (Vec<u8>, Vec<Vec<i32>>, Vec<GenTreePart>) {
+        let mut parts = Vec::new();
+        let mut uppers = [0u32; 4];
+        let mut leaf = 0;
+        for (rack, &workers) in racks.iter().enumerate() {
+            let mut split = [0u32; 5];
+            for w in 0..workers {
+                split[groups[leaf]] |= 1 << w;
+                leaf += 1;
+            }
+            match up[rack] {
+                Some(group) => uppers[group] |= 1 << rack,
+                None => {
+                    for bitmap in split.into_iter().filter(|&b| b != 0) {
+                        parts.push(GenTreePart { upper: false, rack: rack as u8, bitmap, packet_type: types[parts.len()] });
+                    }
+                }
+            }
+        }
+        for bitmap in uppers.into_iter().filter(|&b| b != 0) {
+            parts.push(GenTreePart { upper: true, rack: 0, bitmap, packet_type: types[parts.len()] });
+        }
+        for (upper, rack, bits, packet_type) in extra {
+            let rack = rack % racks.len() as u8;
+            let full = if upper { full_bitmap(racks.len() as u8) } else { full_bitmap(racks[usize::from(rack)]) };
+            if bits & full != 0 {
+                parts.push(GenTreePart { upper, rack, bitmap: bits & full, packet_type });
+            }
+        }
+        duplicate_and_shuffle(&mut parts, &duplicates, order);
+        (racks, values, parts)
+    }
+}
+
+proptest! {
+    #[test]
+    fn any_split_of_a_tree_job_completes_exactly_once_with_the_exact_sum(
+        (racks, values, parts) in tree_scenario()
+    ) {
+        let shape = TreeShape::new(&racks).unwrap();
+        let mut ps = ParameterServer::new(PsConfig { lanes: LANES, ..PsConfig::default() }).unwrap();
+        let options = JobOptions { tree: Some(shape), ..JobOptions::default() };
+        ps.add_job_with(JOB, shape.racks(), options).unwrap();
+        let base: Vec<usize> = racks
+            .iter()
+            .scan(0, |next, &w| {
+                let at = *next;
+                *next += usize::from(w);
+                Some(at)
+            })
+            .collect();
+        let exact = exact_sum(&values);
+        let mut results = Vec::new();
+        for (t, part) in parts.iter().enumerate() {
+            // Each leaf (rack r, worker w) of the part, as (r, w).
+            let leaves: Vec<(usize, usize)> = (0..racks.len())
+                .flat_map(|r| (0..usize::from(racks[r])).map(move |w| (r, w)))
+                .filter(|&(r, w)| {
+                    if part.upper {
+                        part.bitmap & (1 << r) != 0
+                    } else {
+                        r == usize::from(part.rack) && part.bitmap & (1 << w) != 0
+                    }
+                })
+                .collect();
+            let mut sum = [0i32; LANES];
+            for (r, w) in leaves {
+                for (s, x) in sum.iter_mut().zip(&values[base[r] + w]) {
+                    *s += x;
+                }
+            }
+            let payload = EsaRepr {
+                packet_type: part.packet_type,
+                flags: if part.upper { Flags::UPPER } else { Flags::NONE },
+                slot: 3,
+                key: Key::new(1, JOB, 77),
+                bitmap: part.bitmap,
+                fan_in: if part.upper { shape.racks() } else { racks[usize::from(part.rack)] },
+                count: part.bitmap.count_ones() as u8,
+                exponent: 12,
+                worker: part.rack,
+            }
+            .to_payload(&sum, LANES);
+            prop_assert_eq!(ps.handle_payload(&payload, t as u64 * 10), Ok(()));
+            for out in drain(&mut ps) {
+                let (repr, lanes) = parse(&out);
+                if repr.packet_type == PacketType::Result {
+                    results.push((repr, lanes));
+                }
+            }
+        }
+        let stats = ps.job_stats(JOB).unwrap();
+        prop_assert_eq!(stats.results_completed, 1);
+        prop_assert_eq!(results.len() as u64, 1 + stats.results_resent);
+        for (repr, lanes) in &results {
+            prop_assert_eq!(&lanes[..], &exact[..]);
+            prop_assert_eq!(repr.flags, Flags::UPPER);
+            prop_assert_eq!(repr.bitmap, full_bitmap(shape.racks()));
+            prop_assert_eq!((repr.count, repr.fan_in), (shape.racks(), shape.racks()));
+            prop_assert_eq!(repr.worker, PS_WORKER_ID);
+        }
+        prop_assert_eq!(ps.pending_chunks(JOB), Some(0));
+        prop_assert_eq!(stats.invalid_packets, 0);
+    }
+}
+
+#[test]
+fn a_tree_job_of_32_racks_uses_every_leaf_bit() {
+    let mut ps = ParameterServer::new(PsConfig {
+        lanes: 1,
+        ..PsConfig::default()
+    })
+    .unwrap();
+    // 31 racks of one worker and a last rack of 32: leaf (31, 31) is the
+    // last bit of the leaf set.
+    let mut racks = [1u8; 32];
+    racks[31] = 32;
+    let options = JobOptions {
+        tree: TreeShape::new(&racks),
+        ..JobOptions::default()
+    };
+    ps.add_job_with(1, 32, options).unwrap();
+    let part = |upper: bool, rack: u8, bitmap: u32, v: i32| {
+        EsaRepr {
+            packet_type: PacketType::Evicted,
+            flags: if upper { Flags::UPPER } else { Flags::NONE },
+            slot: 0,
+            key: Key::new(0, 1, 0),
+            bitmap,
+            fan_in: if upper { 32 } else { racks[usize::from(rack)] },
+            count: bitmap.count_ones() as u8,
+            exponent: 0,
+            worker: rack,
+        }
+        .to_payload(&[v], 1)
+    };
+    // The first 31 racks at the root (1 each), the last rack in halves
+    // from its leaf, and its top half once more inside a root partial
+    // that also repeats rack 0.
+    ps.handle_payload(&part(true, 0, 0x7fff_ffff, 31), 0)
+        .unwrap();
+    ps.handle_payload(&part(false, 31, 0x0000_ffff, 1_000), 0)
+        .unwrap();
+    ps.handle_payload(&part(true, 0, 0x8000_0001, 1_000_000), 0)
+        .unwrap();
+    assert!(drain(&mut ps).is_empty());
+    ps.handle_payload(&part(false, 31, 0xffff_0000, 20_000), 0)
+        .unwrap();
+    let out = drain(&mut ps);
+    assert_eq!(out.len(), 1);
+    let (repr, values) = EsaRepr::from_payload(&out[0], 1).unwrap();
+    assert_eq!(
+        (repr.flags, repr.bitmap, repr.count, repr.fan_in, values),
+        (Flags::UPPER, u32::MAX, 32, 32, vec![21_031])
     );
 }

@@ -16,9 +16,11 @@ pub const RESULT_CACHE_WINDOWS: usize = 4;
 pub struct WorkerConfig {
     /// Job id, 1..=4095.
     pub job: u16,
-    /// This worker's id, `0..fan_in`; its bit in the bitmap.
+    /// This worker's id, `0..fan_in`; its bit in the bitmap. In a tree job,
+    /// its id in its rack.
     pub worker_id: u8,
-    /// Number of workers of the job, 1..=32.
+    /// Number of workers of the job, 1..=32. In a tree job, the workers of
+    /// its rack.
     pub fan_in: u8,
     /// int32 lanes per packet (K); must be what the switch was built for.
     pub lanes: usize,
@@ -62,6 +64,12 @@ pub struct WorkerConfig {
     /// must be at the same seq for the same all-reduce
     /// (`docs/protocol.md` §6.1).
     pub first_seq: u16,
+    /// The worker's place in a job across racks (`docs/protocol.md` §9.5):
+    /// its `DATA` is a flat job's in its rack, but it clamps by the job's
+    /// workers in every rack and takes the root's results (`UPPER`, every
+    /// rack) and the answers addressed to its rack and bit. `None`: a flat
+    /// job.
+    pub tree: Option<TreePlace>,
 }
 
 impl WorkerConfig {
@@ -91,6 +99,23 @@ impl WorkerConfig {
             policy: Policy::Fcfs,
             chunks_total: None,
             first_seq: 0,
+            tree: None,
+        }
+    }
+
+    /// The fan-in of the job's results: the racks of a tree job (the
+    /// root's), else the job's workers.
+    pub fn result_fan_in(&self) -> u8 {
+        self.tree.map_or(self.fan_in, |place| place.racks)
+    }
+
+    /// The largest magnitude of one contribution (`docs/protocol.md` §6.3):
+    /// bounded by every worker whose contributions the top of the job's
+    /// tree adds, so no sum overflows int32 there.
+    pub fn saturation_limit(&self) -> i32 {
+        match self.tree {
+            None => quant::saturation_limit(self.fan_in),
+            Some(place) => quant::job_saturation_limit(place.total_workers),
         }
     }
 
@@ -164,6 +189,25 @@ impl WorkerConfig {
                 max_us: self.rto_max_us,
             });
         }
+        if let Some(place) = self.tree {
+            if place.racks == 0 || place.racks > MAX_FAN_IN {
+                return Err(WorkerError::Racks(place.racks));
+            }
+            if place.rack >= place.racks {
+                return Err(WorkerError::Rack {
+                    rack: place.rack,
+                    racks: place.racks,
+                });
+            }
+            let most = u16::from(place.racks) * u16::from(MAX_FAN_IN);
+            if place.total_workers < u16::from(self.fan_in) || place.total_workers > most {
+                return Err(WorkerError::TotalWorkers {
+                    total_workers: place.total_workers,
+                    fan_in: self.fan_in,
+                    racks: place.racks,
+                });
+            }
+        }
         Ok(())
     }
 }
@@ -182,6 +226,31 @@ pub enum WorkerError {
         worker_id: u8,
         /// The configured fan-in.
         fan_in: u8,
+    },
+    /// A tree job's racks are 0 or above 32.
+    #[error("{0} racks is not in 1..=32")]
+    Racks(u8),
+    /// A tree worker's rack is not below the job's racks.
+    #[error("rack {rack} is not below the job's {racks} racks")]
+    Rack {
+        /// The configured rack.
+        rack: u8,
+        /// The job's racks.
+        racks: u8,
+    },
+    /// A tree job's workers are fewer than this worker's rack holds, or
+    /// more than its racks hold (32 each).
+    #[error(
+        "{total_workers} workers in the job is below the rack's fan-in {fan_in} \
+         or above 32 in each of {racks} racks"
+    )]
+    TotalWorkers {
+        /// The configured total.
+        total_workers: u16,
+        /// The rack's workers.
+        fan_in: u8,
+        /// The job's racks.
+        racks: u8,
     },
     /// The job id is 0 (reserved) or above [`MAX_JOB_ID`].
     #[error("job id {0} is not in 1..=4095")]
@@ -277,6 +346,13 @@ pub enum WorkerError {
         expected: u8,
         /// The packet's fan-in.
         found: u8,
+    },
+    /// A tree job's `RESULT` without the root's header (`UPPER`): a rack's
+    /// partial or a flat result, not the job's sum.
+    #[error("RESULT for seq {seq} lacks UPPER: not the root's result of the tree job")]
+    NotRootResult {
+        /// Seq of the result.
+        seq: u16,
     },
     /// A `RESULT` that does not hold every worker's contribution.
     #[error("RESULT for seq {seq} has bitmap {bitmap:#x} and count {count}, not all workers")]

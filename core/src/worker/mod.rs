@@ -24,6 +24,12 @@
 //! the lanes, and the tensor buffer is reused by the next all-reduce unless
 //! the result is taken.
 //!
+//! A worker of a job across racks ([`WorkerConfig::tree`],
+//! `docs/protocol.md` §9.5) sends its rack's `DATA` (its local id, its
+//! rack's fan-in) but clamps by every worker of the job, accepts only the
+//! root's results (`UPPER`, every rack) and takes the `PENDING` and
+//! `MISSING` addressed to its rack and bit.
+//!
 //! Sequence numbers are the job's shared clock: every all-reduce (overflow
 //! re-runs included) advances the seq counter by the chunks it used, the same
 //! on every worker, so chunk `c` of the *n*-th all-reduce has the same `seq`
@@ -42,7 +48,7 @@ use crate::rtt::{Rto, RttEstimator};
 use crate::wire::{EsaPacket, EsaRepr, Flags, Key, PacketType, WireError};
 use std::collections::VecDeque;
 
-use crate::job::{MAX_WINDOW, SlotMapping, full_bitmap, remapped_slot, slot_for};
+use crate::job::{MAX_WINDOW, SlotMapping, TreePlace, full_bitmap, remapped_slot, slot_for};
 
 mod config;
 mod ring;
@@ -162,7 +168,10 @@ impl AllReduce {
 #[derive(Debug, Clone)]
 pub struct Worker {
     cfg: WorkerConfig,
+    /// The bitmap of a complete result: every rack of a tree job.
     full_bitmap: u32,
+    /// [`WorkerConfig::saturation_limit`].
+    saturation_limit: i32,
     next_seq: u16,
     run: Option<AllReduce>,
     /// Kept across all-reduces, so its storage is reused.
@@ -206,7 +215,8 @@ impl Worker {
     pub fn new(cfg: WorkerConfig) -> Result<Worker, WorkerError> {
         cfg.validate()?;
         Ok(Worker {
-            full_bitmap: full_bitmap(cfg.fan_in),
+            full_bitmap: full_bitmap(cfg.result_fan_in()),
+            saturation_limit: cfg.saturation_limit(),
             next_seq: cfg.first_seq,
             run: None,
             ring: Ring::default(),
@@ -316,8 +326,7 @@ impl Worker {
         }
         let behind = match kind {
             Ok(PacketType::Result) => {
-                packet.bitmap() == self.full_bitmap
-                    && packet.count() == self.cfg.fan_in
+                self.is_complete(packet.flags(), packet.bitmap(), packet.count())
                     && !self.sent_before_joining(usize::from(ahead), packet.exponent())
             }
             Ok(PacketType::Query) => {
@@ -531,7 +540,14 @@ impl Worker {
                     chunk.probe_unanswered = false;
                     chunk.resends += 1;
                     self.stats.resends += 1;
-                    write_data(&self.cfg, &run.data, chunk, true, buf);
+                    write_data(
+                        &self.cfg,
+                        self.saturation_limit,
+                        &run.data,
+                        chunk,
+                        true,
+                        buf,
+                    );
                 }
                 None => continue,
             }
@@ -593,7 +609,14 @@ impl Worker {
             probed: false,
             done: false,
         };
-        if write_data(&self.cfg, &run.data, &chunk, false, buf) {
+        if write_data(
+            &self.cfg,
+            self.saturation_limit,
+            &run.data,
+            &chunk,
+            false,
+            buf,
+        ) {
             chunk.flags = Flags::OVERFLOW;
         }
         if self.checking {
@@ -715,7 +738,13 @@ impl Worker {
     /// PS's reach the whole group) and answers for chunks no longer
     /// waiting are counted and ignored.
     fn on_answer(&mut self, repr: &EsaRepr, now_us: u64) {
-        if repr.worker != self.cfg.worker_id {
+        // A tree job's answers name the rack and the worker's bit in it
+        // (`docs/protocol.md` §9.2).
+        let mine = match self.cfg.tree {
+            None => repr.worker == self.cfg.worker_id,
+            Some(place) => repr.worker == place.rack && repr.bitmap == 1u32 << self.cfg.worker_id,
+        };
+        if !mine {
             self.stats.answers_for_peers += 1;
             return;
         }
@@ -747,14 +776,17 @@ impl Worker {
         now_us: u64,
     ) -> Result<(), WorkerError> {
         let seq = repr.key.seq();
-        if repr.fan_in != self.cfg.fan_in {
+        if self.cfg.tree.is_some() && !repr.flags.contains(Flags::UPPER) {
+            return Err(WorkerError::NotRootResult { seq });
+        }
+        if repr.fan_in != self.cfg.result_fan_in() {
             return Err(WorkerError::ResultFanIn {
                 seq,
-                expected: self.cfg.fan_in,
+                expected: self.cfg.result_fan_in(),
                 found: repr.fan_in,
             });
         }
-        if repr.bitmap != self.full_bitmap || repr.count != self.cfg.fan_in {
+        if !self.is_complete(repr.flags, repr.bitmap, repr.count) {
             return Err(WorkerError::IncompleteResult {
                 seq,
                 bitmap: repr.bitmap,
@@ -824,6 +856,14 @@ impl Worker {
         Ok(())
     }
 
+    /// Whether a `RESULT` with these fields holds every contribution: every
+    /// worker, or for a tree job every rack at the root's level.
+    fn is_complete(&self, flags: Flags, bitmap: u32, count: u8) -> bool {
+        bitmap == self.full_bitmap
+            && count == self.cfg.result_fan_in()
+            && (self.cfg.tree.is_none() || flags.contains(Flags::UPPER))
+    }
+
     fn on_query(&mut self, repr: &EsaRepr) {
         let Some(logged) = self.accepted.get(repr.key.seq()) else {
             self.stats.queries_unanswered += 1;
@@ -831,11 +871,13 @@ impl Worker {
         };
         let mut answer = vec![0; esa_payload_len(self.cfg.lanes)];
         if let Ok(mut packet) = EsaPacket::new_checked(&mut answer[..], self.cfg.lanes) {
+            // The header accepted (a tree job's: the root's, `UPPER`
+            // kept), sent in this worker's name.
             EsaRepr {
                 packet_type: PacketType::Result,
                 bitmap: self.full_bitmap,
-                fan_in: self.cfg.fan_in,
-                count: self.cfg.fan_in,
+                fan_in: self.cfg.result_fan_in(),
+                count: self.cfg.result_fan_in(),
                 worker: self.cfg.worker_id,
                 ..logged.header
             }
@@ -991,10 +1033,12 @@ fn chunk_header(
 
 /// Writes the `DATA` payload of `chunk` into `buf` (exactly
 /// [`esa_payload_len`] bytes): the chunk's values of `input` quantized into
-/// big-endian lanes (the last chunk zero-padded), then the header in place,
-/// with `OVERFLOW` if quantization saturated. Returns whether it did.
+/// big-endian lanes (the last chunk zero-padded, each value within
+/// `±saturation_limit`), then the header in place, with `OVERFLOW` if
+/// quantization saturated. Returns whether it did.
 fn write_data(
     cfg: &WorkerConfig,
+    saturation_limit: i32,
     input: &[f32],
     chunk: &Outstanding,
     resend: bool,
@@ -1005,7 +1049,8 @@ fn write_data(
     let Some(lanes) = buf.get_mut(HEADER_LEN..) else {
         return false;
     };
-    let saturated = quant::quantize_be_into(&input[start..end], chunk.exponent, cfg.fan_in, lanes);
+    let saturated =
+        quant::quantize_be_into_within(&input[start..end], chunk.exponent, saturation_limit, lanes);
     let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
         // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
         return saturated;

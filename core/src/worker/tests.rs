@@ -1597,3 +1597,212 @@ fn a_collision_moves_the_window_position_to_another_slot() {
         .collect();
     assert_eq!(slots, [hashed(2), hashed(3)]);
 }
+
+// Tree jobs (`docs/protocol.md` §9.5).
+
+/// Worker `local` of rack `rack` (of `fan_in` workers) in job 7 across
+/// three racks of `total_workers` workers.
+fn tree_config(rack: u8, local: u8, fan_in: u8, total_workers: u16) -> WorkerConfig {
+    WorkerConfig {
+        tree: Some(TreePlace {
+            rack,
+            racks: 3,
+            total_workers,
+        }),
+        ..config(7, local, fan_in, 2, 4)
+    }
+}
+
+/// The root's `RESULT` of chunk `seq` of job 7: `UPPER`, every rack.
+fn root_result(seq: u16, values: &[i32]) -> Vec<u8> {
+    let mut r = result(7, seq, 3, 16, values, 2);
+    r[1] = Flags::UPPER.0;
+    r
+}
+
+#[test]
+fn a_tree_workers_data_is_its_racks_and_clamps_by_the_whole_job() {
+    let cfg = WorkerConfig {
+        exponent: 0,
+        slot_mapping: SlotMapping::Direct,
+        ..tree_config(2, 1, 2, 64)
+    };
+    let mut w = Worker::new(cfg.clone()).unwrap();
+    // 10⁹ fits one of the rack's two contributions, not one of the job's
+    // 64: ⌊(2³¹ − 1) / 64⌋ = 33554431.
+    w.start_allreduce(&[1e9, -3.0], 0).unwrap();
+    #[rustfmt::skip]
+    let expected: [u8; 24] = [
+        0x11, 0x04, 0x00, 0x00,  // DATA, OVERFLOW, slot 0
+        0x00, 0x07, 0x00, 0x00,  // job 7, seq 0
+        0x00, 0x00, 0x00, 0x02,  // bitmap: local worker 1
+        0x02, 0x01, 0x00, 0x01,  // fan_in 2 (the rack's), count 1, exponent 0, worker 1
+        0x01, 0xff, 0xff, 0xff,  // 33554431
+        0xff, 0xff, 0xff, 0xfd,  // -3
+    ];
+    assert_eq!(drain(&mut w, 0), vec![expected.to_vec()]);
+    // The same worker in a flat job of two does not saturate.
+    let mut flat = Worker::new(WorkerConfig { tree: None, ..cfg }).unwrap();
+    flat.start_allreduce(&[1e9, -3.0], 0).unwrap();
+    let (repr, lanes) = parse(&drain(&mut flat, 0)[0], 2);
+    assert_eq!((repr.flags, lanes), (Flags::NONE, vec![1_000_000_000, -3]));
+}
+
+#[test]
+fn a_tree_worker_accepts_only_the_roots_result_and_answers_queries_with_it() {
+    let mut w = Worker::new(tree_config(1, 2, 4, 7)).unwrap();
+    w.start_allreduce(&[1.0; 2], 0).unwrap();
+    drain(&mut w, 0);
+    // The rack's own partial (a flat header), a root header with the
+    // rack's fan-in, and the root's partial of two racks are refused.
+    let rack_result = result(7, 0, 4, 16, &[1, 1], 2);
+    assert_eq!(
+        w.handle_payload(&rack_result, 1),
+        Err(WorkerError::NotRootResult { seq: 0 })
+    );
+    let mut upper_rack = rack_result.clone();
+    upper_rack[1] = Flags::UPPER.0;
+    assert_eq!(
+        w.handle_payload(&upper_rack, 1),
+        Err(WorkerError::ResultFanIn {
+            seq: 0,
+            expected: 3,
+            found: 4
+        })
+    );
+    let mut two_racks = root_result(0, &[1, 1]);
+    two_racks[11] = 0b011;
+    two_racks[13] = 2;
+    assert_eq!(
+        w.handle_payload(&two_racks, 1),
+        Err(WorkerError::IncompleteResult {
+            seq: 0,
+            bitmap: 0b011,
+            count: 2
+        })
+    );
+    assert!(w.check_behind(&root_result(3, &[0, 0])).is_some());
+    assert_eq!(w.check_behind(&rack_result), None);
+    assert_eq!(w.poll_event(), None);
+    // The root's result is the job's.
+    w.handle_payload(&root_result(0, &[7 << 16, -(7 << 16)]), 2)
+        .unwrap();
+    assert_eq!(
+        w.poll_event(),
+        Some(WorkerEvent::Completed {
+            seq_base: 0,
+            chunks: 1
+        })
+    );
+    assert_eq!(w.take_result(), Some(vec![7.0, -7.0]));
+    assert_eq!(w.stats().invalid_packets, 3);
+
+    // A QUERY is answered with the root's header in this worker's name.
+    let query = EsaRepr {
+        packet_type: PacketType::Query,
+        flags: Flags::UPPER,
+        slot: 0,
+        key: Key::new(0, 7, 0),
+        bitmap: 0,
+        fan_in: 3,
+        count: 0,
+        exponent: 16,
+        worker: PS_WORKER_ID,
+    }
+    .to_payload(&[], 2);
+    w.handle_payload(&query, 3).unwrap();
+    #[rustfmt::skip]
+    let answer: [u8; 24] = [
+        0x12, 0x40, 0x00, 0x00,  // RESULT, UPPER, slot 0
+        0x00, 0x07, 0x00, 0x00,  // job 7, seq 0
+        0x00, 0x00, 0x00, 0x07,  // every rack
+        0x03, 0x03, 0x10, 0x02,  // fan_in 3 racks, count 3, exponent 16, worker 2 (local)
+        0x00, 0x07, 0x00, 0x00,
+        0xff, 0xf9, 0x00, 0x00,
+    ];
+    assert_eq!(w.poll_transmit(3), Some(answer.to_vec()));
+}
+
+#[test]
+fn a_tree_worker_takes_only_answers_to_its_rack_and_bit() {
+    let cfg = WorkerConfig {
+        rto_initial_us: 1_000,
+        rto_max_us: 1_000,
+        ..tree_config(1, 0, 2, 5)
+    };
+    let mut w = Worker::new(cfg).unwrap();
+    w.start_allreduce(&[1.0, 2.0], 0).unwrap();
+    let original = w.poll_transmit(0).unwrap();
+    w.handle_timeout(1_000);
+    // The probe is the DATA's header: local id and bit (the leaf stamps
+    // the rack, P2′).
+    let probe = w.poll_transmit(1_000).unwrap();
+    let mut expected_probe = as_type(&original, PacketType::Probe);
+    expected_probe[HEADER_LEN..].fill(0);
+    assert_eq!(probe, expected_probe);
+    // The PS's answers: worker = rack, bitmap = the worker's bit there.
+    let answer = |kind, rack: u8, bitmap: u32| {
+        let mut p = as_type(&probe, kind);
+        p[8..12].copy_from_slice(&bitmap.to_be_bytes());
+        p[15] = rack;
+        p
+    };
+    // The same local id in rack 0, a peer's bit in rack 1: not ours.
+    w.handle_payload(&answer(PacketType::Missing, 0, 0b01), 1_100)
+        .unwrap();
+    w.handle_payload(&answer(PacketType::Missing, 1, 0b10), 1_100)
+        .unwrap();
+    assert_eq!(w.poll_transmit(1_100), None);
+    // Ours: resend now.
+    w.handle_payload(&answer(PacketType::Missing, 1, 0b01), 1_200)
+        .unwrap();
+    let mut expected_resend = original.clone();
+    expected_resend[1] = Flags::RESEND.0;
+    assert_eq!(w.poll_transmit(1_200), Some(expected_resend));
+    let s = w.stats();
+    assert_eq!(
+        (s.answers_for_peers, s.missing_answers, s.resends),
+        (2, 1, 1)
+    );
+}
+
+#[test]
+fn a_tree_workers_config_is_validated() {
+    let bad = [
+        (
+            tree_config(3, 0, 2, 6),
+            WorkerError::Rack { rack: 3, racks: 3 },
+        ),
+        (
+            tree_config(0, 0, 4, 3),
+            WorkerError::TotalWorkers {
+                total_workers: 3,
+                fan_in: 4,
+                racks: 3,
+            },
+        ),
+        (
+            tree_config(0, 0, 4, 97),
+            WorkerError::TotalWorkers {
+                total_workers: 97,
+                fan_in: 4,
+                racks: 3,
+            },
+        ),
+    ];
+    for (cfg, error) in bad {
+        assert_eq!(cfg.validate(), Err(error));
+    }
+    for racks in [0, 33] {
+        let cfg = WorkerConfig {
+            tree: Some(TreePlace {
+                rack: 0,
+                racks,
+                total_workers: 2,
+            }),
+            ..config(7, 0, 2, 2, 4)
+        };
+        assert_eq!(cfg.validate(), Err(WorkerError::Racks(racks)));
+    }
+    assert_eq!(tree_config(2, 3, 4, 96).validate(), Ok(()));
+}

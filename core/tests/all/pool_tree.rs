@@ -140,7 +140,7 @@ fn a_leaf_sends_its_racks_partial_up_and_holds_it() {
 
 #[test]
 fn a_root_sums_racks_and_sends_the_result_down_with_the_upper_header() {
-    let mut pool = root(TreeRole::ROOT);
+    let mut pool = root(TreeRole::root(3));
     assert_eq!(
         process(&mut pool, 21, partial(0, 9), &[1, 1, 1, 1]).rule,
         "D9"
@@ -163,7 +163,7 @@ fn a_root_sums_racks_and_sends_the_result_down_with_the_upper_header() {
 #[test]
 fn a_packet_of_the_wrong_level_is_refused() {
     // A worker's DATA at the root, a rack's partial at a leaf.
-    let mut root_pool = root(TreeRole::ROOT);
+    let mut root_pool = root(TreeRole::root(3));
     let mut worker = data(1, 9, Flags::NONE);
     worker.fan_in = 3;
     let d = process(&mut root_pool, 22, worker, &[1; 4]);
@@ -253,6 +253,26 @@ fn the_result_coming_down_releases_the_leaf_and_answers_later_resends() {
 }
 
 #[test]
+fn a_leaf_answers_a_probe_addressed_by_rack_and_bit() {
+    let mut pool = leaf(TreeRole::leaf(UPLINK), 2);
+    process(&mut pool, 1, data(0, 9, Flags::NONE), &[1; 4]);
+    let probe = EsaRepr {
+        packet_type: PacketType::Probe,
+        ..data(0, 9, Flags::NONE)
+    };
+    let d = process(&mut pool, 1, probe, &[0; 4]);
+    assert_eq!((d.outcome, d.rule), (Outcome::ProbeAnswered, "P1"));
+    let emit = d.emit.unwrap();
+    assert_eq!(emit.dest, Destination::Port(1));
+    let want = EsaRepr {
+        packet_type: PacketType::Pending,
+        worker: UPLINK.bit,
+        ..probe
+    };
+    assert_eq!(emit.frame, frame(1, want, &[0; 4]));
+}
+
+#[test]
 fn a_probe_after_the_partial_went_up_is_forwarded_held_with_the_rack() {
     let mut pool = leaf(TreeRole::leaf(UPLINK), 2);
     complete_rack(&mut pool);
@@ -309,7 +329,7 @@ fn a_pull_empties_the_held_partial_at_a_leaf_but_not_an_upper_one() {
 
 #[test]
 fn a_root_passes_parts_and_probes_up_and_pulls_down() {
-    let mut pool = root(TreeRole::ROOT);
+    let mut pool = root(TreeRole::root(3));
     let part = EsaRepr {
         packet_type: PacketType::Fallback,
         flags: Flags::COLLISION,
@@ -372,7 +392,7 @@ fn preemption_marks_the_evicted_partial_for_the_ps_at_either_level() {
     };
     assert_eq!(d.emit.unwrap().frame, frame(3, want, &[1, 2, 3, 4]));
     // At the root: UPPER on it.
-    let mut pool = root(TreeRole::ROOT);
+    let mut pool = root(TreeRole::root(3));
     pool.insert_job(2, entry(2, 11, TreeRole::Flat)).unwrap();
     pool.authorize_members(2, &[3, 4]);
     process(&mut pool, 21, partial(0, 9), &[1; 4]);
@@ -428,7 +448,7 @@ fn a_level_without_memory_falls_back_at_that_level_only() {
     // A root without memory: each rack's partial to the PS, whole.
     let mut pool = root(TreeRole::Root {
         aggregate: false,
-        partial: false,
+        racks: 3,
     });
     let d = process(&mut pool, 22, partial(1, 9), &[3; 4]);
     assert_eq!(
@@ -440,25 +460,28 @@ fn a_level_without_memory_falls_back_at_that_level_only() {
         ..partial(1, 9)
     };
     assert_eq!(d.emit.unwrap().frame, frame(22, want, &[3; 4]));
-    // A partial root (a rack falls back below it) sends its completion
-    // to the PS as a part covering the racks it holds.
-    let mut pool = root(TreeRole::Root {
+    // A root with a rack falling back below it (its fan-in counts the
+    // two that aggregate, numbered first) sends its completion to the PS
+    // as a part covering those racks, in the job's header (three racks).
+    let mut pool = Pool::new(config()).unwrap();
+    let tree = TreeRole::Root {
         aggregate: true,
-        partial: true,
-    });
+        racks: 3,
+    };
+    pool.insert_job(JOB, entry(2, PS_PORT, tree)).unwrap();
+    pool.authorize_members(JOB, &CHILDREN);
     process(&mut pool, 21, partial(0, 9), &[1; 4]);
-    process(&mut pool, 22, partial(1, 9), &[1; 4]);
-    let d = process(&mut pool, 23, partial(2, 9), &[1; 4]);
+    let d = process(&mut pool, 22, partial(1, 9), &[2; 4]);
     assert_eq!((d.outcome, d.rule), (Outcome::Completed, "D1"));
     let want = EsaRepr {
         packet_type: PacketType::Fallback,
-        bitmap: 0b111,
-        count: 3,
-        ..partial(2, 9)
+        bitmap: 0b11,
+        count: 2,
+        ..partial(1, 9)
     };
     let emit = d.emit.unwrap();
     assert_eq!(emit.dest, Destination::Port(PS_PORT));
-    assert_eq!(emit.frame, frame(23, want, &[3; 4]));
+    assert_eq!(emit.frame, frame(22, want, &[3; 4]));
 }
 
 #[test]

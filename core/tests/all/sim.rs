@@ -4,17 +4,26 @@
 
 use esa_core::job::Mode;
 use esa_core::policy::Policy;
-use esa_core::pool::PoolConfig;
+use esa_core::pool::{JobCounters, PoolConfig};
 use esa_core::rtt::Rto;
 use esa_core::sim::{self, LinkConfig, SimConfig, SimJob};
 
 /// Runs seeds `range` with loss up to `max_loss` and returns the reports,
 /// failing with every violation (and its seed) if any.
 fn run_seeds(range: std::ops::Range<u64>, max_loss: f64) -> Vec<sim::SimReport> {
+    run_scenarios(range, |seed| SimConfig::random(seed, max_loss))
+}
+
+/// Runs the scenario `scenario` makes of each seed of `range`, as
+/// [`run_seeds`].
+fn run_scenarios(
+    range: std::ops::Range<u64>,
+    scenario: impl Fn(u64) -> SimConfig,
+) -> Vec<sim::SimReport> {
     let mut failures = vec![];
     let mut reports = vec![];
     for seed in range {
-        let report = sim::run(&SimConfig::random(seed, max_loss));
+        let report = sim::run(&scenario(seed));
         failures.extend(report.violations().iter().cloned());
         reports.push(report);
     }
@@ -97,11 +106,61 @@ fn a_thousand_seeded_scenarios_hold_every_invariant() {
     );
 }
 
+/// Issue 41's exactly-once test on two-level trees: racks under spines,
+/// loss, duplication and reordering on every link (between switches too),
+/// pools small enough that collisions, preemption and stale reclaim hit
+/// both levels. Every result of every worker is the exact sum.
+#[test]
+fn a_thousand_two_level_scenarios_hold_every_invariant() {
+    let reports = run_scenarios(0..1000, |seed| SimConfig::random_tree(seed, 0.10));
+    let jobs = || reports.iter().flat_map(|r| &r.jobs);
+    let trees = jobs().filter(|j| j.racks > 1).count();
+    assert!(trees > 1000, "tree jobs {trees}");
+    let level = |name: &str,
+                 pick: fn(&sim::JobReport) -> &JobCounters,
+                 f: fn(&JobCounters) -> u64,
+                 least: u64| {
+        let n: u64 = jobs().map(|j| f(pick(j))).sum();
+        assert!(n > least, "{name}: {n}");
+    };
+    fn leaves(j: &sim::JobReport) -> &JobCounters {
+        &j.leaf_switches
+    }
+    fn root(j: &sim::JobReport) -> &JobCounters {
+        &j.root_switch
+    }
+    // Both levels aggregate, and the hard rows happen at both.
+    level("rack partials sent up", leaves, |c| c.completed, 1000);
+    level("chunks completed at a root", root, |c| c.completed, 1000);
+    level("preemptions at leaves", leaves, |c| c.preemptions, 100);
+    level("preemptions at roots", root, |c| c.preemptions, 100);
+    level("stale reclaims at leaves", leaves, |c| c.stale_reclaims, 10);
+    level("stale reclaims at roots", root, |c| c.stale_reclaims, 10);
+    level("fallbacks at leaves", leaves, |c| c.fallbacks, 1000);
+    level("fallbacks at roots", root, |c| c.fallbacks, 100);
+    level("flushes at leaves", leaves, |c| c.flushed, 100);
+    level("pulls at leaves", leaves, |c| c.pulled, 10);
+    level("parts relayed by roots", root, |c| c.parts_relayed, 1000);
+    level("pulls relayed by roots", root, |c| c.pulls_relayed, 10);
+    level("duplicates at roots", root, |c| c.duplicates, 10);
+    let lost: u64 = reports.iter().map(|r| r.frames_lost).sum();
+    assert!(lost > 1000, "frames lost {lost}");
+    let at_ps: u64 = jobs().filter(|j| j.racks > 1).map(|j| j.chunks_at_ps).sum();
+    assert!(at_ps > 100, "tree chunks completed at the PS {at_ps}");
+}
+
 #[test]
 fn heavy_loss_still_completes_exactly() {
     let mut failures = vec![];
-    for seed in 5000..5040 {
-        let mut config = SimConfig::random(seed, 0.0);
+    for (seed, tree) in (5000..5040)
+        .map(|s| (s, false))
+        .chain((6000..6040).map(|s| (s, true)))
+    {
+        let mut config = if tree {
+            SimConfig::random_tree(seed, 0.0)
+        } else {
+            SimConfig::random(seed, 0.0)
+        };
         config.link.loss = 0.25;
         config.link.duplicate = 0.10;
         failures.extend(sim::run(&config).violations().iter().cloned());
@@ -418,4 +477,73 @@ fn slot_time_is_held_under_atp_and_never_under_esa() {
             _ => assert_eq!(usage.held_ns, 0, "{mode} frees a slot on completion"),
         }
     }
+}
+
+/// A job across three racks under one spine: with the second level the
+/// root completes every chunk; without it the racks still aggregate and
+/// the PS adds them (§9.6); without in-network aggregation every part
+/// reaches the PS through both levels. Every result is exact and the
+/// spine links carry what each level sends.
+#[test]
+fn a_job_across_racks_aggregates_at_each_level_it_is_given() {
+    let run = |second_level: bool, in_network: bool| {
+        let mut job = SimJob::new(1, 5, 32 * 64, 3);
+        job.placement = vec![(0, 2), (2, 2), (1, 1)];
+        job.window = 16;
+        job.in_network = in_network;
+        let config = SimConfig {
+            pool: PoolConfig {
+                slots: 64,
+                lanes: 32,
+                stale_after_us: 100_000,
+            },
+            jobs: vec![job],
+            fabric: Some(sim::LeafSpine {
+                racks: 3,
+                spines: 2,
+                uplink_gbps: None,
+                second_level,
+            }),
+            ..SimConfig::default()
+        };
+        let report = sim::run(&config);
+        assert!(report.violations().is_empty(), "{:?}", report.violations());
+        assert!(report.jobs[0].verified);
+        report
+    };
+    let both = run(true, true);
+    let racks_only = run(false, true);
+    let none = run(false, false);
+    let (j2, j1, j0) = (&both.jobs[0], &racks_only.jobs[0], &none.jobs[0]);
+    let chunks = j2.chunks_per_iteration * 3;
+    assert_eq!(
+        (j2.racks, j2.chunks_in_switch, j2.chunks_at_ps),
+        (3, chunks, 0)
+    );
+    assert_eq!(
+        j2.leaf_switches.completed,
+        chunks * 3,
+        "a partial per rack and chunk"
+    );
+    assert_eq!(
+        j1.root_switch.fallbacks,
+        chunks * 3,
+        "each rack's partial to the PS"
+    );
+    assert_eq!((j1.chunks_in_switch, j1.chunks_at_ps), (0, chunks));
+    assert_eq!(j1.rack_level_share(), 1.0);
+    assert_eq!(
+        j0.leaf_switches.fallbacks,
+        chunks * 5,
+        "every worker's DATA to the PS"
+    );
+    // Up the spine links: a partial per rack and chunk with both levels or
+    // racks only, a packet per worker and chunk without aggregation; down:
+    // one result per rack and chunk.
+    let packet = esa_core::constants::esa_frame_len(32) as u64;
+    assert_eq!(j2.switch.completed, chunks * 4);
+    assert_eq!(both.uplink_bytes, chunks * 3 * packet);
+    assert_eq!(racks_only.uplink_bytes, chunks * 3 * packet);
+    assert_eq!(none.uplink_bytes, chunks * 5 * packet);
+    assert_eq!(both.downlink_bytes, chunks * 3 * packet);
 }
