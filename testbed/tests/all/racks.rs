@@ -221,3 +221,49 @@ fn the_shipped_racks_cluster_is_issue_41s() {
             .all(|(p, j)| p.start_us == j.arrival_us)
     );
 }
+
+#[test]
+fn jobs_across_racks_aggregate_at_both_levels_and_save_spine_bytes() {
+    // Spread over racks of 8: every job is a tree of two or three racks.
+    let e = experiment(
+        4,
+        8,
+        "placement = \"spread\"\nmax_racks_per_job = 3",
+        "variants = [\"esa/srpt\", \"atp\", \"switchml\", \"none\"]\nsecond_level = [true, false]",
+    );
+    assert!(e.placements.iter().all(|p| p.racks.len() > 1));
+    let report = run(&e);
+    let racks = |label: &str| {
+        let v = report.variants.iter().find(|v| v.variant == label).unwrap();
+        (v, v.cluster.as_ref().unwrap().racks.clone().unwrap())
+    };
+    let (_, none) = racks("none");
+    assert!(none.spine_bytes() > 0);
+    assert_eq!(none.rack_share, 0.0);
+    for scheme in ["esa/srpt", "atp", "switchml"] {
+        let (two, both) = racks(scheme);
+        let (one, leaves) = racks(&format!("{scheme} (one level)"));
+        assert_eq!(both.jobs_across_racks, 4, "{scheme}");
+        assert!(both.second_level && !leaves.second_level);
+        // A rack sends one partial per chunk up, not one per worker: the
+        // spine links carry less than without in-network aggregation.
+        for r in [&both, &leaves] {
+            assert!(r.rack_share > 0.99, "{scheme}: {r:?}\n{}", report.table());
+            assert!(r.spine_bytes() < none.spine_bytes(), "{scheme}: {r:?}");
+        }
+        assert!(both.spine_share.unwrap() > 0.99, "{scheme}: {both:?}");
+        assert_eq!(leaves.spine_share, Some(0.0), "{scheme}: {leaves:?}");
+        // Without the second level the PS receives every rack's partial.
+        assert!(
+            one.ps_bytes_per_chunk().0 > 1.5 * two.ps_bytes_per_chunk().0,
+            "{scheme}\n{}",
+            report.table()
+        );
+        assert!(
+            two.jobs
+                .iter()
+                .all(|j| j.racks > 1 && j.rack_share.is_some())
+        );
+    }
+    assert!(report.markdown().contains("| esa/srpt (one level) | 1 |"));
+}
