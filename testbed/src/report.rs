@@ -342,9 +342,15 @@ impl ExperimentReport {
     /// The summary table printed on stdout.
     pub fn table(&self) -> String {
         let mut out = String::new();
+        // Labels such as `esa/srpt (one level)` widen the variant column.
+        let w = self
+            .variants
+            .iter()
+            .map(|v| v.variant.len())
+            .fold(12, usize::max);
         let _ = writeln!(
             out,
-            "{:<12} {:<10} {:<8} {:<7} {:>10} {:>7} {:>9} {:>8} {:>7} {:>7} {:>7} {:>8}",
+            "{:<w$} {:<10} {:<8} {:<7} {:>10} {:>7} {:>9} {:>8} {:>7} {:>7} {:>7} {:>8}",
             "variant",
             "job",
             "mode",
@@ -361,7 +367,7 @@ impl ExperimentReport {
         for j in self.jobs() {
             let _ = writeln!(
                 out,
-                "{:<12} {:<10} {:<8} {:<7} {:>10.1} {:>7} {:>9} {:>8} {:>6.1}% {:>7} {:>7} {:>8}",
+                "{:<w$} {:<10} {:<8} {:<7} {:>10.1} {:>7} {:>9} {:>8} {:>6.1}% {:>7} {:>7} {:>8}",
                 j.variant,
                 j.name,
                 j.mode,
@@ -386,7 +392,7 @@ impl ExperimentReport {
             let (rx, tx) = v.ps_bytes_per_chunk();
             let _ = writeln!(
                 out,
-                "{:<12} mean JCT {:>10.1} ms, in-switch {:>5.1}%, wall {:>8.1} ms, \
+                "{:<w$} mean JCT {:>10.1} ms, in-switch {:>5.1}%, wall {:>8.1} ms, \
                  {} retransmissions, {} probes, PS bytes per chunk in {:.0} / out {:.0}",
                 v.variant,
                 v.mean_jct_ms(),
@@ -401,7 +407,7 @@ impl ExperimentReport {
         if self.variants.iter().any(|v| v.cluster.is_some()) {
             let _ = writeln!(
                 out,
-                "\n{:<12} {:>10} {:>10} {:>9} {:>9} {:>6} {:>8} {:>9} {:>9}",
+                "\n{:<w$} {:>10} {:>10} {:>9} {:>9} {:>6} {:>8} {:>9} {:>9}",
                 "variant",
                 "mean JCT",
                 "p95 JCT",
@@ -416,7 +422,7 @@ impl ExperimentReport {
                 let Some(c) = &v.cluster else { continue };
                 let _ = writeln!(
                     out,
-                    "{:<12} {:>10.1} {:>10.1} {:>9.3} {:>9.3} {:>6.3} {:>7.2}% {:>7.1}us {:>8.2}M",
+                    "{:<w$} {:>10.1} {:>10.1} {:>9.3} {:>9.3} {:>6.3} {:>7.2}% {:>7.1}us {:>8.2}M",
                     v.variant,
                     c.mean_jct_ms,
                     c.p95_jct_ms,
@@ -438,7 +444,7 @@ impl ExperimentReport {
             let _ = writeln!(out, "\n{topology}");
             let _ = writeln!(
                 out,
-                "{:<22} {:>6} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7} {:>6} {:>8}",
+                "{:<w$} {:>6} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7} {:>6} {:>8}",
                 "variant",
                 "levels",
                 "mean JCT",
@@ -453,7 +459,7 @@ impl ExperimentReport {
             for row in self.rack_rows() {
                 let _ = writeln!(
                     out,
-                    "{:<22} {:>6} {:>10.1} {:>10.1} {:>10.3} {:>7} {:>6.1}% {:>7} {:>6.2} {:>8.1}",
+                    "{:<w$} {:>6} {:>10.1} {:>10.1} {:>10.3} {:>7} {:>6.1}% {:>7} {:>6.2} {:>8.1}",
                     row.variant,
                     row.levels,
                     row.mean_jct_ms,
@@ -857,7 +863,7 @@ impl ExperimentReport {
                     p95_jct_ms: c.p95_jct_ms,
                     spine_bytes: r.spine_bytes(),
                     saved: none
-                        .filter(|&n| n > 0)
+                        .filter(|&n| n > 0 && !v.host_only())
                         .map(|n| 1.0 - r.spine_bytes() as f64 / n as f64),
                     rack_share: r.rack_share,
                     spine_share: r.spine_share,
