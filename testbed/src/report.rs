@@ -457,20 +457,12 @@ impl ExperimentReport {
                 "queued"
             );
             for row in self.rack_rows() {
-                let _ = writeln!(
-                    out,
-                    "{:<w$} {:>6} {:>10.1} {:>10.1} {:>10.3} {:>7} {:>6.1}% {:>7} {:>6.2} {:>8.1}",
-                    row.variant,
-                    row.levels,
-                    row.mean_jct_ms,
-                    row.p95_jct_ms,
-                    row.spine_bytes as f64 / 1e9,
-                    percent(row.saved),
-                    row.rack_share * 100.0,
-                    percent(row.spine_share),
-                    row.racks_per_job,
-                    row.queued_ms
-                );
+                let cells = row.cells();
+                let _ = write!(out, "{:<w$}", cells[0]);
+                for (cell, width) in cells[1..].iter().zip([6, 10, 10, 10, 7, 7, 7, 6, 8]) {
+                    let _ = write!(out, " {cell:>width$}");
+                }
+                let _ = writeln!(out);
             }
             let _ = writeln!(
                 out,
@@ -628,24 +620,11 @@ impl ExperimentReport {
             let _ = writeln!(out, "{topology}\n");
             let _ = writeln!(
                 out,
-                "| variant | levels | mean JCT (ms) | p95 JCT (ms) | spine-link bytes | saved against none | rack-level share | spine-level share | racks per job | queued for hosts (ms, mean) |"
+                "| variant | levels | mean JCT (ms) | p95 JCT (ms) | spine-link GB | saved against none | rack-level share | spine-level share | racks per job | queued for hosts (ms, mean) |"
             );
             let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             for row in self.rack_rows() {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {:.1} | {:.1} | {:.3} GB | {} | {:.1}% | {} | {:.2} | {:.1} |",
-                    row.variant,
-                    row.levels,
-                    row.mean_jct_ms,
-                    row.p95_jct_ms,
-                    row.spine_bytes as f64 / 1e9,
-                    percent(row.saved),
-                    row.rack_share * 100.0,
-                    percent(row.spine_share),
-                    row.racks_per_job,
-                    row.queued_ms
-                );
+                let _ = writeln!(out, "| {} |", row.cells().join(" | "));
             }
             let _ = writeln!(
                 out,
@@ -872,6 +851,24 @@ impl ExperimentReport {
                 })
             })
             .collect()
+    }
+}
+
+impl RackRow<'_> {
+    /// The row's cells, as the table and report.md show them.
+    fn cells(&self) -> [String; 10] {
+        [
+            self.variant.to_string(),
+            self.levels.to_string(),
+            format!("{:.1}", self.mean_jct_ms),
+            format!("{:.1}", self.p95_jct_ms),
+            format!("{:.3}", self.spine_bytes as f64 / 1e9),
+            percent(self.saved),
+            percent(Some(self.rack_share)),
+            percent(self.spine_share),
+            format!("{:.2}", self.racks_per_job),
+            format!("{:.1}", self.queued_ms),
+        ]
     }
 }
 
