@@ -236,6 +236,15 @@ fn compare(
     (sent, frames, evicted, totals)
 }
 
+/// Packets per trace: `ESA_BMV2_DIFF_PACKETS` (for a quick look), else
+/// 2,500.
+fn packets_per_trace() -> usize {
+    std::env::var("ESA_BMV2_DIFF_PACKETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_500)
+}
+
 #[test]
 fn p4sim_and_bmv2_agree_on_random_multi_job_traces() {
     let Some(tools) = Tools::for_test("p4sim_and_bmv2_agree_on_random_multi_job_traces", true)
@@ -243,10 +252,7 @@ fn p4sim_and_bmv2_agree_on_random_multi_job_traces() {
         return;
     };
     // ESA_BMV2_DIFF_PACKETS shortens the traces for a quick look.
-    let scale: usize = std::env::var("ESA_BMV2_DIFF_PACKETS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_500);
+    let scale = packets_per_trace();
     let (a, fa, ea, ta) = compare(&tools, 4, &[1, 2, 3, 4], scale, FLAT);
     let (b, fb, eb, tb) = compare(&tools, 32, &[5, 6], scale / 2, FLAT);
     let (pa, pb) = (ta["preemptions"], tb["preemptions"]);
@@ -279,10 +285,7 @@ fn p4sim_and_bmv2_agree_on_random_job_tree_traces() {
     else {
         return;
     };
-    let scale: usize = std::env::var("ESA_BMV2_DIFF_PACKETS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_500);
+    let scale = packets_per_trace();
     let (sent, frames, _, totals) = compare(&tools, 4, &[11, 12, 13], scale, TREES);
     println!("{sent} packets in, {frames} frames out; BMv2's counters: {totals:?}");
     // Racks' partials went up and leaves' parts and probes through roots.

@@ -189,8 +189,10 @@ fn compiled() -> Arc<p4sim::ir::Compiled> {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-#[test]
-fn p4_program_equals_the_reference_model_on_random_traces() {
+/// Runs `ESA_DIFF_TRACES` (default 2000) seeded traces of `traffic`:
+/// none may differ, and a run of at least 200 must reach every row of
+/// `rows`.
+fn differential(traffic: (Draw, Packets), rows: &[&str]) {
     let compiled = compiled();
     let traces: u64 = std::env::var("ESA_DIFF_TRACES")
         .ok()
@@ -198,20 +200,22 @@ fn p4_program_equals_the_reference_model_on_random_traces() {
         .unwrap_or(2000);
     let mut seen = std::collections::BTreeSet::new();
     let failures: Vec<String> = (0..traces)
-        .filter_map(|seed| run_trace(seed, 150, &compiled, FLAT, &mut seen).err())
+        .filter_map(|seed| run_trace(seed, 150, &compiled, traffic, &mut seen).err())
         .take(3)
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     if traces >= 200 {
-        // every decision row, and a packet emitted
-        let missed: Vec<&str> = support::ROWS
-            .iter()
-            .chain(&["emitted"])
-            .copied()
-            .filter(|r| !seen.contains(r))
-            .collect();
+        let missed: Vec<&str> = rows.iter().copied().filter(|r| !seen.contains(r)).collect();
         assert!(missed.is_empty(), "the traces never reached {missed:?}");
     }
+}
+
+#[test]
+fn p4_program_equals_the_reference_model_on_random_traces() {
+    // every decision row, and a packet emitted
+    let mut rows = support::ROWS.to_vec();
+    rows.push("emitted");
+    differential(FLAT, &rows);
 }
 
 /// The rows of a job tree's switches (`docs/protocol.md` §9.3) a long run
@@ -222,24 +226,5 @@ const TREE_ROWS: [&str; 14] = [
 
 #[test]
 fn p4_program_equals_the_reference_model_on_job_tree_traces() {
-    let compiled = compiled();
-    let traces: u64 = std::env::var("ESA_DIFF_TRACES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let mut seen = std::collections::BTreeSet::new();
-    let tree = (random_tree_jobs as Draw, random_tree_packet as Packets);
-    let failures: Vec<String> = (0..traces)
-        .filter_map(|seed| run_trace(seed, 150, &compiled, tree, &mut seen).err())
-        .take(3)
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    if traces >= 200 {
-        let missed: Vec<&str> = TREE_ROWS
-            .iter()
-            .copied()
-            .filter(|r| !seen.contains(r))
-            .collect();
-        assert!(missed.is_empty(), "the traces never reached {missed:?}");
-    }
+    differential((random_tree_jobs, random_tree_packet), &TREE_ROWS);
 }
