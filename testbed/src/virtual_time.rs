@@ -178,6 +178,7 @@ pub fn sim_config(
         },
         time_limit_us: u64::MAX / 2_000,
         timeline_bucket_us: TIMELINE_BUCKET_MS * 1000,
+        fabric: None,
     }
 }
 
