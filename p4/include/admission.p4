@@ -22,7 +22,9 @@ control Admission(inout headers_t hdr,
     counter(ESA_MAX_JOBS, CounterType.packets) drop_bad_worker;
 
     action set_job(bit<8> fan_in, bit<2> mode, bit<4> max_priority, bit<16> mcast_group,
-                   port_t ps_port, bit<16> slot_base, bit<16> slot_mask) {
+                   port_t ps_port, bit<16> slot_base, bit<16> slot_mask,
+                   bit<2> tree_role, bit<1> aggregate, bit<8> racks,
+                   port_t uplink_port, bit<8> uplink_bit) {
         meta.job.fan_in = fan_in;
         meta.job.mode = mode;
         meta.job.max_priority = max_priority;
@@ -30,6 +32,11 @@ control Admission(inout headers_t hdr,
         meta.job.ps_port = ps_port;
         meta.job.slot_base = slot_base;
         meta.job.slot_mask = slot_mask;
+        meta.job.tree_role = tree_role;
+        meta.job.aggregate = aggregate;
+        meta.job.racks = racks;
+        meta.job.uplink_port = uplink_port;
+        meta.job.uplink_bit = uplink_bit;
     }
     // The job table, written by the controller (docs/protocol.md 3.1).
     table jobs {
@@ -98,15 +105,27 @@ control Admission(inout headers_t hdr,
             reject();
             return;
         }
+        // A RESULT on a link between a tree's switches (a leaf's uplink, a
+        // root's child ports) names whoever sent it, not a sender bound to
+        // the port: it is admitted by port (docs/protocol.md 9.3).
+        bool is_root = meta.job.tree_role == TREE_ROOT;
+        if (is_root && sm.ingress_port != meta.job.ps_port) {
+            meta.from_child = 1;
+        }
+        bool between_switches = meta.from_child == 1
+            || (meta.job.tree_role == TREE_LEAF && sm.ingress_port == meta.job.uplink_port);
         if ((hdr.esa.packet_type == TYPE_DATA || hdr.esa.packet_type == TYPE_PROBE
-                || hdr.esa.packet_type == TYPE_RESULT) && !worker_ports.apply().hit) {
+                || (hdr.esa.packet_type == TYPE_RESULT && !between_switches))
+                && !worker_ports.apply().hit) {
             drop_spoofed.count(job);
             reject();
             return;
         }
-        // Parts are made by the switch; arriving from a port they are forged.
-        if (hdr.esa.packet_type == TYPE_FALLBACK || hdr.esa.packet_type == TYPE_EVICTED
-                || hdr.esa.packet_type == TYPE_FLUSH) {
+        bool part = hdr.esa.packet_type == TYPE_FALLBACK || hdr.esa.packet_type == TYPE_EVICTED
+                || hdr.esa.packet_type == TYPE_FLUSH;
+        // Parts are made by the switch; arriving from a port they are
+        // forged, unless a tree's root gets them from a leaf (U1).
+        if (part && meta.from_child == 0) {
             drop_bad_type.count(job);
             reject();
             return;
@@ -116,9 +135,16 @@ control Admission(inout headers_t hdr,
             reject();
             return;
         }
-        if (hdr.esa.packet_type == TYPE_DATA || hdr.esa.packet_type == TYPE_PROBE) {
+        // A root passes its leaves' probes to the PS (U1) unchecked: they
+        // name the rack in `worker` and the worker in `bitmap`. The UPPER
+        // test keeps a worker's DATA out of a root and a rack's partial out
+        // of a leaf.
+        bool upper = (hdr.esa.flags & FLAG_UPPER) != 0;
+        if (hdr.esa.packet_type == TYPE_DATA
+                || (hdr.esa.packet_type == TYPE_PROBE && meta.from_child == 0)) {
             if (hdr.esa.worker >= meta.job.fan_in
-                    || hdr.esa.bitmap != (32w1 << hdr.esa.worker)) {
+                    || hdr.esa.bitmap != (32w1 << hdr.esa.worker)
+                    || (hdr.esa.packet_type == TYPE_DATA && upper != is_root)) {
                 drop_bad_worker.count(job);
                 reject();
                 return;

@@ -43,6 +43,8 @@ control Aggregation(inout headers_t hdr,
     counter(ESA_MAX_JOBS, CounterType.packets) pulled;
     counter(ESA_MAX_JOBS, CounterType.packets) pulls_ignored;
     counter(ESA_MAX_JOBS, CounterType.packets) answers_relayed;
+    counter(ESA_MAX_JOBS, CounterType.packets) parts_relayed;
+    counter(ESA_MAX_JOBS, CounterType.packets) pulls_relayed;
 
     bit<48> stale_after_us = DEFAULT_STALE_AFTER_US;
     action set_stale_after(bit<48> us) {
@@ -62,11 +64,16 @@ control Aggregation(inout headers_t hdr,
     bit<8>   route_fan_in = 0;
     bit<16>  route_slot_base = 0;
     bit<16>  route_slot_mask = 0;
-    action set_route(port_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask) {
+    bit<2>   route_tree_role = 0;
+    bit<8>   route_uplink_bit = 0;
+    action set_route(port_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask,
+                     bit<2> tree_role, bit<8> uplink_bit) {
         route_ps_port = ps_port;
         route_fan_in = fan_in;
         route_slot_base = slot_base;
         route_slot_mask = slot_mask;
+        route_tree_role = tree_role;
+        route_uplink_bit = uplink_bit;
     }
     table job_route {
         key = { route_job: exact; }
@@ -89,6 +96,27 @@ control Aggregation(inout headers_t hdr,
     action relay() {
         sm.mcast_grp = meta.job.mcast_group;
         meta.relay = 1;
+        meta.relay_except = sm.ingress_port;
+    }
+    // What the PS needs to read a tree job's part or forwarded probe
+    // (docs/protocol.md 9.2): a leaf's rack in `worker`, a root's UPPER.
+    action mark_for_ps(bit<2> tree_role, bit<8> uplink_bit) {
+        if (tree_role == TREE_LEAF) {
+            hdr.esa.worker = uplink_bit;
+        } else if (tree_role == TREE_ROOT) {
+            hdr.esa.flags = hdr.esa.flags | FLAG_UPPER;
+        }
+    }
+    // A rack's partial on its way up (D1', D0): DATA from the rack's bit
+    // at the root, OVERFLOW kept.
+    action send_up() {
+        hdr.esa.packet_type = TYPE_DATA;
+        hdr.esa.flags = FLAG_UPPER | (hdr.esa.flags & FLAG_OVERFLOW);
+        hdr.esa.bitmap = 32w1 << meta.job.uplink_bit;
+        hdr.esa.count = 1;
+        hdr.esa.fan_in = meta.job.racks;
+        hdr.esa.worker = meta.job.uplink_bit;
+        to_port(meta.job.uplink_port);
     }
 
     apply {
@@ -138,8 +166,43 @@ control Aggregation(inout headers_t hdr,
         // ATP's switch keeps no tombstones and never reclaims a slot by
         // age (docs/protocol.md 5); the packet's own job decides.
         bool atp = meta.job.mode == MODE_ATP;
+        bool leaf = meta.job.tree_role == TREE_LEAF;
+        bool root = meta.job.tree_role == TREE_ROOT;
+        bool held = (s_flags & SLOT_HELD) != 0;
+        // The flag of what a root builds from a slot.
+        bit<8> level = 0;
+        if (root) {
+            level = FLAG_UPPER;
+        }
+        bool part = hdr.esa.packet_type == TYPE_FALLBACK || hdr.esa.packet_type == TYPE_EVICTED
+                || hdr.esa.packet_type == TYPE_FLUSH;
 
-        if (hdr.esa.packet_type == TYPE_DATA) {
+        if (meta.from_child == 1 && (part || hdr.esa.packet_type == TYPE_PROBE)) {
+            // U1: a leaf's part or probe, for the PS, which reads the rack
+            // from it.
+            to_port(meta.job.ps_port);
+            parts_relayed.count(job);
+        } else if (hdr.esa.packet_type == TYPE_PULL && root
+                && (hdr.esa.flags & FLAG_UPPER) == 0) {
+            // U2: the PS's pull for the leaves' slots.
+            relay();
+            pulls_relayed.count(job);
+        } else if (hdr.esa.packet_type == TYPE_DATA
+                && (meta.job.aggregate == 0 || (leaf && meta.job.fan_in == 1))) {
+            // D0: no memory here for the job, or a rack of one worker with
+            // nothing to add: the slot is not touched.
+            data_rx.count(job);
+            if (meta.job.aggregate == 1 && (hdr.esa.flags & FLAG_RESEND) == 0) {
+                send_up();
+                completed.count(job);
+            } else {
+                hdr.esa.packet_type = TYPE_FALLBACK;
+                hdr.esa.fan_in = meta.job.fan_in;
+                mark_for_ps(meta.job.tree_role, meta.job.uplink_bit);
+                to_port(meta.job.ps_port);
+                fallbacks.count(job);
+            }
+        } else if (hdr.esa.packet_type == TYPE_DATA) {
             data_rx.count(job);
             bool resend = (hdr.esa.flags & FLAG_RESEND) != 0;
             bool is_new = (s_bitmap & hdr.esa.bitmap) == 0;
@@ -162,16 +225,27 @@ control Aggregation(inout headers_t hdr,
                 }
                 n_timestamp = now;
                 hdr.esa.packet_type = TYPE_RESULT;
-                hdr.esa.flags = 0;
+                hdr.esa.flags = level;
                 if ((n_flags & SLOT_OVERFLOW) != 0) {
-                    hdr.esa.flags = FLAG_OVERFLOW;
+                    hdr.esa.flags = level | FLAG_OVERFLOW;
                 }
                 hdr.esa.priority = s_key[31:28];
                 hdr.esa.bitmap = n_bitmap;
                 hdr.esa.count = n_count;
                 hdr.esa.fan_in = meta.job.fan_in;
                 hdr.esa.exponent = s_exponent;
-                if (result_to_ps) {
+                if (leaf) {
+                    // D1': the rack's partial goes up; the leaf holds it
+                    // until the result comes down (R1).
+                    n_flags = n_flags | SLOT_HELD;
+                    send_up();
+                } else if (root && meta.job.fan_in < meta.job.racks) {
+                    // A rack falls back below: the sum lacks it and goes to
+                    // the PS as a part (docs/protocol.md 9.6).
+                    hdr.esa.packet_type = TYPE_FALLBACK;
+                    hdr.esa.fan_in = meta.job.racks;
+                    to_port(meta.job.ps_port);
+                } else if (result_to_ps) {
                     to_port(meta.job.ps_port);
                 } else {
                     to_group(meta.job.mcast_group);
@@ -203,6 +277,7 @@ control Aggregation(inout headers_t hdr,
                 hdr.esa.count = out_count;
                 hdr.esa.fan_in = meta.job.fan_in;
                 hdr.esa.exponent = s_exponent;
+                mark_for_ps(meta.job.tree_role, meta.job.uplink_bit);
                 to_port(meta.job.ps_port);
                 flushed.count(job);
             } else if (same && !complete && is_new) {
@@ -218,6 +293,45 @@ control Aggregation(inout headers_t hdr,
                 // D4: already counted.
                 absorb();
                 duplicates.count(job);
+            } else if (same && resend && leaf) {
+                // D5' and D5'' (docs/protocol.md 9.3): the rack's partial,
+                // held since it went up, goes to the PS; a result that came
+                // down is answered with the root's header, not sent up.
+                meta.lane_out = OUT_OLD;
+                hdr.esa.flags = 0;
+                if ((s_flags & SLOT_OVERFLOW) != 0) {
+                    hdr.esa.flags = FLAG_OVERFLOW;
+                }
+                hdr.esa.priority = s_key[31:28];
+                hdr.esa.exponent = s_exponent;
+                if (held) {
+                    if (!atp) {
+                        n_tombstone = s_key;
+                    }
+                    n_key = 0;
+                    n_flags = 0;
+                    hdr.esa.packet_type = TYPE_FLUSH;
+                    hdr.esa.flags = hdr.esa.flags | FLAG_RESEND;
+                    hdr.esa.bitmap = s_bitmap;
+                    hdr.esa.count = s_count;
+                    hdr.esa.fan_in = meta.job.fan_in;
+                    hdr.esa.worker = meta.job.uplink_bit;
+                    to_port(meta.job.ps_port);
+                    flushed.count(job);
+                } else {
+                    hdr.esa.packet_type = TYPE_RESULT;
+                    hdr.esa.flags = hdr.esa.flags | FLAG_UPPER;
+                    hdr.esa.bitmap = 0xffffffff;
+                    if (meta.job.racks < 32) {
+                        hdr.esa.bitmap = (32w1 << meta.job.racks) - 1;
+                    }
+                    hdr.esa.count = meta.job.racks;
+                    hdr.esa.fan_in = meta.job.racks;
+                    to_group(meta.job.mcast_group);
+                    meta.relay = 1;
+                    meta.relay_except = meta.job.uplink_port;
+                    reemitted.count(job);
+                }
             } else if (same && resend) {
                 // D5: the worker lost the RESULT; the slot still holds it.
                 // In atp, as ATP's switch does with any resend of its chunk,
@@ -225,10 +339,10 @@ control Aggregation(inout headers_t hdr,
                 // a FLUSH (the PS answers the workers).
                 meta.lane_out = OUT_OLD;
                 hdr.esa.packet_type = TYPE_RESULT;
-                hdr.esa.flags = 0;
+                hdr.esa.flags = level;
                 if (atp) {
                     hdr.esa.packet_type = TYPE_FLUSH;
-                    hdr.esa.flags = FLAG_RESEND;
+                    hdr.esa.flags = level | FLAG_RESEND;
                     n_key = 0;
                     n_flags = 0;
                 }
@@ -257,6 +371,7 @@ control Aggregation(inout headers_t hdr,
                 // already).
                 hdr.esa.packet_type = TYPE_FALLBACK;
                 hdr.esa.fan_in = meta.job.fan_in;
+                mark_for_ps(meta.job.tree_role, meta.job.uplink_bit);
                 to_port(meta.job.ps_port);
                 fallbacks.count(job);
             } else if (free) {
@@ -307,6 +422,7 @@ control Aggregation(inout headers_t hdr,
                 if (job_route.apply().hit) {
                     hdr.esa.fan_in = route_fan_in;
                     hdr.esa.slot = (index[15:0] - route_slot_base) & route_slot_mask;
+                    mark_for_ps(route_tree_role, route_uplink_bit);
                     to_port(route_ps_port);
                 } else {
                     // The evicted job was removed meanwhile.
@@ -317,14 +433,22 @@ control Aggregation(inout headers_t hdr,
                 hdr.esa.packet_type = TYPE_FALLBACK;
                 hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
                 hdr.esa.fan_in = meta.job.fan_in;
+                mark_for_ps(meta.job.tree_role, meta.job.uplink_bit);
                 to_port(meta.job.ps_port);
                 fallbacks.count(job);
             }
         } else if (hdr.esa.packet_type == TYPE_PROBE) {
-            bool held = same && !complete && (s_bitmap & hdr.esa.bitmap) != 0;
-            if (held && (hdr.esa.flags & FLAG_RESEND) == 0) {
-                // P1: the contribution waits in the slot for others.
+            bool holds_bit = same && (s_bitmap & hdr.esa.bitmap) != 0;
+            bool waits = holds_bit && !complete;
+            // P2': a leaf whose rack's partial went up holds it too.
+            bool sent_up = holds_bit && leaf && held;
+            if (waits && (hdr.esa.flags & FLAG_RESEND) == 0) {
+                // P1: the contribution waits in the slot for others; a
+                // tree's answers are addressed by rack and bit (P1').
                 hdr.esa.packet_type = TYPE_PENDING;
+                if (leaf) {
+                    hdr.esa.worker = meta.job.uplink_bit;
+                }
                 to_port(sm.ingress_port);
                 probes_answered.count(job);
             } else {
@@ -332,14 +456,19 @@ control Aggregation(inout headers_t hdr,
                 // A repeated probe goes there even when the slot holds the
                 // contribution, marked HELD: the partial may be an orphan
                 // of a chunk that completed, which only the PS can tell.
-                if (held) {
+                if (waits || sent_up) {
                     hdr.esa.flags = hdr.esa.flags | FLAG_HELD;
                 }
+                mark_for_ps(meta.job.tree_role, meta.job.uplink_bit);
                 to_port(meta.job.ps_port);
                 probes_forwarded.count(job);
             }
         } else if (hdr.esa.packet_type == TYPE_PULL) {
-            if (same && !complete) {
+            // L1' also gives up a leaf's partial that went up; a PULL is
+            // for the slots of its level only (UPPER: the root's).
+            bool pullable = !complete || (leaf && held);
+            bool this_level = ((hdr.esa.flags & FLAG_UPPER) != 0) == root;
+            if (same && pullable && this_level) {
                 // L1: D2 without a contribution: the partial to the PS, the
                 // slot freed and (but in atp) the chunk tombstoned.
                 meta.lane_out = OUT_OLD;
@@ -358,6 +487,7 @@ control Aggregation(inout headers_t hdr,
                     n_tombstone = s_key;
                 }
                 n_flags = 0;
+                mark_for_ps(meta.job.tree_role, meta.job.uplink_bit);
                 to_port(meta.job.ps_port);
                 pulled.count(job);
             } else {

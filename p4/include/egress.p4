@@ -25,9 +25,11 @@ control EsaEgress(inout headers_t hdr,
         size = 512;
     }
     apply {
-        if (sm.egress_port == sm.ingress_port && (meta.relay == 1 || !hdr.esa.isValid())) {
+        if ((meta.relay == 1 && sm.egress_port == meta.relay_except)
+                || (!hdr.esa.isValid() && sm.egress_port == sm.ingress_port)) {
             // A flooded frame, or a packet the switch relays (R1, R2, Q1,
-            // A1), does not go back where it came from.
+            // A1, U2), does not go back where it came from; a leaf's
+            // re-emitted result (D5'') not up its uplink.
             mark_to_drop(sm);
         } else if (hdr.esa.isValid()) {
             egress_host.apply();

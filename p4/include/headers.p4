@@ -79,6 +79,12 @@ struct job_entry_t {
     port_t  ps_port;
     bit<16> slot_base;
     bit<16> slot_mask;
+    // The switch's place on the job's tree (docs/protocol.md 9.1).
+    bit<2>  tree_role;
+    bit<1>  aggregate;
+    bit<8>  racks;        // a root's job racks; a leaf's root fan-in
+    port_t  uplink_port;  // a leaf's: towards the root, also ps_port
+    bit<8>  uplink_bit;   // a leaf's: the rack's bit at the root
 }
 
 // What every lane register does with a packet (docs/protocol.md 3.2).
@@ -95,7 +101,9 @@ struct metadata_t {
     bit<32>     index;     // the absolute slot index
     bit<2>      lane_op;
     bit<2>      lane_out;
-    bit<1>      relay;     // a relayed packet: no replica to its ingress port
+    bit<1>      relay;     // a relayed packet: no replica to relay_except
+    port_t      relay_except;
+    bit<1>      from_child; // a tree root's packet from one of its leaves
 }
 
 #endif  // ESA_HEADERS_P4

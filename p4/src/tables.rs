@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use esa_core::constants::PS_WORKER_ID;
-use esa_core::job::{JobEntry, Mode, TreeRole};
+use esa_core::job::{JobEntry, Mode, TreeRole, Uplink};
 use esa_core::wire::{Ipv4Addr, MacAddr};
 
 use crate::program::Arch;
@@ -56,7 +56,9 @@ pub struct TableSpec {
     pub ternary_slot: bool,
 }
 
-/// `set_job`'s parameters and widths (both programs).
+/// `set_job`'s parameters and widths: the v1model program's; the TNA
+/// program's are the first seven (it has no job trees yet,
+/// `docs/protocol.md` §9).
 const SET_JOB: &[(&str, u32)] = &[
     ("fan_in", 8),
     ("mode", 2),
@@ -65,15 +67,28 @@ const SET_JOB: &[(&str, u32)] = &[
     ("ps_port", 9),
     ("slot_base", 16),
     ("slot_mask", 16),
+    ("tree_role", 2),
+    ("aggregate", 1),
+    ("racks", 8),
+    ("uplink_port", 9),
+    ("uplink_bit", 8),
 ];
 
-/// `set_route`'s parameters and widths (both programs).
+/// `set_route`'s parameters and widths: the v1model program's; the TNA
+/// program's are the first four.
 const SET_ROUTE: &[(&str, u32)] = &[
     ("ps_port", 9),
     ("fan_in", 8),
     ("slot_base", 16),
     ("slot_mask", 16),
+    ("tree_role", 2),
+    ("uplink_bit", 8),
 ];
+
+/// How many of `set_job`'s and `set_route`'s parameters the TNA program
+/// has: those of a flat job.
+const TNA_SET_JOB: usize = 7;
+const TNA_SET_ROUTE: usize = 4;
 
 /// `set_host`'s parameters and widths (both programs).
 const SET_HOST: &[(&str, u32)] = &[("mac", 48), ("ip", 32)];
@@ -104,7 +119,7 @@ impl TableKind {
                     name: "EsaIngress.jobs",
                     key: &[("hdr.esa.job", 12)],
                     action: "EsaIngress.set_job",
-                    params: SET_JOB,
+                    params: SET_JOB.split_at(TNA_SET_JOB).0,
                     ternary_slot: true,
                 },
                 TableKind::JobPorts => TableSpec {
@@ -129,7 +144,7 @@ impl TableKind {
                     name: "EsaIngress.job_route",
                     key: &[("victim_job", 12)],
                     action: "EsaIngress.set_route",
-                    params: SET_ROUTE,
+                    params: SET_ROUTE.split_at(TNA_SET_ROUTE).0,
                     ternary_slot: false,
                 },
                 TableKind::EgressHost => TableSpec {
@@ -267,6 +282,11 @@ pub struct SetRoute {
     pub slot_base: u16,
     /// Range mask.
     pub slot_mask: u16,
+    /// The job's [`TreeRole::code`] here, so an evicted partial is marked
+    /// for its PS (`docs/protocol.md` §9.2).
+    pub tree_role: u8,
+    /// A leaf's uplink bit (the rack), 0 otherwise.
+    pub uplink_bit: u8,
 }
 
 /// Key of `egress_host`: an egress port.
@@ -369,11 +389,24 @@ impl TableEntry {
     }
 
     /// The entry's table in `arch`'s program; an error when that program
-    /// has no such table.
+    /// has no such table, or cannot hold the entry (a job tree's entry on
+    /// TNA, which aggregates flat jobs only so far).
     pub fn spec_in(&self, arch: Arch) -> Result<TableSpec, String> {
-        self.table()
+        let spec = self
+            .table()
             .spec_for(arch)
-            .ok_or_else(|| format!("the {arch} program has no {:?} table", self.table()))
+            .ok_or_else(|| format!("the {arch} program has no {:?} table", self.table()))?;
+        let tree = match self {
+            TableEntry::Job(k, e) => (e.tree != TreeRole::Flat).then_some(k.job),
+            TableEntry::JobRoute(k, r) => (r.tree_role != 0).then_some(k.job),
+            _ => None,
+        };
+        match tree {
+            Some(job) if spec.params.len() < self.param_values().len() => Err(format!(
+                "job {job}: the {arch} program does not aggregate across switches (docs/protocol.md §9)"
+            )),
+            _ => Ok(spec),
+        }
     }
 
     /// The mask of the ternary slot field of TNA's `jobs` (value 0):
@@ -388,24 +421,40 @@ impl TableEntry {
         }
     }
 
-    /// Action parameter values, in [`TableSpec::params`] order.
+    /// Action parameter values, in [`TableSpec::params`] order: the
+    /// v1model program's, of which the TNA program's are a prefix (a flat
+    /// job's: [`TableEntry::spec_in`] refuses a tree's on TNA).
     pub fn param_values(&self) -> Vec<u64> {
         match *self {
-            TableEntry::Job(_, a) => vec![
-                a.fan_in.into(),
-                a.mode.code().into(),
-                a.max_priority.into(),
-                a.mcast_group.into(),
-                a.ps_port.into(),
-                a.slot_base.into(),
-                a.slot_mask.into(),
-            ],
+            TableEntry::Job(_, a) => {
+                let (racks, uplink) = match a.tree {
+                    TreeRole::Flat => (0, None),
+                    TreeRole::Leaf { uplink, .. } => (uplink.root_fan_in, Some(uplink)),
+                    TreeRole::Root { racks, .. } => (racks, None),
+                };
+                vec![
+                    a.fan_in.into(),
+                    a.mode.code().into(),
+                    a.max_priority.into(),
+                    a.mcast_group.into(),
+                    a.ps_port.into(),
+                    a.slot_base.into(),
+                    a.slot_mask.into(),
+                    a.tree.code().into(),
+                    a.tree.aggregates().into(),
+                    racks.into(),
+                    uplink.map_or(0, |u| u.port.into()),
+                    uplink.map_or(0, |u| u.bit.into()),
+                ]
+            }
             TableEntry::JobPort(_) | TableEntry::WorkerPort(_) | TableEntry::JobId(_) => vec![],
             TableEntry::JobRoute(_, a) => vec![
                 a.ps_port.into(),
                 a.fan_in.into(),
                 a.slot_base.into(),
                 a.slot_mask.into(),
+                a.tree_role.into(),
+                a.uplink_bit.into(),
             ],
             TableEntry::EgressHost(_, a) => {
                 vec![mac_u64(a.mac), u32::from_be_bytes(a.ip.0).into()]
@@ -421,9 +470,19 @@ impl TableEntry {
         params: &[u64],
     ) -> Result<TableEntry, String> {
         let spec = table.spec();
-        if key.len() != spec.key.len() || params.len() != spec.params.len() {
+        // A TNA program's jobs and routes have a flat job's parameters,
+        // a prefix of the v1model program's.
+        let prefix = match table {
+            TableKind::Jobs => TNA_SET_JOB,
+            TableKind::JobRoute => TNA_SET_ROUTE,
+            _ => spec.params.len(),
+        };
+        if key.len() != spec.key.len()
+            || (params.len() != spec.params.len() && params.len() != prefix)
+        {
             return Err(format!("{}: wrong number of fields", spec.name));
         }
+        let param = |i: usize| params.get(i).copied().unwrap_or(0);
         Ok(match table {
             TableKind::Jobs => TableEntry::Job(
                 JobKey {
@@ -437,7 +496,7 @@ impl TableEntry {
                     ps_port: narrow(params[4], "ps_port")?,
                     slot_base: narrow(params[5], "slot_base")?,
                     slot_mask: narrow(params[6], "slot_mask")?,
-                    tree: TreeRole::Flat,
+                    tree: tree_from_values(param(7), param(8), param(9), param(10), param(11))?,
                 },
             ),
             TableKind::JobPorts => TableEntry::JobPort(JobPortKey {
@@ -458,6 +517,8 @@ impl TableEntry {
                     fan_in: narrow(params[1], "fan_in")?,
                     slot_base: narrow(params[2], "slot_base")?,
                     slot_mask: narrow(params[3], "slot_mask")?,
+                    tree_role: narrow(param(4), "tree_role")?,
+                    uplink_bit: narrow(param(5), "uplink_bit")?,
                 },
             ),
             TableKind::EgressHost => TableEntry::EgressHost(
@@ -484,6 +545,32 @@ impl TableEntry {
     }
 }
 
+/// A job's place on its tree from `set_job`'s `tree_role`, `aggregate`,
+/// `racks`, `uplink_port` and `uplink_bit`.
+fn tree_from_values(
+    role: u64,
+    aggregate: u64,
+    racks: u64,
+    uplink_port: u64,
+    uplink_bit: u64,
+) -> Result<TreeRole, String> {
+    let aggregate = aggregate != 0;
+    let racks = narrow(racks, "racks")?;
+    Ok(match role {
+        0 => TreeRole::Flat,
+        1 => TreeRole::Leaf {
+            uplink: Uplink {
+                port: narrow(uplink_port, "uplink_port")?,
+                bit: narrow(uplink_bit, "uplink_bit")?,
+                root_fan_in: racks,
+            },
+            aggregate,
+        },
+        2 => TreeRole::Root { aggregate, racks },
+        _ => return Err(format!("unknown tree role {role}")),
+    })
+}
+
 /// The mode for a `set_job` mode code.
 pub fn mode_from_code(code: u64) -> Result<Mode, String> {
     [Mode::Esa, Mode::Atp, Mode::SwitchMl]
@@ -499,6 +586,8 @@ impl From<&JobEntry> for SetRoute {
             fan_in: e.fan_in,
             slot_base: e.slot_base,
             slot_mask: e.slot_mask,
+            tree_role: e.tree.code(),
+            uplink_bit: e.tree.uplink().map_or(0, |u| u.bit),
         }
     }
 }
@@ -649,16 +738,49 @@ mod tests {
                     fan_in: 2,
                     slot_base: 0,
                     slot_mask: 255,
+                    tree_role: 1,
+                    uplink_bit: 31,
                 },
             ),
             host_entry(3, MacAddr([2, 0, 0, 0, 0, 3]), Ipv4Addr([10, 0, 0, 3])),
             l2_entry(MacAddr([0xff, 1, 2, 3, 4, 5]), 0),
             TableEntry::JobId(JobKey { job: 12 }),
         ];
-        for e in entries {
+        let flat = entries[0];
+        let TableEntry::Job(key, job) = flat else {
+            unreachable!()
+        };
+        let uplink = Uplink {
+            port: 511,
+            bit: 31,
+            root_fan_in: 32,
+        };
+        let trees = [
+            TreeRole::leaf(uplink),
+            TreeRole::Leaf {
+                uplink,
+                aggregate: false,
+            },
+            TreeRole::root(32),
+            TreeRole::Root {
+                aggregate: false,
+                racks: 5,
+            },
+        ]
+        .map(|tree| TableEntry::Job(key, JobEntry { tree, ..job }));
+        for e in entries.into_iter().chain(trees) {
             let back = TableEntry::from_values(e.table(), &e.key_values(), &e.param_values());
             assert_eq!(back, Ok(e));
         }
+        // A TNA program's entries (a flat job's parameters) read back too;
+        // a tree's entry is refused on TNA.
+        let values = flat.param_values();
+        let back = TableEntry::from_values(TableKind::Jobs, &flat.key_values(), &values[..7]);
+        assert_eq!(back, Ok(flat));
+        assert!(flat.spec_in(Arch::Tna).is_ok());
+        let err = trees[0].spec_in(Arch::Tna).unwrap_err();
+        assert!(err.contains("does not aggregate across switches"), "{err}");
+        assert!(trees[0].spec_in(Arch::V1model).is_ok());
     }
 
     #[test]
@@ -679,7 +801,8 @@ mod tests {
                 for (v, (field, w)) in e.key_values().iter().zip(spec.key) {
                     assert!(v >> w == 0, "{}.{field}: {v} wider than {w}", spec.name);
                 }
-                assert_eq!(e.param_values().len(), spec.params.len());
+                // TNA's are a prefix of the v1model program's (a flat job's).
+                assert!(e.param_values().len() >= spec.params.len());
                 for (v, (name, w)) in e.param_values().iter().zip(spec.params) {
                     assert!(v >> w == 0, "{}.{name}: {v} wider than {w}", spec.name);
                 }

@@ -121,8 +121,8 @@ mod tests {
         assert_eq!(
             v1,
             [
-                "add EsaIngress.admission.jobs hdr.esa.job:1 EsaIngress.admission.set_job(fan_in:3, mode:0, max_priority:7, mcast_group:1, ps_port:10, slot_base:0, slot_mask:15)",
-                "add EsaIngress.aggregation.job_route route_job:1 EsaIngress.aggregation.set_route(ps_port:10, fan_in:3, slot_base:0, slot_mask:15)",
+                "add EsaIngress.admission.jobs hdr.esa.job:1 EsaIngress.admission.set_job(fan_in:3, mode:0, max_priority:7, mcast_group:1, ps_port:10, slot_base:0, slot_mask:15, tree_role:0, aggregate:1, racks:0, uplink_port:0, uplink_bit:0)",
+                "add EsaIngress.aggregation.job_route route_job:1 EsaIngress.aggregation.set_route(ps_port:10, fan_in:3, slot_base:0, slot_mask:15, tree_role:0, uplink_bit:0)",
                 "add EsaIngress.admission.job_ports hdr.esa.job:1 sm.ingress_port:10 EsaIngress.admission.allow()",
                 "add EsaIngress.admission.worker_ports hdr.esa.job:1 sm.ingress_port:10 hdr.esa.worker:255 EsaIngress.admission.allow_worker()",
             ]

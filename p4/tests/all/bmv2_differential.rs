@@ -26,15 +26,29 @@ use esa_core::pool::{GlobalCounters, JobCounters};
 use esa_core::rng::Rng;
 use esa_core::wire::PacketType;
 use esa_p4::{Arch, counters};
-use support::{Job, has_host_entry, hex, host, random_jobs, random_packet};
+use support::{
+    Job, has_host_entry, hex, host, random_jobs, random_packet, random_tree_jobs,
+    random_tree_packet,
+};
+
+/// The jobs of a trace, and its packets for them.
+type Traffic = (
+    fn(&mut Rng, usize) -> Vec<Job>,
+    fn(&mut Rng, &[Job], usize) -> (u16, Vec<u8>),
+);
+
+/// Flat jobs.
+const FLAT: Traffic = (random_jobs, random_packet);
+/// Jobs in random places on job trees (`docs/protocol.md` §9).
+const TREES: Traffic = (random_tree_jobs, random_tree_packet);
 
 const SLOTS: usize = 16;
 /// Far beyond any run's length on either clock.
 const STALE_AFTER_US: u64 = 100_000_000_000;
 
 /// Job tables, hosts and groups as the controller programs them, as STF.
-fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
-    let jobs = random_jobs(rng, SLOTS);
+fn setup(rng: &mut Rng, stf: &mut String, draw: Traffic) -> Vec<Job> {
+    let jobs = (draw.0)(rng, SLOTS);
     for (k, job) in jobs.iter().enumerate() {
         let host = |p| has_host_entry(p).then(|| host(p));
         support::stf_job(
@@ -57,12 +71,12 @@ fn setup(rng: &mut Rng, stf: &mut String) -> Vec<Job> {
 
 /// The whole trace as STF: set-up, packets, then reads of every compared
 /// register cell and counter.
-fn trace(seed: u64, lanes: usize, packets: usize) -> String {
+fn trace(seed: u64, lanes: usize, packets: usize, traffic: Traffic) -> String {
     let mut rng = Rng::new(seed);
     let mut stf = format!("# bmv2_differential seed {seed}, {lanes} lanes\n");
-    let jobs = setup(&mut rng, &mut stf);
+    let jobs = setup(&mut rng, &mut stf, traffic);
     for _ in 0..packets {
-        let (port, frame) = random_packet(&mut rng, &jobs, lanes);
+        let (port, frame) = (traffic.1)(&mut rng, &jobs, lanes);
         let _ = writeln!(stf, "packet {port} {}", hex(&frame));
     }
     let mut registers: Vec<String> = [
@@ -87,6 +101,10 @@ fn trace(seed: u64, lanes: usize, packets: usize) -> String {
             let cell = counters::job_counter(Arch::V1model, name).unwrap();
             let _ = writeln!(stf, "counter_read {} {}", cell.name, cell.index(job.id));
         }
+        // The tree rows' counters, in the v1model program only so far.
+        for name in ["parts_relayed", "pulls_relayed"] {
+            let _ = writeln!(stf, "counter_read EsaIngress.aggregation.{name} {}", job.id);
+        }
     }
     for (index, _) in GlobalCounters::default().by_index() {
         let global = counters::global_counter(Arch::V1model);
@@ -104,14 +122,15 @@ fn defines(lanes: usize) -> Vec<(String, String)> {
 }
 
 /// Runs `traces` seeded traces of `packets` packets at `lanes` lanes on
-/// both targets; returns (packets, frames out, EVICTED frames out,
-/// preemptions counted by BMv2).
+/// both targets; returns (packets, frames out, EVICTED frames out, the
+/// per-job counters BMv2 kept, added up by name).
 fn compare(
     tools: &Tools,
     lanes: usize,
     seeds: &[u64],
     packets: usize,
-) -> (usize, usize, usize, u64) {
+    traffic: Traffic,
+) -> (usize, usize, usize, std::collections::BTreeMap<String, u64>) {
     let options = p4sim::front::FrontendOptions {
         include_dirs: vec![],
         defines: defines(lanes),
@@ -122,9 +141,10 @@ fn compare(
     let json = esa_bmv2::compile(tools, &program(), &[], &defines(lanes), out.path())
         .unwrap_or_else(|e| panic!("{e}"))
         .json;
-    let (mut sent, mut frames, mut evicted, mut preemptions) = (0, 0, 0, 0u64);
+    let (mut sent, mut frames, mut evicted) = (0, 0, 0);
+    let mut totals = std::collections::BTreeMap::new();
     for &seed in seeds {
-        let stf = trace(seed, lanes, packets);
+        let stf = trace(seed, lanes, packets, traffic);
         if let Ok(dir) = std::env::var("ESA_BMV2_DIFF_DUMP") {
             std::fs::write(format!("{dir}/seed{seed}-{lanes}.stf"), &stf).unwrap();
         }
@@ -186,17 +206,24 @@ fn compare(
         for (a, b) in ours_reads.iter().zip(&theirs_reads) {
             assert_eq!(a, b, "seed {seed}, {lanes} lanes: end state differs");
         }
-        // D11 on BMv2: the per-job `preemptions` counters it kept.
-        preemptions += theirs_reads
-            .iter()
-            .filter(|r| r.starts_with("EsaIngress.aggregation.preemptions["))
-            .map(|r| {
-                r.split_once("(packets ")
-                    .and_then(|(_, n)| n.split(',').next())
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .unwrap_or_else(|| panic!("a counter read: {r}"))
-            })
-            .sum::<u64>();
+        // The per-job counters BMv2 kept (`EsaIngress.aggregation.NAME[job]
+        // = (packets N, ...)`).
+        for r in &theirs_reads {
+            let Some(rest) = r.strip_prefix("EsaIngress.aggregation.") else {
+                continue;
+            };
+            // Register reads (`= VALUE`) share the prefix.
+            let (Some((name, _)), Some((_, n))) = (rest.split_once('['), r.split_once("(packets "))
+            else {
+                continue;
+            };
+            let n = n
+                .split(',')
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("a counter read: {r}"));
+            *totals.entry(name.to_string()).or_insert(0) += n;
+        }
         sent += packets;
         println!(
             "seed {seed}, {lanes} lanes: {packets} packets, {} reads equal; p4sim {:.2} s, \
@@ -206,7 +233,16 @@ fn compare(
             (started.elapsed() - p4sim_time).as_secs_f64()
         );
     }
-    (sent, frames, evicted, preemptions)
+    (sent, frames, evicted, totals)
+}
+
+/// Packets per trace: `ESA_BMV2_DIFF_PACKETS` (for a quick look), else
+/// 2,500.
+fn packets_per_trace() -> usize {
+    std::env::var("ESA_BMV2_DIFF_PACKETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_500)
 }
 
 #[test]
@@ -216,12 +252,10 @@ fn p4sim_and_bmv2_agree_on_random_multi_job_traces() {
         return;
     };
     // ESA_BMV2_DIFF_PACKETS shortens the traces for a quick look.
-    let scale: usize = std::env::var("ESA_BMV2_DIFF_PACKETS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_500);
-    let (a, fa, ea, pa) = compare(&tools, 4, &[1, 2, 3, 4], scale);
-    let (b, fb, eb, pb) = compare(&tools, 32, &[5, 6], scale / 2);
+    let scale = packets_per_trace();
+    let (a, fa, ea, ta) = compare(&tools, 4, &[1, 2, 3, 4], scale, FLAT);
+    let (b, fb, eb, tb) = compare(&tools, 32, &[5, 6], scale / 2, FLAT);
+    let (pa, pb) = (ta["preemptions"], tb["preemptions"]);
     println!(
         "{} packets in, {} frames out, {} of them EVICTED; {} preemptions on BMv2",
         a + b,
@@ -240,4 +274,31 @@ fn p4sim_and_bmv2_agree_on_random_multi_job_traces() {
         pa > 0 && pb > 0,
         "preemptions on BMv2: {pa} (4 lanes), {pb} (32 lanes)"
     );
+}
+
+/// The same on job trees: the rows of a tree's leaves and roots
+/// (`docs/protocol.md` §9.3) on the real `simple_switch` equal p4sim's,
+/// which `p4_differential.rs` holds to the model.
+#[test]
+fn p4sim_and_bmv2_agree_on_random_job_tree_traces() {
+    let Some(tools) = Tools::for_test("p4sim_and_bmv2_agree_on_random_job_tree_traces", true)
+    else {
+        return;
+    };
+    let scale = packets_per_trace();
+    let (sent, frames, _, totals) = compare(&tools, 4, &[11, 12, 13], scale, TREES);
+    println!("{sent} packets in, {frames} frames out; BMv2's counters: {totals:?}");
+    // Racks' partials went up and leaves' parts and probes through roots.
+    for name in [
+        "completed",
+        "parts_relayed",
+        "pulls_relayed",
+        "flushed",
+        "pulled",
+    ] {
+        assert!(
+            totals.get(name).is_some_and(|&n| n > 0),
+            "{name}: {totals:?}"
+        );
+    }
 }

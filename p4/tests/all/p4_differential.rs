@@ -16,7 +16,9 @@ use esa_core::rng::Rng;
 use esa_p4::{Arch, Defines, counters};
 use p4sim::v1switch::V1Switch;
 use std::sync::Arc;
-use support::{Job, hex, random_jobs, random_packet};
+use support::{Job, hex, random_jobs, random_packet, random_tree_jobs, random_tree_packet};
+
+const FLAT: (Draw, Packets) = (random_jobs, random_packet);
 
 const LANES: usize = 4;
 const SLOTS: usize = 16;
@@ -53,7 +55,17 @@ impl P4Target {
     }
 }
 
-fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target, Vec<Job>) {
+/// The jobs of a trace: flat ones, or jobs in random places on trees.
+type Draw = fn(&mut Rng, usize) -> Vec<Job>;
+
+/// A trace's packets, for its jobs.
+type Packets = fn(&mut Rng, &[Job], usize) -> (u16, Vec<u8>);
+
+fn setup(
+    rng: &mut Rng,
+    compiled: &Arc<p4sim::ir::Compiled>,
+    draw: Draw,
+) -> (Pool, P4Target, Vec<Job>) {
     let stale_after_us = rng.range(0, 60);
     let mut pool = Pool::new(PoolConfig {
         slots: SLOTS,
@@ -63,7 +75,7 @@ fn setup(rng: &mut Rng, compiled: &Arc<p4sim::ir::Compiled>) -> (Pool, P4Target,
     .unwrap();
     let mut p4 = P4Target::new(compiled);
     p4.set_stale_after(stale_after_us);
-    let jobs = random_jobs(rng, SLOTS);
+    let jobs = draw(rng, SLOTS);
     support::install_jobs(&mut pool, &mut p4.switch, Arch::V1model, &jobs);
     (pool, p4, jobs)
 }
@@ -74,14 +86,15 @@ fn run_trace(
     seed: u64,
     steps: usize,
     compiled: &Arc<p4sim::ir::Compiled>,
+    (draw, packets): (Draw, Packets),
     seen: &mut std::collections::BTreeSet<&'static str>,
 ) -> Result<(), String> {
     let mut rng = Rng::new(seed);
-    let (mut pool, mut p4, jobs) = setup(&mut rng, compiled);
+    let (mut pool, mut p4, jobs) = setup(&mut rng, compiled, draw);
     let mut now = 1_000u64;
     for step in 0..steps {
         now += rng.range(0, 25);
-        let (port, frame) = random_packet(&mut rng, &jobs, LANES);
+        let (port, frame) = packets(&mut rng, &jobs, LANES);
         let decision = pool.process(&frame, port, now);
         seen.insert(support::row(&jobs, &frame, &decision));
         if decision.emit.is_some() {
@@ -112,9 +125,17 @@ fn run_trace(
         }
     }
     for job in &jobs {
-        for (name, want) in pool.counters(job.id).by_name() {
-            let cell = counters::job_counter(Arch::V1model, name).unwrap();
-            let have = p4.counter(cell.name, job.id);
+        let c = pool.counters(job.id);
+        // The tree rows' counters, which only this program has so far.
+        let tree = [
+            ("parts_relayed", c.parts_relayed),
+            ("pulls_relayed", c.pulls_relayed),
+        ];
+        for (name, want) in c.by_name().into_iter().chain(tree) {
+            let have = match counters::job_counter(Arch::V1model, name) {
+                Some(cell) => p4.counter(cell.name, job.id),
+                None => p4.counter(&format!("EsaIngress.aggregation.{name}"), job.id),
+            };
             if have != want {
                 return Err(format!(
                     "seed {seed}: job {} counter {name}: model {want}, p4 {have}",
@@ -168,8 +189,10 @@ fn compiled() -> Arc<p4sim::ir::Compiled> {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-#[test]
-fn p4_program_equals_the_reference_model_on_random_traces() {
+/// Runs `ESA_DIFF_TRACES` (default 2000) seeded traces of `traffic`:
+/// none may differ, and a run of at least 200 must reach every row of
+/// `rows`.
+fn differential(traffic: (Draw, Packets), rows: &[&str]) {
     let compiled = compiled();
     let traces: u64 = std::env::var("ESA_DIFF_TRACES")
         .ok()
@@ -177,18 +200,31 @@ fn p4_program_equals_the_reference_model_on_random_traces() {
         .unwrap_or(2000);
     let mut seen = std::collections::BTreeSet::new();
     let failures: Vec<String> = (0..traces)
-        .filter_map(|seed| run_trace(seed, 150, &compiled, &mut seen).err())
+        .filter_map(|seed| run_trace(seed, 150, &compiled, traffic, &mut seen).err())
         .take(3)
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     if traces >= 200 {
-        // every decision row, and a packet emitted
-        let missed: Vec<&str> = support::ROWS
-            .iter()
-            .chain(&["emitted"])
-            .copied()
-            .filter(|r| !seen.contains(r))
-            .collect();
+        let missed: Vec<&str> = rows.iter().copied().filter(|r| !seen.contains(r)).collect();
         assert!(missed.is_empty(), "the traces never reached {missed:?}");
     }
+}
+
+#[test]
+fn p4_program_equals_the_reference_model_on_random_traces() {
+    // every decision row, and a packet emitted
+    let mut rows = support::ROWS.to_vec();
+    rows.push("emitted");
+    differential(FLAT, &rows);
+}
+
+/// The rows of a job tree's switches (`docs/protocol.md` §9.3) a long run
+/// of tree traces must reach.
+const TREE_ROWS: [&str; 14] = [
+    "D0", "D1", "D1'", "D5'", "D5''", "D7", "D8", "D11", "U1", "U2", "L1", "L2", "P1", "P2 held",
+];
+
+#[test]
+fn p4_program_equals_the_reference_model_on_job_tree_traces() {
+    differential((random_tree_jobs, random_tree_packet), &TREE_ROWS);
 }

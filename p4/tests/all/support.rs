@@ -141,6 +141,93 @@ pub fn random_jobs(rng: &mut Rng, slots: usize) -> Vec<Job> {
     jobs
 }
 
+/// [`random_jobs`], each job given a random place on a tree of jobs
+/// across switches (`docs/protocol.md` §9): a rack's leaf (its PS port is
+/// the uplink; now and then a rack of one worker), the root (its workers'
+/// ports are its leaves; now and then a rack falling back below it), or
+/// flat; now and then without memory.
+pub fn random_tree_jobs(rng: &mut Rng, slots: usize) -> Vec<Job> {
+    let mut jobs = random_jobs(rng, slots);
+    for job in &mut jobs {
+        let aggregate = !rng.chance(0.15);
+        job.entry.tree = match rng.below(10) {
+            0..=3 => {
+                if rng.chance(0.25) {
+                    job.worker_ports.truncate(1);
+                    job.entry.fan_in = 1;
+                }
+                let root_fan_in = rng.range(2, 4) as u8;
+                TreeRole::Leaf {
+                    uplink: esa_core::job::Uplink {
+                        port: job.entry.ps_port,
+                        bit: rng.below(u64::from(root_fan_in)) as u8,
+                        root_fan_in,
+                    },
+                    aggregate,
+                }
+            }
+            4..=6 => TreeRole::Root {
+                aggregate,
+                racks: job.entry.fan_in + u8::from(rng.chance(0.2)),
+            },
+            _ => TreeRole::Flat,
+        };
+    }
+    jobs
+}
+
+/// [`random_packet`] for [`random_tree_jobs`]: what a leaf gets from above
+/// (the root's results in the job's header, pulls for either level), what
+/// a root gets from its leaves (racks' partials, parts and forwarded
+/// probes, workers' results) and from its PS (pulls for either level),
+/// and packets of the wrong level.
+pub fn random_tree_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
+    let (port, mut esa, zero_lanes, job) = random_header(rng, jobs);
+    let ps = port == job.entry.ps_port;
+    match job.entry.tree {
+        TreeRole::Flat => {}
+        TreeRole::Leaf { uplink, .. } => match esa.packet_type {
+            PacketType::Result if ps => {
+                esa.flags = esa.flags | Flags::UPPER;
+                esa.bitmap = (1u32 << uplink.root_fan_in) - 1;
+                esa.count = uplink.root_fan_in;
+                esa.fan_in = uplink.root_fan_in;
+                esa.worker = rng.below(4) as u8;
+            }
+            PacketType::Pull if rng.chance(0.3) => esa.flags = esa.flags | Flags::UPPER,
+            PacketType::Data if rng.chance(0.05) => esa.flags = esa.flags | Flags::UPPER,
+            _ => {}
+        },
+        TreeRole::Root { racks, .. } => match esa.packet_type {
+            PacketType::Data if !ps && rng.chance(0.2) => {
+                // A leaf's part or forwarded probe, naming its rack.
+                esa.packet_type = [
+                    PacketType::Fallback,
+                    PacketType::Evicted,
+                    PacketType::Flush,
+                    PacketType::Probe,
+                ][rng.below(4) as usize];
+                esa.bitmap = 1 << rng.below(3);
+                esa.flags = Flags(rng.below(0x80) as u8);
+            }
+            PacketType::Data if !rng.chance(0.05) => {
+                esa.flags = esa.flags | Flags::UPPER;
+                esa.fan_in = racks;
+            }
+            PacketType::Result => {
+                esa.flags = esa.flags | Flags::UPPER;
+                if !ps {
+                    // A worker of some rack answering a QUERY.
+                    esa.worker = rng.below(8) as u8;
+                }
+            }
+            PacketType::Pull if rng.chance(0.5) => esa.flags = esa.flags | Flags::UPPER,
+            _ => {}
+        },
+    }
+    random_frame(rng, port, esa, zero_lanes, lanes)
+}
+
 /// Whether `port` gets an egress host entry: some ports have none, so their
 /// copies keep the addresses they came with.
 pub fn has_host_entry(port: u16) -> bool {
@@ -161,6 +248,13 @@ pub fn host(port: u16) -> (MacAddr, Ipv4Addr) {
 /// or worker, truncated frames, bad checksum, version and type, non-IPv4,
 /// padding).
 pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>) {
+    let (port, esa, zero_lanes, _) = random_header(rng, jobs);
+    random_frame(rng, port, esa, zero_lanes, lanes)
+}
+
+/// A packet's ingress port and header as [`random_packet`] draws them,
+/// whether its lanes are zero, and its job.
+fn random_header<'a>(rng: &mut Rng, jobs: &'a [Job]) -> (u16, EsaRepr, bool, &'a Job) {
     let job = &jobs[rng.below(jobs.len() as u64) as usize];
     let worker = rng.below(job.worker_ports.len() as u64) as u8;
     let mut port = job.worker_ports[usize::from(worker)];
@@ -260,6 +354,18 @@ pub fn random_packet(rng: &mut Rng, jobs: &[Job], lanes: usize) -> (u16, Vec<u8>
         },
         _ => {}
     }
+    (port, esa, zero_lanes, job)
+}
+
+/// The frame of `esa` from `port` with random lanes (zero for
+/// `zero_lanes`), now and then damaged.
+fn random_frame(
+    rng: &mut Rng,
+    port: u16,
+    esa: EsaRepr,
+    zero_lanes: bool,
+    lanes: usize,
+) -> (u16, Vec<u8>) {
     let values: Vec<i32> = (0..lanes)
         .map(|_| {
             if zero_lanes {
