@@ -11,7 +11,10 @@
 //! Besides the per-job report of the other fabrics, each variant gets the
 //! cluster figures of [`ClusterStats`]; a job's slowdown is its JCT over
 //! the JCT it has alone on the same fabric (simulated once per distinct
-//! job shape and reused).
+//! job shape and reused). With a `[topology]` the fabric is racks under
+//! spines (`esa_core::sim::LeafSpine`), each job placed as
+//! [`crate::topology`] decided, and [`RackStats`] adds the spine links'
+//! bytes and each level's share.
 
 use std::collections::HashMap;
 use std::time::Instant;
