@@ -399,6 +399,12 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
                 ("ps_port", j.ps),
                 ("slot_base", j.slot_base),
                 ("slot_mask", j.slot_mask),
+                // a flat job: on no tree, aggregating
+                ("tree_role", 0),
+                ("aggregate", 1),
+                ("racks", 0),
+                ("uplink_port", 0),
+                ("uplink_bit", 0),
             ],
         ));
         out.push(table_entry(
@@ -411,6 +417,8 @@ pub fn expected(jobs: &[ExpectedJob]) -> BTreeMap<Vec<u8>, p4v1::Entity> {
                 ("fan_in", fan_in),
                 ("slot_base", j.slot_base),
                 ("slot_mask", j.slot_mask),
+                ("tree_role", 0),
+                ("uplink_bit", 0),
             ],
         ));
         let mut members = j.workers.clone();
