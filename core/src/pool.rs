@@ -803,19 +803,29 @@ impl Pool {
         if esa.slot > job.slot_mask {
             return self.drop_packet(job_id, DropReason::BadSlot);
         }
+        let index = (usize::from(job.slot_base) + usize::from(esa.slot)) & (self.config.slots - 1);
         if from_leaf && (esa.packet_type.is_part() || esa.packet_type == PacketType::Probe) {
             // U1: the leaf's part or probe, for the PS, which reads the
-            // rack from it.
+            // rack from it. A probe whose rack's partial waits in this
+            // slot says so (HELD), as a leaf's does (P2'): the worker is
+            // waiting for a slow rack, not for a lost packet.
+            let mut packet = Packet::new(frame, self.config.lanes);
+            let s = &self.slots;
+            if esa.packet_type == PacketType::Probe
+                && s.key[index] != 0
+                && Key(s.key[index]).same_chunk(esa.key)
+                && s.flags[index] & SLOT_COMPLETE == 0
+                && s.bitmap[index] & 1u32.checked_shl(u32::from(esa.worker)).unwrap_or(0) != 0
+            {
+                packet.flags = packet.flags | Flags::HELD;
+            }
             self.job_counters(job_id).parts_relayed += 1;
             return Decision {
                 outcome: Outcome::PartRelayed,
                 rule: "U1",
-                emit: Some(
-                    Packet::new(frame, self.config.lanes).emit(Destination::Port(job.ps_port)),
-                ),
+                emit: Some(packet.emit(Destination::Port(job.ps_port))),
             };
         }
-        let index = (usize::from(job.slot_base) + usize::from(esa.slot)) & (self.config.slots - 1);
         let now = now_us & TIMESTAMP_MASK;
         let mut packet = Packet::new(frame, self.config.lanes);
         let relay = Destination::GroupExcept {

@@ -179,7 +179,11 @@ control Aggregation(inout headers_t hdr,
 
         if (meta.from_child == 1 && (part || hdr.esa.packet_type == TYPE_PROBE)) {
             // U1: a leaf's part or probe, for the PS, which reads the rack
-            // from it.
+            // from it. A probe whose rack's partial waits here says so.
+            if (hdr.esa.packet_type == TYPE_PROBE && same && !complete
+                    && (s_bitmap & (32w1 << hdr.esa.worker)) != 0) {
+                hdr.esa.flags = hdr.esa.flags | FLAG_HELD;
+            }
             to_port(meta.job.ps_port);
             parts_relayed.count(job);
         } else if (hdr.esa.packet_type == TYPE_PULL && root

@@ -290,6 +290,28 @@ fn a_probe_after_the_partial_went_up_is_forwarded_held_with_the_rack() {
     assert_eq!(d.emit.unwrap().frame, frame(1, want, &[0; 4]));
 }
 
+#[test]
+fn a_root_marks_a_probe_whose_racks_partial_it_holds() {
+    let mut pool = root(TreeRole::root(3));
+    process(&mut pool, 22, partial(1, 9), &[1; 4]);
+    let probe = |rack: u8| EsaRepr {
+        packet_type: PacketType::Probe,
+        worker: rack,
+        ..data(0, 9, Flags::NONE)
+    };
+    // Rack 1's partial waits here for rack 2's: its worker's probe is HELD.
+    let d = process(&mut pool, 22, probe(1), &[0; 4]);
+    assert_eq!(d.rule, "U1");
+    let want = EsaRepr {
+        flags: Flags::HELD,
+        ..probe(1)
+    };
+    assert_eq!(d.emit.unwrap().frame, frame(22, want, &[0; 4]));
+    // Rack 2's is not here.
+    let d = process(&mut pool, 23, probe(2), &[0; 4]);
+    assert_eq!(d.emit.unwrap().frame, frame(23, probe(2), &[0; 4]));
+}
+
 /// The PS's PULL for `seq`, `UPPER` for the root's slot.
 fn pull(seq: u16, flags: Flags) -> EsaRepr {
     EsaRepr {
