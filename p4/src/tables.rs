@@ -56,9 +56,7 @@ pub struct TableSpec {
     pub ternary_slot: bool,
 }
 
-/// `set_job`'s parameters and widths: the v1model program's; the TNA
-/// program's are the first seven (it has no job trees yet,
-/// `docs/protocol.md` §9).
+/// `set_job`'s parameters and widths (both programs).
 const SET_JOB: &[(&str, u32)] = &[
     ("fan_in", 8),
     ("mode", 2),
@@ -74,8 +72,7 @@ const SET_JOB: &[(&str, u32)] = &[
     ("uplink_bit", 8),
 ];
 
-/// `set_route`'s parameters and widths: the v1model program's; the TNA
-/// program's are the first four.
+/// `set_route`'s parameters and widths (both programs).
 const SET_ROUTE: &[(&str, u32)] = &[
     ("ps_port", 9),
     ("fan_in", 8),
@@ -84,11 +81,6 @@ const SET_ROUTE: &[(&str, u32)] = &[
     ("tree_role", 2),
     ("uplink_bit", 8),
 ];
-
-/// How many of `set_job`'s and `set_route`'s parameters the TNA program
-/// has: those of a flat job.
-const TNA_SET_JOB: usize = 7;
-const TNA_SET_ROUTE: usize = 4;
 
 /// `set_host`'s parameters and widths (both programs).
 const SET_HOST: &[(&str, u32)] = &[("mac", 48), ("ip", 32)];
@@ -119,7 +111,7 @@ impl TableKind {
                     name: "EsaIngress.jobs",
                     key: &[("hdr.esa.job", 12)],
                     action: "EsaIngress.set_job",
-                    params: SET_JOB.split_at(TNA_SET_JOB).0,
+                    params: SET_JOB,
                     ternary_slot: true,
                 },
                 TableKind::JobPorts => TableSpec {
@@ -144,7 +136,7 @@ impl TableKind {
                     name: "EsaIngress.job_route",
                     key: &[("victim_job", 12)],
                     action: "EsaIngress.set_route",
-                    params: SET_ROUTE.split_at(TNA_SET_ROUTE).0,
+                    params: SET_ROUTE,
                     ternary_slot: false,
                 },
                 TableKind::EgressHost => TableSpec {
@@ -389,22 +381,24 @@ impl TableEntry {
     }
 
     /// The entry's table in `arch`'s program; an error when that program
-    /// has no such table, or cannot hold the entry (a job tree's entry on
-    /// TNA, which aggregates flat jobs only so far).
+    /// has no such table, or cannot serve the entry: the TNA program runs
+    /// a tree's root with memory (`docs/protocol.md` §9.3, U1, U2) but not
+    /// yet a leaf's rows nor a root without memory (§9.6).
     pub fn spec_in(&self, arch: Arch) -> Result<TableSpec, String> {
         let spec = self
             .table()
             .spec_for(arch)
             .ok_or_else(|| format!("the {arch} program has no {:?} table", self.table()))?;
-        let tree = match self {
-            TableEntry::Job(k, e) => (e.tree != TreeRole::Flat).then_some(k.job),
-            TableEntry::JobRoute(k, r) => (r.tree_role != 0).then_some(k.job),
-            _ => None,
-        };
-        match tree {
-            Some(job) if spec.params.len() < self.param_values().len() => Err(format!(
-                "job {job}: the {arch} program does not aggregate across switches (docs/protocol.md §9)"
-            )),
+        match self {
+            TableEntry::Job(k, e)
+                if arch == Arch::Tna
+                    && (matches!(e.tree, TreeRole::Leaf { .. }) || !e.tree.aggregates()) =>
+            {
+                Err(format!(
+                    "job {}: the {arch} program does not run a tree's leaf or a level without memory (docs/protocol.md §9)",
+                    k.job
+                ))
+            }
             _ => Ok(spec),
         }
     }
@@ -421,9 +415,7 @@ impl TableEntry {
         }
     }
 
-    /// Action parameter values, in [`TableSpec::params`] order: the
-    /// v1model program's, of which the TNA program's are a prefix (a flat
-    /// job's: [`TableEntry::spec_in`] refuses a tree's on TNA).
+    /// Action parameter values, in [`TableSpec::params`] order.
     pub fn param_values(&self) -> Vec<u64> {
         match *self {
             TableEntry::Job(_, a) => {
@@ -470,19 +462,9 @@ impl TableEntry {
         params: &[u64],
     ) -> Result<TableEntry, String> {
         let spec = table.spec();
-        // A TNA program's jobs and routes have a flat job's parameters,
-        // a prefix of the v1model program's.
-        let prefix = match table {
-            TableKind::Jobs => TNA_SET_JOB,
-            TableKind::JobRoute => TNA_SET_ROUTE,
-            _ => spec.params.len(),
-        };
-        if key.len() != spec.key.len()
-            || (params.len() != spec.params.len() && params.len() != prefix)
-        {
+        if key.len() != spec.key.len() || params.len() != spec.params.len() {
             return Err(format!("{}: wrong number of fields", spec.name));
         }
-        let param = |i: usize| params.get(i).copied().unwrap_or(0);
         Ok(match table {
             TableKind::Jobs => TableEntry::Job(
                 JobKey {
@@ -496,7 +478,9 @@ impl TableEntry {
                     ps_port: narrow(params[4], "ps_port")?,
                     slot_base: narrow(params[5], "slot_base")?,
                     slot_mask: narrow(params[6], "slot_mask")?,
-                    tree: tree_from_values(param(7), param(8), param(9), param(10), param(11))?,
+                    tree: tree_from_values(
+                        params[7], params[8], params[9], params[10], params[11],
+                    )?,
                 },
             ),
             TableKind::JobPorts => TableEntry::JobPort(JobPortKey {
@@ -517,8 +501,8 @@ impl TableEntry {
                     fan_in: narrow(params[1], "fan_in")?,
                     slot_base: narrow(params[2], "slot_base")?,
                     slot_mask: narrow(params[3], "slot_mask")?,
-                    tree_role: narrow(param(4), "tree_role")?,
-                    uplink_bit: narrow(param(5), "uplink_bit")?,
+                    tree_role: narrow(params[4], "tree_role")?,
+                    uplink_bit: narrow(params[5], "uplink_bit")?,
                 },
             ),
             TableKind::EgressHost => TableEntry::EgressHost(
@@ -772,15 +756,19 @@ mod tests {
             let back = TableEntry::from_values(e.table(), &e.key_values(), &e.param_values());
             assert_eq!(back, Ok(e));
         }
-        // A TNA program's entries (a flat job's parameters) read back too;
-        // a tree's entry is refused on TNA.
+        // A flat job's entry is missing a tree's fields.
         let values = flat.param_values();
         let back = TableEntry::from_values(TableKind::Jobs, &flat.key_values(), &values[..7]);
-        assert_eq!(back, Ok(flat));
+        assert!(back.is_err());
+        // The TNA program runs a root with memory; a leaf and a level
+        // without memory are refused there.
         assert!(flat.spec_in(Arch::Tna).is_ok());
-        let err = trees[0].spec_in(Arch::Tna).unwrap_err();
-        assert!(err.contains("does not aggregate across switches"), "{err}");
-        assert!(trees[0].spec_in(Arch::V1model).is_ok());
+        assert!(trees[2].spec_in(Arch::Tna).is_ok());
+        for refused in [trees[0], trees[1], trees[3]] {
+            let err = refused.spec_in(Arch::Tna).unwrap_err();
+            assert!(err.contains("does not run a tree's leaf"), "{err}");
+            assert!(refused.spec_in(Arch::V1model).is_ok());
+        }
     }
 
     #[test]

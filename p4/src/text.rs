@@ -130,7 +130,7 @@ mod tests {
         let tna = stf_add(Arch::Tna, &job_entries(Arch::Tna, 1, &ENTRY, &[])[1]).unwrap();
         assert_eq!(
             tna,
-            "add EsaIngress.jobs 1 hdr.esa.job:1 hdr.esa.slot:0x0000&&&0xfff0 EsaIngress.set_job(fan_in:3, mode:0, max_priority:7, mcast_group:1, ps_port:10, slot_base:0, slot_mask:15)"
+            "add EsaIngress.jobs 1 hdr.esa.job:1 hdr.esa.slot:0x0000&&&0xfff0 EsaIngress.set_job(fan_in:3, mode:0, max_priority:7, mcast_group:1, ps_port:10, slot_base:0, slot_mask:15, tree_role:0, aggregate:1, racks:0, uplink_port:0, uplink_bit:0)"
         );
         let host = host_entry(3, MacAddr([2, 0, 0, 0, 0, 3]), Ipv4Addr([10, 0, 0, 3]));
         assert_eq!(
@@ -153,7 +153,7 @@ mod tests {
         let jobs = cli_add(Arch::Tna, &job_entries(Arch::Tna, 5, &ENTRY, &[])[1]).unwrap();
         assert_eq!(
             jobs,
-            "table_add EsaIngress.jobs EsaIngress.set_job 5 0x0000&&&0xfff0 => 3 0 7 1 10 0 15 1"
+            "table_add EsaIngress.jobs EsaIngress.set_job 5 0x0000&&&0xfff0 => 3 0 7 1 10 0 15 0 1 0 0 0 1"
         );
         assert_eq!(
             group_commands(2, &[1, 4], 1),

@@ -1,7 +1,9 @@
 // ESA: preemptive, priority-based in-network aggregation — the Tofino 1
 // (TNA) top. docs/protocol.md is the specification; p4/include/aggregation.p4
 // (the v1model program) and esa_core::pool implement the same rows D1..D12,
-// R1, R2, Q1, A1, P1, P2, L1, L2. p4/tna/README.md explains the stage
+// R1, R2, Q1, A1, P1, P2, L1, L2, and a job tree's root's (docs/protocol.md
+// 9.3: U1, U2, UPPER on what it builds, 9.6's sum to the PS; a leaf's rows
+// are not here yet, and tables.rs refuses a leaf's entry). p4/tna/README.md explains the stage
 // layout, what each register holds, and where this program differs from the
 // v1model one (also listed in docs/protocol.md, "On Tofino").
 //
@@ -154,6 +156,14 @@ struct ig_meta_t {
     bit<5>       row;         // ROW_* (ROW_NONE: no row counted)
     bit<16>      row_idx;     // job ++ row: job_rows' index, one field
     bit<1>       evict_route; // EVICTED must look up the victim's job
+    bit<9>       from_ps;     // ingress port ^ ps_port: 0 on the PS's port
+    bit<16>      level;       // FLAG_UPPER at a tree's root, else 0 (docs/protocol.md 9.2)
+    bit<16>      m_lvl;       // m_old | level: a slot's flags as the level sends them
+    bit<8>       racks_diff;  // fan_in - racks: negative when a rack falls back (9.6)
+    bit<2>       victim_role; // EVICTED: the victim job's tree role
+    bit<8>       victim_bit;  // EVICTED: the victim job's uplink bit
+    bit<1>       tree_row;    // count tree_idx in tree_rows
+    bit<13>      tree_idx;    // job ++ (0 parts_relayed, 1 pulls_relayed)
 }
 
 struct eg_meta_t {
@@ -195,6 +205,11 @@ parser EsaIngressParser(packet_in pkt,
         meta.verdict = VERDICT_DROP;
         meta.evict_route = 0;
         meta.route_ok = 0;
+        meta.job.tree_role = TREE_FLAT;  // when no job entry matched
+        meta.level = 0;
+        meta.racks_diff = 0;
+        meta.victim_role = TREE_FLAT;
+        meta.tree_row = 0;
         meta.worker_diff = 0x80;
         meta.count_global = 0;
         meta.global_idx = 0;
@@ -394,10 +409,22 @@ control EsaIngress(inout headers_t hdr,
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
     Counter<bit<32>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
+    // A root's U1 and U2 (docs/protocol.md 9.3): job ++ 0 parts_relayed,
+    // job ++ 1 pulls_relayed. Apart from job_rows: two more rows there
+    // would double it, and stage 10 (beside four lanes) cannot hold that.
+    Counter<bit<64>, bit<13>>(ESA_MAX_JOBS * 2, CounterType_t.PACKETS) tree_rows;
 
     // ---- stage 0: admission lookups ---------------------------------------
     action set_job(bit<8> fan_in, bit<2> mode, bit<4> max_priority, bit<16> mcast_group,
-                   PortId_t ps_port, bit<16> slot_base, bit<16> slot_mask) {
+                   PortId_t ps_port, bit<16> slot_base, bit<16> slot_mask,
+                   bit<2> tree_role, bit<1> aggregate, bit<8> racks,
+                   PortId_t uplink_port, bit<8> uplink_bit) {
+        meta.job.tree_role = tree_role;
+        meta.job.aggregate = aggregate;
+        meta.job.racks = racks;
+        meta.job.uplink_port = uplink_port;
+        meta.job.uplink_bit = uplink_bit;
+        meta.from_ps = ig_intr_md.ingress_port ^ ps_port;
         meta.job.fan_in = fan_in;
         meta.job.mode = mode;
         meta.job.max_priority = max_priority;
@@ -527,6 +554,21 @@ control EsaIngress(inout headers_t hdr,
     }
 
     // ---- stage 1 ----------------------------------------------------------
+    action set_level(bit<16> level) {
+        meta.level = level;
+    }
+    // The flag of what the switch builds from a slot: UPPER at a tree's
+    // root (by lookup: an action's shift of tree_role would take two).
+    table level_info {
+        key = { meta.job.tree_role: exact; }
+        actions = { set_level; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            TREE_ROOT: set_level(8w0 ++ FLAG_UPPER);
+        }
+    }
+
     action set_fan_in_info(bit<32> full, bit<32> init) {
         meta.full = full;
         meta.init = init;
@@ -968,7 +1010,8 @@ control EsaIngress(inout headers_t hdr,
 // (The key takes only the bits its fields use: 58 bits, two TCAM blocks
 // wide; whole fields took three, and one of the four tables went to stage 4.)
 #define STEP_ADD(w, add) (TYPE_DATA, (bit<4>)INTENT_NONE, DM_FIRST, 0, PENDING_WORKER(w), (bit<4>)P_LO, _): add;
-#define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, probe, add, claim, held) \
+#define STEP_ENTRIES(result, flush_new, flush_old, evict, peek, pull_peek, probe, add, claim, \
+                     held)                                                      \
         const entries = {                                                       \
             (TYPE_RESULT, _, _, _, _, _, (bit<4>)P_LO, _): result;              \
             (TYPE_DATA, (bit<4>)INTENT_FLUSH, _, _, _, _, (bit<4>)P_LO, 1): flush_new; \
@@ -977,7 +1020,7 @@ control EsaIngress(inout headers_t hdr,
             (TYPE_DATA, (bit<4>)INTENT_EVICT, _, _, _, _, _, _): evict;         \
             (TYPE_DATA, (bit<4>)INTENT_STALE, _, _, _, _, _, _): evict;         \
             (TYPE_DATA, (bit<4>)INTENT_NONE, DM_RESEND, _, _, _, (bit<4>)P_LO, _): peek; \
-            (TYPE_PULL, (bit<4>)INTENT_NONE, _, _, _, _, (bit<4>)P_LO, _): peek; \
+            (TYPE_PULL, (bit<4>)INTENT_NONE, _, _, _, _, (bit<4>)P_LO, _): pull_peek; \
             (TYPE_PROBE, (bit<4>)INTENT_NONE, _, _, _, _, (bit<4>)P_LO, _): probe; \
             STEP_ADD(0, add) STEP_ADD(1, add) STEP_ADD(2, add) STEP_ADD(3, add) \
             STEP_ADD(4, add) STEP_ADD(5, add) STEP_ADD(6, add) STEP_ADD(7, add) \
@@ -1011,6 +1054,11 @@ control EsaIngress(inout headers_t hdr,
         meta.b_pred = bitmap_or_cmp.execute(meta.index);
         meta.lane_op = LOP_READ;
     }
+    // A PULL's first pass: whether the chunk is complete; the lanes stay
+    // out of the packet, which a root relays as it came (U2).
+    action b_pull_peek() {
+        meta.b_pred = bitmap_or_cmp.execute(meta.index);
+    }
     action b_probe() {
         meta.b_old = bitmap_probe.execute(meta.index);
     }
@@ -1024,12 +1072,12 @@ control EsaIngress(inout headers_t hdr,
     }
     table bitmap_step {
         STEP_KEY
-        actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_probe; b_swap;
-                    b_claim; NoAction; }
+        actions = { b_full; b_or_add; b_flush_add; b_flush_read; b_peek; b_pull_peek; b_probe;
+                    b_swap; b_claim; NoAction; }
         const default_action = NoAction();
         size = 48;
-        STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(), b_probe(),
-                     b_or_add(), b_claim(), NoAction())
+        STEP_ENTRIES(b_full(), b_flush_add(), b_flush_read(), b_swap(), b_peek(), b_pull_peek(),
+                     b_probe(), b_or_add(), b_claim(), NoAction())
     }
 
     action k_read() {
@@ -1043,7 +1091,7 @@ control EsaIngress(inout headers_t hdr,
         actions = { k_read; k_swap; NoAction; }
         const default_action = NoAction();
         size = 48;
-        STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(), NoAction(),
+        STEP_ENTRIES(NoAction(), k_read(), k_read(), k_swap(), k_read(), k_read(), NoAction(),
                      k_read(), k_swap(), k_read())
     }
 
@@ -1059,7 +1107,7 @@ control EsaIngress(inout headers_t hdr,
         const default_action = NoAction();
         size = 48;
         STEP_ENTRIES(NoAction(), NoAction(), NoAction(), ts_touch(), NoAction(), NoAction(),
-                     ts_touch(), ts_touch(), ts_stale())
+                     NoAction(), ts_touch(), ts_touch(), ts_stale())
     }
 
     action m_swap() {
@@ -1076,7 +1124,7 @@ control EsaIngress(inout headers_t hdr,
         actions = { m_swap; m_or; m_read; NoAction; }
         const default_action = NoAction();
         size = 48;
-        STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(), NoAction(),
+        STEP_ENTRIES(m_swap(), m_read(), m_read(), m_swap(), m_read(), m_read(), NoAction(),
                      m_or(), m_swap(), NoAction())
     }
 
@@ -1087,7 +1135,10 @@ control EsaIngress(inout headers_t hdr,
 
     // Where an evicted partial goes: its own job's PS (looked up by the
     // victim's job, read from slot_key in stage 3).
-    action set_route(PortId_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask) {
+    action set_route(PortId_t ps_port, bit<8> fan_in, bit<16> slot_base, bit<16> slot_mask,
+                     bit<2> tree_role, bit<8> uplink_bit) {
+        meta.victim_role = tree_role;
+        meta.victim_bit = uplink_bit;
         ig_tm_md.ucast_egress_port = ps_port;
         hdr.esa.fan_in = fan_in;
         meta.route_ok = 1;
@@ -1159,11 +1210,11 @@ control EsaIngress(inout headers_t hdr,
     }
 #define WELL_FORMED true, 0, 1, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
 #define ADMIT_TYPE(t)                                                           \
-            (WELL_FORMED, t, 0, _, _, _, _, _): a_unknown_job();                \
-            (WELL_FORMED, t, _, 0, _, _, _, _): a_unknown_job();                \
-            (WELL_FORMED, t, _, _, 0, _, _, _): a_job_drop(DROP_BAD_PORT);
+            (WELL_FORMED, t, 0, _, _, _, _, _, _, _, _): a_unknown_job();           \
+            (WELL_FORMED, t, _, 0, _, _, _, _, _, _, _): a_unknown_job();           \
+            (WELL_FORMED, t, _, _, 0, _, _, _, _, _, _): a_job_drop(DROP_BAD_PORT);
 #define ADMIT_SLOT(t)                                                           \
-            (WELL_FORMED, t, _, _, _, _, 0, _): a_job_drop(DROP_BAD_SLOT);
+            (WELL_FORMED, t, _, _, _, _, 0, _, _, _, _): a_job_drop(DROP_BAD_SLOT);
     table admission {
         key = {
             hdr.esa.isValid(): exact @name("esa_valid");
@@ -1179,13 +1230,16 @@ control EsaIngress(inout headers_t hdr,
             meta.sender_ok: ternary;
             meta.slot_ok: ternary;
             meta.data_mode: ternary;
+            meta.job.tree_role: ternary;
+            meta.from_ps: ternary;
+            hdr.esa.flags: ternary @name("flags");
         }
         actions = { a_not_esa; a_malformed; a_unknown_job; a_job_drop; a_admit; }
         const default_action = a_malformed();
         size = 64;
         const entries = {
-            (false, 0, _, _, _, _, _, _, _, _, _, _, _): a_not_esa();
-            (false, _, _, _, _, _, _, _, _, _, _, _, _): a_malformed();
+            (false, 0, _, _, _, _, _, _, _, _, _, _, _, _, _, _): a_not_esa();
+            (false, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): a_malformed();
             ADMIT_TYPE(TYPE_DATA)
             ADMIT_TYPE(TYPE_RESULT)
             ADMIT_TYPE(TYPE_FALLBACK)
@@ -1196,12 +1250,23 @@ control EsaIngress(inout headers_t hdr,
             ADMIT_TYPE(TYPE_PENDING)
             ADMIT_TYPE(TYPE_MISSING)
             ADMIT_TYPE(TYPE_PULL)
-            (WELL_FORMED, TYPE_DATA, _, _, _, 0, _, _): a_job_drop(DROP_SPOOFED);
-            (WELL_FORMED, TYPE_PROBE, _, _, _, 0, _, _): a_job_drop(DROP_SPOOFED);
-            (WELL_FORMED, TYPE_RESULT, _, _, _, 0, _, _): a_job_drop(DROP_SPOOFED);
-            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
-            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
-            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            // A root's RESULT from a child port is admitted by port; so are
+            // its leaves' parts (U1). A root's job entry matched, so the
+            // slot is in range. (docs/protocol.md 9.3)
+            (WELL_FORMED, TYPE_RESULT, _, _, _, 0, _, _, TREE_ROOT, 0, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _, _, TREE_ROOT, 0, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _, _, TREE_ROOT, 0, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _, TREE_ROOT, 0, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, 0, _, _, _, _, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, 0, _, _, _, _, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, 0, _, _, _, _, _): a_job_drop(DROP_SPOOFED);
+            (WELL_FORMED, TYPE_FALLBACK, _, _, _, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
+            (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _, _, _, _): a_job_drop(DROP_BAD_TYPE);
             ADMIT_SLOT(TYPE_DATA)
             ADMIT_SLOT(TYPE_RESULT)
             ADMIT_SLOT(TYPE_QUERY)
@@ -1209,17 +1274,27 @@ control EsaIngress(inout headers_t hdr,
             ADMIT_SLOT(TYPE_PENDING)
             ADMIT_SLOT(TYPE_MISSING)
             ADMIT_SLOT(TYPE_PULL)
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
-            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, DM_NONE): a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, DM_NONE, _, _, _): a_job_drop(DROP_BAD_WORKER);
+            // A root's leaves forward probes that name the rack in worker
+            // and the worker in bitmap (U1): not checked against fan_in.
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, DM_NONE, TREE_ROOT, 0, _):
+                a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, DM_NONE, _, _, _): a_job_drop(DROP_BAD_WORKER);
+            // A worker's DATA at a root, a rack's partial (UPPER) elsewhere.
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, _, TREE_ROOT, _, 0 &&& FLAG_UPPER):
+                a_job_drop(DROP_BAD_WORKER);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, _, 0 &&& TREE_ROOT, _, FLAG_UPPER &&& FLAG_UPPER):
+                a_job_drop(DROP_BAD_WORKER);
             // data_rx counts a DATA in its first pass only.
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, DM_PASS2): a_admit(0);
-            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, _): a_admit(1);
-            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_PENDING, _, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_MISSING, _, _, _, _, _, _): a_admit(0);
-            (WELL_FORMED, TYPE_PULL, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, DM_PASS2, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_DATA, _, _, _, _, _, _, _, _, _): a_admit(1);
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_QUERY, _, _, _, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PROBE, _, _, _, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PENDING, _, _, _, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_MISSING, _, _, _, _, _, _, _, _, _): a_admit(0);
+            (WELL_FORMED, TYPE_PULL, _, _, _, _, _, _, _, _, _): a_admit(0);
         }
     }
 
@@ -1338,7 +1413,7 @@ control EsaIngress(inout headers_t hdr,
         meta.to_ps = to_ps;
     }
     action d_reemit() {
-        RESULT_FROM_SLOT(meta.m_old[7:0])
+        RESULT_FROM_SLOT(meta.m_lvl[7:0])
         SET_ROW(ROW_REEMITTED)
     }
     // D10 / D11 (pass 2): the packet carries the victim's partial.
@@ -1393,6 +1468,43 @@ control EsaIngress(inout headers_t hdr,
         meta.resub.victim = meta.chunk;
         ig_dprsr_md.resubmit_type = 1;
     }
+    // U1 (docs/protocol.md 9.3): a root relays its leaves' parts and probes
+    // to the PS unchanged; they name the rack, which the PS reads.
+    action d_parts_relay() {
+        ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.tree_row = 1;
+        meta.tree_idx = meta.job_id ++ 1w0;
+    }
+    // U2: the PS's pull for the leaves' slots, relayed down.
+    action d_relay_pull() {
+        ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        meta.bridge.prune = 1;
+        meta.tree_row = 1;
+        meta.tree_idx = meta.job_id ++ 1w1;
+    }
+    // D1 at a root that lacks a falling-back rack (9.6): the sum goes to the
+    // PS as a part over the job's racks.
+    action d_complete_short() {
+        RESULT_FROM_SLOT(meta.f_d1[7:0])
+        hdr.esa.packet_type = TYPE_FALLBACK;
+        hdr.esa.fan_in = meta.job.racks;
+        SET_ROW(ROW_COMPLETED)
+        meta.to_ps = 1;
+    }
+// from_ps != 0 as ternary entries: one per bit that can be set.
+#define U1_ENTRY(t, b)                                                          \
+            (t, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, (9w1 << b) &&& (9w1 << b), _, _): \
+                d_parts_relay();
+#define U1_ENTRIES(t)                                                           \
+            U1_ENTRY(t, 0)                                                      \
+            U1_ENTRY(t, 1)                                                      \
+            U1_ENTRY(t, 2)                                                      \
+            U1_ENTRY(t, 3)                                                      \
+            U1_ENTRY(t, 4)                                                      \
+            U1_ENTRY(t, 5)                                                      \
+            U1_ENTRY(t, 6)                                                      \
+            U1_ENTRY(t, 7)                                                      \
+            U1_ENTRY(t, 8)
     table decide {
         key = {
             hdr.esa.packet_type: ternary;
@@ -1408,70 +1520,104 @@ control EsaIngress(inout headers_t hdr,
             meta.job.mode: ternary;
             meta.bit_held: ternary;
             hdr.esa.flags[0:0]: ternary @name("resend");
+            meta.job.tree_role: ternary;
+            meta.from_ps: ternary;
+            hdr.esa.flags: ternary @name("flags");
+            meta.racks_diff[7:7]: ternary @name("racks_short");
         }
         actions = {
+            d_parts_relay; d_relay_pull; d_complete_short;
             d_relay; d_pending; d_probe_to_ps; d_bad_worker; d_fallback; d_collision; d_absorb;
             d_flush; d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit;
             d_resubmit_flush; d_resubmit_slot_flush; NoAction;
         }
         const default_action = NoAction();
-        size = 64;
+        size = 128;
         const entries = {
             // type, intent, data_mode, in range, t_hit, w_new, o_pred, b_pred,
-            // ts_pred, higher, mode, bit_held, resend
-            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
-            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
-            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
-            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            // ts_pred, higher, mode, bit_held, resend, tree_role, from_ps,
+            // flags, racks_short
+            // U1: a part or probe from a root's child port (from_ps != 0).
+            U1_ENTRIES(TYPE_FALLBACK)
+            U1_ENTRIES(TYPE_EVICTED)
+            U1_ENTRIES(TYPE_FLUSH)
+            U1_ENTRIES(TYPE_PROBE)
+            // U2: the PS's pull for the leaves' slots; a pull for a root's
+            // slot (UPPER) elsewhere is not for this level (L2)
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, _, 0 &&& FLAG_UPPER, _):
+                d_relay_pull();
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, 0 &&& TREE_ROOT, _, FLAG_UPPER &&& FLAG_UPPER, _):
+                d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
+            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
+            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
             // a PROBE: P1 if the chunk in the slot holds the worker's bit and
             // the probe is not repeated (RESEND); else P2, HELD if only the
             // RESEND kept it from P1
-            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _, _): d_bad_worker();
-            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, 0): d_pending();
-            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, _): d_probe_to_ps(FLAG_HELD);
-            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps(0);
+            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, 0, _, _, _, _): d_pending();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, _, _, _, _, _): d_probe_to_ps(FLAG_HELD);
+            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps(0);
             // a PULL: L1 in two passes if the chunk in the slot is not complete
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _): d_flush(ROW_PULLED);
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _, _): d_resubmit_slot_flush(0);
-            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_flush(ROW_PULLED);
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_resubmit_slot_flush(0);
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
             // pass 2
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _): d_flush(ROW_FLUSHED);
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
-            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _, _): d_preempt();
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_flush(ROW_FLUSHED);
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_preempt();
             // pass 1, resends: D5 (atp: a FLUSH of the complete sum), D2, D8
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _):
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _, _, _, _, _):
                 d_resubmit_slot_flush(8w0 ++ FLAG_RESEND);
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _): d_reemit();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _, _): d_resubmit_flush();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _): d_reemit();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_resubmit_flush();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
-            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, 0, P_LO, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, P_LO, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            // a root whose racks are not all in its fan-in: the sum to the
+            // PS, which adds the racks that fall back (docs/protocol.md 9.6)
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_ROOT, _, _, 1):
+                d_complete_short();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _, _, _, _, _):
                 d_complete(1);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _):
                 d_complete(0);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _, _): d_absorb(ROW_CLAIMED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_CLAIMED);
             // stale reclaim (D10) is not atp's
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _, _, _, _, _, _):
                 d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _, _, _, _, _, _):
                 d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _, _, _, _, _, _):
                 d_resubmit(INTENT_EVICT);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _, _): d_collision();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _, _, _, _, _, _): d_collision();
         }
     }
 
     // The row counter, pinned beside the lanes of stage 10 (left to itself
     // the compiler put it in a 13th stage; in stage 7, beside job_route,
     // it pushed a lane out).
+    action count_tree_row() {
+        tree_rows.count(meta.tree_idx);
+    }
+    table tree_row_counter {
+        key = { meta.tree_row: exact; }
+        actions = { count_tree_row; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 2;
+        const entries = {
+            1: count_tree_row();
+        }
+    }
+
     action count_row() {
         job_rows.count(meta.row_idx);
     }
@@ -1536,6 +1682,8 @@ control EsaIngress(inout headers_t hdr,
         if (meta.slot_ok == 1) {
             // DATA and RESULT need the full bitmap (R1 writes it).
             fan_in_info.apply();
+            level_info.apply();
+            meta.racks_diff = meta.job.fan_in - meta.job.racks;
         }
         if (meta.slot_ok == 1 && meta.port_ok == 1 && meta.data_mode != DM_NONE) {
             // worker - fan_in: negative (bit 7) when the worker is in
@@ -1594,8 +1742,12 @@ control EsaIngress(inout headers_t hdr,
         if (meta.verdict == VERDICT_AGGREGATE) {
             meta.b_or = meta.b_old | meta.wbit;
             meta.victim_chunk = meta.k_old & 0x0fffffff;
-            meta.f_d1 = meta.m_old | meta.m_ovf;
-            meta.f_flush = meta.m_old | meta.flush_flags;
+            // What a root builds from a slot carries UPPER (9.2).
+            meta.m_lvl = meta.m_old | meta.level;
+        }
+        if (meta.verdict == VERDICT_AGGREGATE) {
+            meta.f_d1 = meta.m_lvl | meta.m_ovf;
+            meta.f_flush = meta.m_lvl | meta.flush_flags;
             meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
             priority_order.apply();
         }
@@ -1621,6 +1773,14 @@ control EsaIngress(inout headers_t hdr,
         if (meta.route_ok == 1) {
             hdr.esa.slot = meta.rel_slot & meta.route_mask;
         }
+        // The evicted partial is marked for its own PS (9.2): UPPER from a
+        // root's slot, the rack from a leaf's.
+        if (meta.victim_role == TREE_ROOT) {
+            hdr.esa.flags = hdr.esa.flags | FLAG_UPPER;
+        }
+        if (meta.victim_role == TREE_LEAF) {
+            hdr.esa.worker = meta.victim_bit;
+        }
 
         // ---- counters: one access each ----------------------------------
         if (meta.count_global == 1) {
@@ -1630,6 +1790,7 @@ control EsaIngress(inout headers_t hdr,
             job_drops.count(meta.job_id ++ meta.drop_reason);
         }
         row_counter.apply();
+        tree_row_counter.apply();
         if (meta.count_rx == 1 && meta.worker_diff[7:7] == 1) {
             data_rx.count(meta.job_id);
         }
