@@ -170,6 +170,18 @@ fn run_trace(
             .map(|e| pool.egress(e))
             .unwrap_or_default();
         let mut have = p4.process(port, &frame, now);
+        // The TNA program does not mark HELD on a leaf's probe it passes to
+        // the PS (U1; docs/protocol.md "On Tofino").
+        if decision.rule == "U1"
+            && frame.get(42).is_some_and(|b| b & 0x0f == 7)
+            && let Some(&sent) = frame.get(43)
+        {
+            for (_, f) in &mut want {
+                if let Some(flags) = f.get_mut(43) {
+                    *flags = (*flags & !0x20) | (sent & 0x20);
+                }
+            }
+        }
         want.sort();
         have.sort();
         let info = data_info(&frame);
