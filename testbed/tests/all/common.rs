@@ -1,6 +1,18 @@
 //! Checks shared by the testbed's end-to-end tests.
 
-use esa_testbed::{Experiment, JobReport};
+use esa_testbed::{Experiment, ExperimentReport, JobReport, RunOptions, run_experiment};
+
+/// Runs every variant of `e` without progress lines; every job of every
+/// variant verified.
+pub fn run_verified(e: &Experiment) -> ExperimentReport {
+    let options = RunOptions {
+        progress: false,
+        ..RunOptions::default()
+    };
+    let report = run_experiment(e, &options).unwrap();
+    assert!(report.all_verified(), "{}", report.table());
+    report
+}
 
 /// Every job of a one-variant run finished all its iterations without an
 /// error, verified, aggregated something in the switch, and completed

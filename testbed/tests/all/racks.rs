@@ -5,8 +5,10 @@
 use std::path::Path;
 
 use esa_core::sim::LeafSpine;
+use esa_testbed::Experiment;
 use esa_testbed::virtual_time::sim_config;
-use esa_testbed::{Experiment, ExperimentReport, RunOptions, run_experiment};
+
+use crate::common::run_verified as run;
 
 /// Four small jobs on `racks` racks of `hosts` hosts under two spines.
 fn experiment(racks: u16, hosts: u16, topology: &str, compare: &str) -> Experiment {
@@ -66,16 +68,6 @@ window = 64
 "#
     );
     Experiment::parse(&text, "racks").unwrap()
-}
-
-fn run(e: &Experiment) -> ExperimentReport {
-    let options = RunOptions {
-        progress: false,
-        ..RunOptions::default()
-    };
-    let report = run_experiment(e, &options).unwrap();
-    assert!(report.all_verified(), "{}", report.table());
-    report
 }
 
 #[test]

@@ -5,6 +5,8 @@
 use esa_testbed::virtual_time::effective_bundle;
 use esa_testbed::{Experiment, ExperimentReport, RunOptions, TestbedError, run_experiment};
 
+use crate::common::run_verified as run;
+
 /// Four jobs at 1/100 of real sizes sharing a pool of `pool` slots.
 fn experiment(pool: u32, variants: &str) -> Experiment {
     let text = format!(
@@ -57,16 +59,6 @@ variants = {variants}
 "#
     );
     Experiment::parse(&text, "small-cluster").unwrap()
-}
-
-fn run(e: &Experiment) -> ExperimentReport {
-    let options = RunOptions {
-        progress: false,
-        ..RunOptions::default()
-    };
-    let report = run_experiment(e, &options).unwrap();
-    assert!(report.all_verified(), "{}", report.table());
-    report
 }
 
 #[test]
