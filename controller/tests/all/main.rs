@@ -10,6 +10,7 @@
 //!   the refusal of plaintext beyond loopback.
 
 mod controller;
+mod fabric;
 mod real_switch;
 mod security;
 mod support;
