@@ -19,7 +19,9 @@ use tonic::{Request, Response, Status};
 use crate::auth::{Authenticator, BearerToken, Caller, RefusedCalls, Tokens};
 
 use crate::backend::{Role, SwitchBackend};
-use crate::controller::Controller;
+use crate::controller::{Controller, JobStats};
+use crate::error::Error;
+use crate::fabric::{FabricController, FabricTopology, TreeJob};
 use crate::jobs::{Endpoint, Job, JobRequest, SlotRequest};
 use crate::topology::Topology;
 
@@ -103,29 +105,152 @@ pub fn job_to_proto(job: &Job, topology: &Topology) -> proto::Job {
     }
 }
 
-/// The gRPC service over a [`Controller`]; the controller keeps the
-/// tenant that admitted each job (the [`Caller`] the [`Authenticator`]
-/// found), in its registry when it has one. Jobs adopted from the switch
-/// have none, so only an admin sees them.
-#[derive(Debug)]
-pub struct JobService<S> {
-    controller: Arc<Controller<S>>,
-    refused: Arc<RefusedCalls>,
+/// What the job API serves: one switch's [`Controller`], or a
+/// [`FabricController`] over several switches. Each keeps the tenant that
+/// admitted each job.
+#[tonic::async_trait]
+pub trait JobsBackend: Send + Sync + 'static {
+    /// Admits a job for tenant `owner`.
+    async fn admit_job(&self, request: &JobRequest, owner: &str) -> Result<proto::Job, Error>;
+    /// Releases a job.
+    async fn release_job(&self, job: u32) -> Result<(), Error>;
+    /// Every admitted job, by id.
+    async fn list_jobs(&self) -> Vec<(u16, proto::Job)>;
+    /// The tenant that admitted `job`, if any.
+    async fn job_owner(&self, job: u16) -> Option<String>;
+    /// Per-job counters (`ids` empty: every job).
+    async fn job_counters(&self, ids: &[u32]) -> Result<Vec<JobStats>, Error>;
+    /// Whether it may write (primary on every switch).
+    fn is_primary(&self) -> bool;
 }
 
-impl<S> JobService<S> {
-    /// The service for `controller`, counting refused calls in `refused`.
-    pub fn new(controller: Arc<Controller<S>>, refused: Arc<RefusedCalls>) -> JobService<S> {
-        JobService {
-            controller,
-            refused,
-        }
+#[tonic::async_trait]
+impl<S: SwitchBackend> JobsBackend for Controller<S> {
+    async fn admit_job(&self, request: &JobRequest, owner: &str) -> Result<proto::Job, Error> {
+        let job = self.admit_for(request, Some(owner)).await?;
+        Ok(job_to_proto(&job, self.topology()))
+    }
+    async fn release_job(&self, job: u32) -> Result<(), Error> {
+        self.release(job).await.map(|_| ())
+    }
+    async fn list_jobs(&self) -> Vec<(u16, proto::Job)> {
+        let topology = self.topology();
+        self.jobs()
+            .await
+            .iter()
+            .map(|j| (j.id, job_to_proto(j, topology)))
+            .collect()
+    }
+    async fn job_owner(&self, job: u16) -> Option<String> {
+        self.owner(job).await
+    }
+    async fn job_counters(&self, ids: &[u32]) -> Result<Vec<JobStats>, Error> {
+        self.stats(ids).await
+    }
+    fn is_primary(&self) -> bool {
+        *self.switch().role().borrow() == Role::Primary
     }
 }
 
-impl<S: SwitchBackend> JobService<S> {
+#[tonic::async_trait]
+impl<S: SwitchBackend> JobsBackend for FabricController<S> {
+    async fn admit_job(&self, request: &JobRequest, owner: &str) -> Result<proto::Job, Error> {
+        let job = self.admit_for(request, Some(owner)).await?;
+        Ok(tree_job_to_proto(&job, self.topology()))
+    }
+    async fn release_job(&self, job: u32) -> Result<(), Error> {
+        self.release(job).await.map(|_| ())
+    }
+    async fn list_jobs(&self) -> Vec<(u16, proto::Job)> {
+        let topology = self.topology();
+        self.jobs()
+            .await
+            .iter()
+            .map(|j| (j.id, tree_job_to_proto(j, topology)))
+            .collect()
+    }
+    async fn job_owner(&self, job: u16) -> Option<String> {
+        self.owner(job).await
+    }
+    async fn job_counters(&self, ids: &[u32]) -> Result<Vec<JobStats>, Error> {
+        self.stats(ids).await
+    }
+    fn is_primary(&self) -> bool {
+        self.controllers()
+            .values()
+            .all(|c| *c.switch().role().borrow() == Role::Primary)
+    }
+}
+
+/// A job across a fabric as the proto message: its workers and PS by
+/// host, its fan-in the whole job's workers, its slots the root's (a flat
+/// job's: its switch's).
+pub fn tree_job_to_proto(job: &TreeJob, topology: &FabricTopology) -> proto::Job {
+    let host = |switch: &str, port: u16| {
+        let hosts = topology.switch_topology(switch).unwrap_or_default();
+        endpoint_to_proto(port, &hosts)
+    };
+    let top = job
+        .root
+        .as_deref()
+        .or_else(|| job.parts.keys().next().map(String::as_str))
+        .unwrap_or_default();
+    let mut workers = vec![];
+    match &job.root {
+        None => {
+            if let Some(flat) = job.parts.get(top) {
+                workers.extend(flat.workers.iter().map(|&p| host(top, p)));
+            }
+        }
+        Some(_) => {
+            let mut leaves: Vec<(u8, &str, &Job)> = job
+                .parts
+                .iter()
+                .filter_map(|(s, j)| Some((j.tree.uplink()?.bit, s.as_str(), j)))
+                .collect();
+            leaves.sort_by_key(|l| l.0);
+            for (_, switch, leaf) in leaves {
+                workers.extend(leaf.workers.iter().map(|&p| host(switch, p)));
+            }
+        }
+    }
+    let Some(part) = job.parts.get(top) else {
+        return proto::Job {
+            job_id: job.id.into(),
+            ..proto::Job::default()
+        };
+    };
+    proto::Job {
+        job_id: job.id.into(),
+        mode: mode_to_proto(part.mode) as i32,
+        max_priority: part.max_priority.into(),
+        fan_in: u32::try_from(workers.len()).unwrap_or(u32::MAX),
+        workers,
+        ps: Some(host(top, part.ps_port)),
+        mcast_group: part.mcast_group.into(),
+        slot_base: part.slot_base.into(),
+        slot_count: part.slot_count(),
+    }
+}
+
+/// The gRPC service over a [`JobsBackend`]. Jobs adopted from a switch
+/// have no tenant, so only an admin sees them.
+#[derive(Debug)]
+pub struct JobService<B> {
+    backend: Arc<B>,
+    refused: Arc<RefusedCalls>,
+}
+
+impl<B> JobService<B> {
+    /// The service for `backend`, counting refused calls in `refused`.
+    pub fn new(backend: Arc<B>, refused: Arc<RefusedCalls>) -> JobService<B> {
+        JobService { backend, refused }
+    }
+}
+
+impl<B: JobsBackend> JobService<B> {
     async fn may_use(&self, caller: &Caller, job: u16) -> bool {
-        caller.may_use(self.controller.owner(job).await.as_deref())
+        caller.may_use(self.backend.job_owner(job).await.as_deref())
     }
 
     /// Refuses `caller` a job it may not use: for a tenant, any job it did
@@ -156,20 +281,15 @@ fn caller<T>(request: &Request<T>) -> Caller {
 }
 
 #[tonic::async_trait]
-impl<S: SwitchBackend> Jobs for JobService<S> {
+impl<B: JobsBackend> Jobs for JobService<B> {
     async fn admit_job(
         &self,
         request: Request<proto::AdmitJobRequest>,
     ) -> Result<Response<proto::AdmitJobResponse>, Status> {
         let caller = caller(&request);
         let request = request_from_proto(request.get_ref());
-        let job = self
-            .controller
-            .admit_for(&request, Some(&caller.tenant))
-            .await?;
-        Ok(Response::new(proto::AdmitJobResponse {
-            job: Some(job_to_proto(&job, self.controller.topology())),
-        }))
+        let job = self.backend.admit_job(&request, &caller.tenant).await?;
+        Ok(Response::new(proto::AdmitJobResponse { job: Some(job) }))
     }
 
     async fn release_job(
@@ -178,7 +298,7 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
     ) -> Result<Response<proto::ReleaseJobResponse>, Status> {
         let job = request.get_ref().job_id;
         self.check_use(&caller(&request), job).await?;
-        self.controller.release(job).await?;
+        self.backend.release_job(job).await?;
         Ok(Response::new(proto::ReleaseJobResponse {}))
     }
 
@@ -187,14 +307,13 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
         request: Request<proto::ListJobsRequest>,
     ) -> Result<Response<proto::ListJobsResponse>, Status> {
         let caller = caller(&request);
-        let topology = self.controller.topology();
         let mut jobs = Vec::new();
-        for j in self.controller.jobs().await {
-            if self.may_use(&caller, j.id).await {
-                jobs.push(job_to_proto(&j, topology));
+        for (id, job) in self.backend.list_jobs().await {
+            if self.may_use(&caller, id).await {
+                jobs.push(job);
             }
         }
-        let primary = *self.controller.switch().role().borrow() == Role::Primary;
+        let primary = self.backend.is_primary();
         Ok(Response::new(proto::ListJobsResponse { jobs, primary }))
     }
 
@@ -206,7 +325,10 @@ impl<S: SwitchBackend> Jobs for JobService<S> {
         for &job in &request.get_ref().job_ids {
             self.check_use(&caller, job).await?;
         }
-        let stats = self.controller.stats(&request.get_ref().job_ids).await?;
+        let stats = self
+            .backend
+            .job_counters(&request.get_ref().job_ids)
+            .await?;
         let mut jobs = Vec::new();
         for s in stats {
             if self.may_use(&caller, s.job).await {
@@ -239,8 +361,8 @@ pub struct ApiSecurity {
 /// refuses a plaintext listener beyond loopback unless
 /// `security.server.insecure`, and TLS files it cannot use, before anything
 /// is served.
-pub fn router<S: SwitchBackend>(
-    controller: Arc<Controller<S>>,
+pub fn router<B: JobsBackend>(
+    controller: Arc<B>,
     addr: SocketAddr,
     security: ApiSecurity,
 ) -> Result<Router, ServeError> {
@@ -255,8 +377,8 @@ pub fn router<S: SwitchBackend>(
 
 /// Serves the job API on `listener`, secured by `security` (see
 /// [`router`]), until `shutdown` completes.
-pub async fn serve<S: SwitchBackend>(
-    controller: Arc<Controller<S>>,
+pub async fn serve<B: JobsBackend>(
+    controller: Arc<B>,
     listener: TcpListener,
     security: ApiSecurity,
     shutdown: impl Future<Output = ()> + Send,

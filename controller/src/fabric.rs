@@ -733,6 +733,16 @@ impl<S: SwitchBackend> FabricController<S> {
     /// one switch after another; when one refuses, the parts installed
     /// already are released and the error names that switch.
     pub async fn admit(&self, request: &JobRequest) -> Result<TreeJob, Error> {
+        self.admit_for(request, None).await
+    }
+
+    /// [`FabricController::admit`] on behalf of tenant `owner` (the job
+    /// API's caller), recorded with each part.
+    pub async fn admit_for(
+        &self,
+        request: &JobRequest,
+        owner: Option<&str>,
+    ) -> Result<TreeJob, Error> {
         let _busy = self.busy.lock().await;
         let mut tables = BTreeMap::new();
         for (name, c) in &self.controllers {
@@ -741,7 +751,7 @@ impl<S: SwitchBackend> FabricController<S> {
         let job = self.topology.plan(request, &tables)?;
         let mut installed: Vec<&str> = vec![];
         for (switch, part) in &job.parts {
-            if let Err(e) = self.controllers[switch].install(part.clone(), None).await {
+            if let Err(e) = self.controllers[switch].install(part.clone(), owner).await {
                 for done in installed.into_iter().rev() {
                     if let Err(undo) = self.controllers[done].release(u32::from(job.id)).await {
                         tracing::warn!(
@@ -767,6 +777,17 @@ impl<S: SwitchBackend> FabricController<S> {
                 .map_or(String::new(), |r| format!(", its root `{r}`"))
         );
         Ok(job)
+    }
+
+    /// The tenant that admitted job `job` (as its parts' switches record
+    /// it), if any.
+    pub async fn owner(&self, job: u16) -> Option<String> {
+        for c in self.controllers.values() {
+            if let Some(owner) = c.owner(job).await {
+                return Some(owner);
+            }
+        }
+        None
     }
 
     /// Every job the switches hold, rebuilt from their parts.

@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use p4runtime_proto::security::ClientSecurity;
 
-use crate::api::{self, ApiSecurity, proto};
+use crate::api::{self, ApiSecurity, JobsBackend, proto};
 use crate::backend::GrpcSwitch;
 use crate::controller::Controller;
+use crate::fabric::FabricController;
 
 /// Why `esa controller` or `esa jobs` failed.
 #[derive(Debug, thiserror::Error)]
@@ -88,8 +89,38 @@ pub fn run_controller(
     security: ApiSecurity,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
+    let supervised = vec![Arc::clone(&controller)];
+    let metrics = listen.metrics.map(|addr| (addr, Arc::clone(&controller)));
+    serve(
+        controller, supervised, listen.api, metrics, security, shutdown,
+    )
+}
+
+/// Runs a fabric's controllers (each switch's supervisor loop) and the job
+/// API over them, secured by `security`, until `shutdown` completes.
+/// Metrics are per switch and not served for a fabric yet.
+pub fn run_fabric_controller(
+    fabric: Arc<FabricController<GrpcSwitch>>,
+    api: SocketAddr,
+    security: ApiSecurity,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), RunError> {
+    let supervised = fabric.controllers().values().cloned().collect();
+    serve(fabric, supervised, api, None, security, shutdown)
+}
+
+/// Serves the job API over `backend` on `api` and the metrics of one
+/// controller, and supervises `supervised`, until `shutdown` completes.
+fn serve<B: JobsBackend>(
+    backend: Arc<B>,
+    supervised: Vec<Arc<Controller<GrpcSwitch>>>,
+    api_addr: SocketAddr,
+    metrics: Option<(SocketAddr, Arc<Controller<GrpcSwitch>>)>,
+    security: ApiSecurity,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), RunError> {
     let refused = Arc::clone(&security.refused);
-    let api = api::router(Arc::clone(&controller), listen.api, security)?;
+    let api = api::router(backend, api_addr, security)?;
     runtime()?.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -100,20 +131,22 @@ pub fn run_controller(
                 .await
                 .map_err(|source| RunError::Listen { addr, source })
         };
-        let listener = bind(listen.api).await?;
-        tracing::info!(api = %listen.api, "job API listening");
+        let listener = bind(api_addr).await?;
+        tracing::info!(api = %api_addr, "job API listening");
         let mut tasks = tokio::task::JoinSet::new();
-        if let Some(addr) = listen.metrics {
+        if let Some((addr, controller)) = metrics {
             let metrics = bind(addr).await?;
             tracing::info!("metrics on http://{addr}/metrics");
             tasks.spawn(crate::metrics::serve(
-                Arc::clone(&controller),
+                controller,
                 refused,
                 metrics,
                 stopped(stop_rx.clone()),
             ));
         }
-        tasks.spawn(Arc::clone(&controller).run(stopped(stop_rx.clone())));
+        for controller in supervised {
+            tasks.spawn(controller.run(stopped(stop_rx.clone())));
+        }
         let api = api.serve_with_incoming_shutdown(
             tokio_stream::wrappers::TcpListenerStream::new(listener),
             stopped(stop_rx.clone()),

@@ -11,6 +11,7 @@ use esa_controller::run::{JobsClientConfig, JobsRequest, Listen};
 use p4runtime_proto::security::{ClientSecurity, ServerIdentity};
 
 use super::security::{ServerTlsArgs, client_security};
+use esa_controller::fabric::{FabricController, FabricTopology};
 use esa_controller::{Controller, ControllerConfig, GrpcSwitch, Pipeline, Topology};
 
 /// `esa controller`.
@@ -27,8 +28,20 @@ pub struct ControllerArgs {
     #[arg(long, default_value_t = 1)]
     pub election_id: u64,
     /// The topology file (TOML: switch ports, hosts).
-    #[arg(long, required_unless_present = "hosts", conflicts_with = "hosts")]
+    #[arg(
+        long,
+        required_unless_present_any = ["hosts", "fabric"],
+        conflicts_with_all = ["hosts", "fabric"]
+    )]
     pub topology: Option<PathBuf>,
+    /// A fabric of several switches instead of one (TOML: `[[switch]]`s
+    /// with their P4Runtime addresses, `[[link]]`s between them,
+    /// `[[host]]`s behind them; `esa_controller::fabric`): one P4Runtime
+    /// session per switch, and jobs across switches aggregated on a tree.
+    /// The switches' addresses and device ids are the file's; --state
+    /// keeps one record per switch (FILE.SWITCH).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["hosts", "switch", "device_id", "metrics_addr"])]
+    pub fabric: Option<PathBuf>,
     /// The hosts file of `esa run --switch external` instead of a topology
     /// file: its hosts (name, MAC, IPv4, switch port) become the topology.
     /// Hosts that send from their own interfaces with kernel UDP (esa_torch
@@ -168,12 +181,91 @@ pub enum JobsCommand {
 /// Runs `esa controller` until SIGINT or SIGTERM.
 pub fn run_controller(args: &ControllerArgs) -> Result<()> {
     super::init_logging("info");
+    if let Some(path) = &args.fabric {
+        return run_fabric_controller(args, path);
+    }
     let topology = match (&args.topology, &args.hosts) {
         (Some(path), _) => Topology::load(path)?,
         (None, Some(path)) => esa_testbed::HostsFile::load(path)?.topology(),
         (None, None) => anyhow::bail!("give --topology FILE or --hosts FILE"),
     };
-    let pipeline = match (&args.bmv2_json, &args.p4info) {
+    let pipeline = pipeline(args)?;
+    let switch = switch_backend(args, &args.switch, args.device_id);
+    let security = api_security(args)?;
+    let config = ControllerConfig {
+        pool_slots: args.pool_slots,
+        stale_after_us: args.stale_after_us,
+        registry: args.state.clone(),
+        ..ControllerConfig::default()
+    };
+    let controller = Controller::new(switch, pipeline, topology, config)?;
+    eprintln!(
+        "esa controller: job API on {} ({}), switch {}",
+        args.listen,
+        describe_security(&security),
+        args.switch
+    );
+    if let Some(addr) = args.metrics_addr {
+        eprintln!("esa controller: metrics on http://{addr}/metrics");
+    }
+    let listen = Listen {
+        api: args.listen,
+        metrics: args.metrics_addr,
+    };
+    esa_controller::run::run_controller(controller, listen, security, super::shutdown::signalled())
+        .context("esa controller")
+}
+
+/// `esa controller --fabric FILE`: a controller per switch of the file,
+/// and the job API over them.
+fn run_fabric_controller(args: &ControllerArgs, path: &std::path::Path) -> Result<()> {
+    let fabric = FabricTopology::load(path)?;
+    let pipeline = pipeline(args)?;
+    let security = api_security(args)?;
+    let mut controllers = std::collections::BTreeMap::new();
+    let mut addresses = vec![];
+    for s in fabric.switches() {
+        let address = s.p4runtime.as_deref().with_context(|| {
+            format!(
+                "{}: switch `{}` has no p4runtime address",
+                path.display(),
+                s.name
+            )
+        })?;
+        let config = ControllerConfig {
+            pool_slots: args.pool_slots,
+            stale_after_us: args.stale_after_us,
+            registry: args
+                .state
+                .as_ref()
+                .map(|state| PathBuf::from(format!("{}.{}", state.display(), s.name))),
+            ..ControllerConfig::default()
+        };
+        let hosts = fabric.switch_topology(&s.name).unwrap_or_default();
+        let backend = switch_backend(args, address, s.device_id);
+        let controller = Controller::new(backend, pipeline.clone(), hosts, config)?;
+        controllers.insert(s.name.clone(), controller);
+        addresses.push(format!("{} at {address}", s.name));
+    }
+    let fabric = std::sync::Arc::new(FabricController::new(fabric, controllers)?);
+    eprintln!(
+        "esa controller: job API on {} ({}), switches {}",
+        args.listen,
+        describe_security(&security),
+        addresses.join(", ")
+    );
+    esa_controller::run::run_fabric_controller(
+        fabric,
+        args.listen,
+        security,
+        super::shutdown::signalled(),
+    )
+    .context("esa controller")
+}
+
+/// The pipeline the flags name: p4c's files for BMv2, else P4 source.
+fn pipeline(args: &ControllerArgs) -> Result<Pipeline> {
+    Ok(match (&args.bmv2_json, &args.p4info) {
         (Some(json), Some(p4info)) => Pipeline::from_files(json, p4info)?,
         _ => {
             let defines: Vec<(String, String)> = args
@@ -186,8 +278,13 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
                 .collect();
             Pipeline::from_p4_source(&args.p4, &defines)?
         }
-    };
-    let switch = GrpcSwitch::new(&args.switch, args.device_id, args.election_id.into())
+    })
+}
+
+/// The P4Runtime client of the switch at `address`, as the flags secure
+/// it.
+fn switch_backend(args: &ControllerArgs, address: &str, device_id: u64) -> GrpcSwitch {
+    GrpcSwitch::new(address, device_id, args.election_id.into())
         .with_security(ClientSecurity {
             ca: args.switch_tls_ca.clone(),
             identity: args
@@ -196,7 +293,12 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
                 .zip(args.switch_tls_key.clone())
                 .map(|(cert, key)| ServerIdentity { cert, key }),
         })
-        .with_role(&args.switch_role);
+        .with_role(&args.switch_role)
+}
+
+/// The job API's security from the flags, warning of an open API beyond
+/// loopback.
+fn api_security(args: &ControllerArgs) -> Result<ApiSecurity> {
     let security = ApiSecurity {
         server: args.tls.security(),
         tokens: args.tokens.as_deref().map(Tokens::load).transpose()?,
@@ -209,16 +311,13 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
             args.listen
         );
     }
-    let config = ControllerConfig {
-        pool_slots: args.pool_slots,
-        stale_after_us: args.stale_after_us,
-        registry: args.state.clone(),
-        ..ControllerConfig::default()
-    };
-    let controller = Controller::new(switch, pipeline, topology, config)?;
-    eprintln!(
-        "esa controller: job API on {} ({}, {}), switch {}",
-        args.listen,
+    Ok(security)
+}
+
+/// `TLS, tokens` or `plaintext, open`.
+fn describe_security(security: &ApiSecurity) -> String {
+    format!(
+        "{}, {}",
         if security.server.tls.is_some() {
             "TLS"
         } else {
@@ -228,18 +327,8 @@ pub fn run_controller(args: &ControllerArgs) -> Result<()> {
             "tokens"
         } else {
             "open"
-        },
-        args.switch
-    );
-    if let Some(addr) = args.metrics_addr {
-        eprintln!("esa controller: metrics on http://{addr}/metrics");
-    }
-    let listen = Listen {
-        api: args.listen,
-        metrics: args.metrics_addr,
-    };
-    esa_controller::run::run_controller(controller, listen, security, super::shutdown::signalled())
-        .context("esa controller")
+        }
+    )
 }
 
 /// A worker or PS on the command line: a port number or a host name.
