@@ -1,5 +1,6 @@
-//! ESA's controller: programs one P4Runtime switch (esa-switch or BMv2's
-//! `simple_switch_grpc`) for in-network aggregation and serves a job API.
+//! ESA's controller: programs a P4Runtime switch (esa-switch or BMv2's
+//! `simple_switch_grpc`), or every switch of a fabric, for in-network
+//! aggregation and serves a job API.
 //!
 //! # Layout
 //!
@@ -16,6 +17,9 @@
 //! - [`backend`]: the [`backend::SwitchBackend`] trait and its P4Runtime
 //!   implementation [`backend::GrpcSwitch`] (arbitration, pipeline, Write,
 //!   Read).
+//! - [`fabric`]: several switches: the fabric topology file, a job's tree
+//!   planned over it, and [`fabric::FabricController`] admitting it
+//!   through each switch's [`Controller`].
 //! - [`controller`]: [`controller::Controller`]: admission with rollback,
 //!   release, counters, and the supervisor loop that keeps the switch
 //!   converged across switch and controller restarts.
