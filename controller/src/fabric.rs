@@ -464,14 +464,17 @@ impl FabricTopology {
         }
         // Each switch's slot range, and whether it aggregates: a switchml
         // range that does not fit leaves that switch without memory.
+        // Every switch gives the job a range of the same size (§9.1): the
+        // smallest pool of the tree's switches for jobs sharing the pool.
+        let mut shared_pool = table(ps_switch)?.pool_slots();
+        for (switch, _) in &racks {
+            shared_pool = shared_pool.min(table(switch)?.pool_slots());
+        }
         let memory = |switch: &str| -> Result<(SlotRange, bool), AdmitError> {
             let table = table(switch)?;
             let aggregate = self.switches[switch].aggregate;
             let Some(request) = slots else {
-                return Ok((
-                    SlotRange::whole_pool(table.pool_slots() as usize),
-                    aggregate,
-                ));
+                return Ok((SlotRange::whole_pool(shared_pool as usize), aggregate));
             };
             let own = |base: u32| SlotRange {
                 base: u16::try_from(base).unwrap_or(u16::MAX),
@@ -984,6 +987,18 @@ mod tests {
         );
         assert_eq!(spine.tree, TreeRole::root(2));
         assert_eq!((spine.slot_base, spine.slot_mask), (0, 63));
+        // Pools of different sizes: every part takes the smallest.
+        let mut t = tables(64);
+        t.insert("tor1".into(), JobTable::new(16));
+        let smallest = f
+            .plan(&request(Mode::Atp, &["w1", "w4"], "ps"), &t)
+            .unwrap();
+        assert!(
+            smallest
+                .parts
+                .values()
+                .all(|j| (j.slot_base, j.slot_mask) == (0, 15))
+        );
         // Read back from the parts, the workers come in (rack, id) order.
         let back = TreeJob::from_parts(job.id, job.parts.clone());
         assert_eq!(back.workers, [(0, 0), (0, 1), (1, 0), (1, 1)]);
