@@ -171,11 +171,7 @@ impl FabricTopology {
 
     /// Reads and checks a fabric topology file.
     pub fn load(path: &Path) -> Result<FabricTopology, TopologyError> {
-        let text = crate::config_file::read_config(path).map_err(|source| TopologyError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        FabricTopology::parse(&text)
+        FabricTopology::parse(&crate::topology::read_topology(path)?)
     }
 
     /// Parses and checks fabric topology text; the error names the entry

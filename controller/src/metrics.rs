@@ -25,9 +25,9 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::api::JobsBackend;
 use crate::auth::RefusedCalls;
-use crate::backend::{Role, SwitchBackend};
-use crate::controller::{Controller, JobStats};
+use crate::controller::JobStats;
 
 /// `esa_job_packets_total{job, counter}`, in the order of the snapshot
 /// (a family of live counters would list them in hash order).
@@ -106,22 +106,19 @@ pub fn render_refused(refused: &RefusedCalls) -> String {
     out
 }
 
-async fn exposition<S: SwitchBackend>(
-    controller: &Controller<S>,
-    refused: &RefusedCalls,
-) -> String {
-    let primary = *controller.switch().role().borrow() == Role::Primary;
-    let jobs = controller.jobs().await.len();
-    let state = match controller.stats(&[]).await {
+async fn exposition<B: JobsBackend>(controller: &B, refused: &RefusedCalls) -> String {
+    let primary = controller.is_primary();
+    let jobs = controller.list_jobs().await.len();
+    let state = match controller.job_counters(&[]).await {
         Ok(stats) => render(&stats, primary, jobs, None),
         Err(e) => render(&[], primary, jobs, Some(&e.to_string())),
     };
     state + &render_refused(refused)
 }
 
-async fn respond<S: SwitchBackend>(
+async fn respond<B: JobsBackend>(
     metrics: bool,
-    controller: &Controller<S>,
+    controller: &B,
     refused: &RefusedCalls,
 ) -> Response<Full<Bytes>> {
     let (status, body) = if metrics {
@@ -141,16 +138,12 @@ async fn respond<S: SwitchBackend>(
     response
 }
 
-async fn handle<S: SwitchBackend>(
-    socket: TcpStream,
-    controller: Arc<Controller<S>>,
-    refused: Arc<RefusedCalls>,
-) {
+async fn handle<B: JobsBackend>(socket: TcpStream, controller: Arc<B>, refused: Arc<RefusedCalls>) {
     let service = service_fn(move |request: Request<Incoming>| {
         let metrics = request.method() == Method::GET && request.uri().path() == "/metrics";
         let controller = Arc::clone(&controller);
         let refused = Arc::clone(&refused);
-        async move { Ok::<_, Infallible>(respond(metrics, &controller, &refused).await) }
+        async move { Ok::<_, Infallible>(respond(metrics, &*controller, &refused).await) }
     });
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
@@ -161,10 +154,11 @@ async fn handle<S: SwitchBackend>(
         .await;
 }
 
-/// Serves `/metrics` (the controller's state and `refused`, the job API's
-/// refused calls) on `listener` until `shutdown` completes.
-pub async fn serve<S: SwitchBackend>(
-    controller: Arc<Controller<S>>,
+/// Serves `/metrics` (the state of the controller, one switch's or a
+/// fabric's, whose counters are summed over its switches, and `refused`,
+/// the job API's refused calls) on `listener` until `shutdown` completes.
+pub async fn serve<B: JobsBackend>(
+    controller: Arc<B>,
     refused: Arc<RefusedCalls>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,

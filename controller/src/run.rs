@@ -90,37 +90,34 @@ pub fn run_controller(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
     let supervised = vec![Arc::clone(&controller)];
-    let metrics = listen.metrics.map(|addr| (addr, Arc::clone(&controller)));
-    serve(
-        controller, supervised, listen.api, metrics, security, shutdown,
-    )
+    serve(controller, supervised, listen, security, shutdown)
 }
 
-/// Runs a fabric's controllers (each switch's supervisor loop) and the job
-/// API over them, secured by `security`, until `shutdown` completes.
-/// Metrics are per switch and not served for a fabric yet.
+/// Runs a fabric's controllers (each switch's supervisor loop), the job
+/// API over them secured by `security`, and the metrics endpoint (counters
+/// summed over each job's switches), until `shutdown` completes.
 pub fn run_fabric_controller(
     fabric: Arc<FabricController<GrpcSwitch>>,
-    api: SocketAddr,
+    listen: Listen,
     security: ApiSecurity,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
     let supervised = fabric.controllers().values().cloned().collect();
-    serve(fabric, supervised, api, None, security, shutdown)
+    serve(fabric, supervised, listen, security, shutdown)
 }
 
-/// Serves the job API over `backend` on `api` and the metrics of one
-/// controller, and supervises `supervised`, until `shutdown` completes.
+/// Serves the job API and the metrics over `backend`, and supervises
+/// `supervised`, until `shutdown` completes.
 fn serve<B: JobsBackend>(
     backend: Arc<B>,
     supervised: Vec<Arc<Controller<GrpcSwitch>>>,
-    api_addr: SocketAddr,
-    metrics: Option<(SocketAddr, Arc<Controller<GrpcSwitch>>)>,
+    listen: Listen,
     security: ApiSecurity,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
     let refused = Arc::clone(&security.refused);
-    let api = api::router(backend, api_addr, security)?;
+    let api_addr = listen.api;
+    let api = api::router(Arc::clone(&backend), api_addr, security)?;
     runtime()?.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -134,11 +131,11 @@ fn serve<B: JobsBackend>(
         let listener = bind(api_addr).await?;
         tracing::info!(api = %api_addr, "job API listening");
         let mut tasks = tokio::task::JoinSet::new();
-        if let Some((addr, controller)) = metrics {
+        if let Some(addr) = listen.metrics {
             let metrics = bind(addr).await?;
             tracing::info!("metrics on http://{addr}/metrics");
             tasks.spawn(crate::metrics::serve(
-                controller,
+                backend,
                 refused,
                 metrics,
                 stopped(stop_rx.clone()),

@@ -107,14 +107,19 @@ pub fn parse_mac(text: &str) -> Option<MacAddr> {
     parts.next().is_none().then_some(MacAddr(mac))
 }
 
+/// A topology file's text (this one's or a fabric's), bounded as every
+/// config file is.
+pub(crate) fn read_topology(path: &Path) -> Result<String, TopologyError> {
+    crate::config_file::read_config(path).map_err(|source| TopologyError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 impl Topology {
     /// Reads and checks a topology file.
     pub fn load(path: &Path) -> Result<Topology, TopologyError> {
-        let text = crate::config_file::read_config(path).map_err(|source| TopologyError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Topology::parse(&text)
+        Topology::parse(&read_topology(path)?)
     }
 
     /// Parses and checks topology text.

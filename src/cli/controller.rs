@@ -40,7 +40,7 @@ pub struct ControllerArgs {
     /// session per switch, and jobs across switches aggregated on a tree.
     /// The switches' addresses and device ids are the file's; --state
     /// keeps one record per switch (FILE.SWITCH).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["hosts", "switch", "device_id", "metrics_addr"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["hosts", "switch", "device_id"])]
     pub fabric: Option<PathBuf>,
     /// The hosts file of `esa run --switch external` instead of a topology
     /// file: its hosts (name, MAC, IPv4, switch port) become the topology.
@@ -254,9 +254,16 @@ fn run_fabric_controller(args: &ControllerArgs, path: &std::path::Path) -> Resul
         describe_security(&security),
         addresses.join(", ")
     );
+    if let Some(addr) = args.metrics_addr {
+        eprintln!("esa controller: metrics on http://{addr}/metrics");
+    }
+    let listen = Listen {
+        api: args.listen,
+        metrics: args.metrics_addr,
+    };
     esa_controller::run::run_fabric_controller(
         fabric,
-        args.listen,
+        listen,
         security,
         super::shutdown::signalled(),
     )

@@ -51,6 +51,18 @@ fn text(out: &Output) -> String {
     )
 }
 
+/// `GET /metrics` from the controller at `addr`.
+fn get_metrics(addr: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: esa\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
 #[test]
 fn one_controller_programs_three_switches_and_admits_a_job_across_them() {
     let dir = std::env::temp_dir().join(format!("esa-fabric-cli-{}", std::process::id()));
@@ -93,13 +105,15 @@ fn one_controller_programs_three_switches_and_admits_a_job_across_them() {
     }
     let path = dir.join("fabric.toml");
     std::fs::write(&path, fabric).unwrap();
-    let api = free_addr();
+    let (api, metrics) = (free_addr(), free_addr());
     children.0.push(spawn(&[
         "controller",
         "--fabric",
         path.to_str().unwrap(),
         "--listen",
         &api,
+        "--metrics-addr",
+        &metrics,
     ]));
 
     // Admitted once every switch is programmed (until then: not ready).
@@ -116,6 +130,21 @@ fn one_controller_programs_three_switches_and_admits_a_job_across_them() {
     let listed = text(&jobs(&api, &[]));
     // Listed by rack: leaf1's workers (rack 0), then leaf2's.
     assert!(listed.contains("w1@1,w2@2,w3@1  ps@5"), "{listed}");
+
+    // The metrics count the job once, its counters summed over its switches.
+    let exposition = get_metrics(&metrics);
+    assert!(
+        exposition.contains("esa_controller_jobs 1\n"),
+        "{exposition}"
+    );
+    assert!(
+        exposition.contains("esa_controller_primary 1\n"),
+        "{exposition}"
+    );
+    assert!(
+        exposition.contains("esa_job_packets_total{job=\"1\",counter=\"completed\"} 0"),
+        "{exposition}"
+    );
 
     let refused = jobs(&api, &["admit", "--workers", "w1,w3", "--ps", "w2"]);
     assert!(!refused.status.success());
