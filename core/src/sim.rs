@@ -431,6 +431,11 @@ pub struct JobReport {
     pub root_switch: JobCounters,
     /// Chunks the PS completed from parts.
     pub chunks_at_ps: u64,
+    /// Parts that reached the PS as `EVICTED` (preempted or stale partials,
+    /// a leaf's held partial among them) and as `FLUSH`.
+    pub evicted_parts: u64,
+    /// See [`JobReport::evicted_parts`].
+    pub flush_parts: u64,
     /// Retransmissions by all workers.
     pub resends: u64,
     /// Probes sent by all workers at timeouts (not retransmissions).
@@ -1696,6 +1701,7 @@ impl Sim {
             let mut overflow_retries = 0;
             let mut wrong = 0;
             let mut ps_completed = 0;
+            let mut ps_parts = (0, 0);
             for host in self.hosts.iter().flatten() {
                 match host {
                     Host::Worker(w) if w.job == k => {
@@ -1722,6 +1728,7 @@ impl Sim {
                         ps_frames = self.ps_frames[usize::from(self.setups[k].ps_port)];
                         if let Some(s) = ps.job_stats(job.job) {
                             ps_completed = s.results_completed;
+                            ps_parts = (s.evicted_parts, s.flush_parts);
                             if s.invalid_packets > 0 {
                                 self.violations.push(format!(
                                     "seed {seed}: job {}: the PS rejected {} packets",
@@ -1783,6 +1790,8 @@ impl Sim {
                 leaf_switches,
                 root_switch,
                 chunks_at_ps: ps_completed,
+                evicted_parts: ps_parts.0,
+                flush_parts: ps_parts.1,
                 resends,
                 probes,
                 ps_bytes_received: ps_frames.0 * real_frame,

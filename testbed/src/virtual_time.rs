@@ -447,6 +447,8 @@ fn variant_report(
         j.chunks_in_switch = r.chunks_in_switch * bundle;
         j.chunks_at_ps = r.chunks_at_ps * bundle;
         j.fallback_parts = r.switch.fallbacks * bundle;
+        j.evicted_parts = r.evicted_parts * bundle;
+        j.flush_parts = r.flush_parts * bundle;
         j.evictions_suffered = r.switch.evictions_suffered * bundle;
         j.preemptions = r.switch.preemptions * bundle;
         j.retransmissions = r.resends * bundle;

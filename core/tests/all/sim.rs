@@ -255,6 +255,10 @@ fn higher_priority_job_suffers_no_eviction() {
     ));
     assert_eq!(high.switch.evictions_suffered, 0);
     assert!(low.switch.evictions_suffered > 0);
+    // Every partial evicted from the switch reaches the PS: no frame is
+    // lost here.
+    assert_eq!(low.evicted_parts, low.switch.evictions_suffered);
+    assert_eq!(high.evicted_parts, 0);
     let _ = Policy::Fcfs;
 }
 
