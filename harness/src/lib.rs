@@ -31,7 +31,7 @@ pub mod runner;
 pub mod switch;
 
 pub use cluster::Cluster;
-pub use switch::{EmbeddedSwitch, PortLink, Ports};
+pub use switch::{Cable, EmbeddedSwitch, PortLink, Ports};
 
 use std::time::Duration;
 

@@ -19,9 +19,9 @@
 //! namespaces named after its process id; [`sweep_stale`] removes those
 //! whose process is gone, and every new topology calls it first.
 //!
-//! For benches and tests that need bare interfaces rather than hosts:
-//! [`VethPair`] (in the root namespace or in a [`TempNamespace`] of one's
-//! own), both removed on drop.
+//! For benches and tests that need bare interfaces rather than hosts, and
+//! for links between switches: [`VethPair`] (in the root namespace or in a
+//! [`TempNamespace`] of one's own), both removed on drop.
 //!
 //! Tests that need all this (root, `ip`, `nft`) are opt-in: [`tests_enabled`]
 //! is the one gate, `ESA_NETNS_TESTS=1`.
@@ -524,6 +524,21 @@ impl VethPair {
             pair.ip(&["link", "set", end, "up"])?;
         }
         Ok(pair)
+    }
+
+    /// A pair in the root namespace joining two switches' ports (a ToR's
+    /// uplink to a spine): link `link` of a fresh topology number, named
+    /// like this process's hosts' interfaces (`e<pid>x<s>a<link>` and
+    /// `…b<link>`).
+    pub fn between_switches(link: u16) -> Result<VethPair, String> {
+        let (pid, seq) = (
+            std::process::id(),
+            TOPOLOGIES.fetch_add(1, Ordering::Relaxed),
+        );
+        VethPair::create(
+            &interface_name(pid, seq, link, 'a'),
+            &interface_name(pid, seq, link, 'b'),
+        )
     }
 
     /// End `i` (0 or 1).

@@ -16,7 +16,9 @@
 //! training loop, checked against the exact result) and the progress bars
 //! live here too.
 
+mod control;
 mod emulated;
+mod layout;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,7 +28,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use esa_controller::jobs::Job;
-use esa_controller::{Controller, GrpcSwitch};
 use esa_core::constants::esa_frame_len;
 use esa_core::plan::JobPlan;
 use esa_core::rtt::Rto;
@@ -401,7 +402,8 @@ struct JobContext {
     report: JobReport,
     progress: Arc<Vec<Progress>>,
     index: usize,
-    controller: Arc<Controller<GrpcSwitch>>,
+    /// The switches' controllers.
+    control: Arc<control::Control>,
     /// Where the job's counters since admission are kept.
     counters: emulated::RunCounters,
     runtime: tokio::runtime::Handle,
@@ -485,7 +487,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     let fan_in = ctx.spec.workers;
     let mut report = ctx.report.clone();
     let restarts_before = ctx.restarts.load(Ordering::SeqCst);
-    let pushes_before = ctx.controller.health().borrow().pipeline_pushes;
+    let pushes_before = ctx.control.pipeline_pushes();
     let work = JobWork::of(&ctx);
     let watch = Watch {
         observer: Some(&ctx.progress[ctx.index]),
@@ -577,7 +579,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     }
     match ctx
         .runtime
-        .block_on(ctx.controller.stats(&[u32::from(job_id)]))
+        .block_on(ctx.control.stats(&[u32::from(job_id)]))
     {
         Ok(stats) => {
             let mut counters = emulated::lock(&ctx.counters);
@@ -591,7 +593,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
             // answered by programming the switch again (an external switch
             // somebody restarted; a crash whose re-push came after the job).
             let injected = ctx.restarts.load(Ordering::SeqCst) - restarts_before;
-            let pushes = ctx.controller.health().borrow().pipeline_pushes - pushes_before;
+            let pushes = ctx.control.pipeline_pushes() - pushes_before;
             report.switch_restarts = injected.max(u32::try_from(pushes).unwrap_or(u32::MAX));
             if report.switch_restarts > 0 {
                 // The switch's counters started again from zero: what it
@@ -610,10 +612,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
                 .get_or_insert(format!("cannot read the switch counters: {e}"));
         }
     }
-    if let Err(e) = ctx
-        .runtime
-        .block_on(ctx.controller.release(u32::from(job_id)))
-    {
+    if let Err(e) = ctx.runtime.block_on(ctx.control.release(job_id)) {
         report.error.get_or_insert(format!("release failed: {e}"));
     }
     report.finish_shares();

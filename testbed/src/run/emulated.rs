@@ -12,19 +12,21 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
-use esa_controller::{Controller, GrpcSwitch, Health, Pipeline, Role, Topology};
-use esa_harness::control::{self, add_host, stopped};
+use esa_controller::jobs::{Endpoint, JobRequest, SlotRequest};
+use esa_controller::{GrpcSwitch, Health, Pipeline, Role};
+use esa_harness::control::{self, stopped};
 use tokio::sync::watch;
 
+use super::control::{Admitted, Control};
+use super::layout::HostPlan;
 use super::{
     FAILED, JobContext, Progress, RUNNING, RunOptions, Setup, VariantRunner, WAITING, ms,
     spawn_job, spawn_progress,
 };
 use crate::counters::{CounterDeltas, SAMPLE_EVERY};
 use crate::error::TestbedError;
-use crate::experiment::{Experiment, JobSpec, Variant};
-use crate::fabric::{AttachedHosts, Cabling, Fabric, PlacedHost};
+use crate::experiment::{Experiment, Variant};
+use crate::fabric::{AttachedHosts, Cabling, Fabric};
 use crate::fault::{Fault, FaultKind, FaultReport};
 use crate::report::{JobReport, VariantReport};
 use crate::switch_target::{RunningSwitch, StartOptions, SwitchTarget};
@@ -72,15 +74,27 @@ impl Emulated {
         Ok(self.pipeline.insert(pipeline).clone())
     }
 
-    /// The variant's links and switch: the fabric cables the hosts, the
-    /// target starts a switch on the far ends, the hosts attach to it.
+    /// The variant's links and switches: the fabric cables the hosts and
+    /// the switches' links, the target starts each switch on its far ends
+    /// (several each in a folder of the work folder named after it), the
+    /// hosts attach to them.
     fn stage(&self, experiment: &Experiment, plan: &HostPlan) -> Result<Stage, TestbedError> {
-        let mut cabling = self.fabric.cable(experiment, &plan.hosts())?;
-        let mut switch = self.target.start(cabling.switch_ports(), &self.start)?;
-        let hosts = cabling.attach(&mut switch)?;
+        let mut cabling = self.fabric.cable(experiment, &plan.wiring())?;
+        let mut switches = Vec::new();
+        for (i, planned) in plan.switches.iter().enumerate() {
+            let start = match plan.switches.len() {
+                1 => self.start.clone(),
+                _ => StartOptions {
+                    work_dir: self.start.work_dir.join(&planned.name),
+                    ..self.start.clone()
+                },
+            };
+            switches.push(self.target.start(cabling.switch_ports(i), &start)?);
+        }
+        let hosts = cabling.attach(&mut switches)?;
         Ok(Stage {
             hosts,
-            switch,
+            switches,
             cabling,
         })
     }
@@ -178,7 +192,7 @@ impl VariantRunner for Emulated {
             eprintln!("== {}: variant {}", experiment.name, variant.label);
         }
         let jobs = experiment.jobs_for(variant);
-        let plan = HostPlan::place(&*self.fabric, &jobs)?;
+        let plan = HostPlan::place(&*self.fabric, experiment, variant, &jobs)?;
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -192,39 +206,43 @@ impl VariantRunner for Emulated {
             experiment.switch.pool_slots,
             experiment.switch.stale_after_ms.map(|ms| ms * 1000),
         );
+        let switch = &stage.switches[0];
         let control::Supervised {
             controller,
             task: supervisor,
         } = control::start_controller(
             &runtime,
-            GrpcSwitch::new(&stage.switch.p4runtime, stage.switch.device_id, 1)
-                .with_security(stage.switch.security.clone())
-                .with_role(&stage.switch.role),
+            GrpcSwitch::new(&switch.p4runtime, switch.device_id, 1)
+                .with_security(switch.security.clone())
+                .with_role(&switch.role),
             pipeline,
             plan.topology(),
             config,
             stopped(stop_rx.clone()),
         )?;
+        let supervisors = vec![supervisor];
         if let Err(last) = control::wait_programmed(&runtime, &controller, options.setup_timeout) {
             let _ = stop_tx.send(true);
-            return Err(control::not_programmed(
-                &stage.switch.p4runtime,
-                options.setup_timeout,
-                last,
-            )
-            .into());
+            return Err(
+                control::not_programmed(&switch.p4runtime, options.setup_timeout, last).into(),
+            );
         }
+        let control = Arc::new(Control::Switch(controller));
 
-        // Stops every worker when the switch stays out of reach or the run
+        // Stops every worker when a switch stays out of reach or the run
         // is interrupted; its result says which.
         let abort = Arc::new(AtomicBool::new(false));
         let watchdog = {
             let abort = Arc::clone(&abort);
-            let (health, after) = (controller.health(), options.switch_lost_after);
+            let switches = stage.switches.iter().map(|s| s.p4runtime.clone());
+            let healths: Vec<_> = switches.zip(control.healths()).collect();
+            let after = options.switch_lost_after;
             let interrupt = Arc::clone(&options.interrupt);
             runtime.spawn(async move {
                 let stopped = tokio::select! {
-                    last_error = switch_lost(health, after) => Stopped::SwitchLost(last_error),
+                    (p4runtime, last_error) = any_switch_lost(healths, after) => {
+                        Stopped::SwitchLost { p4runtime, last_error }
+                    }
                     () = interrupted(interrupt) => Stopped::Interrupted,
                 };
                 abort.store(true, Ordering::SeqCst);
@@ -232,10 +250,7 @@ impl VariantRunner for Emulated {
             })
         };
         let counters: RunCounters = Arc::default();
-        let sampler = runtime.spawn(sample_counters(
-            Arc::clone(&controller),
-            Arc::clone(&counters),
-        ));
+        let sampler = runtime.spawn(sample_counters(Arc::clone(&control), Arc::clone(&counters)));
 
         let progress: Arc<Vec<Progress>> = Arc::new(
             jobs.iter()
@@ -263,11 +278,11 @@ impl VariantRunner for Emulated {
             .flatten();
 
         let start = Instant::now();
-        let switch_addr = stage.switch.switch_addr;
+        let switch_addr = stage.switches[0].switch_addr;
         let restarts = Arc::new(AtomicU32::new(0));
         let Stage {
             hosts: hosts_of_stage,
-            switch: running_switch,
+            switches: running_switches,
             cabling,
         } = &mut stage;
         let mut admitted: Vec<u16> = Vec::new();
@@ -276,12 +291,12 @@ impl VariantRunner for Emulated {
             // never strikes.
             let (jobs_over, over) = mpsc::channel::<()>();
             let injector = {
-                let (health, runtime) = (controller.health(), runtime.handle().clone());
+                let (health, runtime) = (control.healths().remove(0), runtime.handle().clone());
                 let (faults, timeout) = (&options.faults, options.setup_timeout);
                 let restarts = Arc::clone(&restarts);
                 scope.spawn(move || {
                     let injector = Injector {
-                        switch: running_switch,
+                        switch: &mut running_switches[0],
                         cabling,
                         start,
                         over: &over,
@@ -330,9 +345,9 @@ impl VariantRunner for Emulated {
                 let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
                 report.arrival_ms = ms(arrived - start);
                 let admission = runtime
-                    .block_on(admit(&controller, &request, &counters))
+                    .block_on(admit(&control, &request, &counters))
                     .map_err(|e| report.error = Some(e));
-                let Ok(job) = admission else {
+                let Ok(Admitted { job }) = admission else {
                     progress[i].state.store(FAILED, Ordering::Relaxed);
                     reports[i] = Some(report);
                     continue;
@@ -356,7 +371,7 @@ impl VariantRunner for Emulated {
                     report,
                     progress: Arc::clone(&progress),
                     index: i,
-                    controller: Arc::clone(&controller),
+                    control: Arc::clone(&control),
                     counters: Arc::clone(&counters),
                     runtime: runtime.handle().clone(),
                     abort: Arc::clone(&abort),
@@ -389,7 +404,7 @@ impl VariantRunner for Emulated {
         // interrupted.
         let stopped = runtime.block_on(watchdog).ok();
         if stopped == Some(Stopped::Interrupted) {
-            runtime.block_on(clean_up_interrupted(&controller, &admitted));
+            runtime.block_on(control.clean_up_interrupted(&admitted));
         }
         stop_progress.store(true, Ordering::Relaxed);
         if let Some(t) = progress_thread {
@@ -397,14 +412,18 @@ impl VariantRunner for Emulated {
         }
         let _ = stop_tx.send(true);
         runtime.block_on(async {
-            let _ = supervisor.await;
+            for supervisor in supervisors {
+                let _ = supervisor.await;
+            }
         });
         runtime.shutdown_timeout(Duration::from_secs(2));
-        // The switch process, then the namespaces its ports were in.
-        let p4runtime = stage.switch.p4runtime.clone();
+        // The switch processes, then the namespaces their ports were in.
         drop(stage);
         match stopped {
-            Some(Stopped::SwitchLost(last_error)) => {
+            Some(Stopped::SwitchLost {
+                p4runtime,
+                last_error,
+            }) => {
                 return Err(TestbedError::SwitchLost {
                     p4runtime,
                     after: options.switch_lost_after,
@@ -434,69 +453,13 @@ pub fn program_path(experiment: &Experiment) -> PathBuf {
         .unwrap_or_else(|| experiment.switch.arch.program())
 }
 
-/// Every job's hosts, as the fabric placed them.
-#[derive(Debug)]
-struct HostPlan {
-    jobs: Vec<JobHosts>,
-}
-
-/// A job's workers and PS.
-#[derive(Debug)]
-struct JobHosts {
-    workers: Vec<PlacedHost>,
-    ps: PlacedHost,
-}
-
-impl HostPlan {
-    /// Places the hosts of `jobs` in order (job 1's workers, its PS, job
-    /// 2's workers, ...) on `fabric`.
-    fn place(fabric: &dyn Fabric, jobs: &[JobSpec]) -> Result<HostPlan, TestbedError> {
-        let mut index = 0;
-        let mut place = |name: String, parameter_server: bool| {
-            let host = fabric.place(index, name)?;
-            index += 1;
-            Ok::<_, TestbedError>(PlacedHost {
-                host,
-                parameter_server,
-            })
-        };
-        let mut plan = HostPlan { jobs: Vec::new() };
-        for j in jobs {
-            let workers = (0..j.workers)
-                .map(|w| place(format!("{}-w{w}", j.name), false))
-                .collect::<Result<_, _>>()?;
-            let ps = place(format!("{}-ps", j.name), true)?;
-            plan.jobs.push(JobHosts { workers, ps });
-        }
-        Ok(plan)
-    }
-
-    /// Every host: each job's workers, then its PS.
-    fn hosts(&self) -> Vec<PlacedHost> {
-        self.jobs
-            .iter()
-            .flat_map(|j| j.workers.iter().chain([&j.ps]))
-            .cloned()
-            .collect()
-    }
-
-    /// The controller's topology of the hosts.
-    fn topology(&self) -> Topology {
-        let mut topology = Topology::default();
-        for h in self.hosts() {
-            add_host(&mut topology, &h.host.name, h.address(), h.host.port);
-        }
-        topology
-    }
-}
-
-/// A variant's switch and the hosts' links to it. Fields drop in order:
-/// the hosts' ends, the switch (a process), then the cabling (the
-/// namespaces its ports were in).
+/// A variant's switches and the links to them. Fields drop in order: the
+/// hosts' ends, the switches (processes), then the cabling (the
+/// namespaces their ports were in).
 #[derive(Debug)]
 struct Stage {
     hosts: AttachedHosts,
-    switch: RunningSwitch,
+    switches: Vec<RunningSwitch>,
     /// Held for its Drop (removes the links); takes one down for a fault.
     cabling: Box<dyn Cabling>,
 }
@@ -617,8 +580,12 @@ impl Injector<'_> {
 /// Why a variant stopped before its jobs finished.
 #[derive(Debug, PartialEq, Eq)]
 enum Stopped {
-    /// The switch stayed out of reach; the controller's last error.
-    SwitchLost(String),
+    /// A switch (at its P4Runtime address) stayed out of reach; its
+    /// controller's last error.
+    SwitchLost {
+        p4runtime: String,
+        last_error: String,
+    },
     /// [`RunOptions::interrupt`] was raised.
     Interrupted,
 }
@@ -639,23 +606,24 @@ pub(super) type RunCounters = Arc<Mutex<BTreeMap<u16, CounterDeltas>>>;
 /// cannot be read is released again: its report could not be told apart
 /// from the earlier run's.
 async fn admit(
-    controller: &Controller<GrpcSwitch>,
+    control: &Control,
     request: &JobRequest,
     counters: &RunCounters,
-) -> Result<Job, String> {
-    let job = controller
+) -> Result<Admitted, String> {
+    let admitted = control
         .admit(request)
         .await
         .map_err(|e| format!("admission refused: {e}"))?;
-    match controller.stats(&[u32::from(job.id)]).await {
+    let id = admitted.job.id;
+    match control.stats(&[u32::from(id)]).await {
         Ok(stats) => {
             let start = stats.iter().flat_map(|s| &s.counters);
             let start = CounterDeltas::starting_at(start.map(|(n, v)| (n.as_str(), *v)));
-            lock(counters).insert(job.id, start);
-            Ok(job)
+            lock(counters).insert(id, start);
+            Ok(admitted)
         }
         Err(e) => {
-            let _ = controller.release(u32::from(job.id)).await;
+            let _ = control.release(id).await;
             Err(format!("cannot read the switch counters at admission: {e}"))
         }
     }
@@ -664,11 +632,11 @@ async fn admit(
 /// Reads every admitted job's counters every [`SAMPLE_EVERY`] into
 /// `counters`, so that a reset of the switch's counters mid-run loses at
 /// most one interval's counts (`crate::counters`); runs until aborted.
-async fn sample_counters(controller: Arc<Controller<GrpcSwitch>>, counters: RunCounters) {
+async fn sample_counters(control: Arc<Control>, counters: RunCounters) {
     loop {
         tokio::time::sleep(SAMPLE_EVERY).await;
         // A switch out of reach is the watchdog's business.
-        let Ok(stats) = controller.stats(&[]).await else {
+        let Ok(stats) = control.stats(&[]).await else {
             continue;
         };
         let mut counters = lock(&counters);
@@ -686,22 +654,21 @@ pub(super) fn lock(counters: &RunCounters) -> MutexGuard<'_, BTreeMap<u16, Count
     counters.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// After an interrupt, once every job's thread has ended: releases the
-/// jobs still admitted (every thread releases its own; this catches one
-/// that panicked first), then frees the pool slots the `admitted` jobs'
-/// cut-short aggregations left, so that a later run on the same switch
-/// (an external one) starts from an empty pool.
-async fn clean_up_interrupted(controller: &Controller<GrpcSwitch>, admitted: &[u16]) {
-    for job in controller.jobs().await {
-        match controller.release(u32::from(job.id)).await {
-            Ok(_) => eprintln!("interrupted: released job {}", job.id),
-            Err(e) => eprintln!("interrupted: cannot release job {}: {e}", job.id),
-        }
+/// Completes when one of the controllers (each beside its switch's
+/// P4Runtime address) has gone `after` in a row without a programmed
+/// switch, with that address and the controller's last error; never while
+/// every switch stays reachable.
+async fn any_switch_lost(
+    healths: Vec<(String, watch::Receiver<Health>)>,
+    after: Duration,
+) -> (String, String) {
+    let mut watching = tokio::task::JoinSet::new();
+    for (p4runtime, health) in healths {
+        watching.spawn(async move { (p4runtime, switch_lost(health, after).await) });
     }
-    for &job in admitted {
-        if let Err(e) = controller.free_slots_of(job).await {
-            eprintln!("interrupted: cannot free the pool slots of job {job}: {e}");
-        }
+    match watching.join_next().await {
+        Some(Ok(lost)) => lost,
+        _ => std::future::pending().await,
     }
 }
 
