@@ -529,6 +529,46 @@ impl<S: SwitchBackend> Controller<S> {
         let mut state = self.state.lock().await;
         self.check_ready(&state)?;
         let job = state.jobs.plan(request, &self.topology)?;
+        self.install_locked(&mut state, job, owner).await
+    }
+
+    /// Admits a job planned elsewhere: one switch's part of a job across
+    /// switches ([`crate::fabric`]), with its tree role, id and slot range
+    /// decided there. Refused when the id or the slot range is taken here
+    /// or this switch's program cannot run the part; installed as
+    /// [`Controller::admit_for`] installs.
+    pub async fn install(&self, job: Job, owner: Option<&str>) -> Result<Job, Error> {
+        let mut state = self.state.lock().await;
+        self.check_ready(&state)?;
+        state.jobs.check_fits(&job)?;
+        for e in job.entities(self.pipeline.bindings.arch) {
+            if let Entity::Table(entry) = e {
+                entry
+                    .spec_in(self.pipeline.bindings.arch)
+                    .map_err(AdmitError::Invalid)?;
+            }
+        }
+        self.install_locked(&mut state, job, owner).await
+    }
+
+    /// The admitted jobs as a table, to plan against.
+    pub async fn table(&self) -> JobTable {
+        self.state.lock().await.jobs.clone()
+    }
+
+    /// The program's architecture.
+    pub fn arch(&self) -> esa_p4::Arch {
+        self.pipeline.bindings.arch
+    }
+
+    /// Writes a checked job's entities (the lock held), rolling back what
+    /// was installed when the switch refuses.
+    async fn install_locked(
+        &self,
+        state: &mut State,
+        job: Job,
+        owner: Option<&str>,
+    ) -> Result<Job, Error> {
         let arch = self.pipeline.bindings.arch;
         if job.fan_in() > arch.max_fan_in(job.mode) {
             return Err(AdmitError::Invalid(format!(

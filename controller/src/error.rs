@@ -253,12 +253,22 @@ pub enum Error {
     /// The job record (`--state FILE`) could not be read or written.
     #[error("job record: {0}")]
     Registry(String),
+    /// One switch of a fabric refused or failed (`crate::fabric`).
+    #[error("switch `{switch}`: {source}")]
+    OnSwitch {
+        /// The switch's name in the fabric topology.
+        switch: String,
+        /// What it said.
+        source: Box<Error>,
+    },
 }
 
-impl From<Error> for tonic::Status {
-    fn from(e: Error) -> tonic::Status {
-        let code = match &e {
+impl Error {
+    /// The gRPC code the job API answers it with.
+    pub fn code(&self) -> tonic::Code {
+        match self {
             Error::Admit(a) => a.code(),
+            Error::OnSwitch { source, .. } => source.code(),
             Error::Switch(P4RuntimeError::NotPrimary { .. }) => tonic::Code::FailedPrecondition,
             Error::Switch(_)
             | Error::RolledBack { .. }
@@ -267,7 +277,12 @@ impl From<Error> for tonic::Status {
             Error::Pipeline(_) | Error::Topology(_) | Error::Decode(_) | Error::Registry(_) => {
                 tonic::Code::Internal
             }
-        };
-        tonic::Status::new(code, e.to_string())
+        }
+    }
+}
+
+impl From<Error> for tonic::Status {
+    fn from(e: Error) -> tonic::Status {
+        tonic::Status::new(e.code(), e.to_string())
     }
 }

@@ -68,12 +68,28 @@ pub struct Job {
     pub slot_base: u16,
     /// Slots are `slot_base ..= slot_base + slot_mask`.
     pub slot_mask: u16,
+    /// The senders whose contributions the switch sums: the workers, or
+    /// at a tree's root the racks that aggregate in their leaves, which
+    /// are numbered first (`docs/protocol.md` §9.6).
+    pub fan_in: u8,
+    /// The switch's place on the job's tree; [`TreeRole::Flat`] for a job
+    /// behind one switch. A leaf's "workers" are its rack's, its PS port
+    /// its uplink; a root's "workers" are its child ports, bit *r* on the
+    /// link to rack *r*'s leaf (`docs/protocol.md` §9.1).
+    pub tree: TreeRole,
 }
 
 impl Job {
-    /// Number of workers.
+    /// The senders the switch sums (see [`Job::fan_in`]'s field).
     pub fn fan_in(&self) -> u8 {
-        u8::try_from(self.workers.len()).unwrap_or(u8::MAX)
+        self.fan_in
+    }
+
+    /// Whether the job keeps a slot range of its own on this switch: a
+    /// switchml job that aggregates here. A level without memory
+    /// (§9.6) holds none, whatever its entry says.
+    pub fn holds_slots(&self) -> bool {
+        self.mode.has_own_slots() && self.tree.aggregates()
     }
 
     /// Number of slots of the job's range.
@@ -95,7 +111,7 @@ impl Job {
             ps_port: self.ps_port,
             slot_base: self.slot_base,
             slot_mask: self.slot_mask,
-            tree: TreeRole::Flat,
+            tree: self.tree,
         }
     }
 
@@ -124,7 +140,7 @@ pub struct JobTable {
     pool_slots: u32,
 }
 
-fn invalid(message: impl Into<String>) -> AdmitError {
+pub(crate) fn invalid(message: impl Into<String>) -> AdmitError {
     AdmitError::Invalid(message.into())
 }
 
@@ -170,18 +186,7 @@ impl JobTable {
 
     /// Checks a request and decides the job it becomes; changes nothing.
     pub fn plan(&self, request: &JobRequest, topology: &Topology) -> Result<Job, AdmitError> {
-        let mode = request
-            .mode
-            .ok_or_else(|| invalid("mode is required (esa, atp or switchml)"))?;
-        let max_priority = u8::try_from(request.max_priority)
-            .ok()
-            .filter(|p| *p <= MAX_PRIORITY)
-            .ok_or_else(|| {
-                invalid(format!(
-                    "max_priority {} is above {MAX_PRIORITY}",
-                    request.max_priority
-                ))
-            })?;
+        let (mode, max_priority) = mode_and_priority(request)?;
         let n = request.workers.len();
         if n < 2 || n > usize::from(MAX_FAN_IN) {
             return Err(invalid(format!(
@@ -210,25 +215,7 @@ impl JobTable {
                 describe(ps)
             )));
         }
-        let id = match request.job_id {
-            0 => (1..=MAX_JOB_ID)
-                .find(|id| !self.jobs.contains_key(id))
-                .ok_or_else(|| {
-                    AdmitError::Exhausted(format!("all {MAX_JOB_ID} job ids are in use"))
-                })?,
-            id => {
-                let id = u16::try_from(id)
-                    .ok()
-                    .filter(|id| *id <= MAX_JOB_ID)
-                    .ok_or_else(|| invalid(format!("job id {id} is above {MAX_JOB_ID}")))?;
-                if self.jobs.contains_key(&id) {
-                    return Err(AdmitError::AlreadyExists(format!(
-                        "job {id} is already admitted"
-                    )));
-                }
-                id
-            }
-        };
+        let id = job_id(request.job_id, |id| self.jobs.contains_key(&id))?;
         let slots = match (mode.has_own_slots(), request.slots) {
             (true, Some(slots)) => self.slot_range(slots)?,
             (true, None) => {
@@ -245,17 +232,71 @@ impl JobTable {
             id,
             mode,
             max_priority,
+            fan_in: u8::try_from(workers.len()).unwrap_or(u8::MAX),
             workers,
             ps_port,
             mcast_group: id,
             slot_base: slots.base,
             slot_mask: slots.mask,
+            tree: TreeRole::Flat,
         })
+    }
+
+    /// Whether `job`, planned elsewhere (a fabric's tree), may join this
+    /// table: its id is free and the slot range it holds ([`Job::holds_slots`])
+    /// is inside the pool and overlaps no other job's.
+    pub fn check_fits(&self, job: &Job) -> Result<(), AdmitError> {
+        if self.jobs.contains_key(&job.id) {
+            return Err(AdmitError::AlreadyExists(format!(
+                "job {} is already admitted",
+                job.id
+            )));
+        }
+        if !job.holds_slots() {
+            return Ok(());
+        }
+        if job.slot_end() > self.pool_slots {
+            return Err(invalid(format!(
+                "slots {}..{} are beyond the pool of {} slots",
+                job.slot_base,
+                job.slot_end(),
+                self.pool_slots
+            )));
+        }
+        match self.overlapping(u32::from(job.slot_base), job.slot_count()) {
+            Some(other) => Err(AdmitError::AlreadyExists(format!(
+                "slots {}..{} overlap job {}'s slots {}..{}",
+                job.slot_base,
+                job.slot_end(),
+                other.id,
+                other.slot_base,
+                other.slot_end()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The switchml job holding a slot of `base..base + count`, if any.
+    fn overlapping(&self, base: u32, count: u32) -> Option<&Job> {
+        self.jobs.values().find(|j| {
+            j.holds_slots() && base < j.slot_end() && u32::from(j.slot_base) < base + count
+        })
+    }
+
+    /// The first free range of `count` slots (a power of two), if any.
+    pub fn free_range(&self, count: u32) -> Option<SlotRange> {
+        if count == 0 || !count.is_power_of_two() || count > self.pool_slots {
+            return None;
+        }
+        (0..self.pool_slots / count)
+            .map(|k| k * count)
+            .find(|&base| self.overlapping(base, count).is_none())
+            .map(|base| own_range(base, count))
     }
 
     /// A switchml job's own range, checked against the pool and the other
     /// switchml jobs.
-    fn slot_range(&self, slots: SlotRequest) -> Result<SlotRange, AdmitError> {
+    pub(crate) fn slot_range(&self, slots: SlotRequest) -> Result<SlotRange, AdmitError> {
         let count = slots.count;
         if count == 0 || !count.is_power_of_two() {
             return Err(invalid(format!("slot count {count} is not a power of two")));
@@ -266,17 +307,6 @@ impl JobTable {
                 self.pool_slots
             )));
         }
-        let taken: Vec<&Job> = self
-            .jobs
-            .values()
-            .filter(|j| j.mode.has_own_slots())
-            .collect();
-        let overlapping = |base: u32| {
-            taken
-                .iter()
-                .find(|j| base < j.slot_end() && u32::from(j.slot_base) < base + count)
-                .copied()
-        };
         match slots.base {
             Some(base) => {
                 if u64::from(base) + u64::from(count) > u64::from(self.pool_slots) {
@@ -286,7 +316,7 @@ impl JobTable {
                         self.pool_slots
                     )));
                 }
-                if let Some(j) = overlapping(base) {
+                if let Some(j) = self.overlapping(base, count) {
                     return Err(AdmitError::AlreadyExists(format!(
                         "slots {base}..{} overlap job {}'s slots {}..{}",
                         base + count,
@@ -297,11 +327,7 @@ impl JobTable {
                 }
                 Ok(own_range(base, count))
             }
-            None => (0..self.pool_slots / count)
-                .map(|k| k * count)
-                .find(|&base| overlapping(base).is_none())
-                .map(|base| own_range(base, count))
-                .ok_or_else(|| {
+            None => self.free_range(count).ok_or_else(|| {
                     AdmitError::Exhausted(format!(
                         "no free range of {count} slots among the pool's {} (switchml jobs hold the rest)",
                         self.pool_slots
@@ -339,7 +365,12 @@ impl JobTable {
             let mut bound = senders.remove(&key.job).unwrap_or_default();
             let ps_bound = bound.remove(&PS_WORKER_ID) == Some(set.ps_port);
             let workers: Vec<u16> = bound.values().copied().collect();
-            let ids_in_order = bound.keys().copied().eq(0..set.fan_in);
+            // A root binds every rack, the ones that fall back (§9.6) too.
+            let senders = match set.tree {
+                TreeRole::Root { racks, .. } => racks.max(set.fan_in),
+                TreeRole::Flat | TreeRole::Leaf { .. } => set.fan_in,
+            };
+            let ids_in_order = bound.keys().copied().eq(0..senders);
             let authorized = ports.remove(&key.job).unwrap_or_default();
             let members: BTreeSet<u16> = workers.iter().copied().chain([set.ps_port]).collect();
             if !ps_bound || !ids_in_order || authorized != members {
@@ -363,10 +394,49 @@ impl JobTable {
                 mcast_group: set.mcast_group,
                 slot_base: set.slot_base,
                 slot_mask: set.slot_mask,
+                fan_in: set.fan_in,
+                tree: set.tree,
             });
         }
         (table, problems)
     }
+}
+
+/// A request's sharing mode and priority class, checked.
+pub(crate) fn mode_and_priority(request: &JobRequest) -> Result<(Mode, u8), AdmitError> {
+    let mode = request
+        .mode
+        .ok_or_else(|| invalid("mode is required (esa, atp or switchml)"))?;
+    let max_priority = u8::try_from(request.max_priority)
+        .ok()
+        .filter(|p| *p <= MAX_PRIORITY)
+        .ok_or_else(|| {
+            invalid(format!(
+                "max_priority {} is above {MAX_PRIORITY}",
+                request.max_priority
+            ))
+        })?;
+    Ok((mode, max_priority))
+}
+
+/// The job id a request asks for (`requested`, checked) or, for 0, the
+/// lowest one not `taken`.
+pub(crate) fn job_id(requested: u32, taken: impl Fn(u16) -> bool) -> Result<u16, AdmitError> {
+    if requested == 0 {
+        return (1..=MAX_JOB_ID)
+            .find(|&id| !taken(id))
+            .ok_or_else(|| AdmitError::Exhausted(format!("all {MAX_JOB_ID} job ids are in use")));
+    }
+    let id = u16::try_from(requested)
+        .ok()
+        .filter(|id| *id <= MAX_JOB_ID)
+        .ok_or_else(|| invalid(format!("job id {requested} is above {MAX_JOB_ID}")))?;
+    if taken(id) {
+        return Err(AdmitError::AlreadyExists(format!(
+            "job {id} is already admitted"
+        )));
+    }
+    Ok(id)
 }
 
 /// The range of `count` slots from `base` (both checked against the pool).
@@ -377,7 +447,7 @@ fn own_range(base: u32, count: u32) -> SlotRange {
     }
 }
 
-fn describe(e: &Endpoint) -> String {
+pub(crate) fn describe(e: &Endpoint) -> String {
     match e {
         Endpoint::Host(name) => format!("host `{name}`"),
         Endpoint::Port(port) => format!("port {port}"),

@@ -43,6 +43,7 @@ pub mod controller;
 pub mod counters;
 pub mod entries;
 pub mod error;
+pub mod fabric;
 pub mod jobs;
 pub mod metrics;
 pub mod pipeline;
