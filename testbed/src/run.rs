@@ -392,7 +392,10 @@ pub(crate) fn ms(d: Duration) -> f64 {
 /// Everything a job's thread needs.
 struct JobContext {
     spec: JobSpec,
+    /// As admitted: a flat job's entry, a tree job's root's.
     job: Job,
+    /// A job across racks: its tree.
+    tree: Option<control::Tree>,
     seed: u64,
     lanes: usize,
     /// Where the job's hosts send ESA packets.
@@ -479,6 +482,7 @@ fn job_plan(ctx: &JobContext) -> JobPlan {
     plan.policy = spec.policy;
     plan.chunks_total = Some(plan.chunks_for(spec.gradient_elems, spec.iterations));
     plan.rto = Rto::EXPERIMENT;
+    plan.tree = ctx.tree.as_ref().map(|t| t.shape);
     plan
 }
 
@@ -494,10 +498,11 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         abort: Some(Arc::clone(&ctx.abort)),
         timeline_origin: Some(ctx.start),
     };
+    let places = ctx.tree.as_ref().map(|t| t.places.clone());
     let run = runner::run_job(
         &job_plan(&ctx),
         ctx.switch_addr,
-        Hosts::given(worker_links, ps_link),
+        Hosts::given(worker_links, ps_link).placed(places.unwrap_or_default()),
         &work,
         &watch,
     );
@@ -605,6 +610,9 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
             }
             report.evictions_suffered = report.counter("evictions_suffered");
             report.preemptions = report.counter("preemptions");
+            if let Some(tree) = &ctx.tree {
+                levels(&ctx, tree, &mut report);
+            }
         }
         Err(e) => {
             report
@@ -616,12 +624,43 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
         report.error.get_or_insert(format!("release failed: {e}"));
     }
     report.finish_shares();
+    if report.racks == 1 {
+        report.rack_share = Some(report.in_switch_share);
+    }
     report.verified = all_done && report.wrong_elements == 0 && report.error.is_none();
     let state = if report.verified { FINISHED } else { FAILED };
     ctx.progress[ctx.index]
         .state
         .store(state, Ordering::Relaxed);
     report
+}
+
+/// A tree job's figures by level, as the sim fabric reports them: the
+/// chunks its root completed (its `chunks_in_switch`), the share of its
+/// rack partials its leaves completed, and its racks.
+fn levels(ctx: &JobContext, tree: &control::Tree, report: &mut JobReport) {
+    let counts = ctx
+        .runtime
+        .block_on(ctx.control.completed_by_level(ctx.job.id, tree));
+    match counts {
+        Ok(now) => {
+            let before = tree.completed_at_admission;
+            let racks = tree.shape.racks();
+            report.racks = racks;
+            report.chunks_in_switch = now.root.saturating_sub(before.root);
+            let partials = report.chunks_total * u64::from(racks);
+            let leaves = now.leaves.saturating_sub(before.leaves);
+            report.rack_share = (partials > 0).then(|| {
+                let share = (leaves as f64 / partials as f64).min(1.0);
+                (share * 10_000.0).round() / 10_000.0
+            });
+        }
+        Err(e) => {
+            report
+                .error
+                .get_or_insert(format!("cannot read the tree's counters: {e}"));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use esa_controller::fabric::FabricController;
 use esa_controller::jobs::{Endpoint, JobRequest, SlotRequest};
 use esa_controller::{GrpcSwitch, Health, Pipeline, Role};
 use esa_harness::control::{self, stopped};
@@ -25,8 +26,8 @@ use super::{
 };
 use crate::counters::{CounterDeltas, SAMPLE_EVERY};
 use crate::error::TestbedError;
-use crate::experiment::{Experiment, Variant};
-use crate::fabric::{AttachedHosts, Cabling, Fabric};
+use crate::experiment::{Arch, Experiment, Variant};
+use crate::fabric::{AttachedHosts, Cabling, Fabric, PortKind};
 use crate::fault::{Fault, FaultKind, FaultReport};
 use crate::report::{JobReport, VariantReport};
 use crate::switch_target::{RunningSwitch, StartOptions, SwitchTarget};
@@ -100,6 +101,39 @@ impl Emulated {
     }
 }
 
+impl Emulated {
+    /// What racks under spines need here: switches this process starts
+    /// (one each), kept running (a cable between two in-memory ports does
+    /// not follow a restart), and leaf rows in the program for jobs across
+    /// racks.
+    fn check_racks(&self, experiment: &Experiment, restarts: bool) -> Result<(), TestbedError> {
+        if self.fabric.port_kind() == PortKind::Own {
+            return Err(TestbedError::Setup(format!(
+                "[topology]: racks under spines need a switch per ToR and spine, started here; \
+                 --switch {} is one switch somebody else runs",
+                self.target.name()
+            )));
+        }
+        if restarts {
+            return Err(TestbedError::Setup(
+                "--fault switch-restart: with a [topology] there are several switches, and \
+                 restarting one is not offered yet"
+                    .into(),
+            ));
+        }
+        let across = experiment.placements.iter().any(|p| p.racks.len() > 1);
+        if across && experiment.switch.arch == Arch::Tna {
+            return Err(TestbedError::Setup(
+                "switch.arch = \"tna\": the Tofino program has a root's rows but no leaf's \
+                 (docs/protocol.md §8), so a job across racks cannot run on it; use the \
+                 v1model program or place every job in one rack"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl VariantRunner for Emulated {
     fn setup(&self) -> Setup {
         Setup {
@@ -160,9 +194,7 @@ impl VariantRunner for Emulated {
         self.target.preflight(experiment)?;
         self.fabric.preflight(experiment)?;
         if experiment.topology.is_some() {
-            return Err(TestbedError::Invalid(
-                "[topology] (racks under spines) runs on the sim fabric only".into(),
-            ));
+            self.check_racks(experiment, restarts)?;
         }
         if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
             return Err(TestbedError::Invalid(format!(
@@ -206,28 +238,59 @@ impl VariantRunner for Emulated {
             experiment.switch.pool_slots,
             experiment.switch.stale_after_ms.map(|ms| ms * 1000),
         );
-        let switch = &stage.switches[0];
-        let control::Supervised {
-            controller,
-            task: supervisor,
-        } = control::start_controller(
-            &runtime,
-            GrpcSwitch::new(&switch.p4runtime, switch.device_id, 1)
-                .with_security(switch.security.clone())
-                .with_role(&switch.role),
-            pipeline,
-            plan.topology(),
-            config,
-            stopped(stop_rx.clone()),
-        )?;
-        let supervisors = vec![supervisor];
-        if let Err(last) = control::wait_programmed(&runtime, &controller, options.setup_timeout) {
-            let _ = stop_tx.send(true);
-            return Err(
-                control::not_programmed(&switch.p4runtime, options.setup_timeout, last).into(),
-            );
+        // A controller per switch, each with the hosts behind it; several
+        // under a fabric controller.
+        let fabric = plan.fabric_topology(&stage.switches)?;
+        let mut controllers = BTreeMap::new();
+        let mut supervisors = Vec::new();
+        for (planned, switch) in plan.switches.iter().zip(&stage.switches) {
+            let hosts = match &fabric {
+                Some(fabric) => fabric.switch_topology(&planned.name).ok_or_else(|| {
+                    TestbedError::Setup(format!("no switch {} in the fabric", planned.name))
+                })?,
+                None => plan.topology(),
+            };
+            let control::Supervised { controller, task } = control::start_controller(
+                &runtime,
+                GrpcSwitch::new(&switch.p4runtime, switch.device_id, 1)
+                    .with_security(switch.security.clone())
+                    .with_role(&switch.role),
+                pipeline.clone(),
+                hosts,
+                config.clone(),
+                stopped(stop_rx.clone()),
+            )?;
+            supervisors.push(task);
+            controllers.insert(planned.name.clone(), controller);
         }
-        let control = Arc::new(Control::Switch(controller));
+        for (planned, switch) in plan.switches.iter().zip(&stage.switches) {
+            let controller = &controllers[&planned.name];
+            if let Err(last) = control::wait_programmed(&runtime, controller, options.setup_timeout)
+            {
+                let _ = stop_tx.send(true);
+                return Err(control::not_programmed(
+                    &switch.p4runtime,
+                    options.setup_timeout,
+                    last,
+                )
+                .into());
+            }
+        }
+        let control = Arc::new(match fabric {
+            None => Control::Switch(
+                controllers
+                    .into_values()
+                    .next()
+                    .ok_or_else(|| TestbedError::Setup("a variant without a switch".into()))?,
+            ),
+            Some(fabric) => Control::Fabric {
+                fabric: Arc::new(
+                    FabricController::new(fabric, controllers)
+                        .map_err(|e| TestbedError::start("the fabric controller", e))?,
+                ),
+                order: plan.switches.iter().map(|s| s.name.clone()).collect(),
+            },
+        });
 
         // Stops every worker when a switch stays out of reach or the run
         // is interrupted; its result says which.
@@ -347,7 +410,7 @@ impl VariantRunner for Emulated {
                 let admission = runtime
                     .block_on(admit(&control, &request, &counters))
                     .map_err(|e| report.error = Some(e));
-                let Ok(Admitted { job }) = admission else {
+                let Ok(Admitted { job, tree }) = admission else {
                     progress[i].state.store(FAILED, Ordering::Relaxed);
                     reports[i] = Some(report);
                     continue;
@@ -360,9 +423,14 @@ impl VariantRunner for Emulated {
                     .chain([&hosts.ps])
                     .map(|h| h.host.port)
                     .collect();
+                report.racks = experiment
+                    .placements
+                    .get(i)
+                    .map_or(0, |p| u8::try_from(p.racks.len()).unwrap_or(u8::MAX));
                 let ctx = JobContext {
                     spec,
                     job,
+                    tree,
                     seed: experiment.seed,
                     lanes: experiment.switch.lanes,
                     switch_addr,
@@ -615,8 +683,16 @@ async fn admit(
         .await
         .map_err(|e| format!("admission refused: {e}"))?;
     let id = admitted.job.id;
-    match control.stats(&[u32::from(id)]).await {
-        Ok(stats) => {
+    let read = async {
+        let stats = control.stats(&[u32::from(id)]).await?;
+        let mut admitted = admitted;
+        if let Some(tree) = &mut admitted.tree {
+            tree.completed_at_admission = control.completed_by_level(id, tree).await?;
+        }
+        Ok::<_, String>((stats, admitted))
+    };
+    match read.await {
+        Ok((stats, admitted)) => {
             let start = stats.iter().flat_map(|s| &s.counters);
             let start = CounterDeltas::starting_at(start.map(|(n, v)| (n.as_str(), *v)));
             lock(counters).insert(id, start);

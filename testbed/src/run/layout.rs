@@ -12,12 +12,14 @@
 //! port `hosts + 1 + r`.
 
 use esa_controller::Topology;
+use esa_controller::fabric::{FabricSwitch, FabricTopology, SwitchPort};
 use esa_controller::topology::MAX_PORT;
 use esa_harness::control::add_host;
 
 use crate::error::TestbedError;
 use crate::experiment::{Experiment, JobSpec, Variant};
 use crate::fabric::{Fabric, LinkEnd, PlacedHost, SwitchLink, Wiring};
+use crate::switch_target::RunningSwitch;
 
 /// Every job's hosts as the fabric placed them, and the switches and
 /// links they hang off.
@@ -174,5 +176,44 @@ impl HostPlan {
             add_host(&mut topology, &h.host.name, h.address(), h.host.port);
         }
         topology
+    }
+
+    /// For several switches, the fabric the controllers program: each
+    /// switch (started as `switches`, in order) on its ports, the links
+    /// between them, each host behind its switch. `None` for one switch.
+    pub fn fabric_topology(
+        &self,
+        switches: &[RunningSwitch],
+    ) -> Result<Option<FabricTopology>, TestbedError> {
+        if self.switches.len() == 1 {
+            return Ok(None);
+        }
+        let wiring = self.wiring();
+        let bad = |e: String| TestbedError::Setup(format!("the fabric of the variant: {e}"));
+        let mut fabric = FabricTopology::new();
+        for (i, (planned, running)) in self.switches.iter().zip(switches).enumerate() {
+            fabric
+                .add_switch(FabricSwitch {
+                    name: planned.name.clone(),
+                    p4runtime: Some(running.p4runtime.clone()),
+                    device_id: running.device_id,
+                    aggregate: planned.aggregate,
+                    ports: wiring.ports_of(i).into_iter().collect(),
+                })
+                .map_err(bad)?;
+        }
+        let end = |e: LinkEnd| SwitchPort {
+            switch: self.switches[e.switch].name.clone(),
+            port: e.port,
+        };
+        for link in &self.links {
+            let [a, b] = link.ends;
+            fabric.add_link(end(a), end(b)).map_err(bad)?;
+        }
+        for h in &wiring.hosts {
+            let switch = &self.switches[h.switch].name;
+            fabric.add_host(switch, h.host.clone()).map_err(bad)?;
+        }
+        Ok(Some(fabric))
     }
 }
