@@ -503,7 +503,7 @@ pub struct Experiment {
     /// `scale`, else 1.0 (real sizes) for the sim fabric, else `None`: the
     /// emulator's profile numbers.
     pub scale: Option<f64>,
-    /// Racks under spines (`[topology]`, the sim fabric only); `None`:
+    /// Racks under spines (`[topology]`); `None`:
     /// every host behind one switch.
     pub topology: Option<Topology>,
     /// With a topology, where each job runs (indexed like `jobs`); empty

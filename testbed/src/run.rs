@@ -7,8 +7,11 @@
 //!   process, BMv2, or an external one), the controller against it over
 //!   P4Runtime, and every job's parameter server and workers on threads
 //!   of this process, on the hosts' links ([`crate::fabric`]: in-memory
-//!   ports, namespaces, a hosts file's addresses). One variant runs at a
-//!   time, each on a fresh switch, fresh links and a fresh controller.
+//!   ports, namespaces, a hosts file's addresses). With a `[topology]`, a
+//!   switch per ToR and spine (`layout`), a controller each and the
+//!   fabric controller over them (`control`): a job across racks runs as
+//!   an aggregation tree. One variant runs at a time, each on fresh
+//!   switches, fresh links and fresh controllers.
 //! - [`Simulated`]: the pool model in virtual time
 //!   ([`crate::virtual_time`]).
 //!

@@ -39,6 +39,8 @@ pub struct Emulated {
     fabric: Arc<dyn Fabric>,
     options: RunOptions,
     start: StartOptions,
+    /// With a `[topology]`: its racks and spines, a switch each.
+    racks: Option<(u16, u16)>,
     /// Loaded (for BMv2, compiled) at the first variant, pushed to each
     /// variant's switch.
     pipeline: Option<Pipeline>,
@@ -58,6 +60,7 @@ impl Emulated {
             fabric,
             start: options.start_options(&experiment.name),
             options: options.clone(),
+            racks: experiment.topology.as_ref().map(|t| (t.racks, t.spines)),
             pipeline: None,
         }
     }
@@ -99,9 +102,6 @@ impl Emulated {
             cabling,
         })
     }
-}
-
-impl Emulated {
     /// What racks under spines need here: switches this process starts
     /// (one each), kept running (a cable between two in-memory ports does
     /// not follow a restart), and leaf rows in the program for jobs across
@@ -136,12 +136,23 @@ impl Emulated {
 
 impl VariantRunner for Emulated {
     fn setup(&self) -> Setup {
+        let switch = self.target.describe(self.fabric.port_kind());
+        let switches = match self.racks {
+            None => switch,
+            Some((racks, spines)) => {
+                let plural = |n: u16, one: &str| match n {
+                    1 => format!("1 {one}"),
+                    n => format!("{n} {one}s"),
+                };
+                format!(
+                    "{} and {}, each {switch}",
+                    plural(racks, "ToR"),
+                    plural(spines, "spine")
+                )
+            }
+        };
         Setup {
-            description: format!(
-                "{}; {}",
-                self.target.describe(self.fabric.port_kind()),
-                self.fabric.hosts_description()
-            ),
+            description: format!("{switches}; {}", self.fabric.hosts_description()),
             switch: self.target.name(),
             fabric: self.fabric.name(),
         }
