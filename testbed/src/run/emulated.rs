@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use esa_controller::fabric::FabricController;
 use esa_controller::jobs::{Endpoint, JobRequest, SlotRequest};
-use esa_controller::{GrpcSwitch, Health, Pipeline, Role};
+use esa_controller::{ControllerConfig, GrpcSwitch, Health, Pipeline, Role};
 use esa_harness::control::{self, stopped};
 use tokio::sync::watch;
 
@@ -102,6 +102,7 @@ impl Emulated {
             cabling,
         })
     }
+
     /// What racks under spines need here: switches this process starts
     /// (one each), kept running (a cable between two in-memory ports does
     /// not follow a restart), and leaf rows in the program for jobs across
@@ -249,59 +250,22 @@ impl VariantRunner for Emulated {
             experiment.switch.pool_slots,
             experiment.switch.stale_after_ms.map(|ms| ms * 1000),
         );
-        // A controller per switch, each with the hosts behind it; several
-        // under a fabric controller.
-        let fabric = plan.fabric_topology(&stage.switches)?;
-        let mut controllers = BTreeMap::new();
-        let mut supervisors = Vec::new();
-        for (planned, switch) in plan.switches.iter().zip(&stage.switches) {
-            let hosts = match &fabric {
-                Some(fabric) => fabric.switch_topology(&planned.name).ok_or_else(|| {
-                    TestbedError::Setup(format!("no switch {} in the fabric", planned.name))
-                })?,
-                None => plan.topology(),
-            };
-            let control::Supervised { controller, task } = control::start_controller(
-                &runtime,
-                GrpcSwitch::new(&switch.p4runtime, switch.device_id, 1)
-                    .with_security(switch.security.clone())
-                    .with_role(&switch.role),
-                pipeline.clone(),
-                hosts,
-                config.clone(),
-                stopped(stop_rx.clone()),
-            )?;
-            supervisors.push(task);
-            controllers.insert(planned.name.clone(), controller);
-        }
-        for (planned, switch) in plan.switches.iter().zip(&stage.switches) {
-            let controller = &controllers[&planned.name];
-            if let Err(last) = control::wait_programmed(&runtime, controller, options.setup_timeout)
-            {
+        let started = start_control(
+            &runtime,
+            &plan,
+            &stage.switches,
+            &pipeline,
+            &config,
+            &stop_rx,
+            options.setup_timeout,
+        );
+        let (control, supervisors) = match started {
+            Ok(started) => started,
+            Err(e) => {
                 let _ = stop_tx.send(true);
-                return Err(control::not_programmed(
-                    &switch.p4runtime,
-                    options.setup_timeout,
-                    last,
-                )
-                .into());
+                return Err(e);
             }
-        }
-        let control = Arc::new(match fabric {
-            None => Control::Switch(
-                controllers
-                    .into_values()
-                    .next()
-                    .ok_or_else(|| TestbedError::Setup("a variant without a switch".into()))?,
-            ),
-            Some(fabric) => Control::Fabric {
-                fabric: Arc::new(
-                    FabricController::new(fabric, controllers)
-                        .map_err(|e| TestbedError::start("the fabric controller", e))?,
-                ),
-                order: plan.switches.iter().map(|s| s.name.clone()).collect(),
-            },
-        });
+        };
 
         // Stops every worker when a switch stays out of reach or the run
         // is interrupted; its result says which.
@@ -520,6 +484,66 @@ impl VariantRunner for Emulated {
             faults,
         })
     }
+}
+
+/// A controller per switch of `plan` (running as `switches`), each with
+/// the hosts behind it and `pipeline` and `config`, stopping when `stop`
+/// says so; several under a fabric controller. Returns once every one has
+/// programmed its switch (or the first that has not after `timeout`, as
+/// an error), with their supervising tasks.
+fn start_control(
+    runtime: &tokio::runtime::Runtime,
+    plan: &HostPlan,
+    switches: &[RunningSwitch],
+    pipeline: &Pipeline,
+    config: &ControllerConfig,
+    stop: &watch::Receiver<bool>,
+    timeout: Duration,
+) -> Result<(Arc<Control>, Vec<tokio::task::JoinHandle<()>>), TestbedError> {
+    let fabric = plan.fabric_topology(switches)?;
+    let mut controllers = BTreeMap::new();
+    let mut supervisors = Vec::new();
+    for (planned, switch) in plan.switches.iter().zip(switches) {
+        let hosts = match &fabric {
+            Some(fabric) => fabric.switch_topology(&planned.name).ok_or_else(|| {
+                TestbedError::Setup(format!("no switch {} in the fabric", planned.name))
+            })?,
+            None => plan.topology(),
+        };
+        let control::Supervised { controller, task } = control::start_controller(
+            runtime,
+            GrpcSwitch::new(&switch.p4runtime, switch.device_id, 1)
+                .with_security(switch.security.clone())
+                .with_role(&switch.role),
+            pipeline.clone(),
+            hosts,
+            config.clone(),
+            stopped(stop.clone()),
+        )?;
+        supervisors.push(task);
+        controllers.insert(planned.name.clone(), controller);
+    }
+    for (planned, switch) in plan.switches.iter().zip(switches) {
+        if let Err(last) = control::wait_programmed(runtime, &controllers[&planned.name], timeout) {
+            return Err(control::not_programmed(&switch.p4runtime, timeout, last).into());
+        }
+    }
+    let control = match fabric {
+        None => Control::Switch(
+            controllers
+                .into_values()
+                .next()
+                .ok_or_else(|| TestbedError::Setup("a variant without a switch".into()))?,
+        ),
+        Some(fabric) => Control::Fabric {
+            fabric: Arc::new(
+                FabricController::new(fabric, controllers)
+                    .map_err(|e| TestbedError::start("the fabric controller", e))?,
+            ),
+            order: plan.switches.iter().map(|s| s.name.clone()).collect(),
+        },
+    };
+    Ok((Arc::new(control), supervisors))
 }
 
 /// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
@@ -827,5 +851,28 @@ mod tests {
             assert_eq!(last, "refused");
             assert!(started.elapsed() >= Duration::from_millis(150));
         });
+    }
+
+    #[test]
+    fn the_first_switch_lost_of_several_stops_the_run_and_is_named() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let (a, a_rx) = watch::channel(health(Role::Primary, true, None));
+        let (b, b_rx) = watch::channel(health(Role::Primary, true, None));
+        let healths = vec![("a:1".to_string(), a_rx), ("b:2".to_string(), b_rx)];
+        let lost = rt.spawn(any_switch_lost(healths, Duration::from_millis(200)));
+        rt.block_on(async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            assert!(!lost.is_finished(), "every switch is reachable");
+            b.send_replace(health(Role::Disconnected, false, Some("refused")));
+            let (p4runtime, last_error) = lost.await.unwrap();
+            assert_eq!(
+                (p4runtime.as_str(), last_error.as_str()),
+                ("b:2", "refused")
+            );
+        });
+        drop(a);
     }
 }

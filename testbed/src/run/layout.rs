@@ -217,3 +217,74 @@ impl HostPlan {
         Ok(Some(fabric))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::fabric::InProcessFabric;
+
+    /// Two racks of four under two spines: `wide` (6 workers) spans both,
+    /// `narrow` (2) fits rack 1.
+    const RACKS: &str = "[switch]\nlanes = 32\npool_slots = 256\n\n[topology]\nracks = 2\n\
+        hosts_per_rack = 4\nspines = 2\n\n[[jobs]]\nname = \"wide\"\nworkers = 6\n\
+        gradient_elems = 1024\niterations = 1\n\n[[jobs]]\nname = \"narrow\"\nworkers = 2\ngradient_elems = 1024\niterations = 1\n\n\
+        [compare]\nvariants = [\"esa\"]\nsecond_level = [true, false]\n";
+
+    #[test]
+    fn workers_sit_in_their_racks_and_each_ps_on_its_root() {
+        let e = Experiment::parse(RACKS, "x").unwrap();
+        let (both, one_level) = (&e.variants[0], &e.variants[1]);
+        let plan = HostPlan::place(&InProcessFabric, &e, both, &e.jobs_for(both)).unwrap();
+        let names: Vec<&str> = plan.switches.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["tor0", "tor1", "spine0", "spine1"]);
+        assert!(plan.switches.iter().all(|s| s.aggregate));
+        let on = |h: &PlacedHost| (h.host.port, h.switch);
+        let wide = &plan.jobs[0];
+        // Packed: four workers in rack 0, two in rack 1; job 1's root is
+        // spine 1 % 2.
+        let workers: Vec<(u16, usize)> = wide.workers.iter().map(on).collect();
+        assert_eq!(workers, [(1, 0), (2, 0), (3, 0), (4, 0), (5, 1), (6, 1)]);
+        assert_eq!(on(&wide.ps), (7, 3));
+        // A one-rack job is flat on its ToR, its PS there too.
+        let narrow = &plan.jobs[1];
+        let workers: Vec<(u16, usize)> = narrow.workers.iter().map(on).collect();
+        assert_eq!(workers, [(8, 1), (9, 1)]);
+        assert_eq!(on(&narrow.ps), (10, 1));
+        // A link per ToR-spine pair on the ports after the last host's.
+        let links: Vec<[(usize, u16); 2]> = plan
+            .links
+            .iter()
+            .map(|l| l.ends.map(|e| (e.switch, e.port)))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                [(0, 11), (2, 11)],
+                [(0, 12), (3, 11)],
+                [(1, 11), (2, 12)],
+                [(1, 12), (3, 12)]
+            ]
+        );
+        let wiring = plan.wiring();
+        assert_eq!(wiring.ports_of(1), [5, 6, 8, 9, 10, 11, 12]);
+        assert_eq!(wiring.ports_of(3), [7, 11, 12]);
+        // Without the second level the spines keep out of aggregation.
+        let plan = HostPlan::place(&InProcessFabric, &e, one_level, &e.jobs).unwrap();
+        let aggregate: Vec<bool> = plan.switches.iter().map(|s| s.aggregate).collect();
+        assert_eq!(aggregate, [true, true, false, false]);
+    }
+
+    #[test]
+    fn without_a_topology_every_host_is_on_one_switch() {
+        let text = RACKS.split("[topology]").next().unwrap().to_string()
+            + "[[jobs]]\nname = \"a\"\nworkers = 2\ngradient_elems = 1024\niterations = 1\n";
+        let e = Experiment::parse(&text, "x").unwrap();
+        let v = &e.variants[0];
+        let plan = HostPlan::place(&InProcessFabric, &e, v, &e.jobs).unwrap();
+        assert_eq!(plan.switches.len(), 1);
+        assert!(plan.links.is_empty());
+        assert!(plan.hosts().iter().all(|h| h.switch == 0));
+        assert_eq!(plan.wiring().ports_of(0), [1, 2, 3]);
+    }
+}
