@@ -16,8 +16,9 @@
 //! sch_netem).
 //!
 //! Everything is removed on drop. A run killed before that leaves
-//! namespaces named after its process id; [`sweep_stale`] removes those
-//! whose process is gone, and every new topology calls it first.
+//! namespaces (and veth pairs between switches) named after its process
+//! id; [`sweep_stale`] removes those whose process is gone, and every new
+//! topology calls it first.
 //!
 //! For benches and tests that need bare interfaces rather than hosts, and
 //! for links between switches: [`VethPair`] (in the root namespace or in a
@@ -196,14 +197,16 @@ pub fn namespaces_of(pid: u32) -> Vec<String> {
 }
 
 /// Removes namespaces left by runs whose process is gone (killed before
-/// they cleaned up); returns how many.
+/// they cleaned up), and their veth pairs between switches; returns how
+/// many namespaces.
 pub fn sweep_stale() -> usize {
     remove_where(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
 }
 
-/// Removes every namespace this process made: for a signal handler, when
-/// the run is interrupted before its topologies drop; this process adds
-/// none afterwards. Returns how many.
+/// Removes every namespace this process made, and its veth pairs between
+/// switches: for a signal handler, when the run is interrupted before its
+/// topologies drop; this process adds no namespace afterwards. Returns how
+/// many namespaces.
 pub fn remove_this_process() -> usize {
     let mut closed = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
     *closed = true;
@@ -212,9 +215,19 @@ pub fn remove_this_process() -> usize {
 }
 
 /// Removes the namespaces this module made whose process id `doomed`
-/// picks. The veth end inside goes with its namespace, and its peer with
-/// it.
+/// picks (the veth end inside goes with its namespace, and its peer with
+/// it), and the veth pairs between switches it made in the root namespace
+/// ([`VethPair::between_switches`]). Returns how many namespaces.
 fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
+    if let Ok(links) = run(&["ip", "-o", "link", "show", "type", "veth"]) {
+        for name in links.lines().filter_map(|l| l.split(": ").nth(1)) {
+            let name = name.split('@').next().unwrap_or(name);
+            if switch_link_pid(name).is_some_and(&doomed) {
+                // Deleting one end deletes its peer: the other's may fail.
+                let _ = run(&["ip", "link", "del", name]);
+            }
+        }
+    }
     let Ok(list) = run(&["ip", "netns", "list"]) else {
         return 0;
     };
@@ -223,6 +236,17 @@ fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
         .filter(|name| namespace_pid(name).is_some_and(&doomed))
         .filter(|name| run(&["ip", "netns", "del", name]).is_ok())
         .count()
+}
+
+/// The process id in the name of an end of a veth pair between switches
+/// ([`interface_name`] with side `a` or `b`).
+fn switch_link_pid(name: &str) -> Option<u32> {
+    let (pid, rest) = name.strip_prefix('e')?.split_once('x')?;
+    let (head, link) = rest.split_at(rest.trim_end_matches(|c: char| c.is_ascii_digit()).len());
+    let seq = head.strip_suffix(['a', 'b'])?;
+    link.parse::<u16>().ok()?;
+    u32::from_str_radix(seq, 36).ok()?;
+    u32::from_str_radix(pid, 36).ok()
 }
 
 /// `aa:bb:cc:dd:ee:ff`.
@@ -597,6 +621,16 @@ mod tests {
         let longest = interface_name(4_194_304, 1295, 510, 'p');
         assert!(longest.len() <= 15, "{longest}");
         assert_eq!(interface_name(35, 36, 7, 'n'), "ezx10n7");
+        // Links between switches name their process too; hosts' ends and
+        // other interfaces do not count.
+        for side in ['a', 'b'] {
+            let name = interface_name(4_194_304, 1295, 510, side);
+            assert_eq!(switch_link_pid(&name), Some(4_194_304), "{name}");
+        }
+        assert_eq!(switch_link_pid(&interface_name(100, 2, 9, 'p')), None);
+        for other in ["eth0", "enx00e04c681234", "ex1a", "e1xa3", "e1x1ab"] {
+            assert_eq!(switch_link_pid(other), None, "{other}");
+        }
         assert_ne!(
             interface_name(100, 1, 2, 'p'),
             interface_name(100, 2, 2, 'p')
@@ -626,6 +660,28 @@ mod tests {
         drop(ns);
         let list = run(&["ip", "netns", "list"]).unwrap();
         assert!(!list.contains(&ns_name), "{list}");
+    }
+
+    #[test]
+    fn a_dead_process_links_between_switches_are_swept() {
+        if !tests_enabled("stale switch links test") {
+            return;
+        }
+        // No process has the largest pid Linux hands out.
+        let dead = 4_194_304;
+        assert!(!std::path::Path::new(&format!("/proc/{dead}")).exists());
+        let (a, b) = (
+            interface_name(dead, 7, 1, 'a'),
+            interface_name(dead, 7, 1, 'b'),
+        );
+        std::mem::forget(VethPair::create(&a, &b).unwrap());
+        let mine = VethPair::between_switches(1).unwrap();
+        sweep_stale();
+        assert!(run(&["ip", "link", "show", &a]).is_err(), "{a} left behind");
+        assert!(
+            run(&["ip", "link", "show", mine.end(0)]).is_ok(),
+            "a live run's link"
+        );
     }
 
     #[test]
