@@ -1,5 +1,6 @@
 //! The one job runner: a job's parameter server and workers on threads of
-//! this process, configured from its [`JobPlan`]. Each worker runs the
+//! this process, configured from its [`JobPlan`] (a tree job's workers at
+//! their places in its racks, [`Hosts::places`]). Each worker runs the
 //! job's [`Workload`] (synthetic gradients checked against their exact
 //! sums, [`crate::jobs::SyntheticSums`]; `esa run`'s model training), then
 //! answers its peers' `QUERY`s until every worker is done; the PS samples

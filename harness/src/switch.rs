@@ -4,7 +4,8 @@
 //! Owning the runtime makes stopping the switch a crash as a controller
 //! sees it: shutting the runtime down drops the server and every connection
 //! task, so open arbitration streams break at once (a graceful tonic
-//! shutdown would wait for them to end).
+//! shutdown would wait for them to end). Hosts reach a switch's in-memory
+//! ports as [`PortLink`]s; two switches' ports are joined by a [`Cable`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
