@@ -196,6 +196,29 @@ pub fn namespaces_of(pid: u32) -> Vec<String> {
         .collect()
 }
 
+/// The ends of the veth pairs between switches
+/// ([`VethPair::between_switches`]) process `pid` made that exist now.
+pub fn switch_links_of(pid: u32) -> Vec<String> {
+    switch_links()
+        .into_iter()
+        .filter(|name| switch_link_pid(name) == Some(pid))
+        .collect()
+}
+
+/// Every veth end in the root namespace named like a link between
+/// switches.
+fn switch_links() -> Vec<String> {
+    let Ok(links) = run(&["ip", "-o", "link", "show", "type", "veth"]) else {
+        return vec![];
+    };
+    links
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1))
+        .map(|name| name.split('@').next().unwrap_or(name).to_string())
+        .filter(|name| switch_link_pid(name).is_some())
+        .collect()
+}
+
 /// Removes namespaces left by runs whose process is gone (killed before
 /// they cleaned up), and their veth pairs between switches; returns how
 /// many namespaces.
@@ -219,13 +242,10 @@ pub fn remove_this_process() -> usize {
 /// it), and the veth pairs between switches it made in the root namespace
 /// ([`VethPair::between_switches`]). Returns how many namespaces.
 fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
-    if let Ok(links) = run(&["ip", "-o", "link", "show", "type", "veth"]) {
-        for name in links.lines().filter_map(|l| l.split(": ").nth(1)) {
-            let name = name.split('@').next().unwrap_or(name);
-            if switch_link_pid(name).is_some_and(&doomed) {
-                // Deleting one end deletes its peer: the other's may fail.
-                let _ = run(&["ip", "link", "del", name]);
-            }
+    for name in switch_links() {
+        if switch_link_pid(&name).is_some_and(&doomed) {
+            // Deleting one end deletes its peer: the other's may fail.
+            let _ = run(&["ip", "link", "del", &name]);
         }
     }
     let Ok(list) = run(&["ip", "netns", "list"]) else {
@@ -676,12 +696,16 @@ mod tests {
         );
         std::mem::forget(VethPair::create(&a, &b).unwrap());
         let mine = VethPair::between_switches(1).unwrap();
+        let mut made = switch_links_of(dead);
+        made.sort();
+        assert_eq!(made, [a.clone(), b]);
         sweep_stale();
         assert!(run(&["ip", "link", "show", &a]).is_err(), "{a} left behind");
-        assert!(
-            run(&["ip", "link", "show", mine.end(0)]).is_ok(),
-            "a live run's link"
-        );
+        assert_eq!(switch_links_of(dead), Vec::<String>::new());
+        let pid = std::process::id();
+        assert!(switch_links_of(pid).contains(&mine.end(0).to_string()));
+        drop(mine);
+        assert!(!switch_links_of(pid).contains(&a));
     }
 
     #[test]

@@ -7,7 +7,6 @@
 //! completed chunks (a flat setup completes none there) and its ToRs sent
 //! their racks' partials up.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -82,33 +81,21 @@ fn three_switches_in_process_aggregate_at_both_levels() {
     assert_both_levels(&report);
 }
 
-/// Interfaces in the root namespace now.
-fn interfaces() -> BTreeSet<String> {
-    let out = std::process::Command::new("ip")
-        .args(["-o", "link", "show"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split(": ").nth(1))
-        .map(|name| name.split('@').next().unwrap_or(name).to_string())
-        .collect()
-}
-
 /// Runs `e` with `options`, one namespace run at a time, and checks that
 /// it left no namespace, interface or switch process behind.
 fn run_cleanly(e: &Experiment, options: &RunOptions) -> ExperimentReport {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let before = interfaces();
     let report = run_experiment(e, options).unwrap();
     print!("{}", report.table());
+    let me = std::process::id();
+    let left = esa_netns::namespaces_of(me);
+    assert_eq!(left, Vec::<String>::new(), "namespaces left behind");
+    let left = esa_netns::switch_links_of(me);
     assert_eq!(
-        esa_netns::namespaces_of(std::process::id()),
+        left,
         Vec::<String>::new(),
-        "namespaces left behind"
+        "links between switches left behind"
     );
-    let left: Vec<String> = interfaces().difference(&before).cloned().collect();
-    assert_eq!(left, Vec::<String>::new(), "interfaces left behind");
     assert_eq!(
         switch_children(),
         0,
