@@ -163,15 +163,6 @@ pub struct Wiring {
 }
 
 impl Wiring {
-    /// `hosts` on one switch.
-    pub fn one_switch(hosts: Vec<PlacedHost>) -> Wiring {
-        Wiring {
-            switches: 1,
-            hosts,
-            links: Vec::new(),
-        }
-    }
-
     /// Switch `switch`'s ports: its hosts', then its ends of links, in
     /// order.
     pub fn ports_of(&self, switch: usize) -> Vec<u16> {
