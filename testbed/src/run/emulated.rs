@@ -203,11 +203,11 @@ impl VariantRunner for Emulated {
                 self.options.switch_lost_after
             )));
         }
-        self.target.preflight(experiment)?;
-        self.fabric.preflight(experiment)?;
         if experiment.topology.is_some() {
             self.check_racks(experiment, restarts)?;
         }
+        self.target.preflight(experiment)?;
+        self.fabric.preflight(experiment)?;
         if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
             return Err(TestbedError::Invalid(format!(
                 "variant {:?} (no in-network aggregation) runs on the sim fabric only",

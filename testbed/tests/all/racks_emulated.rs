@@ -81,6 +81,28 @@ fn three_switches_in_process_aggregate_at_both_levels() {
     assert_both_levels(&report);
 }
 
+#[test]
+fn what_several_switches_cannot_do_is_refused_before_anything_starts() {
+    let refused = |e: &Experiment, options: &RunOptions| {
+        esa_testbed::preflight(e, options).unwrap_err().to_string()
+    };
+    let options = RunOptions {
+        progress: false,
+        faults: vec!["switch-restart@1s".parse().unwrap()],
+        ..RunOptions::default()
+    };
+    let err = refused(&three_switches(), &options);
+    assert!(
+        err.contains("with a [topology] there are several switches"),
+        "{err}"
+    );
+    // The Tofino program has no leaf rows: a job across racks cannot run.
+    let mut e = three_switches();
+    e.switch.arch = esa_testbed::experiment::Arch::Tna;
+    let err = refused(&e, &RunOptions::default());
+    assert!(err.contains("no leaf's"), "{err}");
+}
+
 /// Runs `e` with `options`, one namespace run at a time, and checks that
 /// it left no namespace, interface or switch process behind.
 fn run_cleanly(e: &Experiment, options: &RunOptions) -> ExperimentReport {
