@@ -8,7 +8,9 @@
 //! address, since nothing answers ARP for it). Its peer stays in the root
 //! namespace and is the switch's port: esa-switch opens it with AF_PACKET,
 //! BMv2 with `-i n@<name>`. Interface names must fit in 15 characters, so
-//! theirs is `e<pid>x<s>p<n>` with pid and s in base 36.
+//! theirs is `e<pid>x<s>p<n>` with pid and s in base 36. Two switches are
+//! joined by a veth pair in the root namespace,
+//! [`VethPair::between_switches`]: `e<pid>-<s>a<n>` and `e<pid>-<s>b<n>`.
 //!
 //! Loss is injected by an nftables table in each lossy host's namespace
 //! that drops a random share of ESA datagrams on the way out and on the
@@ -159,6 +161,15 @@ fn interface_name(pid: u32, seq: u32, port: u16, side: char) -> String {
     format!("e{}x{}{side}{port}", base36(pid), base36(seq % 1296))
 }
 
+/// Name (at most 15 characters) of end `side` (`a` or `b`) of link `link`
+/// between switches of topology `seq` of process `pid`. The `-`, which
+/// base 36 lacks, keeps the process id readable from the name
+/// ([`switch_link_pid`]); a host's interface name cannot tell where its
+/// pid ends (`x` is a base-36 digit).
+fn link_name(pid: u32, seq: u32, link: u16, side: char) -> String {
+    format!("e{}-{}{side}{link}", base36(pid), base36(seq % 1296))
+}
+
 fn base36(mut n: u32) -> String {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     let mut out = Vec::new();
@@ -259,9 +270,9 @@ fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
 }
 
 /// The process id in the name of an end of a veth pair between switches
-/// ([`interface_name`] with side `a` or `b`).
+/// ([`link_name`]).
 fn switch_link_pid(name: &str) -> Option<u32> {
-    let (pid, rest) = name.strip_prefix('e')?.split_once('x')?;
+    let (pid, rest) = name.strip_prefix('e')?.split_once('-')?;
     let (head, link) = rest.split_at(rest.trim_end_matches(|c: char| c.is_ascii_digit()).len());
     let seq = head.strip_suffix(['a', 'b'])?;
     link.parse::<u16>().ok()?;
@@ -572,16 +583,16 @@ impl VethPair {
 
     /// A pair in the root namespace joining two switches' ports (a ToR's
     /// uplink to a spine): link `link` of a fresh topology number, named
-    /// like this process's hosts' interfaces (`e<pid>x<s>a<link>` and
-    /// `…b<link>`).
+    /// after this process (`e<pid>-<s>a<link>` and `…b<link>`, base 36) so
+    /// that [`sweep_stale`] finds it once the process is gone.
     pub fn between_switches(link: u16) -> Result<VethPair, String> {
         let (pid, seq) = (
             std::process::id(),
             TOPOLOGIES.fetch_add(1, Ordering::Relaxed),
         );
         VethPair::create(
-            &interface_name(pid, seq, link, 'a'),
-            &interface_name(pid, seq, link, 'b'),
+            &link_name(pid, seq, link, 'a'),
+            &link_name(pid, seq, link, 'b'),
         )
     }
 
@@ -643,12 +654,23 @@ mod tests {
         assert_eq!(interface_name(35, 36, 7, 'n'), "ezx10n7");
         // Links between switches name their process too; hosts' ends and
         // other interfaces do not count.
-        for side in ['a', 'b'] {
-            let name = interface_name(4_194_304, 1295, 510, side);
-            assert_eq!(switch_link_pid(&name), Some(4_194_304), "{name}");
+        // (An `x` in a pid's base 36, as 19346's `exe`, is no matter.)
+        for (pid, seq) in [(4_194_304, 1295), (19_346, 33), (35, 0)] {
+            for side in ['a', 'b'] {
+                let name = link_name(pid, seq, 510, side);
+                assert!(name.len() <= 15, "{name}");
+                assert_eq!(switch_link_pid(&name), Some(pid), "{name}");
+            }
         }
         assert_eq!(switch_link_pid(&interface_name(100, 2, 9, 'p')), None);
-        for other in ["eth0", "enx00e04c681234", "ex1a", "e1xa3", "e1x1ab"] {
+        for other in [
+            "eth0",
+            "enx00e04c681234",
+            "e-1a",
+            "e1-a3",
+            "e1-1ab",
+            "e1-1c2",
+        ] {
             assert_eq!(switch_link_pid(other), None, "{other}");
         }
         assert_ne!(
@@ -690,10 +712,7 @@ mod tests {
         // No process has the largest pid Linux hands out.
         let dead = 4_194_304;
         assert!(!std::path::Path::new(&format!("/proc/{dead}")).exists());
-        let (a, b) = (
-            interface_name(dead, 7, 1, 'a'),
-            interface_name(dead, 7, 1, 'b'),
-        );
+        let (a, b) = (link_name(dead, 7, 1, 'a'), link_name(dead, 7, 1, 'b'));
         std::mem::forget(VethPair::create(&a, &b).unwrap());
         let mine = VethPair::between_switches(1).unwrap();
         let mut made = switch_links_of(dead);
@@ -702,10 +721,10 @@ mod tests {
         sweep_stale();
         assert!(run(&["ip", "link", "show", &a]).is_err(), "{a} left behind");
         assert_eq!(switch_links_of(dead), Vec::<String>::new());
-        let pid = std::process::id();
-        assert!(switch_links_of(pid).contains(&mine.end(0).to_string()));
+        let (pid, end) = (std::process::id(), mine.end(0).to_string());
+        assert!(switch_links_of(pid).contains(&end), "a live run's link");
         drop(mine);
-        assert!(!switch_links_of(pid).contains(&a));
+        assert!(!switch_links_of(pid).contains(&end));
     }
 
     #[test]
