@@ -349,7 +349,15 @@ where
             .into_iter()
             .map(|(spec, setup, workers, ps)| {
                 s.spawn(move || {
-                    let o = run_exact(&spec, setup, Hosts { workers, ps });
+                    let o = run_exact(
+                        &spec,
+                        setup,
+                        Hosts {
+                            workers,
+                            ps,
+                            places: Vec::new(),
+                        },
+                    );
                     (spec, o)
                 })
             })

@@ -5,7 +5,8 @@
 //! it:
 //! - [`switch`]: esa-switch on in-memory ports or Linux interfaces, serving
 //!   P4Runtime on loopback from a runtime of its own ([`EmbeddedSwitch`]),
-//!   and an in-memory port as a host's frame link ([`PortLink`]);
+//!   an in-memory port as a host's frame link ([`PortLink`]), and two
+//!   switches' in-memory ports joined as by a cable ([`Cable`]);
 //! - [`control`]: the controller started against it and waited for until
 //!   it has programmed the switch; the generated topology (host *n* behind
 //!   port *n*, at [`esa_host::addressing`]'s addresses);
@@ -31,7 +32,7 @@ pub mod runner;
 pub mod switch;
 
 pub use cluster::Cluster;
-pub use switch::{EmbeddedSwitch, PortLink, Ports};
+pub use switch::{Cable, EmbeddedSwitch, PortLink, Ports};
 
 use std::time::Duration;
 

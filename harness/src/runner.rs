@@ -1,5 +1,6 @@
 //! The one job runner: a job's parameter server and workers on threads of
-//! this process, configured from its [`JobPlan`]. Each worker runs the
+//! this process, configured from its [`JobPlan`] (a tree job's workers at
+//! their places in its racks, [`Hosts::places`]). Each worker runs the
 //! job's [`Workload`] (synthetic gradients checked against their exact
 //! sums, [`crate::jobs::SyntheticSums`]; `esa run`'s model training), then
 //! answers its peers' `QUERY`s until every worker is done; the PS samples
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use esa_core::plan::JobPlan;
-use esa_core::worker::WorkerStats;
+use esa_core::worker::{WorkerConfig, WorkerStats};
 use esa_host::ps::{FallbackVolume, ParameterServer};
 use esa_host::transport::{Transport, TransportStats};
 use esa_host::worker::{Worker, WorkerOptions};
@@ -80,6 +81,10 @@ pub struct Hosts<T, P> {
     pub workers: Vec<MakeTransport<T>>,
     /// The PS's.
     pub ps: MakeTransport<P>,
+    /// A tree job's workers' places, in worker order: (rack bit at the
+    /// root, local id in the rack), as the plan's
+    /// [`JobPlan::tree_worker_config`] takes them. Empty for a flat job.
+    pub places: Vec<(u8, u8)>,
 }
 
 impl<T, P> fmt::Debug for Hosts<T, P> {
@@ -96,7 +101,14 @@ impl<T: Send + 'static, P: Send + 'static> Hosts<T, P> {
         Hosts {
             workers: workers.into_iter().map(given).collect(),
             ps: given(ps),
+            places: Vec::new(),
         }
+    }
+
+    /// The same hosts as a tree job's, worker *w* at `places[w]` (rack
+    /// bit, local id).
+    pub fn placed(self, places: Vec<(u8, u8)>) -> Hosts<T, P> {
+        Hosts { places, ..self }
     }
 }
 
@@ -221,9 +233,10 @@ pub fn linger<T: Transport>(worker: &mut Worker<T>, done: &AtomicUsize, workers:
 }
 
 /// Runs `plan`'s job: its PS and one worker per transport of `hosts` (the
-/// plan's fan-in) on threads, every host sending to `switch`, each worker
-/// running `workload`, then lingering for its peers. Returns when every
-/// host has stopped.
+/// plan's fan-in; a tree job's every worker, each at its place) on
+/// threads, every host sending to `switch`, each worker running
+/// `workload`, then lingering for its peers. Returns when every host has
+/// stopped.
 pub fn run_job<T, P, W>(
     plan: &JobPlan,
     switch: SocketAddr,
@@ -236,12 +249,20 @@ where
     P: Transport + 'static,
     W: Workload,
 {
+    let workers = match plan.tree {
+        Some(shape) => shape.total_workers(),
+        None => usize::from(plan.fan_in),
+    };
     assert_eq!(
         hosts.workers.len(),
-        usize::from(plan.fan_in),
+        workers,
         "job {}: one transport per worker",
         plan.job
     );
+    let configs: Vec<WorkerConfig> = (0..workers)
+        .map(|w| worker_config(plan, &hosts.places, w))
+        .collect();
+    let worker_count = u8::try_from(workers).unwrap_or(u8::MAX);
     let origin = watch.timeline_origin.unwrap_or_else(Instant::now);
     let stop_ps = AtomicBool::new(false);
     let done = AtomicUsize::new(0);
@@ -254,7 +275,7 @@ where
         let start = Instant::now();
         let mut threads = Vec::new();
         let mut workers = Vec::new();
-        for (w, make) in hosts.workers.into_iter().enumerate() {
+        for ((w, make), config) in hosts.workers.into_iter().enumerate().zip(configs) {
             let worker_id = u8::try_from(w).unwrap_or(u8::MAX);
             let done = &done;
             let spawned = std::thread::Builder::new()
@@ -265,7 +286,8 @@ where
                         outcome: WorkerOutcome::default(),
                         observer: watch.observer,
                     };
-                    work(plan, switch, make, workload, watch, run, done)
+                    let options = WorkerOptions::new(config, switch);
+                    work(options, make, workload, watch, run, (done, worker_count))
                 });
             match spawned {
                 Ok(t) => threads.push(t),
@@ -301,18 +323,30 @@ where
     })
 }
 
+/// Worker `w`'s configuration: its place in a tree job (`places[w]`), else
+/// worker `w` of a flat one. A tree job's worker without a place panics:
+/// the caller's mistake, as a missing transport is.
+fn worker_config(plan: &JobPlan, places: &[(u8, u8)], w: usize) -> WorkerConfig {
+    if plan.tree.is_none() {
+        return plan.worker_config(u8::try_from(w).unwrap_or(u8::MAX));
+    }
+    let &(rack, local) = places
+        .get(w)
+        .unwrap_or_else(|| panic!("job {}: tree worker {w} has no place", plan.job));
+    plan.tree_worker_config(rack, local)
+        .unwrap_or_else(|| panic!("job {}: no rack {rack} for worker {w}", plan.job))
+}
+
 /// A worker's thread: its workload, then its peers' `QUERY`s until every
-/// worker is done.
+/// one of the job's workers is done (`done` counts them, of the second).
 fn work<T: Transport, W: Workload>(
-    plan: &JobPlan,
-    switch: SocketAddr,
+    options: WorkerOptions,
     make: MakeTransport<T>,
     workload: &W,
     watch: &Watch<'_>,
     mut run: WorkerRun<'_, W::Extra>,
-    done: &AtomicUsize,
+    (done, workers): (&AtomicUsize, u8),
 ) -> WorkerOutcome<W::Extra> {
-    let options = WorkerOptions::new(plan.worker_config(run.worker_id), switch);
     match Worker::new(options, make()) {
         Ok(mut worker) => {
             if let Some(flag) = &watch.abort {
@@ -320,7 +354,7 @@ fn work<T: Transport, W: Workload>(
             }
             workload.run(&mut worker, &mut run);
             done.fetch_add(1, Ordering::SeqCst);
-            linger(&mut worker, done, plan.fan_in);
+            linger(&mut worker, done, workers);
             run.outcome.stats = Some(worker.stats().clone());
         }
         Err(e) => {

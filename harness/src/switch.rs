@@ -4,7 +4,8 @@
 //! Owning the runtime makes stopping the switch a crash as a controller
 //! sees it: shutting the runtime down drops the server and every connection
 //! task, so open arbitration streams break at once (a graceful tonic
-//! shutdown would wait for them to end).
+//! shutdown would wait for them to end). Hosts reach a switch's in-memory
+//! ports as [`PortLink`]s; two switches' ports are joined by a [`Cable`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -330,6 +331,68 @@ impl FrameLink for PortLink {
                 std::thread::sleep(timeout);
                 None
             }
+        }
+    }
+}
+
+/// Two in-memory ports, each of its own switch, joined as by a cable:
+/// what one switch sends out of its port enters the other on its port.
+/// A thread per direction carries the frames; dropping the cable stops
+/// them. A cable does not follow a switch through a restart (its ends
+/// stay on the ports it was made with).
+#[derive(Debug)]
+pub struct Cable {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// How long a cable's thread waits for a frame before it looks whether
+/// the cable was dropped.
+const CABLE_POLL: Duration = Duration::from_millis(20);
+
+impl Cable {
+    /// Joins `a` and `b` (each taken with [`EmbeddedSwitch::take_port`]).
+    pub fn join(a: PortLink, b: PortLink) -> Result<Cable, HarnessError> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (a, b) = (a.port, b.port);
+        let (to_a, to_b) = (a.sender(), b.sender());
+        let name = format!("esa-cable-{}-{}", a.port(), b.port());
+        let mut threads = Vec::new();
+        for (from, to) in [(a, to_b), (b, to_a)] {
+            let stop = Arc::clone(&stop);
+            let thread = std::thread::Builder::new()
+                .name(name.clone())
+                .spawn(move || carry(&from, &to, &stop))
+                .map_err(|e| HarnessError::io("starting a cable's thread", e))?;
+            threads.push(thread);
+        }
+        Ok(Cable { stop, threads })
+    }
+}
+
+/// Carries the frames `from` sends out of its switch into `to` until
+/// `stop`, or until `to`'s switch has stopped.
+fn carry(from: &MemoryPort, to: &esa_switch::PortSender, stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        let waited = Instant::now();
+        match from.recv_timeout(CABLE_POLL) {
+            Some(frame) => {
+                if to.send(&frame).is_err() {
+                    return;
+                }
+            }
+            // A stopped switch's port answers at once: wait as if for a
+            // frame, not spin, until the cable is dropped.
+            None => std::thread::sleep(CABLE_POLL.saturating_sub(waited.elapsed())),
+        }
+    }
+}
+
+impl Drop for Cable {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
         }
     }
 }

@@ -8,7 +8,9 @@
 //! address, since nothing answers ARP for it). Its peer stays in the root
 //! namespace and is the switch's port: esa-switch opens it with AF_PACKET,
 //! BMv2 with `-i n@<name>`. Interface names must fit in 15 characters, so
-//! theirs is `e<pid>x<s>p<n>` with pid and s in base 36.
+//! theirs is `e<pid>x<s>p<n>` with pid and s in base 36. Two switches are
+//! joined by a veth pair in the root namespace,
+//! [`VethPair::between_switches`]: `e<pid>-<s>a<n>` and `e<pid>-<s>b<n>`.
 //!
 //! Loss is injected by an nftables table in each lossy host's namespace
 //! that drops a random share of ESA datagrams on the way out and on the
@@ -16,12 +18,13 @@
 //! sch_netem).
 //!
 //! Everything is removed on drop. A run killed before that leaves
-//! namespaces named after its process id; [`sweep_stale`] removes those
-//! whose process is gone, and every new topology calls it first.
+//! namespaces (and veth pairs between switches) named after its process
+//! id; [`sweep_stale`] removes those whose process is gone, and every new
+//! topology calls it first.
 //!
-//! For benches and tests that need bare interfaces rather than hosts:
-//! [`VethPair`] (in the root namespace or in a [`TempNamespace`] of one's
-//! own), both removed on drop.
+//! For benches and tests that need bare interfaces rather than hosts, and
+//! for links between switches: [`VethPair`] (in the root namespace or in a
+//! [`TempNamespace`] of one's own), both removed on drop.
 //!
 //! Tests that need all this (root, `ip`, `nft`) are opt-in: [`tests_enabled`]
 //! is the one gate, `ESA_NETNS_TESTS=1`.
@@ -158,6 +161,15 @@ fn interface_name(pid: u32, seq: u32, port: u16, side: char) -> String {
     format!("e{}x{}{side}{port}", base36(pid), base36(seq % 1296))
 }
 
+/// Name (at most 15 characters) of end `side` (`a` or `b`) of link `link`
+/// between switches of topology `seq` of process `pid`. The `-`, which
+/// base 36 lacks, keeps the process id readable from the name
+/// ([`switch_link_pid`]); a host's interface name cannot tell where its
+/// pid ends (`x` is a base-36 digit).
+fn link_name(pid: u32, seq: u32, link: u16, side: char) -> String {
+    format!("e{}-{}{side}{link}", base36(pid), base36(seq % 1296))
+}
+
 fn base36(mut n: u32) -> String {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     let mut out = Vec::new();
@@ -195,15 +207,40 @@ pub fn namespaces_of(pid: u32) -> Vec<String> {
         .collect()
 }
 
+/// The ends of the veth pairs between switches
+/// ([`VethPair::between_switches`]) process `pid` made that exist now.
+pub fn switch_links_of(pid: u32) -> Vec<String> {
+    switch_links()
+        .into_iter()
+        .filter(|name| switch_link_pid(name) == Some(pid))
+        .collect()
+}
+
+/// Every veth end in the root namespace named like a link between
+/// switches.
+fn switch_links() -> Vec<String> {
+    let Ok(links) = run(&["ip", "-o", "link", "show", "type", "veth"]) else {
+        return vec![];
+    };
+    links
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1))
+        .map(|name| name.split('@').next().unwrap_or(name).to_string())
+        .filter(|name| switch_link_pid(name).is_some())
+        .collect()
+}
+
 /// Removes namespaces left by runs whose process is gone (killed before
-/// they cleaned up); returns how many.
+/// they cleaned up), and their veth pairs between switches; returns how
+/// many namespaces.
 pub fn sweep_stale() -> usize {
     remove_where(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
 }
 
-/// Removes every namespace this process made: for a signal handler, when
-/// the run is interrupted before its topologies drop; this process adds
-/// none afterwards. Returns how many.
+/// Removes every namespace this process made, and its veth pairs between
+/// switches: for a signal handler, when the run is interrupted before its
+/// topologies drop; this process adds no namespace afterwards. Returns how
+/// many namespaces.
 pub fn remove_this_process() -> usize {
     let mut closed = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
     *closed = true;
@@ -212,9 +249,16 @@ pub fn remove_this_process() -> usize {
 }
 
 /// Removes the namespaces this module made whose process id `doomed`
-/// picks. The veth end inside goes with its namespace, and its peer with
-/// it.
+/// picks (the veth end inside goes with its namespace, and its peer with
+/// it), and the veth pairs between switches it made in the root namespace
+/// ([`VethPair::between_switches`]). Returns how many namespaces.
 fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
+    for name in switch_links() {
+        if switch_link_pid(&name).is_some_and(&doomed) {
+            // Deleting one end deletes its peer: the other's may fail.
+            let _ = run(&["ip", "link", "del", &name]);
+        }
+    }
     let Ok(list) = run(&["ip", "netns", "list"]) else {
         return 0;
     };
@@ -223,6 +267,17 @@ fn remove_where(doomed: impl Fn(u32) -> bool) -> usize {
         .filter(|name| namespace_pid(name).is_some_and(&doomed))
         .filter(|name| run(&["ip", "netns", "del", name]).is_ok())
         .count()
+}
+
+/// The process id in the name of an end of a veth pair between switches
+/// ([`link_name`]).
+fn switch_link_pid(name: &str) -> Option<u32> {
+    let (pid, rest) = name.strip_prefix('e')?.split_once('-')?;
+    let (head, link) = rest.split_at(rest.trim_end_matches(|c: char| c.is_ascii_digit()).len());
+    let seq = head.strip_suffix(['a', 'b'])?;
+    link.parse::<u16>().ok()?;
+    u32::from_str_radix(seq, 36).ok()?;
+    u32::from_str_radix(pid, 36).ok()
 }
 
 /// `aa:bb:cc:dd:ee:ff`.
@@ -526,6 +581,21 @@ impl VethPair {
         Ok(pair)
     }
 
+    /// A pair in the root namespace joining two switches' ports (a ToR's
+    /// uplink to a spine): link `link` of a fresh topology number, named
+    /// after this process (`e<pid>-<s>a<link>` and `…b<link>`, base 36) so
+    /// that [`sweep_stale`] finds it once the process is gone.
+    pub fn between_switches(link: u16) -> Result<VethPair, String> {
+        let (pid, seq) = (
+            std::process::id(),
+            TOPOLOGIES.fetch_add(1, Ordering::Relaxed),
+        );
+        VethPair::create(
+            &link_name(pid, seq, link, 'a'),
+            &link_name(pid, seq, link, 'b'),
+        )
+    }
+
     /// End `i` (0 or 1).
     pub fn end(&self, i: usize) -> &str {
         &self.ends[i]
@@ -582,6 +652,27 @@ mod tests {
         let longest = interface_name(4_194_304, 1295, 510, 'p');
         assert!(longest.len() <= 15, "{longest}");
         assert_eq!(interface_name(35, 36, 7, 'n'), "ezx10n7");
+        // Links between switches name their process too; hosts' ends and
+        // other interfaces do not count.
+        // (An `x` in a pid's base 36, as 19346's `exe`, is no matter.)
+        for (pid, seq) in [(4_194_304, 1295), (19_346, 33), (35, 0)] {
+            for side in ['a', 'b'] {
+                let name = link_name(pid, seq, 510, side);
+                assert!(name.len() <= 15, "{name}");
+                assert_eq!(switch_link_pid(&name), Some(pid), "{name}");
+            }
+        }
+        assert_eq!(switch_link_pid(&interface_name(100, 2, 9, 'p')), None);
+        for other in [
+            "eth0",
+            "enx00e04c681234",
+            "e-1a",
+            "e1-a3",
+            "e1-1ab",
+            "e1-1c2",
+        ] {
+            assert_eq!(switch_link_pid(other), None, "{other}");
+        }
         assert_ne!(
             interface_name(100, 1, 2, 'p'),
             interface_name(100, 2, 2, 'p')
@@ -611,6 +702,29 @@ mod tests {
         drop(ns);
         let list = run(&["ip", "netns", "list"]).unwrap();
         assert!(!list.contains(&ns_name), "{list}");
+    }
+
+    #[test]
+    fn a_dead_process_links_between_switches_are_swept() {
+        if !tests_enabled("stale switch links test") {
+            return;
+        }
+        // No process has the largest pid Linux hands out.
+        let dead = 4_194_304;
+        assert!(!std::path::Path::new(&format!("/proc/{dead}")).exists());
+        let (a, b) = (link_name(dead, 7, 1, 'a'), link_name(dead, 7, 1, 'b'));
+        std::mem::forget(VethPair::create(&a, &b).unwrap());
+        let mine = VethPair::between_switches(1).unwrap();
+        let mut made = switch_links_of(dead);
+        made.sort();
+        assert_eq!(made, [a.clone(), b]);
+        sweep_stale();
+        assert!(run(&["ip", "link", "show", &a]).is_err(), "{a} left behind");
+        assert_eq!(switch_links_of(dead), Vec::<String>::new());
+        let (pid, end) = (std::process::id(), mine.end(0).to_string());
+        assert!(switch_links_of(pid).contains(&end), "a live run's link");
+        drop(mine);
+        assert!(!switch_links_of(pid).contains(&end));
     }
 
     #[test]

@@ -503,7 +503,7 @@ pub struct Experiment {
     /// `scale`, else 1.0 (real sizes) for the sim fabric, else `None`: the
     /// emulator's profile numbers.
     pub scale: Option<f64>,
-    /// Racks under spines (`[topology]`, the sim fabric only); `None`:
+    /// Racks under spines (`[topology]`); `None`:
     /// every host behind one switch.
     pub topology: Option<Topology>,
     /// With a topology, where each job runs (indexed like `jobs`); empty
@@ -1146,9 +1146,10 @@ const MAX_HOSTS_PER_RACK: u16 = 256;
 /// (issue 41's cluster: jobs across up to 8 racks).
 const DEFAULT_MAX_RACKS_PER_JOB: u16 = 8;
 
-/// `[topology]`: only on the sim fabric; the uplinks' rate from
-/// `oversubscription` (default 1: a rack's uplinks carry all its hosts'
-/// links) or `uplink_gbps`.
+/// `[topology]`: the uplinks' rate from `oversubscription` (default 1: a
+/// rack's uplinks carry all its hosts' links) or `uplink_gbps`, which only
+/// the sim fabric models: the emulated fabrics' links run as fast as the
+/// machine moves frames, so either there is refused rather than ignored.
 fn check_topology(
     t: TopologySection,
     fabric: &FabricSpec,
@@ -1156,12 +1157,19 @@ fn check_topology(
 ) -> Result<Topology, TestbedError> {
     let at = |key: &str| format!("topology.{key}{}", lines.mention(Table::Topology, key));
     if fabric.kind != FabricKind::Sim {
-        return Err(invalid(format!(
-            "[topology]{}: racks under spines run in virtual time only; give [fabric] kind = \"sim\" \
-             (the fabric is {})",
-            lines.mention(Table::Topology, ""),
-            fabric.kind
-        )));
+        let rate = [
+            ("oversubscription", t.oversubscription),
+            ("uplink_gbps", t.uplink_gbps),
+        ];
+        if let Some((key, _)) = rate.iter().find(|(_, value)| value.is_some()) {
+            return Err(invalid(format!(
+                "{}: link rates are modelled on the sim fabric only; the {} fabric's links run \
+                 as fast as this machine moves frames (remove it, or give [fabric] kind = \
+                 \"sim\")",
+                at(key),
+                fabric.kind
+            )));
+        }
     }
     let bounded = |key: &str, value: u16, max: u16| {
         if (1..=max).contains(&value) {
@@ -2416,12 +2424,12 @@ variants = ["esa/srpt", "atp", "switchml"]
     }
 
     #[test]
-    fn a_topology_is_for_the_sim_fabric_and_the_second_level_for_a_topology() {
+    fn link_rates_are_for_the_sim_fabric_and_the_second_level_for_a_topology() {
         let netns = RACKS.replace("kind = \"sim\"", "kind = \"netns\"");
         let err = Experiment::parse(&netns, "x").unwrap_err().to_string();
         assert!(
-            err.contains("[topology] (line 8): racks under spines run in virtual time only")
-                && err.contains("the fabric is netns"),
+            err.contains("topology.oversubscription (line 12): link rates are modelled on the sim")
+                && err.contains("the netns fabric's links"),
             "{err}"
         );
         // The command line's fabric decides.
@@ -2429,7 +2437,16 @@ variants = ["esa/srpt", "atp", "switchml"]
         let err = Experiment::parse_in(RACKS, "x", Path::new("."), Some(FabricKind::InProcess))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("the fabric is inprocess"), "{err}");
+        assert!(err.contains("the inprocess fabric's links"), "{err}");
+        let rate = |line: &str| {
+            let text = netns.replace("oversubscription = 2.0\n", line);
+            Experiment::parse(&text, "x").map_err(|e| e.to_string())
+        };
+        let err = rate("uplink_gbps = 100\n").unwrap_err();
+        assert!(err.contains("topology.uplink_gbps (line 12)"), "{err}");
+        // Racks under spines without a rate run emulated.
+        let e = rate("").unwrap();
+        assert_eq!(e.topology.as_ref().map(|t| t.racks), Some(16));
         // Without a topology: jobs of at most 32 workers, one level.
         let flat = |text: &str| {
             let start = text.find("[topology]").unwrap();

@@ -11,9 +11,9 @@
 //!   the jobs (arrival, workers, model profile, iterations, mode, policy),
 //!   the variants to compare and the fabric ([`FabricKind`]).
 //! - [`run`]: [`run_experiment`]: where the experiment runs (a
-//!   [`VariantRunner`]: emulated on a switch target and a fabric, or
-//!   simulated in virtual time), checked before anything starts, then each
-//!   variant; a job's run (its PS and workers on threads through
+//!   [`VariantRunner`]: emulated on a switch target and a fabric, one
+//!   switch or one per ToR and spine, or simulated in virtual time),
+//!   checked before anything starts, then each variant; a job's run (its PS and workers on threads through
 //!   `esa_harness::runner`, each on its own link) and the progress bars.
 //! - [`counters`]: a job's switch counters over one run, as deltas (the
 //!   rule for a counter the switch reset mid-run).
@@ -25,9 +25,10 @@
 //!   ([`Fabric`]): in-memory ports, network namespaces on veth pairs, a
 //!   hosts file's addresses.
 //! - [`virtual_time`]: the sim fabric, the pool model in virtual time.
-//! - [`topology`]: racks under spines on the sim fabric (`[topology]`):
-//!   the cluster's shape and the placement policies (packed, spread,
-//!   random) that put each job's workers in racks.
+//! - [`topology`]: racks under spines (`[topology]`): the cluster's shape
+//!   and the placement policies (packed, spread, random) that put each
+//!   job's workers in racks; in virtual time, or emulated with a switch
+//!   per ToR and spine.
 //! - [`netns`]: the namespace fabric's checks and sockets (on `esa-netns`).
 //! - [`report`]: per-job results, the summary table, `report.json`,
 //!   `report.md`; [`svg`]: the plots.

@@ -12,7 +12,7 @@ use esa_host::transport::{HostTransport, TransportChoice, XdpPlace, open_host_tr
 use crate::error::TestbedError;
 
 pub use esa_netns::{
-    NamespaceHost, Namespaces, SwitchAddress, enter, find_on_path, is_root, on_path,
+    NamespaceHost, Namespaces, SwitchAddress, VethPair, enter, find_on_path, is_root, on_path,
     remove_this_process, sweep_stale,
 };
 

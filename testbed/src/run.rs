@@ -7,8 +7,11 @@
 //!   process, BMv2, or an external one), the controller against it over
 //!   P4Runtime, and every job's parameter server and workers on threads
 //!   of this process, on the hosts' links ([`crate::fabric`]: in-memory
-//!   ports, namespaces, a hosts file's addresses). One variant runs at a
-//!   time, each on a fresh switch, fresh links and a fresh controller.
+//!   ports, namespaces, a hosts file's addresses). With a `[topology]`, a
+//!   switch per ToR and spine (`layout`), a controller each and the
+//!   fabric controller over them (`control`): a job across racks runs as
+//!   an aggregation tree. One variant runs at a time, each on fresh
+//!   switches, fresh links and fresh controllers.
 //! - [`Simulated`]: the pool model in virtual time
 //!   ([`crate::virtual_time`]).
 //!
@@ -16,7 +19,9 @@
 //! training loop, checked against the exact result) and the progress bars
 //! live here too.
 
+mod control;
 mod emulated;
+mod layout;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,7 +31,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use esa_controller::jobs::Job;
-use esa_controller::{Controller, GrpcSwitch};
 use esa_core::constants::esa_frame_len;
 use esa_core::plan::JobPlan;
 use esa_core::rtt::Rto;
@@ -391,7 +395,10 @@ pub(crate) fn ms(d: Duration) -> f64 {
 /// Everything a job's thread needs.
 struct JobContext {
     spec: JobSpec,
+    /// As admitted: a flat job's entry, a tree job's root's.
     job: Job,
+    /// A job across racks: its tree.
+    tree: Option<control::Tree>,
     seed: u64,
     lanes: usize,
     /// Where the job's hosts send ESA packets.
@@ -401,7 +408,8 @@ struct JobContext {
     report: JobReport,
     progress: Arc<Vec<Progress>>,
     index: usize,
-    controller: Arc<Controller<GrpcSwitch>>,
+    /// The switches' controllers.
+    control: Arc<control::Control>,
     /// Where the job's counters since admission are kept.
     counters: emulated::RunCounters,
     runtime: tokio::runtime::Handle,
@@ -477,6 +485,7 @@ fn job_plan(ctx: &JobContext) -> JobPlan {
     plan.policy = spec.policy;
     plan.chunks_total = Some(plan.chunks_for(spec.gradient_elems, spec.iterations));
     plan.rto = Rto::EXPERIMENT;
+    plan.tree = ctx.tree.as_ref().map(|t| t.shape);
     plan
 }
 
@@ -485,17 +494,18 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     let fan_in = ctx.spec.workers;
     let mut report = ctx.report.clone();
     let restarts_before = ctx.restarts.load(Ordering::SeqCst);
-    let pushes_before = ctx.controller.health().borrow().pipeline_pushes;
+    let pushes_before = ctx.control.pipeline_pushes();
     let work = JobWork::of(&ctx);
     let watch = Watch {
         observer: Some(&ctx.progress[ctx.index]),
         abort: Some(Arc::clone(&ctx.abort)),
         timeline_origin: Some(ctx.start),
     };
+    let places = ctx.tree.as_ref().map(|t| t.places.clone());
     let run = runner::run_job(
         &job_plan(&ctx),
         ctx.switch_addr,
-        Hosts::given(worker_links, ps_link),
+        Hosts::given(worker_links, ps_link).placed(places.unwrap_or_default()),
         &work,
         &watch,
     );
@@ -577,7 +587,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
     }
     match ctx
         .runtime
-        .block_on(ctx.controller.stats(&[u32::from(job_id)]))
+        .block_on(ctx.control.stats(&[u32::from(job_id)]))
     {
         Ok(stats) => {
             let mut counters = emulated::lock(&ctx.counters);
@@ -591,7 +601,7 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
             // answered by programming the switch again (an external switch
             // somebody restarted; a crash whose re-push came after the job).
             let injected = ctx.restarts.load(Ordering::SeqCst) - restarts_before;
-            let pushes = ctx.controller.health().borrow().pipeline_pushes - pushes_before;
+            let pushes = ctx.control.pipeline_pushes() - pushes_before;
             report.switch_restarts = injected.max(u32::try_from(pushes).unwrap_or(u32::MAX));
             if report.switch_restarts > 0 {
                 // The switch's counters started again from zero: what it
@@ -603,6 +613,9 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
             }
             report.evictions_suffered = report.counter("evictions_suffered");
             report.preemptions = report.counter("preemptions");
+            if let Some(tree) = &ctx.tree {
+                levels(&ctx, tree, &mut report);
+            }
         }
         Err(e) => {
             report
@@ -610,19 +623,47 @@ fn run_job<T: Transport + 'static>(ctx: JobContext, worker_links: Vec<T>, ps_lin
                 .get_or_insert(format!("cannot read the switch counters: {e}"));
         }
     }
-    if let Err(e) = ctx
-        .runtime
-        .block_on(ctx.controller.release(u32::from(job_id)))
-    {
+    if let Err(e) = ctx.runtime.block_on(ctx.control.release(job_id)) {
         report.error.get_or_insert(format!("release failed: {e}"));
     }
     report.finish_shares();
+    if report.racks == 1 {
+        report.rack_share = Some(report.in_switch_share);
+    }
     report.verified = all_done && report.wrong_elements == 0 && report.error.is_none();
     let state = if report.verified { FINISHED } else { FAILED };
     ctx.progress[ctx.index]
         .state
         .store(state, Ordering::Relaxed);
     report
+}
+
+/// A tree job's figures by level, as the sim fabric reports them: the
+/// chunks its root completed (its `chunks_in_switch`), the share of its
+/// rack partials its leaves completed, and its racks.
+fn levels(ctx: &JobContext, tree: &control::Tree, report: &mut JobReport) {
+    let counts = ctx
+        .runtime
+        .block_on(ctx.control.completed_by_level(ctx.job.id, tree));
+    match counts {
+        Ok(now) => {
+            let before = tree.completed_at_admission;
+            let racks = tree.shape.racks();
+            report.racks = racks;
+            report.chunks_in_switch = now.root.saturating_sub(before.root);
+            let partials = report.chunks_total * u64::from(racks);
+            let leaves = now.leaves.saturating_sub(before.leaves);
+            report.rack_share = (partials > 0).then(|| {
+                let share = (leaves as f64 / partials as f64).min(1.0);
+                (share * 10_000.0).round() / 10_000.0
+            });
+        }
+        Err(e) => {
+            report
+                .error
+                .get_or_insert(format!("cannot read the tree's counters: {e}"));
+        }
+    }
 }
 
 #[cfg(test)]

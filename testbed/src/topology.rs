@@ -1,5 +1,8 @@
-//! Racks under spines (`[topology]`, the sim fabric only): the cluster's
-//! shape and where each job's workers go.
+//! Racks under spines (`[topology]`): the cluster's shape and where each
+//! job's workers go. The sim fabric runs them in virtual time; the
+//! emulated fabrics start a switch per ToR and spine and take the racks
+//! from here, not the start times (their hosts are threads, each job's
+//! its own: nothing waits for a free host).
 //!
 //! A job's workers each take a host of a rack; the job's parameter server
 //! is not counted (the simulator hangs it off the job's root: its rack's

@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use esa_host::transport::TransportChoice;
 
-use super::{AttachedHosts, Cabling, Fabric, PlacedHost, PortKind, bind_hosts};
+use super::{AttachedHosts, Cabling, Fabric, PlacedHost, PortKind, Wiring, bind_hosts};
 use crate::error::TestbedError;
 use crate::experiment::Experiment;
 use crate::netns;
@@ -99,9 +99,16 @@ impl Fabric for HostsFileFabric {
     fn cable(
         &self,
         _experiment: &Experiment,
-        hosts: &[PlacedHost],
+        wiring: &Wiring,
     ) -> Result<Box<dyn Cabling>, TestbedError> {
-        let hosts = hosts
+        if wiring.switches != 1 {
+            return Err(TestbedError::Setup(
+                "a hosts file lists the hosts of one external switch; racks under spines need                  a switch each (run them in process or on namespaces)"
+                    .into(),
+            ));
+        }
+        let hosts = wiring
+            .hosts
             .iter()
             .map(|h| (h.clone(), self.namespace_of(h.host.port)))
             .collect();
@@ -116,11 +123,11 @@ struct GivenCabling {
 }
 
 impl Cabling for GivenCabling {
-    fn switch_ports(&self) -> Option<Ports> {
+    fn switch_ports(&self, _switch: usize) -> Option<Ports> {
         None
     }
 
-    fn attach(&mut self, _switch: &mut RunningSwitch) -> Result<AttachedHosts, TestbedError> {
+    fn attach(&mut self, _switches: &mut [RunningSwitch]) -> Result<AttachedHosts, TestbedError> {
         // Kernel UDP: a hosts file names no interface to attach AF_XDP to.
         let transports = bind_hosts(
             self.hosts.iter().map(|(h, ns)| (h, ns.as_deref())),

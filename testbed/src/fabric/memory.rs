@@ -1,14 +1,15 @@
 //! The in-process fabric: every host a thread of this process on an
-//! in-memory port of the switch.
+//! in-memory port of its switch; switches joined by cables between their
+//! in-memory ports.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use esa_core::faults::FaultConfig;
-use esa_harness::Ports;
+use esa_harness::{Cable, Ports};
 use esa_host::transport::{FaultCounters, FaultyLink, SwitchPortTransport};
 
-use super::{AttachedHosts, Cabling, Fabric, LossMeter, PlacedHost, PortKind};
+use super::{AttachedHosts, Cabling, Fabric, LossMeter, PlacedHost, PortKind, SwitchLink, Wiring};
 use crate::error::TestbedError;
 use crate::experiment::Experiment;
 use crate::switch_target::RunningSwitch;
@@ -17,7 +18,7 @@ use crate::switch_target::RunningSwitch;
 /// reaching it through a [`SwitchPortTransport`] (Ethernet / IPv4 / UDP
 /// frames); `switch.loss` drops frames on the link in either direction
 /// ([`FaultyLink`], a generator per port seeded from the experiment's seed
-/// and the port).
+/// and the port). Two switches' ports are joined by a [`Cable`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InProcessFabric;
 
@@ -37,9 +38,10 @@ impl Fabric for InProcessFabric {
     fn cable(
         &self,
         experiment: &Experiment,
-        hosts: &[PlacedHost],
+        wiring: &Wiring,
     ) -> Result<Box<dyn Cabling>, TestbedError> {
-        let links = hosts
+        let links = wiring
+            .hosts
             .iter()
             .map(|h| {
                 let loss = experiment.switch.link_loss(h.parameter_server);
@@ -47,39 +49,60 @@ impl Fabric for InProcessFabric {
             })
             .collect();
         Ok(Box::new(MemoryCabling {
+            wiring: wiring.clone(),
             links,
             seed: experiment.seed,
             lanes: experiment.switch.lanes,
+            cables: Vec::new(),
         }))
     }
 }
 
 /// The hosts to link with their loss probabilities; the links themselves
-/// are the switch's memory ports.
+/// are the switches' memory ports, and the cables between switches once
+/// attached.
 #[derive(Debug)]
 struct MemoryCabling {
+    wiring: Wiring,
     links: Vec<(PlacedHost, f64)>,
     seed: u64,
     lanes: usize,
+    cables: Vec<Cable>,
+}
+
+/// In-memory port `port` of `switches[switch]`.
+fn memory_port(
+    switches: &mut [RunningSwitch],
+    switch: usize,
+    port: u16,
+) -> Result<esa_harness::PortLink, TestbedError> {
+    switches
+        .get_mut(switch)
+        .and_then(|s| s.take_memory_port(port))
+        .ok_or_else(|| TestbedError::Setup(format!("no memory port {port} on switch {switch}")))
 }
 
 impl Cabling for MemoryCabling {
-    fn switch_ports(&self) -> Option<Ports> {
+    fn switch_ports(&self, switch: usize) -> Option<Ports> {
         Some(Ports::Memory(
-            self.links
-                .iter()
-                .map(|(h, _)| u32::from(h.host.port))
+            self.wiring
+                .ports_of(switch)
+                .into_iter()
+                .map(u32::from)
                 .collect(),
         ))
     }
 
-    fn attach(&mut self, switch: &mut RunningSwitch) -> Result<AttachedHosts, TestbedError> {
+    fn attach(&mut self, switches: &mut [RunningSwitch]) -> Result<AttachedHosts, TestbedError> {
+        for &SwitchLink { ends: [a, b] } in &self.wiring.links {
+            let a = memory_port(switches, a.switch, a.port)?;
+            let b = memory_port(switches, b.switch, b.port)?;
+            self.cables.push(Cable::join(a, b)?);
+        }
         let mut attached = AttachedHosts::default();
         for (h, loss) in &self.links {
             let port = h.host.port;
-            let link = switch
-                .take_memory_port(port)
-                .ok_or_else(|| TestbedError::Setup(format!("no memory port {port}")))?;
+            let link = memory_port(switches, h.switch, port)?;
             let counters = Arc::new(FaultCounters::default());
             let faults = FaultConfig::loss(self.seed ^ 0x6c6f_7373, *loss);
             let link = FaultyLink::new(link, faults, u64::from(port), Arc::clone(&counters));

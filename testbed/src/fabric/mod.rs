@@ -18,14 +18,16 @@
 //! none of these: it replaces switch and links with the pool model in
 //! virtual time ([`crate::virtual_time`]).
 //!
-//! Several switches: a cabling links hosts to one running switch today,
-//! and hosts' links are keyed by their switch port, unique on one switch.
-//! A leaf–spine experiment will cable each host to one of several
-//! switches and the switches to each other: a cabling will then give the
-//! ports of each switch it links ([`Cabling::switch_ports`] per switch),
-//! attach to all of them, each host to the switch its link ends on (where
-//! it sends comes from that [`RunningSwitch`]), and key links by switch
-//! and port.
+//! Several switches (a `[topology]`: ToRs under spines): a fabric cables
+//! a [`Wiring`], each host to the switch its link ends on
+//! ([`PlacedHost::switch`]) and the switches to each other
+//! ([`SwitchLink`]); [`Cabling::switch_ports`] gives each switch's ports
+//! and [`Cabling::attach`] attaches to all of them. Hosts keep their
+//! port numbers unique over the fabric, so their links stay keyed by port.
+//! In process a link between switches is a [`esa_harness::Cable`] between
+//! two in-memory ports; on the netns fabric a veth pair in the root
+//! namespace, beside the hosts' switch ends (the switches' ports all stay
+//! in the root namespace). Switch-to-switch links lose nothing on purpose.
 
 mod hosts_file;
 mod memory;
@@ -95,11 +97,12 @@ pub trait Fabric: std::fmt::Debug + Send + Sync {
         })
     }
 
-    /// Lays the links of `hosts` to a switch that is not started yet.
+    /// Lays the links of `wiring` (its hosts', its switches') to switches
+    /// that are not started yet.
     fn cable(
         &self,
         experiment: &Experiment,
-        hosts: &[PlacedHost],
+        wiring: &Wiring,
     ) -> Result<Box<dyn Cabling>, TestbedError>;
 }
 
@@ -124,17 +127,18 @@ pub enum PortKind {
     Own,
 }
 
-/// The links a fabric laid for one variant. Dropped after the switch, it
-/// removes them (a switch process's ports go before the namespaces they
+/// The links a fabric laid for one variant. Dropped after the switches,
+/// it removes them (a switch process's ports go before the namespaces they
 /// are in).
 pub trait Cabling: std::fmt::Debug + Send {
-    /// The switch's ends of the links, to start it on; `None`: the
-    /// switch's own ports.
-    fn switch_ports(&self) -> Option<Ports>;
+    /// Switch `switch`'s ends of the links (of [`Wiring::switches`]), to
+    /// start it on; `None`: the switch's own ports.
+    fn switch_ports(&self, switch: usize) -> Option<Ports>;
 
-    /// Attaches every host to `switch`, running on
-    /// [`Cabling::switch_ports`].
-    fn attach(&mut self, switch: &mut RunningSwitch) -> Result<AttachedHosts, TestbedError>;
+    /// Attaches every host to its switch of `switches` (indexed like
+    /// [`Wiring::switches`], each running on its
+    /// [`Cabling::switch_ports`]), and joins the switches' links.
+    fn attach(&mut self, switches: &mut [RunningSwitch]) -> Result<AttachedHosts, TestbedError>;
 
     /// Takes the link of the host on switch port `port` down or up
     /// (`--fault link-down`); an error for links this fabric cannot pull.
@@ -146,6 +150,52 @@ pub trait Cabling: std::fmt::Debug + Send {
     }
 }
 
+/// What a fabric cables for one variant: its switches, its hosts each on
+/// one of them, and the links between switches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wiring {
+    /// How many switches (one without a `[topology]`).
+    pub switches: usize,
+    /// Every host, each on its switch.
+    pub hosts: Vec<PlacedHost>,
+    /// The links between switches.
+    pub links: Vec<SwitchLink>,
+}
+
+impl Wiring {
+    /// Switch `switch`'s ports: its hosts', then its ends of links, in
+    /// order.
+    pub fn ports_of(&self, switch: usize) -> Vec<u16> {
+        let hosts = self.hosts.iter().filter(|h| h.switch == switch);
+        let links = self
+            .links
+            .iter()
+            .flat_map(|l| l.ends)
+            .filter(|e| e.switch == switch);
+        hosts
+            .map(|h| h.host.port)
+            .chain(links.map(|e| e.port))
+            .collect()
+    }
+}
+
+/// A link between two switches' ports (a ToR's uplink to a spine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwitchLink {
+    /// Its two ends.
+    pub ends: [LinkEnd; 2],
+}
+
+/// One end of a [`SwitchLink`]: a switch (its index in the
+/// [`Wiring`]) and its port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkEnd {
+    /// The switch.
+    pub switch: usize,
+    /// Its port.
+    pub port: u16,
+}
+
 /// A host of a variant as a fabric links it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlacedHost {
@@ -154,6 +204,8 @@ pub struct PlacedHost {
     /// Whether it runs a parameter server (`switch.loss_links` may spare
     /// workers' or PSes' links).
     pub parameter_server: bool,
+    /// The switch its link ends on (its index in the [`Wiring`]).
+    pub switch: usize,
 }
 
 impl PlacedHost {

@@ -1,6 +1,7 @@
 //! The netns fabric: every host in its own network namespace on a kernel
 //! UDP socket, or an `AF_XDP` socket on its `eth0` (`[fabric] transport`),
-//! joined to the switch by a veth pair (`crate::netns`, `esa-netns`).
+//! joined to its switch by a veth pair (`crate::netns`, `esa-netns`);
+//! switches joined by veth pairs in the root namespace.
 
 use std::sync::Arc;
 
@@ -8,16 +9,17 @@ use esa_harness::Ports;
 use esa_host::addressing::{SWITCH_IP, SWITCH_MAC};
 use esa_host::transport::TransportChoice;
 
-use super::{AttachedHosts, Cabling, Fabric, LossMeter, PlacedHost, PortKind, bind_hosts};
+use super::{AttachedHosts, Cabling, Fabric, LossMeter, PlacedHost, PortKind, Wiring, bind_hosts};
 use crate::error::TestbedError;
 use crate::experiment::Experiment;
-use crate::netns::{self, NamespaceHost, Namespaces, SwitchAddress};
+use crate::netns::{self, NamespaceHost, Namespaces, SwitchAddress, VethPair};
 use crate::switch_target::RunningSwitch;
 
 /// A namespace per host with `eth0` (its MAC and IPv4 address, a
 /// permanent neighbour entry for the switch address), paired with a veth
 /// end in the root namespace that is the switch's port; `switch.loss` is
-/// an nftables table in each lossy host's namespace. Needs root.
+/// an nftables table in each lossy host's namespace. Two switches' ports
+/// are the ends of a veth pair in the root namespace. Needs root.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NetnsFabric;
 
@@ -49,9 +51,10 @@ impl Fabric for NetnsFabric {
     fn cable(
         &self,
         experiment: &Experiment,
-        hosts: &[PlacedHost],
+        wiring: &Wiring,
     ) -> Result<Box<dyn Cabling>, TestbedError> {
-        let wanted: Vec<NamespaceHost> = hosts
+        let wanted: Vec<NamespaceHost> = wiring
+            .hosts
             .iter()
             .map(|h| NamespaceHost {
                 port: h.host.port,
@@ -66,8 +69,14 @@ impl Fabric for NetnsFabric {
         };
         let namespaces = Namespaces::create(&wanted, Some(switch))
             .map_err(|e| TestbedError::start("network namespaces", e))?;
+        let links = (0..)
+            .zip(&wiring.links)
+            .map(|(n, _)| VethPair::between_switches(n))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| TestbedError::start("a veth pair between switches", e))?;
         Ok(Box::new(NamespaceCabling {
-            hosts: hosts.to_vec(),
+            wiring: wiring.clone(),
+            links,
             namespaces: Arc::new(namespaces),
             transport: experiment.fabric.transport,
             lanes: experiment.switch.lanes,
@@ -75,11 +84,13 @@ impl Fabric for NetnsFabric {
     }
 }
 
-/// The namespaces and their veth pairs; dropping the last reference
-/// removes them.
+/// The namespaces and their veth pairs, and the switches' veth pairs
+/// (one per link of the wiring, end 0 on the link's first end); dropping
+/// the last reference removes them.
 #[derive(Debug)]
 struct NamespaceCabling {
-    hosts: Vec<PlacedHost>,
+    wiring: Wiring,
+    links: Vec<VethPair>,
     namespaces: Arc<Namespaces>,
     /// The hosts' transport (`[fabric] transport`).
     transport: TransportChoice,
@@ -87,23 +98,46 @@ struct NamespaceCabling {
     lanes: usize,
 }
 
+impl NamespaceCabling {
+    fn hosts(&self) -> impl Iterator<Item = &PlacedHost> {
+        self.wiring.hosts.iter()
+    }
+}
+
 impl Cabling for NamespaceCabling {
-    fn switch_ports(&self) -> Option<Ports> {
-        Some(Ports::Interfaces(self.namespaces.interfaces()))
+    fn switch_ports(&self, switch: usize) -> Option<Ports> {
+        let hosts = self
+            .namespaces
+            .interfaces()
+            .into_iter()
+            .filter(|(port, _)| {
+                self.hosts()
+                    .any(|h| u32::from(h.host.port) == *port && h.switch == switch)
+            });
+        let links = self
+            .wiring
+            .links
+            .iter()
+            .zip(&self.links)
+            .flat_map(|(link, pair)| {
+                link.ends
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, end)| end.switch == switch)
+                    .map(|(i, end)| (u32::from(end.port), pair.end(i).to_string()))
+            });
+        Some(Ports::Interfaces(hosts.chain(links).collect()))
     }
 
-    fn attach(&mut self, _switch: &mut RunningSwitch) -> Result<AttachedHosts, TestbedError> {
+    fn attach(&mut self, _switches: &mut [RunningSwitch]) -> Result<AttachedHosts, TestbedError> {
         let namespaces = &self.namespaces;
         let transports = bind_hosts(
-            self.hosts
-                .iter()
-                .map(|h| (h, namespaces.namespace(h.host.port))),
+            self.hosts().map(|h| (h, namespaces.namespace(h.host.port))),
             self.transport,
             self.lanes,
         )?;
         let meters = self
-            .hosts
-            .iter()
+            .hosts()
             .map(|h| {
                 let (namespaces, port) = (Arc::clone(namespaces), h.host.port);
                 (port, LossMeter::new(move || namespaces.frames_lost(port)))

@@ -12,19 +12,22 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use esa_controller::jobs::{Endpoint, Job, JobRequest, SlotRequest};
-use esa_controller::{Controller, GrpcSwitch, Health, Pipeline, Role, Topology};
-use esa_harness::control::{self, add_host, stopped};
+use esa_controller::fabric::FabricController;
+use esa_controller::jobs::{Endpoint, JobRequest, SlotRequest};
+use esa_controller::{ControllerConfig, GrpcSwitch, Health, Pipeline, Role};
+use esa_harness::control::{self, stopped};
 use tokio::sync::watch;
 
+use super::control::{Admitted, Control};
+use super::layout::HostPlan;
 use super::{
     FAILED, JobContext, Progress, RUNNING, RunOptions, Setup, VariantRunner, WAITING, ms,
     spawn_job, spawn_progress,
 };
 use crate::counters::{CounterDeltas, SAMPLE_EVERY};
 use crate::error::TestbedError;
-use crate::experiment::{Experiment, JobSpec, Variant};
-use crate::fabric::{AttachedHosts, Cabling, Fabric, PlacedHost};
+use crate::experiment::{Arch, Experiment, Variant};
+use crate::fabric::{AttachedHosts, Cabling, Fabric, PortKind};
 use crate::fault::{Fault, FaultKind, FaultReport};
 use crate::report::{JobReport, VariantReport};
 use crate::switch_target::{RunningSwitch, StartOptions, SwitchTarget};
@@ -36,6 +39,8 @@ pub struct Emulated {
     fabric: Arc<dyn Fabric>,
     options: RunOptions,
     start: StartOptions,
+    /// With a `[topology]`: its racks and spines, a switch each.
+    racks: Option<(u16, u16)>,
     /// Loaded (for BMv2, compiled) at the first variant, pushed to each
     /// variant's switch.
     pipeline: Option<Pipeline>,
@@ -55,6 +60,7 @@ impl Emulated {
             fabric,
             start: options.start_options(&experiment.name),
             options: options.clone(),
+            racks: experiment.topology.as_ref().map(|t| (t.racks, t.spines)),
             pipeline: None,
         }
     }
@@ -72,28 +78,82 @@ impl Emulated {
         Ok(self.pipeline.insert(pipeline).clone())
     }
 
-    /// The variant's links and switch: the fabric cables the hosts, the
-    /// target starts a switch on the far ends, the hosts attach to it.
+    /// The variant's links and switches: the fabric cables the hosts and
+    /// the switches' links, the target starts each switch on its far ends
+    /// (several each in a folder of the work folder named after it), the
+    /// hosts attach to them.
     fn stage(&self, experiment: &Experiment, plan: &HostPlan) -> Result<Stage, TestbedError> {
-        let mut cabling = self.fabric.cable(experiment, &plan.hosts())?;
-        let mut switch = self.target.start(cabling.switch_ports(), &self.start)?;
-        let hosts = cabling.attach(&mut switch)?;
+        let mut cabling = self.fabric.cable(experiment, &plan.wiring())?;
+        let mut switches = Vec::new();
+        for (i, planned) in plan.switches.iter().enumerate() {
+            let start = match plan.switches.len() {
+                1 => self.start.clone(),
+                _ => StartOptions {
+                    work_dir: self.start.work_dir.join(&planned.name),
+                    ..self.start.clone()
+                },
+            };
+            switches.push(self.target.start(cabling.switch_ports(i), &start)?);
+        }
+        let hosts = cabling.attach(&mut switches)?;
         Ok(Stage {
             hosts,
-            switch,
+            switches,
             cabling,
         })
+    }
+
+    /// What racks under spines need here: switches this process starts
+    /// (one each), kept running (a cable between two in-memory ports does
+    /// not follow a restart), and leaf rows in the program for jobs across
+    /// racks.
+    fn check_racks(&self, experiment: &Experiment, restarts: bool) -> Result<(), TestbedError> {
+        if self.fabric.port_kind() == PortKind::Own {
+            return Err(TestbedError::Setup(format!(
+                "[topology]: racks under spines need a switch per ToR and spine, started here; \
+                 --switch {} is one switch somebody else runs",
+                self.target.name()
+            )));
+        }
+        if restarts {
+            return Err(TestbedError::Setup(
+                "--fault switch-restart: with a [topology] there are several switches, and \
+                 restarting one is not offered yet"
+                    .into(),
+            ));
+        }
+        let across = experiment.placements.iter().any(|p| p.racks.len() > 1);
+        if across && experiment.switch.arch == Arch::Tna {
+            return Err(TestbedError::Setup(
+                "switch.arch = \"tna\": the Tofino program has a root's rows but no leaf's \
+                 (docs/protocol.md §8), so a job across racks cannot run on it; use the \
+                 v1model program or place every job in one rack"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 }
 
 impl VariantRunner for Emulated {
     fn setup(&self) -> Setup {
+        let switch = self.target.describe(self.fabric.port_kind());
+        let switches = match self.racks {
+            None => switch,
+            Some((racks, spines)) => {
+                let plural = |n: u16, one: &str| match n {
+                    1 => format!("1 {one}"),
+                    n => format!("{n} {one}s"),
+                };
+                format!(
+                    "{} and {}, each {switch}",
+                    plural(racks, "ToR"),
+                    plural(spines, "spine")
+                )
+            }
+        };
         Setup {
-            description: format!(
-                "{}; {}",
-                self.target.describe(self.fabric.port_kind()),
-                self.fabric.hosts_description()
-            ),
+            description: format!("{switches}; {}", self.fabric.hosts_description()),
             switch: self.target.name(),
             fabric: self.fabric.name(),
         }
@@ -143,13 +203,11 @@ impl VariantRunner for Emulated {
                 self.options.switch_lost_after
             )));
         }
+        if experiment.topology.is_some() {
+            self.check_racks(experiment, restarts)?;
+        }
         self.target.preflight(experiment)?;
         self.fabric.preflight(experiment)?;
-        if experiment.topology.is_some() {
-            return Err(TestbedError::Invalid(
-                "[topology] (racks under spines) runs on the sim fabric only".into(),
-            ));
-        }
         if let Some(v) = experiment.variants.iter().find(|v| !v.in_network) {
             return Err(TestbedError::Invalid(format!(
                 "variant {:?} (no in-network aggregation) runs on the sim fabric only",
@@ -178,7 +236,7 @@ impl VariantRunner for Emulated {
             eprintln!("== {}: variant {}", experiment.name, variant.label);
         }
         let jobs = experiment.jobs_for(variant);
-        let plan = HostPlan::place(&*self.fabric, &jobs)?;
+        let plan = HostPlan::place(&*self.fabric, experiment, variant, &jobs)?;
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -192,39 +250,37 @@ impl VariantRunner for Emulated {
             experiment.switch.pool_slots,
             experiment.switch.stale_after_ms.map(|ms| ms * 1000),
         );
-        let control::Supervised {
-            controller,
-            task: supervisor,
-        } = control::start_controller(
+        let started = start_control(
             &runtime,
-            GrpcSwitch::new(&stage.switch.p4runtime, stage.switch.device_id, 1)
-                .with_security(stage.switch.security.clone())
-                .with_role(&stage.switch.role),
-            pipeline,
-            plan.topology(),
-            config,
-            stopped(stop_rx.clone()),
-        )?;
-        if let Err(last) = control::wait_programmed(&runtime, &controller, options.setup_timeout) {
-            let _ = stop_tx.send(true);
-            return Err(control::not_programmed(
-                &stage.switch.p4runtime,
-                options.setup_timeout,
-                last,
-            )
-            .into());
-        }
+            &plan,
+            &stage.switches,
+            &pipeline,
+            &config,
+            &stop_rx,
+            options.setup_timeout,
+        );
+        let (control, supervisors) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                let _ = stop_tx.send(true);
+                return Err(e);
+            }
+        };
 
-        // Stops every worker when the switch stays out of reach or the run
+        // Stops every worker when a switch stays out of reach or the run
         // is interrupted; its result says which.
         let abort = Arc::new(AtomicBool::new(false));
         let watchdog = {
             let abort = Arc::clone(&abort);
-            let (health, after) = (controller.health(), options.switch_lost_after);
+            let switches = stage.switches.iter().map(|s| s.p4runtime.clone());
+            let healths: Vec<_> = switches.zip(control.healths()).collect();
+            let after = options.switch_lost_after;
             let interrupt = Arc::clone(&options.interrupt);
             runtime.spawn(async move {
                 let stopped = tokio::select! {
-                    last_error = switch_lost(health, after) => Stopped::SwitchLost(last_error),
+                    (p4runtime, last_error) = any_switch_lost(healths, after) => {
+                        Stopped::SwitchLost { p4runtime, last_error }
+                    }
                     () = interrupted(interrupt) => Stopped::Interrupted,
                 };
                 abort.store(true, Ordering::SeqCst);
@@ -232,10 +288,7 @@ impl VariantRunner for Emulated {
             })
         };
         let counters: RunCounters = Arc::default();
-        let sampler = runtime.spawn(sample_counters(
-            Arc::clone(&controller),
-            Arc::clone(&counters),
-        ));
+        let sampler = runtime.spawn(sample_counters(Arc::clone(&control), Arc::clone(&counters)));
 
         let progress: Arc<Vec<Progress>> = Arc::new(
             jobs.iter()
@@ -263,11 +316,11 @@ impl VariantRunner for Emulated {
             .flatten();
 
         let start = Instant::now();
-        let switch_addr = stage.switch.switch_addr;
+        let switch_addr = stage.switches[0].switch_addr;
         let restarts = Arc::new(AtomicU32::new(0));
         let Stage {
             hosts: hosts_of_stage,
-            switch: running_switch,
+            switches: running_switches,
             cabling,
         } = &mut stage;
         let mut admitted: Vec<u16> = Vec::new();
@@ -276,12 +329,12 @@ impl VariantRunner for Emulated {
             // never strikes.
             let (jobs_over, over) = mpsc::channel::<()>();
             let injector = {
-                let (health, runtime) = (controller.health(), runtime.handle().clone());
+                let (health, runtime) = (control.healths().remove(0), runtime.handle().clone());
                 let (faults, timeout) = (&options.faults, options.setup_timeout);
                 let restarts = Arc::clone(&restarts);
                 scope.spawn(move || {
                     let injector = Injector {
-                        switch: running_switch,
+                        switch: &mut running_switches[0],
                         cabling,
                         start,
                         over: &over,
@@ -330,9 +383,9 @@ impl VariantRunner for Emulated {
                 let mut report = JobReport::new(&variant.label, &spec, experiment.switch.lanes);
                 report.arrival_ms = ms(arrived - start);
                 let admission = runtime
-                    .block_on(admit(&controller, &request, &counters))
+                    .block_on(admit(&control, &request, &counters))
                     .map_err(|e| report.error = Some(e));
-                let Ok(job) = admission else {
+                let Ok(Admitted { job, tree }) = admission else {
                     progress[i].state.store(FAILED, Ordering::Relaxed);
                     reports[i] = Some(report);
                     continue;
@@ -345,9 +398,14 @@ impl VariantRunner for Emulated {
                     .chain([&hosts.ps])
                     .map(|h| h.host.port)
                     .collect();
+                report.racks = experiment
+                    .placements
+                    .get(i)
+                    .map_or(0, |p| u8::try_from(p.racks.len()).unwrap_or(u8::MAX));
                 let ctx = JobContext {
                     spec,
                     job,
+                    tree,
                     seed: experiment.seed,
                     lanes: experiment.switch.lanes,
                     switch_addr,
@@ -356,7 +414,7 @@ impl VariantRunner for Emulated {
                     report,
                     progress: Arc::clone(&progress),
                     index: i,
-                    controller: Arc::clone(&controller),
+                    control: Arc::clone(&control),
                     counters: Arc::clone(&counters),
                     runtime: runtime.handle().clone(),
                     abort: Arc::clone(&abort),
@@ -389,7 +447,7 @@ impl VariantRunner for Emulated {
         // interrupted.
         let stopped = runtime.block_on(watchdog).ok();
         if stopped == Some(Stopped::Interrupted) {
-            runtime.block_on(clean_up_interrupted(&controller, &admitted));
+            runtime.block_on(control.clean_up_interrupted(&admitted));
         }
         stop_progress.store(true, Ordering::Relaxed);
         if let Some(t) = progress_thread {
@@ -397,14 +455,18 @@ impl VariantRunner for Emulated {
         }
         let _ = stop_tx.send(true);
         runtime.block_on(async {
-            let _ = supervisor.await;
+            for supervisor in supervisors {
+                let _ = supervisor.await;
+            }
         });
         runtime.shutdown_timeout(Duration::from_secs(2));
-        // The switch process, then the namespaces its ports were in.
-        let p4runtime = stage.switch.p4runtime.clone();
+        // The switch processes, then the namespaces their ports were in.
         drop(stage);
         match stopped {
-            Some(Stopped::SwitchLost(last_error)) => {
+            Some(Stopped::SwitchLost {
+                p4runtime,
+                last_error,
+            }) => {
                 return Err(TestbedError::SwitchLost {
                     p4runtime,
                     after: options.switch_lost_after,
@@ -424,6 +486,66 @@ impl VariantRunner for Emulated {
     }
 }
 
+/// A controller per switch of `plan` (running as `switches`), each with
+/// the hosts behind it and `pipeline` and `config`, stopping when `stop`
+/// says so; several under a fabric controller. Returns once every one has
+/// programmed its switch (or the first that has not after `timeout`, as
+/// an error), with their supervising tasks.
+fn start_control(
+    runtime: &tokio::runtime::Runtime,
+    plan: &HostPlan,
+    switches: &[RunningSwitch],
+    pipeline: &Pipeline,
+    config: &ControllerConfig,
+    stop: &watch::Receiver<bool>,
+    timeout: Duration,
+) -> Result<(Arc<Control>, Vec<tokio::task::JoinHandle<()>>), TestbedError> {
+    let fabric = plan.fabric_topology(switches)?;
+    let mut controllers = BTreeMap::new();
+    let mut supervisors = Vec::new();
+    for (planned, switch) in plan.switches.iter().zip(switches) {
+        let hosts = match &fabric {
+            Some(fabric) => fabric.switch_topology(&planned.name).ok_or_else(|| {
+                TestbedError::Setup(format!("no switch {} in the fabric", planned.name))
+            })?,
+            None => plan.topology(),
+        };
+        let control::Supervised { controller, task } = control::start_controller(
+            runtime,
+            GrpcSwitch::new(&switch.p4runtime, switch.device_id, 1)
+                .with_security(switch.security.clone())
+                .with_role(&switch.role),
+            pipeline.clone(),
+            hosts,
+            config.clone(),
+            stopped(stop.clone()),
+        )?;
+        supervisors.push(task);
+        controllers.insert(planned.name.clone(), controller);
+    }
+    for (planned, switch) in plan.switches.iter().zip(switches) {
+        if let Err(last) = control::wait_programmed(runtime, &controllers[&planned.name], timeout) {
+            return Err(control::not_programmed(&switch.p4runtime, timeout, last).into());
+        }
+    }
+    let control = match fabric {
+        None => Control::Switch(
+            controllers
+                .into_values()
+                .next()
+                .ok_or_else(|| TestbedError::Setup("a variant without a switch".into()))?,
+        ),
+        Some(fabric) => Control::Fabric {
+            fabric: Arc::new(
+                FabricController::new(fabric, controllers)
+                    .map_err(|e| TestbedError::start("the fabric controller", e))?,
+            ),
+            order: plan.switches.iter().map(|s| s.name.clone()).collect(),
+        },
+    };
+    Ok((Arc::new(control), supervisors))
+}
+
 /// The P4 program the experiment names, or `p4/v1model/esa.p4` of this
 /// source tree (`p4/tna/esa.p4` for `arch = "tna"`).
 pub fn program_path(experiment: &Experiment) -> PathBuf {
@@ -434,69 +556,13 @@ pub fn program_path(experiment: &Experiment) -> PathBuf {
         .unwrap_or_else(|| experiment.switch.arch.program())
 }
 
-/// Every job's hosts, as the fabric placed them.
-#[derive(Debug)]
-struct HostPlan {
-    jobs: Vec<JobHosts>,
-}
-
-/// A job's workers and PS.
-#[derive(Debug)]
-struct JobHosts {
-    workers: Vec<PlacedHost>,
-    ps: PlacedHost,
-}
-
-impl HostPlan {
-    /// Places the hosts of `jobs` in order (job 1's workers, its PS, job
-    /// 2's workers, ...) on `fabric`.
-    fn place(fabric: &dyn Fabric, jobs: &[JobSpec]) -> Result<HostPlan, TestbedError> {
-        let mut index = 0;
-        let mut place = |name: String, parameter_server: bool| {
-            let host = fabric.place(index, name)?;
-            index += 1;
-            Ok::<_, TestbedError>(PlacedHost {
-                host,
-                parameter_server,
-            })
-        };
-        let mut plan = HostPlan { jobs: Vec::new() };
-        for j in jobs {
-            let workers = (0..j.workers)
-                .map(|w| place(format!("{}-w{w}", j.name), false))
-                .collect::<Result<_, _>>()?;
-            let ps = place(format!("{}-ps", j.name), true)?;
-            plan.jobs.push(JobHosts { workers, ps });
-        }
-        Ok(plan)
-    }
-
-    /// Every host: each job's workers, then its PS.
-    fn hosts(&self) -> Vec<PlacedHost> {
-        self.jobs
-            .iter()
-            .flat_map(|j| j.workers.iter().chain([&j.ps]))
-            .cloned()
-            .collect()
-    }
-
-    /// The controller's topology of the hosts.
-    fn topology(&self) -> Topology {
-        let mut topology = Topology::default();
-        for h in self.hosts() {
-            add_host(&mut topology, &h.host.name, h.address(), h.host.port);
-        }
-        topology
-    }
-}
-
-/// A variant's switch and the hosts' links to it. Fields drop in order:
-/// the hosts' ends, the switch (a process), then the cabling (the
-/// namespaces its ports were in).
+/// A variant's switches and the links to them. Fields drop in order: the
+/// hosts' ends, the switches (processes), then the cabling (the
+/// namespaces their ports were in).
 #[derive(Debug)]
 struct Stage {
     hosts: AttachedHosts,
-    switch: RunningSwitch,
+    switches: Vec<RunningSwitch>,
     /// Held for its Drop (removes the links); takes one down for a fault.
     cabling: Box<dyn Cabling>,
 }
@@ -617,8 +683,12 @@ impl Injector<'_> {
 /// Why a variant stopped before its jobs finished.
 #[derive(Debug, PartialEq, Eq)]
 enum Stopped {
-    /// The switch stayed out of reach; the controller's last error.
-    SwitchLost(String),
+    /// A switch (at its P4Runtime address) stayed out of reach; its
+    /// controller's last error.
+    SwitchLost {
+        p4runtime: String,
+        last_error: String,
+    },
     /// [`RunOptions::interrupt`] was raised.
     Interrupted,
 }
@@ -639,23 +709,32 @@ pub(super) type RunCounters = Arc<Mutex<BTreeMap<u16, CounterDeltas>>>;
 /// cannot be read is released again: its report could not be told apart
 /// from the earlier run's.
 async fn admit(
-    controller: &Controller<GrpcSwitch>,
+    control: &Control,
     request: &JobRequest,
     counters: &RunCounters,
-) -> Result<Job, String> {
-    let job = controller
+) -> Result<Admitted, String> {
+    let admitted = control
         .admit(request)
         .await
         .map_err(|e| format!("admission refused: {e}"))?;
-    match controller.stats(&[u32::from(job.id)]).await {
-        Ok(stats) => {
+    let id = admitted.job.id;
+    let read = async {
+        let stats = control.stats(&[u32::from(id)]).await?;
+        let mut admitted = admitted;
+        if let Some(tree) = &mut admitted.tree {
+            tree.completed_at_admission = control.completed_by_level(id, tree).await?;
+        }
+        Ok::<_, String>((stats, admitted))
+    };
+    match read.await {
+        Ok((stats, admitted)) => {
             let start = stats.iter().flat_map(|s| &s.counters);
             let start = CounterDeltas::starting_at(start.map(|(n, v)| (n.as_str(), *v)));
-            lock(counters).insert(job.id, start);
-            Ok(job)
+            lock(counters).insert(id, start);
+            Ok(admitted)
         }
         Err(e) => {
-            let _ = controller.release(u32::from(job.id)).await;
+            let _ = control.release(id).await;
             Err(format!("cannot read the switch counters at admission: {e}"))
         }
     }
@@ -664,11 +743,11 @@ async fn admit(
 /// Reads every admitted job's counters every [`SAMPLE_EVERY`] into
 /// `counters`, so that a reset of the switch's counters mid-run loses at
 /// most one interval's counts (`crate::counters`); runs until aborted.
-async fn sample_counters(controller: Arc<Controller<GrpcSwitch>>, counters: RunCounters) {
+async fn sample_counters(control: Arc<Control>, counters: RunCounters) {
     loop {
         tokio::time::sleep(SAMPLE_EVERY).await;
         // A switch out of reach is the watchdog's business.
-        let Ok(stats) = controller.stats(&[]).await else {
+        let Ok(stats) = control.stats(&[]).await else {
             continue;
         };
         let mut counters = lock(&counters);
@@ -686,22 +765,21 @@ pub(super) fn lock(counters: &RunCounters) -> MutexGuard<'_, BTreeMap<u16, Count
     counters.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// After an interrupt, once every job's thread has ended: releases the
-/// jobs still admitted (every thread releases its own; this catches one
-/// that panicked first), then frees the pool slots the `admitted` jobs'
-/// cut-short aggregations left, so that a later run on the same switch
-/// (an external one) starts from an empty pool.
-async fn clean_up_interrupted(controller: &Controller<GrpcSwitch>, admitted: &[u16]) {
-    for job in controller.jobs().await {
-        match controller.release(u32::from(job.id)).await {
-            Ok(_) => eprintln!("interrupted: released job {}", job.id),
-            Err(e) => eprintln!("interrupted: cannot release job {}: {e}", job.id),
-        }
+/// Completes when one of the controllers (each beside its switch's
+/// P4Runtime address) has gone `after` in a row without a programmed
+/// switch, with that address and the controller's last error; never while
+/// every switch stays reachable.
+async fn any_switch_lost(
+    healths: Vec<(String, watch::Receiver<Health>)>,
+    after: Duration,
+) -> (String, String) {
+    let mut watching = tokio::task::JoinSet::new();
+    for (p4runtime, health) in healths {
+        watching.spawn(async move { (p4runtime, switch_lost(health, after).await) });
     }
-    for &job in admitted {
-        if let Err(e) = controller.free_slots_of(job).await {
-            eprintln!("interrupted: cannot free the pool slots of job {job}: {e}");
-        }
+    match watching.join_next().await {
+        Some(Ok(lost)) => lost,
+        _ => std::future::pending().await,
     }
 }
 
@@ -773,5 +851,28 @@ mod tests {
             assert_eq!(last, "refused");
             assert!(started.elapsed() >= Duration::from_millis(150));
         });
+    }
+
+    #[test]
+    fn the_first_switch_lost_of_several_stops_the_run_and_is_named() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let (a, a_rx) = watch::channel(health(Role::Primary, true, None));
+        let (b, b_rx) = watch::channel(health(Role::Primary, true, None));
+        let healths = vec![("a:1".to_string(), a_rx), ("b:2".to_string(), b_rx)];
+        let lost = rt.spawn(any_switch_lost(healths, Duration::from_millis(200)));
+        rt.block_on(async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            assert!(!lost.is_finished(), "every switch is reachable");
+            b.send_replace(health(Role::Disconnected, false, Some("refused")));
+            let (p4runtime, last_error) = lost.await.unwrap();
+            assert_eq!(
+                (p4runtime.as_str(), last_error.as_str()),
+                ("b:2", "refused")
+            );
+        });
+        drop(a);
     }
 }

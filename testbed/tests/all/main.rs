@@ -11,6 +11,7 @@ mod loss;
 mod netns;
 mod quick;
 mod racks;
+mod racks_emulated;
 mod sim_fabric;
 mod sim_vs_emulator;
 mod train;
