@@ -808,11 +808,12 @@ impl ExperimentReport {
             .iter()
             .find_map(|v| v.cluster.as_ref()?.racks.as_ref())?;
         Some(format!(
-            "{} racks of {} hosts under {} spines, {} Gbit/s per ToR-spine link \
+            "{} racks of {} hosts under {} spine{}, {} Gbit/s per ToR-spine link \
              (oversubscription {}:1), {} placement",
             r.racks,
             r.hosts_per_rack,
             r.spines,
+            if r.spines == 1 { "" } else { "s" },
             r.uplink_gbps,
             (r.oversubscription * 100.0).round() / 100.0,
             r.placement
