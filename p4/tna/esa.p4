@@ -611,6 +611,30 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
+    action set_rack_bit(bit<32> b) {
+        meta.wbit = b;
+    }
+    // A leaf's probe at its root names the rack in worker (U1): bitmap_probe
+    // tests the rack's bit, as P1 tests a worker's (data_check gives a
+    // worker's probe its bit only when its bitmap is 1 << worker).
+#define RACK_BIT_ENTRY(r) (r): set_rack_bit(32w1 << (r));
+    table rack_bit {
+        key = { hdr.esa.worker: exact; }
+        actions = { set_rack_bit; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 32;
+        const entries = {
+            RACK_BIT_ENTRY(0) RACK_BIT_ENTRY(1) RACK_BIT_ENTRY(2) RACK_BIT_ENTRY(3)
+            RACK_BIT_ENTRY(4) RACK_BIT_ENTRY(5) RACK_BIT_ENTRY(6) RACK_BIT_ENTRY(7)
+            RACK_BIT_ENTRY(8) RACK_BIT_ENTRY(9) RACK_BIT_ENTRY(10) RACK_BIT_ENTRY(11)
+            RACK_BIT_ENTRY(12) RACK_BIT_ENTRY(13) RACK_BIT_ENTRY(14) RACK_BIT_ENTRY(15)
+            RACK_BIT_ENTRY(16) RACK_BIT_ENTRY(17) RACK_BIT_ENTRY(18) RACK_BIT_ENTRY(19)
+            RACK_BIT_ENTRY(20) RACK_BIT_ENTRY(21) RACK_BIT_ENTRY(22) RACK_BIT_ENTRY(23)
+            RACK_BIT_ENTRY(24) RACK_BIT_ENTRY(25) RACK_BIT_ENTRY(26) RACK_BIT_ENTRY(27)
+            RACK_BIT_ENTRY(28) RACK_BIT_ENTRY(29) RACK_BIT_ENTRY(30) RACK_BIT_ENTRY(31)
+        }
+    }
+
     action set_uplink_bitmap(bit<32> bitmap) {
         hdr.esa.bitmap = bitmap;
     }
@@ -1609,8 +1633,10 @@ control EsaIngress(inout headers_t hdr,
         ig_dprsr_md.resubmit_type = 1;
     }
     // U1 (docs/protocol.md 9.3): a root relays its leaves' parts and probes
-    // to the PS unchanged; they name the rack, which the PS reads.
-    action d_parts_relay() {
+    // to the PS; they name the rack, which the PS reads. A probe whose
+    // rack's partial waits in the slot gains `held` (FLAG_HELD).
+    action d_parts_relay(bit<8> held) {
+        hdr.esa.flags = hdr.esa.flags | held;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
         meta.tree_row = 1;
         meta.tree_idx = meta.job_id ++ 1w0;
@@ -1631,20 +1657,22 @@ control EsaIngress(inout headers_t hdr,
         SET_ROW(ROW_COMPLETED)
         meta.to_ps = 1;
     }
-// from_ps != 0 as ternary entries: one per bit that can be set.
-#define U1_ENTRY(t, b)                                                          \
-            (t, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, (9w1 << b) &&& (9w1 << b), _, _, _, _): \
-                d_parts_relay();
-#define U1_ENTRIES(t)                                                           \
-            U1_ENTRY(t, 0)                                                      \
-            U1_ENTRY(t, 1)                                                      \
-            U1_ENTRY(t, 2)                                                      \
-            U1_ENTRY(t, 3)                                                      \
-            U1_ENTRY(t, 4)                                                      \
-            U1_ENTRY(t, 5)                                                      \
-            U1_ENTRY(t, 6)                                                      \
-            U1_ENTRY(t, 7)                                                      \
-            U1_ENTRY(t, 8)
+// from_ps != 0 as ternary entries: one per bit that can be set. A probe
+// whose chunk aggregates in the slot (o_pred) with its rack's bit
+// (bit_held: rack_bit gave bitmap_probe the rack's bit) is marked HELD.
+#define U1_ENTRY(t, b, o_pred, bit_held, held)                                  \
+            (t, _, _, _, _, _, o_pred, _, _, _, _, bit_held, _, TREE_ROOT, (9w1 << b) &&& (9w1 << b), _, _, _, _): \
+                d_parts_relay(held);
+#define U1_ENTRIES(t, o_pred, bit_held, held)                                   \
+            U1_ENTRY(t, 0, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 1, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 2, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 3, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 4, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 5, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 6, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 7, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 8, o_pred, bit_held, held)
     table decide {
         key = {
             hdr.esa.packet_type: ternary;
@@ -1681,10 +1709,11 @@ control EsaIngress(inout headers_t hdr,
             // ts_pred, higher, mode, bit_held, resend, tree_role, from_ps,
             // flags, racks_short, bypass, held_done
             // U1: a part or probe from a root's child port (from_ps != 0).
-            U1_ENTRIES(TYPE_FALLBACK)
-            U1_ENTRIES(TYPE_EVICTED)
-            U1_ENTRIES(TYPE_FLUSH)
-            U1_ENTRIES(TYPE_PROBE)
+            U1_ENTRIES(TYPE_FALLBACK, _, _, 0)
+            U1_ENTRIES(TYPE_EVICTED, _, _, 0)
+            U1_ENTRIES(TYPE_FLUSH, _, _, 0)
+            U1_ENTRIES(TYPE_PROBE, P_LO, 1, FLAG_HELD)
+            U1_ENTRIES(TYPE_PROBE, _, _, 0)
             // U2: the PS's pull for the leaves' slots; a pull for a root's
             // slot (UPPER) elsewhere is not for this level (L2)
             (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, _, 0 &&& FLAG_UPPER, _, _, _):
@@ -1868,13 +1897,18 @@ control EsaIngress(inout headers_t hdr,
             // D2's second pass for a worker whose bit was no longer
             // pending in pass 1: its contribution is not added, nor its bit.
             meta.wbit = 0;
+        } else if (meta.job.tree_role == TREE_ROOT && hdr.esa.packet_type == TYPE_PROBE
+                && meta.from_ps != 0) {
+            // (one chain with the above: each write of wbit a stage apart
+            // pushed the bitmap's step, and the lanes, a stage down)
+            rack_bit.apply();
         }
 
         // ---- stage 2: the owner -----------------------------------------
         meta.key = meta.chunk | meta.prio_hi;
         if (hdr.esa.packet_type == TYPE_RESULT) {
             meta.wbit = meta.full;   // R1 sets the bitmap to full
-        } else if (meta.data_mode == DM_PROBE) {
+        } else if (hdr.esa.packet_type == TYPE_PROBE) {
             meta.bcmp = meta.full;   // complete?
         } else {
             // Does this worker complete it? (A resend's first pass and a

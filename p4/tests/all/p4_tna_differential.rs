@@ -154,18 +154,6 @@ fn run_trace(
             .map(|e| pool.egress(e))
             .unwrap_or_default();
         let mut have = p4.process(port, &frame, now);
-        // The TNA program does not mark HELD on a leaf's probe it passes to
-        // the PS (U1; docs/protocol.md "On Tofino").
-        if decision.rule == "U1"
-            && frame.get(42).is_some_and(|b| b & 0x0f == 7)
-            && let Some(&sent) = frame.get(43)
-        {
-            for (_, f) in &mut want {
-                if let Some(flags) = f.get_mut(43) {
-                    *flags = (*flags & !0x20) | (sent & 0x20);
-                }
-            }
-        }
         want.sort();
         have.sort();
         let info = data_info(&frame);
@@ -419,10 +407,11 @@ fn tna_program_equals_the_reference_model_on_random_traces() {
 /// The rows of a tree's switches (`docs/protocol.md` §9.3) a long run of
 /// tree traces must reach: the v1model program's list
 /// (`p4_differential.rs`), and at a leaf the rows that name its rack
-/// (`P1′`, a `FLUSH`, a `FALLBACK`), R1′ and L1′ as [`tree_row`] names them.
-const TREE_ROWS: [&str; 21] = [
+/// (`P1′`, a `FLUSH`, a `FALLBACK`), R1′ and L1′, D0's partial up and U1's
+/// `HELD` mark as [`tree_row`] names them.
+const TREE_ROWS: [&str; 22] = [
     "D0", "D1", "D1'", "D5'", "D5''", "D7", "D8", "D11", "U1", "U2", "L1", "L2", "P1", "P2 held",
-    "D0 up", "P1'", "P2'", "R1'", "L1'", "D2'", "D8'",
+    "D0 up", "U1 held", "P1'", "P2'", "R1'", "L1'", "D2'", "D8'",
 ];
 
 #[test]
@@ -432,7 +421,7 @@ fn tna_program_equals_the_reference_model_on_job_tree_traces() {
 
 /// [`support::row`], with a tree's variants of rows that the row name
 /// alone does not tell apart: D0's partial sent up (`D0 up`, a rack of
-/// one worker) and at a leaf its probe answers (P1′, and P2′ for a probe
+/// one worker), a leaf's probe a root marks `HELD` (`U1 held`) and at a leaf its probe answers (P1′, and P2′ for a probe
 /// marked `HELD` because the rack's partial went up: `held_before`, the
 /// slot held a complete chunk), R1′ and L1′ of a held slot, and its parts
 /// to the PS (`D2'`, `D8'`: `worker` = the rack).
@@ -440,6 +429,16 @@ fn tree_row(jobs: &[Job], frame: &[u8], decision: &Decision, held_before: bool) 
     let row = support::row(jobs, frame, decision);
     if row == "D0" && decision.outcome == Outcome::SentUp {
         return "D0 up";
+    }
+    let marked_held = |f: &[u8]| f.get(43).is_some_and(|flags| flags & 0x20 != 0);
+    if row == "U1"
+        && !marked_held(frame)
+        && decision
+            .emit
+            .as_ref()
+            .is_some_and(|e| marked_held(&e.frame))
+    {
+        return "U1 held";
     }
     let leaf = jobs
         .iter()
