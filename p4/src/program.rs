@@ -88,6 +88,18 @@ impl Arch {
         }
     }
 
+    /// The most workers a tree's leaf may aggregate of a job on the
+    /// architecture's program: [`MAX_FAN_IN`], but 31 on the Tofino
+    /// program, which holds a leaf's complete rack partial as it holds a
+    /// completed atp chunk, with bit 31 of the owner's pending set
+    /// (docs/protocol.md, "On Tofino").
+    pub const fn max_leaf_fan_in(self) -> u8 {
+        match self {
+            Arch::Tna => MAX_FAN_IN - 1,
+            Arch::V1model => MAX_FAN_IN,
+        }
+    }
+
     /// The hardware the architecture's program is written for.
     const fn hardware(self) -> &'static str {
         match self {
@@ -271,6 +283,12 @@ mod tests {
         assert_eq!(Arch::Tna.max_fan_in(Mode::Esa), 32);
         assert_eq!(Arch::Tna.max_fan_in(Mode::SwitchMl), 32);
         assert_eq!(Arch::Tna.max_fan_in(Mode::Atp), 31);
+    }
+
+    #[test]
+    fn a_leaf_on_tofino_has_at_most_31_workers() {
+        assert_eq!(Arch::V1model.max_leaf_fan_in(), 32);
+        assert_eq!(Arch::Tna.max_leaf_fan_in(), 31);
     }
 
     #[test]

@@ -382,8 +382,9 @@ impl TableEntry {
 
     /// The entry's table in `arch`'s program; an error when that program
     /// has no such table, or cannot serve the entry: the TNA program runs
-    /// a tree's root with memory (`docs/protocol.md` §9.3, U1, U2) but not
-    /// yet a leaf's rows nor a root without memory (§9.6).
+    /// every place on a tree (`docs/protocol.md` §9.3, §9.6) but a leaf of
+    /// 32 workers, whose rack's partial it holds with bit 31 of the owner's
+    /// pending set, worker 31's bit (docs/protocol.md, "On Tofino").
     pub fn spec_in(&self, arch: Arch) -> Result<TableSpec, String> {
         let spec = self
             .table()
@@ -392,11 +393,14 @@ impl TableEntry {
         match self {
             TableEntry::Job(k, e)
                 if arch == Arch::Tna
-                    && (matches!(e.tree, TreeRole::Leaf { .. }) || !e.tree.aggregates()) =>
+                    && matches!(e.tree, TreeRole::Leaf { .. })
+                    && e.fan_in > arch.max_leaf_fan_in() =>
             {
                 Err(format!(
-                    "job {}: the {arch} program does not run a tree's leaf or a level without memory (docs/protocol.md §9)",
-                    k.job
+                    "job {}: the {arch} program runs a tree's leaf of at most {} workers, got {} (docs/protocol.md, \"On Tofino\")",
+                    k.job,
+                    arch.max_leaf_fan_in(),
+                    e.fan_in
                 ))
             }
             _ => Ok(spec),
@@ -760,14 +764,23 @@ mod tests {
         let values = flat.param_values();
         let back = TableEntry::from_values(TableKind::Jobs, &flat.key_values(), &values[..7]);
         assert!(back.is_err());
-        // The TNA program runs a root with memory; a leaf and a level
-        // without memory are refused there.
+        // The TNA program runs every place on a tree, but a leaf of 32
+        // workers.
         assert!(flat.spec_in(Arch::Tna).is_ok());
-        assert!(trees[2].spec_in(Arch::Tna).is_ok());
-        for refused in [trees[0], trees[1], trees[3]] {
-            let err = refused.spec_in(Arch::Tna).unwrap_err();
-            assert!(err.contains("does not run a tree's leaf"), "{err}");
-            assert!(refused.spec_in(Arch::V1model).is_ok());
+        for tree in trees {
+            assert!(tree.spec_in(Arch::Tna).is_ok());
+            let TableEntry::Job(key, job) = tree else {
+                unreachable!()
+            };
+            let big = TableEntry::Job(key, JobEntry { fan_in: 32, ..job });
+            assert!(big.spec_in(Arch::V1model).is_ok());
+            match job.tree {
+                TreeRole::Leaf { .. } => {
+                    let err = big.spec_in(Arch::Tna).unwrap_err();
+                    assert!(err.contains("at most 31 workers"), "{err}");
+                }
+                _ => assert!(big.spec_in(Arch::Tna).is_ok()),
+            }
         }
     }
 

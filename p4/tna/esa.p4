@@ -1,11 +1,12 @@
 // ESA: preemptive, priority-based in-network aggregation — the Tofino 1
 // (TNA) top. docs/protocol.md is the specification; p4/include/aggregation.p4
 // (the v1model program) and esa_core::pool implement the same rows D1..D12,
-// R1, R2, Q1, A1, P1, P2, L1, L2, and a job tree's root's (docs/protocol.md
-// 9.3: U1, U2, UPPER on what it builds, 9.6's sum to the PS; a leaf's rows
-// are not here yet, and tables.rs refuses a leaf's entry). p4/tna/README.md explains the stage
-// layout, what each register holds, and where this program differs from the
-// v1model one (also listed in docs/protocol.md, "On Tofino").
+// R1, R2, Q1, A1, P1, P2, L1, L2, and a job tree's (docs/protocol.md 9.3,
+// 9.6: a leaf's D0, D1', D5', D5'', R1', P1', P2', L1'; a root's U1, U2,
+// UPPER on what it builds, the sum to the PS when a rack falls back; a level
+// without memory). p4/tna/README.md explains the stage layout, what each
+// register holds, and where this program differs from the v1model one
+// (also listed in docs/protocol.md, "On Tofino").
 //
 // Hardware rules this program is written to (checked by reading it, since the
 // compiler does not always catch a violation): every Register is accessed by
@@ -74,6 +75,21 @@ const bit<8> P_NEITHER = 1;
 const bit<8> P_LO = 2;
 const bit<8> P_HI = 4;
 const bit<8> P_BOTH = 8;
+
+// A DATA that a job tree's switch passes on without its slot (D0,
+// docs/protocol.md 9.3, 9.6): a leaf's rack of one worker sends a first
+// copy up as the rack's partial (a resend to the PS); a level without
+// memory sends every DATA to the PS.
+const bit<2> BYPASS_NONE = 0;
+const bit<2> BYPASS_UP = 1;
+const bit<2> BYPASS_PS = 2;
+
+// What a leaf builds in the root's terms (docs/protocol.md 9.2): its
+// rack's partial going up (D0, D1': bitmap 1 << uplink_bit), or the
+// root's result re-emitted down (D5'': every rack's bit); both with UPPER.
+const bit<2> TREE_OUT_NONE = 0;
+const bit<2> TREE_OUT_UP = 1;
+const bit<2> TREE_OUT_DOWN = 2;
 
 // Counter rows (ROW_*, DROP_*) are generated into rows.p4, the global
 // counter indices (GLOBAL_*) into constants.p4.
@@ -164,6 +180,11 @@ struct ig_meta_t {
     bit<8>       victim_bit;  // EVICTED: the victim job's uplink bit
     bit<1>       tree_row;    // count tree_idx in tree_rows
     bit<13>      tree_idx;    // job ++ (0 parts_relayed, 1 pulls_relayed)
+    bit<2>       bypass;      // BYPASS_*: a DATA that leaves the slot alone (D0)
+    bit<1>       held_done;   // p_old == HELD: a complete chunk held (a leaf's sent up)
+    bit<2>       tree_out;    // TREE_OUT_*: a leaf's packet for the level above
+    bit<1>       to_group;    // a RESULT from the slot goes to the group
+    bit<1>       rack_mark;   // a packet for the PS: a leaf names its rack in worker
 }
 
 struct eg_meta_t {
@@ -210,6 +231,11 @@ parser EsaIngressParser(packet_in pkt,
         meta.racks_diff = 0;
         meta.victim_role = TREE_FLAT;
         meta.tree_row = 0;
+        meta.bypass = BYPASS_NONE;
+        meta.held_done = 0;
+        meta.tree_out = TREE_OUT_NONE;
+        meta.to_group = 0;
+        meta.rack_mark = 0;
         meta.worker_diff = 0x80;
         meta.count_global = 0;
         meta.global_idx = 0;
@@ -384,17 +410,23 @@ parser EsaIngressParser(packet_in pkt,
 // the chunk ANDs into the pending set); or init itself: the owner's chunk
 // mask for a pass-2 FLUSH (0: free the slot) and a RESULT (all ones: keep
 // it).
-#define FAN_IN_INTENTS(f, mode, all)                                            \
-    (f, mode, INTENT_NONE): set_fan_in_claim(FULL_MASK(f), all);                \
-    (f, mode, INTENT_FLUSH): set_fan_in_info(FULL_MASK(f), 0);                  \
-    (f, mode, INTENT_EVICT): set_fan_in_claim(FULL_MASK(f), all);               \
-    (f, mode, INTENT_STALE): set_fan_in_claim(FULL_MASK(f), all);               \
-    (f, mode, INTENT_RESULT): set_fan_in_info(FULL_MASK(f), 0xffffffff);
-// (An atp job of 32 workers has no entry: HELD is worker 31's bit.)
+#define FAN_IN_INTENTS(f, leaf, mode, all)                                      \
+    (f, mode, INTENT_NONE, leaf): set_fan_in_claim(FULL_MASK(f), all);          \
+    (f, mode, INTENT_FLUSH, leaf): set_fan_in_info(FULL_MASK(f), 0);            \
+    (f, mode, INTENT_EVICT, leaf): set_fan_in_claim(FULL_MASK(f), all);         \
+    (f, mode, INTENT_STALE, leaf): set_fan_in_claim(FULL_MASK(f), all);         \
+    (f, mode, INTENT_RESULT, leaf): set_fan_in_info(FULL_MASK(f), 0xffffffff);
+// An atp chunk, and every chunk at a tree's leaf (which holds its rack's
+// partial until the result comes down, D1'), holds the slot with HELD.
+// (An atp job or a leaf of 32 workers has no entry: HELD is worker 31's
+// bit; a leaf's rack of one worker bypasses the slot.)
 #define FAN_IN_ENTRIES(f)                                                       \
-    FAN_IN_INTENTS(f, MODE_ESA, FULL_MASK(f))                                   \
-    FAN_IN_INTENTS(f, MODE_ATP, HELD | FULL_MASK(f))                            \
-    FAN_IN_INTENTS(f, MODE_SWITCHML, FULL_MASK(f))
+    FAN_IN_INTENTS(f, 0, MODE_ESA, FULL_MASK(f))                                \
+    FAN_IN_INTENTS(f, 0, MODE_ATP, HELD | FULL_MASK(f))                         \
+    FAN_IN_INTENTS(f, 0, MODE_SWITCHML, FULL_MASK(f))                           \
+    FAN_IN_INTENTS(f, 1, MODE_ESA, HELD | FULL_MASK(f))                         \
+    FAN_IN_INTENTS(f, 1, MODE_ATP, HELD | FULL_MASK(f))                         \
+    FAN_IN_INTENTS(f, 1, MODE_SWITCHML, HELD | FULL_MASK(f))
 
 control EsaIngress(inout headers_t hdr,
                    inout ig_meta_t meta,
@@ -554,18 +586,100 @@ control EsaIngress(inout headers_t hdr,
     }
 
     // ---- stage 1 ----------------------------------------------------------
-    action set_level(bit<16> level) {
+    action set_level(bit<16> level, bit<2> bypass) {
         meta.level = level;
+        meta.bypass = bypass;
     }
     // The flag of what the switch builds from a slot: UPPER at a tree's
-    // root (by lookup: an action's shift of tree_role would take two).
+    // root (by lookup: an action's shift of tree_role would take two); and
+    // whether a DATA bypasses the slot (D0): a level without memory, or a
+    // leaf's rack of one worker, whose slot would never complete.
     table level_info {
-        key = { meta.job.tree_role: exact; }
+        key = {
+            meta.job.tree_role: exact;
+            meta.job.aggregate: exact;
+            meta.job.fan_in: ternary;
+        }
         actions = { set_level; @defaultonly NoAction; }
         const default_action = NoAction();
-        size = 4;
+        size = 8;
         const entries = {
-            TREE_ROOT: set_level(8w0 ++ FLAG_UPPER);
+            (TREE_ROOT, 1, _): set_level(8w0 ++ FLAG_UPPER, BYPASS_NONE);
+            (TREE_ROOT, 0, _): set_level(8w0 ++ FLAG_UPPER, BYPASS_PS);
+            (TREE_LEAF, 0, _): set_level(0, BYPASS_PS);
+            (TREE_LEAF, 1, 1): set_level(0, BYPASS_UP);
+        }
+    }
+
+    action set_rack_bit(bit<32> b) {
+        meta.wbit = b;
+    }
+    // A leaf's probe at its root names the rack in worker (U1): bitmap_probe
+    // tests the rack's bit, as P1 tests a worker's (data_check gives a
+    // worker's probe its bit only when its bitmap is 1 << worker).
+#define RACK_BIT_ENTRY(r) (r): set_rack_bit(32w1 << (r));
+    table rack_bit {
+        key = { hdr.esa.worker: exact; }
+        actions = { set_rack_bit; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 32;
+        const entries = {
+            RACK_BIT_ENTRY(0) RACK_BIT_ENTRY(1) RACK_BIT_ENTRY(2) RACK_BIT_ENTRY(3)
+            RACK_BIT_ENTRY(4) RACK_BIT_ENTRY(5) RACK_BIT_ENTRY(6) RACK_BIT_ENTRY(7)
+            RACK_BIT_ENTRY(8) RACK_BIT_ENTRY(9) RACK_BIT_ENTRY(10) RACK_BIT_ENTRY(11)
+            RACK_BIT_ENTRY(12) RACK_BIT_ENTRY(13) RACK_BIT_ENTRY(14) RACK_BIT_ENTRY(15)
+            RACK_BIT_ENTRY(16) RACK_BIT_ENTRY(17) RACK_BIT_ENTRY(18) RACK_BIT_ENTRY(19)
+            RACK_BIT_ENTRY(20) RACK_BIT_ENTRY(21) RACK_BIT_ENTRY(22) RACK_BIT_ENTRY(23)
+            RACK_BIT_ENTRY(24) RACK_BIT_ENTRY(25) RACK_BIT_ENTRY(26) RACK_BIT_ENTRY(27)
+            RACK_BIT_ENTRY(28) RACK_BIT_ENTRY(29) RACK_BIT_ENTRY(30) RACK_BIT_ENTRY(31)
+        }
+    }
+
+    action set_uplink_bitmap(bit<32> bitmap) {
+        hdr.esa.bitmap = bitmap;
+    }
+    // A leaf's partial goes up with its rack's bit: 1 << uplink_bit, by
+    // lookup (Tofino shifts only by constants). Applied after decide,
+    // like racks_info: the bitmap goes straight into the header (a field
+    // of its own beside 32 lanes did not fit the ingress PHV).
+#define UPLINK_ENTRY(b) (b): set_uplink_bitmap(32w1 << (b));
+    table uplink_info {
+        key = { meta.job.uplink_bit: exact; }
+        actions = { set_uplink_bitmap; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 32;
+        const entries = {
+            UPLINK_ENTRY(0) UPLINK_ENTRY(1) UPLINK_ENTRY(2) UPLINK_ENTRY(3)
+            UPLINK_ENTRY(4) UPLINK_ENTRY(5) UPLINK_ENTRY(6) UPLINK_ENTRY(7)
+            UPLINK_ENTRY(8) UPLINK_ENTRY(9) UPLINK_ENTRY(10) UPLINK_ENTRY(11)
+            UPLINK_ENTRY(12) UPLINK_ENTRY(13) UPLINK_ENTRY(14) UPLINK_ENTRY(15)
+            UPLINK_ENTRY(16) UPLINK_ENTRY(17) UPLINK_ENTRY(18) UPLINK_ENTRY(19)
+            UPLINK_ENTRY(20) UPLINK_ENTRY(21) UPLINK_ENTRY(22) UPLINK_ENTRY(23)
+            UPLINK_ENTRY(24) UPLINK_ENTRY(25) UPLINK_ENTRY(26) UPLINK_ENTRY(27)
+            UPLINK_ENTRY(28) UPLINK_ENTRY(29) UPLINK_ENTRY(30) UPLINK_ENTRY(31)
+        }
+    }
+
+    action set_racks_full(bit<32> full) {
+        hdr.esa.bitmap = full;
+    }
+    // A leaf's re-emitted result (D5'') carries the root's header: every
+    // rack's bit.
+#define RACKS_ENTRY(r) (r): set_racks_full(FULL_MASK(r));
+    table racks_info {
+        key = { meta.job.racks: exact; }
+        actions = { set_racks_full; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 64;
+        const entries = {
+            RACKS_ENTRY(1) RACKS_ENTRY(2) RACKS_ENTRY(3) RACKS_ENTRY(4)
+            RACKS_ENTRY(5) RACKS_ENTRY(6) RACKS_ENTRY(7) RACKS_ENTRY(8)
+            RACKS_ENTRY(9) RACKS_ENTRY(10) RACKS_ENTRY(11) RACKS_ENTRY(12)
+            RACKS_ENTRY(13) RACKS_ENTRY(14) RACKS_ENTRY(15) RACKS_ENTRY(16)
+            RACKS_ENTRY(17) RACKS_ENTRY(18) RACKS_ENTRY(19) RACKS_ENTRY(20)
+            RACKS_ENTRY(21) RACKS_ENTRY(22) RACKS_ENTRY(23) RACKS_ENTRY(24)
+            RACKS_ENTRY(25) RACKS_ENTRY(26) RACKS_ENTRY(27) RACKS_ENTRY(28)
+            RACKS_ENTRY(29) RACKS_ENTRY(30) RACKS_ENTRY(31) RACKS_ENTRY(32)
         }
     }
 
@@ -582,6 +696,7 @@ control EsaIngress(inout headers_t hdr,
             meta.job.fan_in: exact;
             meta.job.mode: exact;
             meta.intent: exact;
+            meta.job.tree_role[0:0]: exact @name("leaf");  // TREE_LEAF: the one role with bit 0
         }
         actions = { set_fan_in_info; set_fan_in_claim; @defaultonly NoAction; }
         const default_action = NoAction();
@@ -617,8 +732,8 @@ control EsaIngress(inout headers_t hdr,
             FAN_IN_ENTRIES(29)
             FAN_IN_ENTRIES(30)
             FAN_IN_ENTRIES(31)
-            FAN_IN_INTENTS(32, MODE_ESA, FULL_MASK(32))
-            FAN_IN_INTENTS(32, MODE_SWITCHML, FULL_MASK(32))
+            FAN_IN_INTENTS(32, 0, MODE_ESA, FULL_MASK(32))
+            FAN_IN_INTENTS(32, 0, MODE_SWITCHML, FULL_MASK(32))
         }
     }
 
@@ -944,27 +1059,31 @@ control EsaIngress(inout headers_t hdr,
 #define OWNER_STEP(data, peek, release, take)                                   \
         key = {                                                                 \
             meta.verdict: exact;                                                \
-            meta.worker_diff[7:7]: exact @name("worker_in_range");             \
+            meta.worker_diff[7:7]: exact @name("worker_in_range");              \
             hdr.esa.packet_type: ternary;                                       \
             meta.intent: ternary;                                               \
             meta.data_mode: ternary;                                            \
             meta.t_hit: ternary;                                                \
+            meta.bypass: ternary;                                               \
         }                                                                       \
         actions = { data; peek; release; take; NoAction; }                      \
         const default_action = NoAction();                                      \
         size = 16;                                                              \
         const entries = {                                                       \
-            (VERDICT_AGGREGATE, 1, TYPE_RESULT, _, _, _): release();            \
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _): release();   \
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _): take();          \
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _): peek();         \
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1): peek();          \
-            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _): data();          \
-            (VERDICT_AGGREGATE, 1, TYPE_PROBE, _, _, _): peek();                \
-            (VERDICT_AGGREGATE, 1, TYPE_PULL, INTENT_FLUSH, _, _): release();   \
-            (VERDICT_AGGREGATE, 1, TYPE_PULL, _, _, _): peek();                 \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, _, _, BYPASS_UP): NoAction();  \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, _, _, BYPASS_PS): NoAction();  \
+            (VERDICT_AGGREGATE, 1, TYPE_RESULT, _, _, _, _): release();         \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, INTENT_FLUSH, _, _, _): release(); \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_PASS2, _, _): take();       \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_RESEND, _, _): peek();      \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, 1, _): peek();       \
+            (VERDICT_AGGREGATE, 1, TYPE_DATA, _, DM_FIRST, _, _): data();       \
+            (VERDICT_AGGREGATE, 1, TYPE_PROBE, _, _, _, _): peek();             \
+            (VERDICT_AGGREGATE, 1, TYPE_PULL, INTENT_FLUSH, _, _, _): release(); \
+            (VERDICT_AGGREGATE, 1, TYPE_PULL, _, _, _, _): peek();              \
         }
-    // verdict, in range, type, intent, data_mode, t_hit
+    // verdict, in range, type, intent, data_mode, t_hit, bypass (D0: no
+    // access)
     table owner_step {
         OWNER_STEP(o_data, o_peek, o_release, o_take)
     }
@@ -1261,6 +1380,9 @@ control EsaIngress(inout headers_t hdr,
             (WELL_FORMED, TYPE_EVICTED, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
             (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _, TREE_ROOT, 0, _): a_job_drop(DROP_BAD_TYPE);
             (WELL_FORMED, TYPE_FLUSH, _, _, _, _, _, _, TREE_ROOT, _, _): a_admit(0);
+            // A leaf's RESULT from its uplink (its ps_port, docs/protocol.md
+            // 9.1) is admitted by port too (R1').
+            (WELL_FORMED, TYPE_RESULT, _, _, _, _, _, _, TREE_LEAF, 0, _): a_admit(0);
             (WELL_FORMED, TYPE_DATA, _, _, _, 0, _, _, _, _, _): a_job_drop(DROP_SPOOFED);
             (WELL_FORMED, TYPE_PROBE, _, _, _, 0, _, _, _, _, _): a_job_drop(DROP_SPOOFED);
             (WELL_FORMED, TYPE_RESULT, _, _, _, 0, _, _, _, _, _): a_job_drop(DROP_SPOOFED);
@@ -1346,6 +1468,7 @@ control EsaIngress(inout headers_t hdr,
         // P1: the contribution waits in the slot; the prober is told so.
         hdr.esa.packet_type = TYPE_PENDING;
         ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        meta.rack_mark = 1;
         SET_ROW(ROW_PROBES_ANSWERED)
     }
     action d_probe_to_ps(bit<8> held) {
@@ -1354,6 +1477,7 @@ control EsaIngress(inout headers_t hdr,
         // slot holds, else 0).
         hdr.esa.flags = hdr.esa.flags | held;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.rack_mark = 1;
         SET_ROW(ROW_PROBES_FORWARDED)
     }
     action d_bad_worker() {
@@ -1364,10 +1488,12 @@ control EsaIngress(inout headers_t hdr,
         ig_dprsr_md.drop_ctl = 1;
     }
     action d_fallback() {
-        // D7, D8 (and a pass-2 FLUSH whose chunk left the slot meanwhile).
+        // D7, D8, D0 to the PS (and a pass-2 FLUSH whose chunk left the
+        // slot meanwhile).
         hdr.esa.packet_type = TYPE_FALLBACK;
         hdr.esa.fan_in = meta.job.fan_in;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.rack_mark = 1;
         SET_ROW(ROW_FALLBACKS)
     }
     action d_collision() {
@@ -1376,6 +1502,7 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.flags = hdr.esa.flags | FLAG_COLLISION;
         hdr.esa.fan_in = meta.job.fan_in;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.rack_mark = 1;
         SET_ROW(ROW_FALLBACKS)
     }
     action d_absorb(bit<5> row) {
@@ -1394,6 +1521,7 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.exponent = meta.m_old[15:8];
         meta.bridge.recount = 1;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
+        meta.rack_mark = 1;
         SET_ROW(row)
     }
     // D1 (complete: the slot's or the packet's OVERFLOW) and D5 (re-emit:
@@ -1407,14 +1535,50 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.fan_in = meta.job.fan_in;                                       \
         hdr.esa.exponent = meta.m_old[15:8];                                    \
         meta.bridge.recount = 1;
-    action d_complete(bit<1> to_ps) {
+    action d_complete(bit<1> to_ps, bit<1> to_group) {
         RESULT_FROM_SLOT(meta.f_d1[7:0])
         SET_ROW(ROW_COMPLETED)
         meta.to_ps = to_ps;
+        meta.to_group = to_group;
     }
     action d_reemit() {
         RESULT_FROM_SLOT(meta.m_lvl[7:0])
         SET_ROW(ROW_REEMITTED)
+        meta.to_group = 1;
+    }
+    // A leaf's (docs/protocol.md 9.3). D5'': a resend finds the result
+    // that came down (R1 released the slot): re-emitted with the root's
+    // header, to the rack's group but the uplink.
+    action d_reemit_down() {
+        RESULT_FROM_SLOT(meta.m_old[7:0])
+        meta.tree_out = TREE_OUT_DOWN;
+        hdr.esa.fan_in = meta.job.racks;
+        meta.bridge.prune = 1;
+        meta.bridge.ingress_port = meta.job.uplink_port;
+        SET_ROW(ROW_REEMITTED)
+        meta.to_group = 1;
+    }
+    // A rack's partial on its way up: DATA from the rack's bit at the root
+    // (uplink_info sets the bitmap; UPPER joins the flags after decide).
+#define PARTIAL_UP(flags_value)                                                 \
+        hdr.esa.flags = flags_value;                                            \
+        meta.tree_out = TREE_OUT_UP;                                            \
+        hdr.esa.count = 1;                                                      \
+        hdr.esa.fan_in = meta.job.racks;                                        \
+        hdr.esa.worker = meta.job.uplink_bit;                                   \
+        ig_tm_md.ucast_egress_port = meta.job.uplink_port;                      \
+        SET_ROW(ROW_COMPLETED)
+    // D1': the last contribution completes the rack's sum, which goes up;
+    // the slot holds it (HELD, from fan_in_info) until the result comes
+    // down (R1).
+    action d_send_up_partial() {
+        PARTIAL_UP(meta.f_d1[7:0])
+        hdr.esa.priority = meta.k_old[31:28];
+        hdr.esa.exponent = meta.m_old[15:8];
+    }
+    // D0: a rack of one worker: its first copy is the rack's partial.
+    action d_send_up_packet() {
+        PARTIAL_UP(meta.m_ovf[7:0])
     }
     // D10 / D11 (pass 2): the packet carries the victim's partial.
 #define EVICTED_FROM_SLOT(flags_value)                                          \
@@ -1469,8 +1633,10 @@ control EsaIngress(inout headers_t hdr,
         ig_dprsr_md.resubmit_type = 1;
     }
     // U1 (docs/protocol.md 9.3): a root relays its leaves' parts and probes
-    // to the PS unchanged; they name the rack, which the PS reads.
-    action d_parts_relay() {
+    // to the PS; they name the rack, which the PS reads. A probe whose
+    // rack's partial waits in the slot gains `held` (FLAG_HELD).
+    action d_parts_relay(bit<8> held) {
+        hdr.esa.flags = hdr.esa.flags | held;
         ig_tm_md.ucast_egress_port = meta.job.ps_port;
         meta.tree_row = 1;
         meta.tree_idx = meta.job_id ++ 1w0;
@@ -1491,20 +1657,22 @@ control EsaIngress(inout headers_t hdr,
         SET_ROW(ROW_COMPLETED)
         meta.to_ps = 1;
     }
-// from_ps != 0 as ternary entries: one per bit that can be set.
-#define U1_ENTRY(t, b)                                                          \
-            (t, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, (9w1 << b) &&& (9w1 << b), _, _): \
-                d_parts_relay();
-#define U1_ENTRIES(t)                                                           \
-            U1_ENTRY(t, 0)                                                      \
-            U1_ENTRY(t, 1)                                                      \
-            U1_ENTRY(t, 2)                                                      \
-            U1_ENTRY(t, 3)                                                      \
-            U1_ENTRY(t, 4)                                                      \
-            U1_ENTRY(t, 5)                                                      \
-            U1_ENTRY(t, 6)                                                      \
-            U1_ENTRY(t, 7)                                                      \
-            U1_ENTRY(t, 8)
+// from_ps != 0 as ternary entries: one per bit that can be set. A probe
+// whose chunk aggregates in the slot (o_pred) with its rack's bit
+// (bit_held: rack_bit gave bitmap_probe the rack's bit) is marked HELD.
+#define U1_ENTRY(t, b, o_pred, bit_held, held)                                  \
+            (t, _, _, _, _, _, o_pred, _, _, _, _, bit_held, _, TREE_ROOT, (9w1 << b) &&& (9w1 << b), _, _, _, _): \
+                d_parts_relay(held);
+#define U1_ENTRIES(t, o_pred, bit_held, held)                                   \
+            U1_ENTRY(t, 0, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 1, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 2, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 3, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 4, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 5, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 6, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 7, o_pred, bit_held, held)                              \
+            U1_ENTRY(t, 8, o_pred, bit_held, held)
     table decide {
         key = {
             hdr.esa.packet_type: ternary;
@@ -1524,8 +1692,11 @@ control EsaIngress(inout headers_t hdr,
             meta.from_ps: ternary;
             hdr.esa.flags: ternary @name("flags");
             meta.racks_diff[7:7]: ternary @name("racks_short");
+            meta.bypass: ternary;
+            meta.held_done: ternary;
         }
         actions = {
+            d_send_up_packet; d_send_up_partial; d_reemit_down;
             d_parts_relay; d_relay_pull; d_complete_short;
             d_relay; d_pending; d_probe_to_ps; d_bad_worker; d_fallback; d_collision; d_absorb;
             d_flush; d_complete; d_reemit; d_preempt; d_stale_reclaim; d_resubmit;
@@ -1536,69 +1707,92 @@ control EsaIngress(inout headers_t hdr,
         const entries = {
             // type, intent, data_mode, in range, t_hit, w_new, o_pred, b_pred,
             // ts_pred, higher, mode, bit_held, resend, tree_role, from_ps,
-            // flags, racks_short
+            // flags, racks_short, bypass, held_done
             // U1: a part or probe from a root's child port (from_ps != 0).
-            U1_ENTRIES(TYPE_FALLBACK)
-            U1_ENTRIES(TYPE_EVICTED)
-            U1_ENTRIES(TYPE_FLUSH)
-            U1_ENTRIES(TYPE_PROBE)
+            U1_ENTRIES(TYPE_FALLBACK, _, _, 0)
+            U1_ENTRIES(TYPE_EVICTED, _, _, 0)
+            U1_ENTRIES(TYPE_FLUSH, _, _, 0)
+            U1_ENTRIES(TYPE_PROBE, P_LO, 1, FLAG_HELD)
+            U1_ENTRIES(TYPE_PROBE, _, _, 0)
             // U2: the PS's pull for the leaves' slots; a pull for a root's
             // slot (UPPER) elsewhere is not for this level (L2)
-            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, _, 0 &&& FLAG_UPPER, _):
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, TREE_ROOT, _, 0 &&& FLAG_UPPER, _, _, _):
                 d_relay_pull();
-            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, 0 &&& TREE_ROOT, _, FLAG_UPPER &&& FLAG_UPPER, _):
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, 0 &&& TREE_ROOT, _, FLAG_UPPER &&& FLAG_UPPER, _, _, _):
                 d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
-            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
-            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
-            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            (TYPE_QUERY, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_QUERIES_RELAYED);
+            (TYPE_RESULT, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_RESULTS_RELAYED);
+            (TYPE_PENDING, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
+            (TYPE_MISSING, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_relay(ROW_ANSWERS_RELAYED);
             // a PROBE: P1 if the chunk in the slot holds the worker's bit and
             // the probe is not repeated (RESEND); else P2, HELD if only the
             // RESEND kept it from P1
-            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
-            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, 0, _, _, _, _): d_pending();
-            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, _, _, _, _, _): d_probe_to_ps(FLAG_HELD);
-            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps(0);
+            (TYPE_PROBE, _, _, 0, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, 0, _, _, _, _, _, _): d_pending();
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, 1, _, _, _, _, _, _, _): d_probe_to_ps(FLAG_HELD);
+            // P2': a leaf's complete chunk held since its partial went up
+            (TYPE_PROBE, _, _, _, _, _, P_LO, _, _, _, _, _, _, TREE_LEAF, _, _, _, _, 1):
+                d_probe_to_ps(FLAG_HELD);
+            (TYPE_PROBE, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_probe_to_ps(0);
             // a PULL: L1 in two passes if the chunk in the slot is not complete
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_flush(ROW_PULLED);
-            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_resubmit_slot_flush(0);
-            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
-            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _, _, _): d_flush(ROW_PULLED);
+            (TYPE_PULL, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            // L1': a leaf also gives up the partial it sent up and holds
+            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_LEAF, _, _, _, _, 1):
+                d_resubmit_slot_flush(0);
+            (TYPE_PULL, _, _, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_PULL, _, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _, _, _): d_resubmit_slot_flush(0);
+            (TYPE_PULL, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_PULLS_IGNORED);
+            (TYPE_DATA, _, _, 0, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_bad_worker();
+            // D0 (docs/protocol.md 9.3, 9.6): the slot is not touched; a
+            // rack of one worker sends its first copy up, its resends (D8)
+            // and a level without memory every DATA to the PS
+            (TYPE_DATA, _, DM_FIRST, _, _, _, _, _, _, _, _, _, _, _, _, _, _, BYPASS_UP, _):
+                d_send_up_packet();
+            (TYPE_DATA, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, BYPASS_UP, _): d_fallback();
+            (TYPE_DATA, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, BYPASS_PS, _): d_fallback();
             // pass 2
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_flush(ROW_FLUSHED);
-            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
-            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_preempt();
-            // pass 1, resends: D5 (atp: a FLUSH of the complete sum), D2, D8
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _, _, _, _, _):
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _, _, _): d_flush(ROW_FLUSHED);
+            (TYPE_DATA, INTENT_FLUSH, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, INTENT_STALE, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_stale_reclaim();
+            (TYPE_DATA, INTENT_EVICT, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_preempt();
+            // pass 1, resends: at a leaf D5' (the held partial to the PS, in
+            // two passes) and D5'' (the result that came down, re-emitted);
+            // D5 (atp: a FLUSH of the complete sum), D2, D8
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_LEAF, _, _, _, _, 1):
                 d_resubmit_slot_flush(8w0 ++ FLAG_RESEND);
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _): d_reemit();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_resubmit_flush();
-            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_LEAF, _, _, _, _, _):
+                d_reemit_down();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _, _, _, _, _, _, _):
+                d_resubmit_slot_flush(8w0 ++ FLAG_RESEND);
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _, _, _): d_reemit();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _, _, _): d_resubmit_flush();
+            (TYPE_DATA, _, DM_RESEND, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
             // pass 1, first copies
-            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
-            (TYPE_DATA, _, DM_FIRST, _, _, 0, P_LO, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _): d_fallback();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_BOTH, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            (TYPE_DATA, _, DM_FIRST, _, _, 0, P_LO, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_DUPLICATES);
+            // D1': a leaf's rack complete: its partial goes up, held
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_LEAF, _, _, _, _, _):
+                d_send_up_partial();
             // a root whose racks are not all in its fan-in: the sum to the
             // PS, which adds the racks that fall back (docs/protocol.md 9.6)
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_ROOT, _, _, 1):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, TREE_ROOT, _, _, 1, _, _):
                 d_complete_short();
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _, _, _, _, _):
-                d_complete(1);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _):
-                d_complete(0);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_CLAIMED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, MODE_ATP, _, _, _, _, _, _, _, _):
+                d_complete(1, 0);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, P_LO, _, _, _, _, _, _, _, _, _, _, _):
+                d_complete(0, 1);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_LO, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_AGGREGATED);
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_HI, _, _, _, _, _, _, _, _, _, _, _, _): d_absorb(ROW_CLAIMED);
             // stale reclaim (D10) is not atp's
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_ESA, _, _, _, _, _, _, _, _):
                 d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, P_LO, _, MODE_SWITCHML, _, _, _, _, _, _, _, _):
                 d_resubmit(INTENT_STALE);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _, _, _, _, _, _):
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, 1, MODE_ESA, _, _, _, _, _, _, _, _):
                 d_resubmit(INTENT_EVICT);
-            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _, _, _, _, _, _): d_collision();
+            (TYPE_DATA, _, DM_FIRST, _, _, _, P_NEITHER, _, _, _, _, _, _, _, _, _, _, _, _): d_collision();
         }
     }
 
@@ -1703,13 +1897,18 @@ control EsaIngress(inout headers_t hdr,
             // D2's second pass for a worker whose bit was no longer
             // pending in pass 1: its contribution is not added, nor its bit.
             meta.wbit = 0;
+        } else if (meta.job.tree_role == TREE_ROOT && hdr.esa.packet_type == TYPE_PROBE
+                && meta.from_ps != 0) {
+            // (one chain with the above: each write of wbit a stage apart
+            // pushed the bitmap's step, and the lanes, a stage down)
+            rack_bit.apply();
         }
 
         // ---- stage 2: the owner -----------------------------------------
         meta.key = meta.chunk | meta.prio_hi;
         if (hdr.esa.packet_type == TYPE_RESULT) {
             meta.wbit = meta.full;   // R1 sets the bitmap to full
-        } else if (meta.data_mode == DM_PROBE) {
+        } else if (hdr.esa.packet_type == TYPE_PROBE) {
             meta.bcmp = meta.full;   // complete?
         } else {
             // Does this worker complete it? (A resend's first pass and a
@@ -1755,14 +1954,29 @@ control EsaIngress(inout headers_t hdr,
             // (only a PROBE's decide entries read it: bitmap_probe's answer)
             meta.bit_held = 1;
         }
+        if (meta.p_old == HELD) {
+            // A complete chunk still held: at a leaf, its partial went up
+            // and the result has not come down (P2', D5', L1').
+            meta.held_done = 1;
+        }
         if (meta.verdict == VERDICT_AGGREGATE) {
             decide.apply();
         }
         // Where a RESULT built from the slot goes.
         if (meta.to_ps == 1) {
             ig_tm_md.ucast_egress_port = meta.job.ps_port;
-        } else if (meta.row == ROW_COMPLETED || meta.row == ROW_REEMITTED) {
+        } else if (meta.to_group == 1) {
             ig_tm_md.mcast_grp_a = meta.job.mcast_group;
+        }
+        // What a leaf sends the PS, and its PENDING, name its rack
+        // (docs/protocol.md 9.2; the worker is the packet's bitmap).
+        if (meta.rack_mark == 1 && meta.job.tree_role == TREE_LEAF) {
+            hdr.esa.worker = meta.job.uplink_bit;
+        }
+        if (meta.tree_out == TREE_OUT_UP) {
+            uplink_info.apply();
+        } else if (meta.tree_out == TREE_OUT_DOWN) {
+            racks_info.apply();
         }
         if (meta.evict_route == 1) {
             job_route.apply();
@@ -1774,8 +1988,9 @@ control EsaIngress(inout headers_t hdr,
             hdr.esa.slot = meta.rel_slot & meta.route_mask;
         }
         // The evicted partial is marked for its own PS (9.2): UPPER from a
-        // root's slot, the rack from a leaf's.
-        if (meta.victim_role == TREE_ROOT) {
+        // root's slot, the rack from a leaf's; and what a leaf builds for
+        // the level above is in the root's terms.
+        if (meta.victim_role == TREE_ROOT || meta.tree_out != TREE_OUT_NONE) {
             hdr.esa.flags = hdr.esa.flags | FLAG_UPPER;
         }
         if (meta.victim_role == TREE_LEAF) {

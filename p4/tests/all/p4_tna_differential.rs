@@ -16,15 +16,15 @@
 //! - a free slot's registers other than the tombstone keep what the last
 //!   chunk left on Tofino.
 //!
-//! The job-tree traces (`random_tree_jobs`, `random_tree_packet`) run the
-//! tree rows the TNA program has: a root's (`docs/protocol.md` §9.3). Its
-//! jobs are those of the v1model program's tree traces with the leaves and
-//! the levels without memory made flat jobs, which the TNA program
-//! refuses (`TableEntry::spec_in`). There a RESULT or a part from a root's
-//! child port with a slot out of range is counted as the root's flat
-//! check would count it (`drop_spoofed`, `drop_bad_type`) rather than
-//! `drop_bad_slot` (docs/protocol.md "On Tofino"); the test moves the
-//! model's count to that reason.
+//! The job-tree traces (`random_tree_jobs`, `random_tree_packet`, the
+//! v1model program's) run a tree's rows at a leaf, at a root and at a
+//! level without memory (`docs/protocol.md` §9.3, §9.6). There a RESULT or
+//! a part from a root's child port, or a RESULT from a leaf's uplink, with a
+//! slot out of range is counted as a flat job's check would count it
+//! (`drop_spoofed`, `drop_bad_type`) rather than `drop_bad_slot`
+//! (docs/protocol.md "On Tofino"); the test moves the model's count to
+//! that reason. A resend that completes a leaf's chunk is flushed as a
+//! flat job's is (above), where the model sends the rack's partial up (D1′).
 //!
 //! The passes of D2, D10, D11, L1 and atp's D5 are atomic here (one packet
 //! at a time), so the interleavings docs/protocol.md describes between them
@@ -35,8 +35,9 @@
 
 use crate::support;
 
+use esa_core::constants::PS_WORKER_ID;
 use esa_core::job::TreeRole;
-use esa_core::pool::{DropReason, Outcome, Pool, PoolConfig};
+use esa_core::pool::{Decision, DropReason, Outcome, Pool, PoolConfig, SlotPhase};
 use esa_core::rng::Rng;
 use esa_p4::{Arch, Defines, counters};
 use p4sim::v1switch::V1Switch;
@@ -109,25 +110,7 @@ type Packets = fn(&mut Rng, &[Job], usize) -> (u16, Vec<u8>);
 
 const FLAT: (Draw, Packets) = (random_jobs, random_packet);
 
-/// [`random_tree_jobs`] with what the TNA program refuses made flat: a
-/// leaf, and a level without memory. A leaf drawn with one worker gets
-/// back the second its draw took away (the next port, which no other job
-/// uses): a flat job has two or more.
-fn tna_tree_jobs(rng: &mut Rng, slots: usize) -> Vec<Job> {
-    let mut jobs = random_tree_jobs(rng, slots);
-    for job in &mut jobs {
-        if matches!(job.entry.tree, TreeRole::Leaf { .. }) || !job.entry.tree.aggregates() {
-            job.entry.tree = TreeRole::Flat;
-        }
-        if job.entry.fan_in == 1 {
-            job.worker_ports.push(job.worker_ports[0] + 1);
-            job.entry.fan_in = 2;
-        }
-    }
-    jobs
-}
-
-const TREE: (Draw, Packets) = (tna_tree_jobs, random_tree_packet);
+const TREE: (Draw, Packets) = (random_tree_jobs, random_tree_packet);
 
 fn run_trace(
     seed: u64,
@@ -160,6 +143,7 @@ fn run_trace(
     for step in 0..steps {
         now += rng.range(0, 25);
         let (port, frame) = packets(&mut rng, &jobs, LANES);
+        let held_before = slot_held(&pool, &jobs, &frame);
         let decision = pool.process(&frame, port, now);
         if let Some(reason) = child_bad_slot(&jobs, port, &frame, &decision.outcome) {
             moved_drops.push((reason, esa_job(&frame)));
@@ -170,18 +154,6 @@ fn run_trace(
             .map(|e| pool.egress(e))
             .unwrap_or_default();
         let mut have = p4.process(port, &frame, now);
-        // The TNA program does not mark HELD on a leaf's probe it passes to
-        // the PS (U1; docs/protocol.md "On Tofino").
-        if decision.rule == "U1"
-            && frame.get(42).is_some_and(|b| b & 0x0f == 7)
-            && let Some(&sent) = frame.get(43)
-        {
-            for (_, f) in &mut want {
-                if let Some(flags) = f.get_mut(43) {
-                    *flags = (*flags & !0x20) | (sent & 0x20);
-                }
-            }
-        }
         want.sort();
         have.sort();
         let info = data_info(&frame);
@@ -202,18 +174,23 @@ fn run_trace(
         }
         if want != have {
             // a resend that completes the chunk: D2's FLUSH with the
-            // complete sum to the job's PS instead of D1 (the slot is freed,
-            // so the two differ from here on: the trace ends)
+            // complete sum to the job's PS instead of D1 (at a leaf D1′,
+            // the rack's partial up: its ps_port too); the slot is freed,
+            // so the two differ from here on: the trace ends
             let ps = info
                 .as_ref()
                 .and_then(|d| jobs.iter().find(|j| j.id == d.job))
                 .map(|j| j.entry.ps_port);
+            let same = match decision.rule {
+                "D1" => same_part,
+                "D1'" => same_sum,
+                _ => |_: &[u8], _: &[u8]| false,
+            };
             let flushed_completion = info.as_ref().is_some_and(|d| d.resend)
-                && decision.rule == "D1"
                 && have.len() == 1
                 && Some(have[0].0) == ps
                 && have[0].1.get(42).is_some_and(|b| b & 0x0f == 5)
-                && want.iter().any(|(_, f)| same_part(f, &have[0].1));
+                && want.iter().any(|(_, f)| same(f, &have[0].1));
             if flushed_completion {
                 seen.insert("resend completion flushed");
                 *ended_early += 1;
@@ -236,7 +213,7 @@ fn run_trace(
                 show(&have)
             ));
         }
-        seen.insert(support::row(&jobs, &frame, &decision));
+        seen.insert(tree_row(&jobs, &frame, &decision, held_before));
         if let Err(e) = counters_match(&pool, &mut p4, &jobs, &moved_drops)
             .and_then(|()| slots_match(&pool, &p4))
         {
@@ -315,6 +292,27 @@ fn same_part(completed: &[u8], flush: &[u8]) -> bool {
     completed.get(50..54) == flush.get(50..54) && completed.get(55..) == flush.get(55..)
 }
 
+/// Whether the slot a packet of one of `jobs` addresses holds a complete
+/// chunk (held: an atp chunk, or a leaf's partial that went up).
+fn slot_held(pool: &Pool, jobs: &[Job], frame: &[u8]) -> bool {
+    let (Some(job), Some(slot)) = (
+        jobs.iter().find(|j| j.id == esa_job(frame)),
+        frame.get(44..46),
+    ) else {
+        return false;
+    };
+    let slot = u16::from_be_bytes([slot[0], slot[1]]) & job.entry.slot_mask;
+    let index = usize::from(job.entry.slot_base + slot) & (SLOTS - 1);
+    pool.slot_phase(index).1 == SlotPhase::Held
+}
+
+/// Whether the FLUSH `flush` carries the sum a leaf's D1′ partial `up`
+/// does: the exponent, the rack (`worker`) and the lanes (its bitmap and
+/// count are the rack's workers, the partial's the rack's bit).
+fn same_sum(up: &[u8], flush: &[u8]) -> bool {
+    up.get(56..) == flush.get(56..)
+}
+
 /// The job of an ESA frame.
 fn esa_job(frame: &[u8]) -> u16 {
     frame
@@ -323,9 +321,9 @@ fn esa_job(frame: &[u8]) -> u16 {
 }
 
 /// For a packet the model drops as `drop_bad_slot` that arrived at a root
-/// from a child port as a RESULT or a part: the reason the TNA program
-/// counts it under, whose root entry did not match (docs/protocol.md "On
-/// Tofino").
+/// from a child port as a RESULT or a part, or at a leaf from its uplink
+/// as a RESULT: the reason the TNA program counts it under, whose tree
+/// entry did not match (docs/protocol.md "On Tofino").
 fn child_bad_slot(
     jobs: &[Job],
     port: u16,
@@ -333,17 +331,22 @@ fn child_bad_slot(
     outcome: &Outcome,
 ) -> Option<&'static str> {
     let job = jobs.iter().find(|j| j.id == esa_job(frame))?;
-    let from_child = job.entry.tree.is_upper() && port != job.entry.ps_port;
-    if *outcome != Outcome::Dropped(DropReason::BadSlot) || !from_child {
+    let between_switches = match job.entry.tree {
+        TreeRole::Flat => false,
+        TreeRole::Leaf { uplink, .. } => port == uplink.port,
+        TreeRole::Root { .. } => port != job.entry.ps_port,
+    };
+    if *outcome != Outcome::Dropped(DropReason::BadSlot) || !between_switches {
         return None;
     }
     let worker = *frame.get(57)?;
     let beyond = job.beyond_fan_in();
     let bound = job.worker_ports.get(usize::from(worker)) == Some(&port)
-        || (beyond.port, beyond.worker) == (port, worker);
+        || (beyond.port, beyond.worker) == (port, worker)
+        || (job.entry.ps_port, PS_WORKER_ID) == (port, worker);
     match frame.get(42)? & 0x0f {
         2 if !bound => Some("drop_spoofed"),
-        3..=5 => Some("drop_bad_type"),
+        3..=5 if job.entry.tree.is_upper() => Some("drop_bad_type"),
         _ => None,
     }
 }
@@ -401,13 +404,57 @@ fn tna_program_equals_the_reference_model_on_random_traces() {
     run_traces(FLAT, &support::ROWS);
 }
 
-/// The rows of a tree's root (`docs/protocol.md` §9.3) a long run of tree
-/// traces must reach.
-const ROOT_ROWS: [&str; 8] = ["D1", "D7", "D8", "D11", "U1", "U2", "L1", "L2"];
+/// The rows of a tree's switches (`docs/protocol.md` §9.3) a long run of
+/// tree traces must reach: the v1model program's list
+/// (`p4_differential.rs`), and at a leaf the rows that name its rack
+/// (`P1′`, a `FLUSH`, a `FALLBACK`), R1′ and L1′, D0's partial up and U1's
+/// `HELD` mark as [`tree_row`] names them.
+const TREE_ROWS: [&str; 22] = [
+    "D0", "D1", "D1'", "D5'", "D5''", "D7", "D8", "D11", "U1", "U2", "L1", "L2", "P1", "P2 held",
+    "D0 up", "U1 held", "P1'", "P2'", "R1'", "L1'", "D2'", "D8'",
+];
 
 #[test]
 fn tna_program_equals_the_reference_model_on_job_tree_traces() {
-    run_traces(TREE, &ROOT_ROWS);
+    run_traces(TREE, &TREE_ROWS);
+}
+
+/// [`support::row`], with a tree's variants of rows that the row name
+/// alone does not tell apart: D0's partial sent up (`D0 up`, a rack of
+/// one worker), a leaf's probe a root marks `HELD` (`U1 held`) and at a leaf its probe answers (P1′, and P2′ for a probe
+/// marked `HELD` because the rack's partial went up: `held_before`, the
+/// slot held a complete chunk), R1′ and L1′ of a held slot, and its parts
+/// to the PS (`D2'`, `D8'`: `worker` = the rack).
+fn tree_row(jobs: &[Job], frame: &[u8], decision: &Decision, held_before: bool) -> &'static str {
+    let row = support::row(jobs, frame, decision);
+    if row == "D0" && decision.outcome == Outcome::SentUp {
+        return "D0 up";
+    }
+    let marked_held = |f: &[u8]| f.get(43).is_some_and(|flags| flags & 0x20 != 0);
+    if row == "U1"
+        && !marked_held(frame)
+        && decision
+            .emit
+            .as_ref()
+            .is_some_and(|e| marked_held(&e.frame))
+    {
+        return "U1 held";
+    }
+    let leaf = jobs
+        .iter()
+        .any(|j| j.id == esa_job(frame) && matches!(j.entry.tree, TreeRole::Leaf { .. }));
+    if !leaf {
+        return row;
+    }
+    match (row, held_before) {
+        ("P1", _) => "P1'",
+        ("P2 held", true) => "P2'",
+        ("R1", true) => "R1'",
+        ("L1", true) => "L1'",
+        ("D2", _) => "D2'",
+        ("D8", _) => "D8'",
+        (row, _) => row,
+    }
 }
 
 fn run_traces(kind: (Draw, Packets), rows: &[&str]) {
