@@ -26,7 +26,7 @@ use super::{
 };
 use crate::counters::{CounterDeltas, SAMPLE_EVERY};
 use crate::error::TestbedError;
-use crate::experiment::{Arch, Experiment, Variant};
+use crate::experiment::{Experiment, Variant};
 use crate::fabric::{AttachedHosts, Cabling, Fabric, PortKind};
 use crate::fault::{Fault, FaultKind, FaultReport};
 use crate::report::{JobReport, VariantReport};
@@ -105,9 +105,8 @@ impl Emulated {
 
     /// What racks under spines need here: switches this process starts
     /// (one each), kept running (a cable between two in-memory ports does
-    /// not follow a restart), and leaf rows in the program for jobs across
-    /// racks.
-    fn check_racks(&self, experiment: &Experiment, restarts: bool) -> Result<(), TestbedError> {
+    /// not follow a restart).
+    fn check_racks(&self, restarts: bool) -> Result<(), TestbedError> {
         if self.fabric.port_kind() == PortKind::Own {
             return Err(TestbedError::Setup(format!(
                 "[topology]: racks under spines need a switch per ToR and spine, started here; \
@@ -119,15 +118,6 @@ impl Emulated {
             return Err(TestbedError::Setup(
                 "--fault switch-restart: with a [topology] there are several switches, and \
                  restarting one is not offered yet"
-                    .into(),
-            ));
-        }
-        let across = experiment.placements.iter().any(|p| p.racks.len() > 1);
-        if across && experiment.switch.arch == Arch::Tna {
-            return Err(TestbedError::Setup(
-                "switch.arch = \"tna\": the Tofino program has a root's rows but no leaf's \
-                 (docs/protocol.md §8), so a job across racks cannot run on it; use the \
-                 v1model program or place every job in one rack"
                     .into(),
             ));
         }
@@ -204,7 +194,7 @@ impl VariantRunner for Emulated {
             )));
         }
         if experiment.topology.is_some() {
-            self.check_racks(experiment, restarts)?;
+            self.check_racks(restarts)?;
         }
         self.target.preflight(experiment)?;
         self.fabric.preflight(experiment)?;

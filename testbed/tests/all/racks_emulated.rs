@@ -96,11 +96,18 @@ fn what_several_switches_cannot_do_is_refused_before_anything_starts() {
         err.contains("with a [topology] there are several switches"),
         "{err}"
     );
-    // The Tofino program has no leaf rows: a job across racks cannot run.
+}
+
+/// The Tofino program at both levels, in p4sim: its leaf rows at the ToRs
+/// and its root rows at the spine.
+#[test]
+fn three_tofino_switches_in_process_aggregate_at_both_levels() {
     let mut e = three_switches();
     e.switch.arch = esa_testbed::experiment::Arch::Tna;
-    let err = refused(&e, &RunOptions::default());
-    assert!(err.contains("no leaf's"), "{err}");
+    let program = esa_testbed::run::program_path(&e);
+    assert!(program.ends_with("p4/tna/esa.p4"), "{}", program.display());
+    let report = run_verified(&e);
+    assert_both_levels(&report);
 }
 
 /// Runs `e` with `options`, one namespace run at a time, and checks that
