@@ -186,9 +186,12 @@ impl<S: SwitchBackend> JobsBackend for FabricController<S> {
 /// host, its fan-in the whole job's workers, its slots the root's (a flat
 /// job's: its switch's).
 pub fn tree_job_to_proto(job: &TreeJob, topology: &FabricTopology) -> proto::Job {
-    let host = |switch: &str, port: u16| {
-        let hosts = topology.switch_topology(switch).unwrap_or_default();
-        endpoint_to_proto(port, &hosts)
+    let host = |switch: &str, port: u16| proto::Endpoint {
+        host: topology
+            .host_on(switch, port)
+            .map(|h| h.name.clone())
+            .unwrap_or_default(),
+        port: port.into(),
     };
     let top = job
         .root
@@ -203,13 +206,7 @@ pub fn tree_job_to_proto(job: &TreeJob, topology: &FabricTopology) -> proto::Job
             }
         }
         Some(_) => {
-            let mut leaves: Vec<(u8, &str, &Job)> = job
-                .parts
-                .iter()
-                .filter_map(|(s, j)| Some((j.tree.uplink()?.bit, s.as_str(), j)))
-                .collect();
-            leaves.sort_by_key(|l| l.0);
-            for (_, switch, leaf) in leaves {
+            for (switch, leaf, _) in job.leaves() {
                 workers.extend(leaf.workers.iter().map(|&p| host(switch, p)));
             }
         }

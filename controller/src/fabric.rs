@@ -58,7 +58,7 @@ use crate::backend::SwitchBackend;
 use crate::controller::{Controller, JobStats};
 use crate::error::{AdmitError, Error, TopologyError};
 use crate::jobs::{
-    Endpoint, Job, JobRequest, JobTable, describe, invalid, job_id, mode_and_priority,
+    Endpoint, Job, JobRequest, JobTable, describe, invalid, job_id, mode_and_priority, own_range,
 };
 use crate::topology::{Host, HostEntry, MAX_PORT, Topology};
 
@@ -333,6 +333,11 @@ impl FabricTopology {
         self.hosts.values().flat_map(|t| t.hosts.values())
     }
 
+    /// The host behind `switch`'s port `port`, if any.
+    pub fn host_on(&self, switch: &str, port: u16) -> Option<&Host> {
+        self.hosts.get(switch)?.host_on(port)
+    }
+
     /// The switches, by name.
     pub fn switches(&self) -> impl Iterator<Item = &FabricSwitch> {
         self.switches.values()
@@ -472,10 +477,7 @@ impl FabricTopology {
             let Some(request) = slots else {
                 return Ok((SlotRange::whole_pool(shared_pool as usize), aggregate));
             };
-            let own = |base: u32| SlotRange {
-                base: u16::try_from(base).unwrap_or(u16::MAX),
-                mask: u16::try_from(request.count.saturating_sub(1)).unwrap_or(u16::MAX),
-            };
+            let own = |base: u32| own_range(base, request.count);
             if !aggregate {
                 return Ok((own(request.base.unwrap_or(0)), false));
             }
@@ -644,6 +646,12 @@ impl TreeJob {
         self.parts.values().next().map(|j| j.mode)
     }
 
+    /// Its leaves' parts in rack-bit order, with their switches and bits
+    /// (none for a flat job).
+    pub fn leaves(&self) -> Vec<(&str, &Job, u8)> {
+        leaves_by_bit(&self.parts)
+    }
+
     /// Rebuilds a job from its parts as the switches hold them.
     fn from_parts(id: u16, parts: BTreeMap<String, Job>) -> TreeJob {
         let root = parts
@@ -657,12 +665,8 @@ impl TreeJob {
                 workers.extend((0..count).map(|w| (0, w as u8)));
             }
             Some(_) => {
-                let mut leaves: Vec<(u8, usize)> = parts
-                    .values()
-                    .filter_map(|j| Some((j.tree.uplink()?.bit, j.workers.len())))
-                    .collect();
-                leaves.sort();
-                for (bit, count) in leaves {
+                for (_, leaf, bit) in leaves_by_bit(&parts) {
+                    let count = leaf.workers.len();
                     workers.extend((0..count).map(|local| (bit, local as u8)));
                 }
             }
@@ -674,6 +678,16 @@ impl TreeJob {
             workers,
         }
     }
+}
+
+/// The leaf parts among `parts` (switch → part), in rack-bit order.
+fn leaves_by_bit(parts: &BTreeMap<String, Job>) -> Vec<(&str, &Job, u8)> {
+    let mut leaves: Vec<(&str, &Job, u8)> = parts
+        .iter()
+        .filter_map(|(switch, j)| Some((switch.as_str(), j, j.tree.uplink()?.bit)))
+        .collect();
+    leaves.sort_by_key(|&(_, _, bit)| bit);
+    leaves
 }
 
 /// Admits, releases and reads jobs across the switches of a fabric, each

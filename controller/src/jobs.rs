@@ -439,11 +439,12 @@ pub(crate) fn job_id(requested: u32, taken: impl Fn(u16) -> bool) -> Result<u16,
     Ok(id)
 }
 
-/// The range of `count` slots from `base` (both checked against the pool).
-fn own_range(base: u32, count: u32) -> SlotRange {
+/// The range of `count` slots from `base` (both checked against the pool,
+/// or held by no one: a level without memory, `crate::fabric`).
+pub(crate) fn own_range(base: u32, count: u32) -> SlotRange {
     SlotRange {
         base: u16::try_from(base).unwrap_or(u16::MAX),
-        mask: u16::try_from(count - 1).unwrap_or(u16::MAX),
+        mask: u16::try_from(count.saturating_sub(1)).unwrap_or(u16::MAX),
     }
 }
 
