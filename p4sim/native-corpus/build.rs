@@ -1,7 +1,8 @@
 //! Generates the native code of every program p4sim's differential tests
 //! run (`../tests/conformance`, `../tests/frontend_programs`, `../tests/tna`,
 //! and esa-switch's `tests/programs`) into OUT_DIR, with `all.rs` listing
-//! them. ESA's programs are esa-p4's
+//! them, and p4c's v1model BMv2 STF samples (the pinned copy in
+//! `../tests/p4c_samples/p4c`, or `ESA_P4C_DIR`). ESA's programs are esa-p4's
 //! (it generates and tests their native code).
 
 use std::fmt::Write as _;
@@ -41,32 +42,33 @@ fn main() {
             programs.push((format!("{prefix}/{}", stem.unwrap_or_default()), f, vec![]));
         }
     }
-    // With ESA_P4C_DIR (a p4c checkout, ../tests/p4c_samples/fetch.sh):
-    // p4c's v1model BMv2 STF samples too, with p4c's includes as
-    // tests/all/p4c_samples.rs compiles them, so that test runs them on the
-    // native engine as well.
+    // p4c's v1model BMv2 STF samples too, from the pinned copy of p4c's
+    // testdata (../tests/p4c_samples/p4c) or ESA_P4C_DIR (a p4c checkout),
+    // with p4c's includes as tests/all/p4c_samples.rs compiles them, so that
+    // test runs them on the native engine as well.
     println!("cargo:rerun-if-env-changed=ESA_P4C_DIR");
     let mut include_dirs = vec![Vec::new(); programs.len()];
-    if let Some(p4c) = std::env::var_os("ESA_P4C_DIR").map(PathBuf::from) {
-        let samples = p4c.join("testdata/p4_16_samples");
-        println!("cargo:rerun-if-changed={}", samples.display());
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&samples)
-            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        files.retain(|f| {
-            f.to_str().is_some_and(|s| s.ends_with("-bmv2.p4"))
-                && f.with_extension("stf").exists()
-                && std::fs::read_to_string(f).is_ok_and(|text| {
-                    text.lines()
-                        .any(|l| l.contains("include") && l.contains("v1model.p4"))
-                })
-        });
-        files.sort();
-        for f in files {
-            let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
-            programs.push((format!("p4c/{}", stem.unwrap_or_default()), f, vec![]));
-            include_dirs.push(vec![p4c.join("p4include")]);
-        }
+    let p4c = std::env::var_os("ESA_P4C_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tests.join("p4c_samples/p4c"));
+    let samples = p4c.join("testdata/p4_16_samples");
+    println!("cargo:rerun-if-changed={}", samples.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&samples)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|f| {
+        f.to_str().is_some_and(|s| s.ends_with("-bmv2.p4"))
+            && f.with_extension("stf").exists()
+            && std::fs::read_to_string(f).is_ok_and(|text| {
+                text.lines()
+                    .any(|l| l.contains("include") && l.contains("v1model.p4"))
+            })
+    });
+    files.sort();
+    for f in files {
+        let stem = f.file_stem().map(|s| s.to_string_lossy().to_string());
+        programs.push((format!("p4c/{}", stem.unwrap_or_default()), f, vec![]));
+        include_dirs.push(vec![p4c.join("p4include")]);
     }
     let mut all = String::from("/// Every generated program: (name, program).\n");
     let mut list = String::new();

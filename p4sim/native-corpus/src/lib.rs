@@ -3,8 +3,9 @@
 //! those tests run every program on the native engine beside the closure
 //! engine and the reference interpreter; and esa-switch's test program,
 //! which its forwarding bench runs natively, as the switch runs esa.p4
-//! (the same differential tests check it). Built with `ESA_P4C_DIR` set
-//! (a p4c checkout), p4c's v1model BMv2 STF samples as well, which
+//! (the same differential tests check it); and p4c's v1model BMv2 STF
+//! samples (the pinned copy in `../tests/p4c_samples/p4c`, or the p4c
+//! checkout `ESA_P4C_DIR` names at build time), which
 //! `tests/all/p4c_samples.rs` then runs natively. Not published; tests and
 //! benches only.
 

@@ -1,11 +1,12 @@
-//! p4c's own test programs, from a p4c checkout named by `ESA_P4C_DIR`
-//! (`tests/p4c_samples/fetch.sh` fetches the pinned commit; p4c is not
-//! vendored). Without it the tests say they skipped.
+//! p4c's own test programs, from the pinned copy of p4c's testdata in
+//! `tests/p4c_samples/p4c` (`pin.sh` makes it from a checkout at the commit
+//! `fetch.sh` pins; p4c itself is not vendored), or from a p4c checkout
+//! named by `ESA_P4C_DIR`.
 //!
 //! - The BMv2 STF tests (`testdata/p4_16_samples/*-bmv2.p4` with an
 //!   `.stf`) on p4sim's reference interpreter, compiled engine and native
-//!   engine (whose Rust `native-corpus` generates for them when
-//!   `ESA_P4C_DIR` is set at build time).
+//!   engine (whose Rust `native-corpus` generates for them at build time,
+//!   from the same folder).
 //! - The P4Info goldens (`testdata/p4_16_samples_outputs/*.p4info.txtpb`):
 //!   every object's id and name as p4c gives them.
 //!
@@ -30,6 +31,13 @@ use p4sim::v1switch::{Engine, V1Switch};
 enum Outcome {
     Passed,
     Failed(String),
+}
+
+/// The p4c testdata the tests read: `ESA_P4C_DIR`, else the pinned copy.
+fn p4c_root() -> PathBuf {
+    std::env::var_os("ESA_P4C_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/p4c_samples/p4c"))
 }
 
 fn known_failures(list: &str) -> BTreeMap<String, String> {
@@ -59,8 +67,8 @@ fn run(p4: &Path, stf: &str, includes: &[PathBuf], engine: Engine) -> Outcome {
     switch.register_extern_function("extern_func", |args| args[0] = args[1].clone());
     if switch.engine() != engine {
         return Outcome::Failed(format!(
-            "no {engine:?} engine for it (the native corpus is generated when ESA_P4C_DIR is \
-             set at build time)"
+            "no {engine:?} engine for it (native-corpus generates one for each program of \
+             the p4c testdata it was built with: the pinned copy, or ESA_P4C_DIR at build time)"
         ));
     }
     match run_stf_on(switch, stf) {
@@ -73,12 +81,7 @@ fn run(p4: &Path, stf: &str, includes: &[PathBuf], engine: Engine) -> Outcome {
 #[test]
 fn p4c_bmv2_stf_samples_pass_on_all_three_engines() {
     p4sim_native_corpus::register();
-    let Some(root) = std::env::var_os("ESA_P4C_DIR").map(PathBuf::from) else {
-        eprintln!(
-            "skipped: ESA_P4C_DIR is not set (a p4c checkout; p4sim/tests/p4c_samples/fetch.sh)"
-        );
-        return;
-    };
+    let root = p4c_root();
     let samples = root.join("testdata/p4_16_samples");
     let includes = [root.join("p4include")];
     let mut stfs: Vec<PathBuf> = std::fs::read_dir(&samples)
@@ -183,12 +186,7 @@ fn preamble_ids(text: &str) -> BTreeMap<String, u32> {
 
 #[test]
 fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
-    let Some(root) = std::env::var_os("ESA_P4C_DIR").map(PathBuf::from) else {
-        eprintln!(
-            "skipped: ESA_P4C_DIR is not set (a p4c checkout; p4sim/tests/p4c_samples/fetch.sh)"
-        );
-        return;
-    };
+    let root = p4c_root();
     let samples = root.join("testdata/p4_16_samples");
     let outputs = root.join("testdata/p4_16_samples_outputs");
     let includes = [root.join("p4include")];

@@ -1,0 +1,66 @@
+/*
+ * SPDX-FileCopyrightText: 2019 VMware, Inc.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/* -*- P4_16 -*- */
+
+#include <core.p4>
+#include <v1model.p4>
+
+header H {
+    bit<8> byte;
+}
+
+struct headers {
+    H byte;
+}
+
+struct metadata {}
+
+parser MyParser(packet_in packet,
+                out headers hdr,
+                inout metadata meta,
+                inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.advance(8);
+        packet.extract(hdr.byte);
+        packet.advance((bit<32>)(hdr.byte.byte * 8));
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers hdr,
+                         inout metadata meta) {
+    apply {}
+}
+
+control MyIngress(inout headers hdr,
+                  inout metadata meta,
+                  inout standard_metadata_t standard_metadata) {
+    apply {}
+}
+
+control MyEgress(inout headers hdr,
+                 inout metadata meta,
+                 inout standard_metadata_t standard_metadata) {
+    apply {}
+}
+
+control MyComputeChecksum(inout headers hdr, inout metadata meta) {
+    apply {}
+}
+
+control MyDeparser(packet_out packet, in headers hdr) {
+    apply {}
+}
+
+V1Switch(
+MyParser(),
+MyVerifyChecksum(),
+MyIngress(),
+MyEgress(),
+MyComputeChecksum(),
+MyDeparser()
+) main;

@@ -1,0 +1,57 @@
+/*
+ * Copyright 2017 VMware, Inc.
+ * SPDX-FileCopyrightText: 2017 VMware, Inc.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <v1model.p4>
+
+header H { bit<32> f; }
+
+struct my_packet {
+    H h;
+}
+
+struct my_metadata {
+}
+
+parser MyParser(packet_in b, out my_packet p, inout my_metadata m, inout standard_metadata_t s) {
+    bool bv = true;
+    state start {
+        transition select(bv) {
+            false: next;
+            true: accept;
+        }
+    }
+
+    state next {
+        b.extract(p.h);
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout my_packet hdr, inout my_metadata meta) {
+  apply { }
+}
+
+control C() {
+  apply {}
+}
+
+control MyIngress(inout my_packet p, inout my_metadata m, inout standard_metadata_t s) {
+  apply { }
+}
+
+control MyEgress(inout my_packet p, inout my_metadata m, inout standard_metadata_t s) {
+  apply { }
+}
+
+control MyComputeChecksum(inout my_packet p, inout my_metadata m) {
+  apply { }
+}
+
+control MyDeparser(packet_out b, in my_packet p) {
+  apply { }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;
