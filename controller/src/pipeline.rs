@@ -70,7 +70,7 @@ pub struct CounterBinding {
     /// Counter id.
     pub id: u32,
     /// Job `j`'s cell is `j * stride + offset` (v1model: 1, 0; TNA's
-    /// `job_rows[job ++ row]`: 16, row).
+    /// `job_rows_N[job ++ row % 4]`: 4, row % 4).
     pub stride: u32,
     /// See `stride`.
     pub offset: u32,
@@ -585,8 +585,8 @@ mod tests {
     }
 
     /// The Tofino program binds too: its own table names, the ternary slot
-    /// of `jobs`, `job_ids`, counters in `job_rows[job ++ row]` and
-    /// `job_drops[job ++ reason]`, and the stale bound in 65.536 us units.
+    /// of `jobs`, `job_ids`, counters in `job_rows_N[job ++ row % 4]`,
+    /// `job_drops[job ++ reason]` and `job_spoofed[job]`, and the stale bound in 65.536 us units.
     #[test]
     fn binds_the_tna_program() {
         let path = Arch::Tna.program();

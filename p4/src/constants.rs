@@ -248,10 +248,11 @@ pub fn tna_rows_p4() -> String {
     let _ = writeln!(
         w,
         "\n// The per-job counter cells of the model's counters (esa_p4::counters):\n\
-         // job_rows[job ++ ROW_*], job_drops[job ++ DROP_*]."
+         // job_rows_N[job ++ ROW_*[1:0]] with N = ROW_*[3:2];\n\
+         // job_drops[job ++ DROP_*[1:0]] for reasons 0-3, job_spoofed[job]."
     );
-    // Rows fill job_rows' 16 cells per job; ROW_NONE, one bit wider, is
-    // none of them.
+    // Rows fill the 4 cells per job of job_rows_0..3; ROW_NONE, one bit
+    // wider, is none of them.
     for (row, name) in TNA_ROWS.iter().enumerate() {
         let _ = writeln!(w, "const bit<5> ROW_{} = {row};", name.to_uppercase());
     }

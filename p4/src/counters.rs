@@ -57,8 +57,10 @@ const V1MODEL_JOB_COUNTERS: [&str; 24] = [
     "EsaIngress.admission.drop_bad_worker",
 ];
 
-/// The TNA program's rows of `job_rows` (16 per job, all used), in row
-/// order.
+/// The TNA program's per-job rows (16 per job, all used), in row order:
+/// row `r` is cell `job * 4 + r % 4` of `job_rows_{r / 4}` (four arrays of
+/// 16,384 cells, so that each fits beside the lanes of one stage at 32,768
+/// slots).
 pub(crate) const TNA_ROWS: [&str; 16] = [
     "claimed",
     "aggregated",
@@ -78,8 +80,8 @@ pub(crate) const TNA_ROWS: [&str; 16] = [
     "answers_relayed",
 ];
 
-/// The TNA program's rows of `job_drops` (8 per job, 5 used), by drop
-/// reason.
+/// The TNA program's drop reasons: reasons 0-3 are cells `job * 4 + reason`
+/// of `job_drops`, reason 4 (`drop_spoofed`) cell `job` of `job_spoofed`.
 pub(crate) const TNA_DROPS: [&str; 5] = [
     "drop_bad_port",
     "drop_bad_type",
@@ -88,9 +90,17 @@ pub(crate) const TNA_DROPS: [&str; 5] = [
     "drop_spoofed",
 ];
 
-/// Cells per job of `job_drops`: a power of two, so the index is job ++
-/// reason.
-const TNA_DROP_STRIDE: u32 = 8;
+/// Cells per job of each `job_rows_N` and of `job_drops`: a power of two,
+/// so the index is job ++ the row's or reason's low bits.
+const TNA_CELLS_PER_JOB: u32 = 4;
+
+/// The arrays of the TNA program's rows, four rows a job each.
+const TNA_ROW_ARRAYS: [&str; 4] = [
+    "EsaIngress.job_rows_0",
+    "EsaIngress.job_rows_1",
+    "EsaIngress.job_rows_2",
+    "EsaIngress.job_rows_3",
+];
 
 /// Where `arch`'s program counts the model's per-job counter `name` (as
 /// [`JobCounters::by_name`] calls it); `None` for a counter the program
@@ -109,17 +119,27 @@ pub fn job_counter(arch: Arch, name: &str) -> Option<CounterCell> {
             }),
         Arch::Tna => {
             if let Some(row) = TNA_ROWS.iter().position(|r| *r == name) {
+                let row = row as u32;
                 return Some(CounterCell {
-                    name: "EsaIngress.job_rows",
-                    stride: 16,
-                    offset: row as u32,
+                    name: TNA_ROW_ARRAYS[(row / TNA_CELLS_PER_JOB) as usize],
+                    stride: TNA_CELLS_PER_JOB,
+                    offset: row % TNA_CELLS_PER_JOB,
                 });
             }
             if let Some(reason) = TNA_DROPS.iter().position(|r| *r == name) {
-                return Some(CounterCell {
-                    name: "EsaIngress.job_drops",
-                    stride: TNA_DROP_STRIDE,
-                    offset: reason as u32,
+                let reason = reason as u32;
+                return Some(if reason < TNA_CELLS_PER_JOB {
+                    CounterCell {
+                        name: "EsaIngress.job_drops",
+                        stride: TNA_CELLS_PER_JOB,
+                        offset: reason,
+                    }
+                } else {
+                    CounterCell {
+                        name: "EsaIngress.job_spoofed",
+                        stride: 1,
+                        offset: 0,
+                    }
                 });
             }
             let name = match name {
@@ -194,9 +214,17 @@ mod tests {
                 }
             }
         }
+        let cell = |name| {
+            let c = job_counter(Arch::Tna, name).unwrap();
+            (c.name, c.index(3))
+        };
+        assert_eq!(cell("completed"), ("EsaIngress.job_rows_0", 3 * 4 + 2));
+        assert_eq!(cell("flushed"), ("EsaIngress.job_rows_1", 3 * 4));
         assert_eq!(
-            job_counter(Arch::Tna, "completed").unwrap().index(3),
-            3 * 16 + 2
+            cell("answers_relayed"),
+            ("EsaIngress.job_rows_3", 3 * 4 + 3)
         );
+        assert_eq!(cell("drop_bad_worker"), ("EsaIngress.job_drops", 3 * 4 + 3));
+        assert_eq!(cell("drop_spoofed"), ("EsaIngress.job_spoofed", 3));
     }
 }

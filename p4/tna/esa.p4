@@ -170,7 +170,7 @@ struct ig_meta_t {
     bit<16>      f_flush;     // flags of a FLUSH (low byte)
     bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
     bit<5>       row;         // ROW_* (ROW_NONE: no row counted)
-    bit<16>      row_idx;     // job ++ row: job_rows' index, one field
+    bit<14>      row_idx;     // job ++ row[1:0]: the index in row[3:2]'s job_rows_N
     bit<1>       evict_route; // EVICTED must look up the victim's job
     bit<9>       from_ps;     // ingress port ^ ps_port: 0 on the PS's port
     bit<16>      level;       // FLAG_UPPER at a tree's root, else 0 (docs/protocol.md 9.2)
@@ -437,12 +437,23 @@ control EsaIngress(inout headers_t hdr,
 
     // ---- counters ---------------------------------------------------------
     Counter<bit<64>, bit<2>>(4, CounterType_t.PACKETS) esa_global;
-    Counter<bit<64>, bit<15>>(ESA_MAX_JOBS * 8, CounterType_t.PACKETS) job_drops;
+    // The per-job counters beside the lanes (stages 7-11) come in arrays
+    // of at most 16,384 32-bit cells: at 32,768 slots four lanes take 36 of
+    // a stage's 48 RAMs with map RAMs, and a counter of 8 blocks (9 RAMs)
+    // does not fit beside them where one of 4 (5 RAMs) does. So the 16 rows
+    // a job has are four arrays of 4 rows (job_rows_N holds rows 4N..4N+3
+    // at job ++ row[1:0]), and of the drops, reasons 0-3 are job_drops'
+    // (job ++ reason) and the spoofed sender is job_spoofed's (job).
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_drops;
+    Counter<bit<32>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) job_spoofed;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
-    Counter<bit<32>, bit<16>>(ESA_MAX_JOBS * 16, CounterType_t.PACKETS) job_rows;
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_0;
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_1;
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_2;
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_3;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
     // A root's U1 and U2 (docs/protocol.md 9.3): job ++ 0 parts_relayed,
-    // job ++ 1 pulls_relayed. Apart from job_rows: two more rows there
+    // job ++ 1 pulls_relayed. Apart from job_rows_N: two more rows there
     // would double it, and stage 10 (beside four lanes) cannot hold that.
     Counter<bit<64>, bit<13>>(ESA_MAX_JOBS * 2, CounterType_t.PACKETS) tree_rows;
 
@@ -1453,10 +1464,11 @@ control EsaIngress(inout headers_t hdr,
     }
 
     // ---- after stage 3: the row, and the packet that leaves -------------
-    // The row counted (job_rows' index is job ++ row; ROW_NONE is 16).
+    // The row counted (job_rows_N's index is job ++ row[1:0], N = row[3:2];
+    // ROW_NONE is 16).
 #define SET_ROW(r)                                                              \
         meta.row = r;                                                           \
-        meta.row_idx[3:0] = (r)[3:0];
+        meta.row_idx[1:0] = (r)[1:0];
     action d_relay(bit<5> row) {
         // R1, R2, Q1, A1: to the group, but egress drops the copy for the
         // port the packet came in on.
@@ -1796,9 +1808,7 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
-    // The row counter, pinned beside the lanes of stage 10 (left to itself
-    // the compiler put it in a 13th stage; in stage 7, beside job_route,
-    // it pushed a lane out).
+    // A root's two tree rows (stage 7, beside the lanes).
     action count_tree_row() {
         tree_rows.count(meta.tree_idx);
     }
@@ -1812,32 +1822,103 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
-    action count_row() {
-        job_rows.count(meta.row_idx);
+    // The drop counters: reasons 0-3 in job_drops, DROP_SPOOFED (4) in
+    // job_spoofed. Two tables: bf-p4c wants every action of a table that
+    // counts in an indirect counter to count in it ("all indirect externs
+    // ... addressed with the same expression across all actions").
+    action count_drop() {
+        job_drops.count(meta.job_id ++ meta.drop_reason[1:0]);
+    }
+    table drop_counter {
+        key = { meta.job_drop: exact; meta.drop_reason: exact; }
+        actions = { count_drop; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (1, DROP_BAD_PORT): count_drop();
+            (1, DROP_BAD_TYPE): count_drop();
+            (1, DROP_BAD_SLOT): count_drop();
+            (1, DROP_BAD_WORKER): count_drop();
+        }
+    }
+    action count_spoofed() {
+        job_spoofed.count(meta.job_id);
+    }
+    table spoof_counter {
+        key = { meta.job_drop: exact; meta.drop_reason: exact; }
+        actions = { count_spoofed; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 1;
+        const entries = {
+            (1, DROP_SPOOFED): count_spoofed();
+        }
+    }
+
+    // The row counters, one per array, each pinned beside the lanes of a
+    // stage of its own (8-11): left to itself the compiler put two in one
+    // stage and pushed a lane to a 13th.
+    action count_row_0() {
+        job_rows_0.count(meta.row_idx);
+    }
+    @stage(8)
+    table row_counter_0 {
+        key = { meta.row: exact; }
+        actions = { count_row_0; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            ROW_CLAIMED: count_row_0();
+            ROW_AGGREGATED: count_row_0();
+            ROW_COMPLETED: count_row_0();
+            ROW_DUPLICATES: count_row_0();
+        }
+    }
+    action count_row_1() {
+        job_rows_1.count(meta.row_idx);
+    }
+    @stage(9)
+    table row_counter_1 {
+        key = { meta.row: exact; }
+        actions = { count_row_1; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            ROW_FLUSHED: count_row_1();
+            ROW_REEMITTED: count_row_1();
+            ROW_FALLBACKS: count_row_1();
+            ROW_PREEMPTIONS: count_row_1();
+        }
+    }
+    action count_row_2() {
+        job_rows_2.count(meta.row_idx);
     }
     @stage(10)
-    table row_counter {
+    table row_counter_2 {
         key = { meta.row: exact; }
-        actions = { count_row; NoAction; }
+        actions = { count_row_2; @defaultonly NoAction; }
         const default_action = NoAction();
-        size = 16;
+        size = 4;
         const entries = {
-            ROW_CLAIMED: count_row();
-            ROW_AGGREGATED: count_row();
-            ROW_COMPLETED: count_row();
-            ROW_DUPLICATES: count_row();
-            ROW_FLUSHED: count_row();
-            ROW_REEMITTED: count_row();
-            ROW_FALLBACKS: count_row();
-            ROW_PREEMPTIONS: count_row();
-            ROW_STALE_RECLAIMS: count_row();
-            ROW_RESULTS_RELAYED: count_row();
-            ROW_QUERIES_RELAYED: count_row();
-            ROW_PROBES_ANSWERED: count_row();
-            ROW_PROBES_FORWARDED: count_row();
-            ROW_PULLED: count_row();
-            ROW_PULLS_IGNORED: count_row();
-            ROW_ANSWERS_RELAYED: count_row();
+            ROW_STALE_RECLAIMS: count_row_2();
+            ROW_RESULTS_RELAYED: count_row_2();
+            ROW_QUERIES_RELAYED: count_row_2();
+            ROW_PROBES_ANSWERED: count_row_2();
+        }
+    }
+    action count_row_3() {
+        job_rows_3.count(meta.row_idx);
+    }
+    @stage(11)
+    table row_counter_3 {
+        key = { meta.row: exact; }
+        actions = { count_row_3; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            ROW_PROBES_FORWARDED: count_row_3();
+            ROW_PULLED: count_row_3();
+            ROW_PULLS_IGNORED: count_row_3();
+            ROW_ANSWERS_RELAYED: count_row_3();
         }
     }
 
@@ -1847,7 +1928,7 @@ control EsaIngress(inout headers_t hdr,
             meta.bridge.esa = 1;
             meta.bridge.prune = 0;  // but for relayed packets (d_relay)
             meta.job_id = hdr.esa.job;  // EVICTED rewrites hdr.esa.job
-            meta.row_idx = hdr.esa.job ++ 4w0;  // the row fills the low bits
+            meta.row_idx = hdr.esa.job ++ 2w0;  // the row fills the low bits
             meta.now = ig_prsr_md.global_tstamp[47:16];
             // The low byte of slot_meta holds only FLAG_OVERFLOW (==
             // SLOT_OVERFLOW), so it ORs straight into outgoing flags.
@@ -2001,10 +2082,12 @@ control EsaIngress(inout headers_t hdr,
         if (meta.count_global == 1) {
             esa_global.count(meta.global_idx);
         }
-        if (meta.job_drop == 1) {
-            job_drops.count(meta.job_id ++ meta.drop_reason);
-        }
-        row_counter.apply();
+        drop_counter.apply();
+        spoof_counter.apply();
+        row_counter_0.apply();
+        row_counter_1.apply();
+        row_counter_2.apply();
+        row_counter_3.apply();
         tree_row_counter.apply();
         if (meta.count_rx == 1 && meta.worker_diff[7:7] == 1) {
             data_rx.count(meta.job_id);

@@ -4,7 +4,8 @@
 #define ESA_TNA_ROWS_P4
 
 // The per-job counter cells of the model's counters (esa_p4::counters):
-// job_rows[job ++ ROW_*], job_drops[job ++ DROP_*].
+// job_rows_N[job ++ ROW_*[1:0]] with N = ROW_*[3:2];
+// job_drops[job ++ DROP_*[1:0]] for reasons 0-3, job_spoofed[job].
 const bit<5> ROW_CLAIMED = 0;
 const bit<5> ROW_AGGREGATED = 1;
 const bit<5> ROW_COMPLETED = 2;

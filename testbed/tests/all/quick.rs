@@ -124,7 +124,7 @@ fn contention_experiment_verifies_under_every_variant() {
 /// `quick.toml` on the Tofino program (`arch = "tna"`): esa-switch runs
 /// p4/tna/esa.p4 in p4sim's TNA architecture, the controller programs its
 /// tables (the ternary slot range, `job_ids`) and reads its counters
-/// (`job_rows[job ++ row]`) over P4Runtime, and every job verifies with
+/// (`job_rows_N[job ++ row % 4]`) over P4Runtime, and every job verifies with
 /// its chunks aggregated in the switch.
 #[test]
 fn quick_experiment_verifies_on_the_tofino_program() {
@@ -136,6 +136,22 @@ fn quick_experiment_verifies_on_the_tofino_program() {
         "{}",
         esa_testbed::run::program_path(&experiment).display()
     );
+    let report = run_experiment(&experiment, &options()).unwrap();
+    print!("{}", report.table());
+    let jobs = &report.variants[0].jobs;
+    common::assert_every_job_finished(jobs, &experiment);
+}
+
+/// `quick.toml` on the Tofino program at its full pool, 32,768 slots (4 MiB
+/// of lanes, the size bf-p4c places in 12 stages: p4/tna/README.md,
+/// "Resources"): the controller reads the same counters, every job
+/// verifies.
+#[test]
+fn quick_experiment_verifies_on_the_tofino_program_at_full_size() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/quick.toml");
+    let mut experiment = Experiment::load(&path).unwrap();
+    experiment.switch.arch = esa_testbed::experiment::Arch::Tna;
+    experiment.switch.pool_slots = 32_768;
     let report = run_experiment(&experiment, &options()).unwrap();
     print!("{}", report.table());
     let jobs = &report.variants[0].jobs;
