@@ -477,6 +477,40 @@ mod tests {
     }
 
     #[test]
+    fn payloads_lent_in_place_are_those_a_batch_copies() {
+        let (a, mut b_link) = pipe();
+        let mut a = SwitchPortTransport::new(a, host(1), 4);
+        let p = payload(4);
+        let mut other = p.clone();
+        other[4] ^= 0x55; // another key
+        let to = a.local_addr();
+        let frame = |payload: &[u8]| {
+            let mut b = SwitchPortTransport::new(pipe().0, host(2), 4);
+            let mut out = Vec::new();
+            assert!(b.append_frame(to, payload, &mut out));
+            out
+        };
+        // One frame taken by `wait` (pending), then two good ones around a
+        // foreign one.
+        b_link.send_frame(&frame(&p)).unwrap();
+        assert!(a.wait(Duration::from_secs(1)).unwrap());
+        b_link.send_frame(&frame(&other)).unwrap();
+        b_link.send_frame(&[0u8; 60]).unwrap();
+        b_link.send_frame(&frame(&p)).unwrap();
+        let mut got = Vec::new();
+        let n = a
+            .recv_each(8, &mut |peer, payload| got.push((peer, payload.to_vec())))
+            .unwrap();
+        assert_eq!(n, 3);
+        let from = SocketAddr::V4(SocketAddrV4::new(host(2).ip.into(), ESA_UDP_PORT));
+        assert_eq!(got, [(from, p.clone()), (from, other), (from, p)]);
+        assert_eq!(a.stats().received, 3);
+        let f = a.frame_stats();
+        assert_eq!(f.not_esa + f.malformed, 1);
+        assert_eq!(a.recv_each(8, &mut |_, _| {}).unwrap(), 0);
+    }
+
+    #[test]
     fn a_closed_link_is_an_error() {
         let (a, b) = pipe();
         drop(b);

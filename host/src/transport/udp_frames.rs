@@ -505,6 +505,51 @@ mod tests {
     }
 
     #[test]
+    fn frames_lent_from_the_receive_buffer_are_those_taken_one_by_one() {
+        let port = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let port_offload = UdpSocketState::new((&port).into()).unwrap();
+        let mut link =
+            UdpFrameLink::connect("127.0.0.1:0".parse().unwrap(), port.local_addr().unwrap())
+                .unwrap();
+        let to = link.local_addr().unwrap();
+        let send = |contents: &[u8]| {
+            let transmit = Transmit {
+                destination: to,
+                ecn: None,
+                contents,
+                segment_size: Some(186),
+                src_ip: None,
+            };
+            port_offload.try_send((&port).into(), &transmit).unwrap();
+        };
+        send(&numbered(30, 186).concat());
+        // One frame taken by a wait first: it is handed out before the rest.
+        let first = link.recv_frame_timeout(Duration::from_secs(2)).unwrap();
+        send(&numbered(20, 186).concat());
+        let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
+        stranger.send_to(b"junk", to).unwrap();
+        let mut got = vec![first];
+        let end = Instant::now() + Duration::from_secs(5);
+        while got.len() < 50 && Instant::now() < end {
+            if link.recv_frames(usize::MAX, &mut |f| got.push(f.to_vec())) == 0 {
+                link.readable(Duration::from_millis(100));
+            }
+        }
+        let mut expected = numbered(30, 186);
+        expected.extend(numbered(20, 186));
+        assert_eq!(got, expected);
+        // The stranger's datagram (sent last) is counted, never handed out.
+        while link.strangers() == 0 && Instant::now() < end {
+            assert_eq!(
+                link.recv_frames(8, &mut |_| panic!("a stranger's frame")),
+                0
+            );
+            link.readable(Duration::from_millis(100));
+        }
+        assert_eq!(link.strangers(), 1);
+    }
+
+    #[test]
     fn batches_are_runs_of_one_length_within_the_limits() {
         let frames =
             |lens: &[usize]| -> Vec<Vec<u8>> { lens.iter().map(|&n| vec![0; n]).collect() };
