@@ -21,7 +21,7 @@
 use crate::clock::Clock;
 use crate::error::HostError;
 use crate::integrity::IntegrityKey;
-use crate::transport::{Datagram, MAX_WAIT, RECV_BATCH, Transport, TransportStats};
+use crate::transport::{MAX_WAIT, RECV_BATCH, Transport, TransportStats};
 use esa_core::integrity::{Checksums, Coefficients};
 use esa_core::worker::{Worker as CoreWorker, WorkerConfig, WorkerError, WorkerEvent, WorkerStats};
 use std::net::SocketAddr;
@@ -127,7 +127,6 @@ pub struct Worker<T: Transport> {
     average: bool,
     clock: Clock,
     shutdown: Option<Arc<AtomicBool>>,
-    rx: Vec<Datagram>,
     /// Up to [`TX_BATCH`] payloads back to back, written in place by the
     /// state machine and sent from here: reused, never reallocated.
     tx: Vec<u8>,
@@ -153,7 +152,6 @@ impl<T: Transport> Worker<T> {
             average: options.average,
             clock: Clock::new(),
             shutdown: None,
-            rx: Vec::with_capacity(RECV_BATCH),
             tx,
             run: None,
             poisoned: false,
@@ -358,46 +356,39 @@ impl<T: Transport> Worker<T> {
         }
     }
 
-    /// Hands what has arrived to the state machine; returns how many
-    /// datagrams were read. With `check_behind`, packets proving the job is
-    /// ahead of this worker end the all-reduce.
+    /// Hands what has arrived to the state machine, straight from the
+    /// transport's receive buffer; returns how many datagrams were read.
+    /// With `check_behind`, packets proving the job is ahead of this
+    /// worker end the all-reduce.
     fn receive(&mut self, check_behind: bool) -> Result<usize, HostError> {
-        let n = self.transport.recv_batch(&mut self.rx, RECV_BATCH)?;
-        if n == 0 {
-            return Ok(0);
-        }
         let now = self.clock.now_us();
-        let mut rx = std::mem::take(&mut self.rx);
-        let mut outcome = Ok(n);
-        for d in rx.drain(..) {
-            if check_behind && let Err(e) = self.check_behind(&d.payload) {
-                outcome = Err(e);
-                break;
-            }
-            // Errors are counted by the state machine (`invalid_packets`);
-            // network input never ends the all-reduce by itself.
-            let _ = self.core.handle_payload(&d.payload, now);
-        }
-        rx.clear();
-        self.rx = rx;
-        if outcome.is_err() {
+        let core = &mut self.core;
+        let mut behind = None;
+        let n = self
+            .transport
+            .recv_each(RECV_BATCH, &mut |_, payload: &[u8]| {
+                if behind.is_some() {
+                    return;
+                }
+                if check_behind && let Some(b) = core.check_behind(payload) {
+                    behind = Some(b);
+                    return;
+                }
+                // Errors are counted by the state machine
+                // (`invalid_packets`); network input never ends the
+                // all-reduce by itself.
+                let _ = core.handle_payload(payload, now);
+            })?;
+        if let Some(b) = behind {
             self.abandon();
-        }
-        outcome
-    }
-
-    /// The state machine's verdict on a packet ([`CoreWorker::check_behind`])
-    /// as the error that ends the all-reduce.
-    fn check_behind(&mut self, payload: &[u8]) -> Result<(), HostError> {
-        match self.core.check_behind(payload) {
-            Some(b) => Err(HostError::BehindJob {
+            return Err(HostError::BehindJob {
                 job: self.core.config().job,
                 worker_id: self.core.config().worker_id,
                 job_seq: b.job_seq,
                 own_seq: b.own_seq,
-            }),
-            None => Ok(()),
+            });
         }
+        Ok(n)
     }
 
     /// Handles the state machine's events; the completed result is copied
@@ -496,6 +487,7 @@ impl<T: Transport> Worker<T> {
 mod tests {
     use super::*;
     use crate::error::TransportError;
+    use crate::transport::Datagram;
     use std::collections::{HashSet, VecDeque};
 
     /// A one-worker job's switch in the transport itself: every `DATA` comes

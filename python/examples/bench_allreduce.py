@@ -15,12 +15,28 @@ overhead of the check per bucket.
 """
 
 import argparse
+import os
 import statistics
 import time
 
 import numpy as np
 import torch
 import torch.distributed as dist
+
+
+def switch_cpu_seconds():
+    """CPU time (user + system) the `esa local` process has used so far, when
+    with_esa_local.sh says which process it is (ESA_LOCAL_PID); else None."""
+    pid = os.environ.get("ESA_LOCAL_PID")
+    if not pid:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime, fields 14 and 15 of proc(5), in clock ticks.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
@@ -56,26 +72,54 @@ def main():
         base = rng.standard_normal(n).astype(np.float32)
         for backend in ("gloo", "esa", "esa+check"):
             times, checks = [], []
+            # Resends and chunks the PS completed, summed over the timed
+            # repeats and the ranks: what the times include besides the
+            # first transmissions through the switch.
+            extra = torch.zeros(2, dtype=torch.float64)
+            # CPU time of the ranks (every thread of the process) in the
+            # timed repeats, and of the switch (rank 0 reads it).
+            cpu = torch.zeros(2, dtype=torch.float64)
             for i in range(args.repeats + 1):  # the first is a warm-up
                 t = torch.from_numpy(base.copy())
                 dist.barrier()
+                switch_before = switch_cpu_seconds() if rank == 0 else None
+                cpu_before = time.process_time()
                 start = time.perf_counter()
                 if backend == "gloo":
                     dist.all_reduce(t)
                 else:
                     stats = jobs[backend].allreduce(t.numpy())
                 elapsed = time.perf_counter() - start
+                cpu_used = time.process_time() - cpu_before
                 if i > 0:
                     times.append(elapsed)
+                    cpu[0] += cpu_used
+                    if switch_before is not None:
+                        # The switch's work ends with the last rank's result,
+                        # which this barrier waits for.
+                        dist.barrier()
+                        cpu[1] += switch_cpu_seconds() - switch_before
+                    else:
+                        dist.barrier()
                     if backend != "gloo":
                         checks.append(stats["integrity_seconds"])
+                        extra += torch.tensor([stats["resends"], stats["from_ps"]], dtype=torch.float64)
             # The slowest rank decides.
             worst = torch.tensor(times, dtype=torch.float64)
             dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+            dist.all_reduce(extra)
+            cpu_ranks = cpu[0].clone()
+            dist.all_reduce(cpu_ranks)
             med = statistics.median(worst.tolist())
             results[(backend, n)] = med
             if rank == 0:
                 check = f" check_ms={statistics.median(checks) * 1e3:.2f}" if backend == "esa+check" else ""
+                if backend != "gloo":
+                    check += f" resends={int(extra[0])} from_ps={int(extra[1])}"
+                cpu_ms = f" cpu_ms ranks={cpu_ranks.item() / args.repeats * 1e3:.0f}"
+                if switch_cpu_seconds() is not None:
+                    cpu_ms += f" switch={cpu[1].item() / args.repeats * 1e3:.0f}"
+                check += cpu_ms
                 print(
                     f"{backend:9} elements={n} ranks={world} median_ms={med * 1e3:.1f} "
                     f"goodput_MBps={n * 4 / med / 1e6:.1f}{check}",

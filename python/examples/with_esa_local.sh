@@ -36,4 +36,6 @@ for _ in $(seq 1 600); do
 done
 grep -q '^ready$' "$log" || { echo "esa local not ready after 300 s:" >&2; cat "$log" >&2; exit 1; }
 head -n 1 "$log" >&2
+# For commands that read the switch's CPU time (bench_allreduce.py).
+export ESA_LOCAL_PID=$pid
 "$@"

@@ -281,9 +281,14 @@ impl Dataplane {
         let program = {
             let mut guard = state.lock_device();
             let mut device = guard.as_mut();
-            for (port, data) in batch.iter().flat_map(FrameBatch::iter) {
+            for message in batch {
+                // The frames of a message were read in one go: one
+                // timestamp for all of them (the clock read per frame was
+                // a few percent of this thread).
                 let now = self.now_us();
-                self.ingress(device.as_deref_mut(), port, data, now);
+                for (port, data) in message.iter() {
+                    self.ingress(device.as_deref_mut(), port, data, now);
+                }
             }
             #[cfg(target_os = "linux")]
             for (port, ring) in rings.iter_mut() {

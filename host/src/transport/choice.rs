@@ -185,6 +185,13 @@ impl Transport for HostTransport {
     fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError> {
         self.inner().recv_batch(out, max)
     }
+    fn recv_each(
+        &mut self,
+        max: usize,
+        each: &mut dyn FnMut(SocketAddr, &[u8]),
+    ) -> Result<usize, TransportError> {
+        self.inner().recv_each(max, each)
+    }
     fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError> {
         self.inner().wait(timeout)
     }

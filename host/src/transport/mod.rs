@@ -120,6 +120,27 @@ pub trait Transport: Send + std::fmt::Debug {
     /// blocking; returns how many.
     fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError>;
 
+    /// Hands datagrams that have arrived to `each` (source, payload) in
+    /// order without blocking; returns how many. Stops after `max`, or
+    /// after the frames of one receive call where a transport reads many
+    /// at once (then it may hand out a few more than `max`).
+    ///
+    /// The default goes through [`Transport::recv_batch`];
+    /// [`SwitchPortTransport`] lends its receive buffer instead: no
+    /// allocation or copy per datagram.
+    fn recv_each(
+        &mut self,
+        max: usize,
+        each: &mut dyn FnMut(SocketAddr, &[u8]),
+    ) -> Result<usize, TransportError> {
+        let mut batch = Vec::new();
+        let n = self.recv_batch(&mut batch, max)?;
+        for d in &batch {
+            each(d.peer, &d.payload);
+        }
+        Ok(n)
+    }
+
     /// Blocks until a datagram may be readable or `timeout` passes; returns
     /// whether one may be readable.
     fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError>;
@@ -145,6 +166,13 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     }
     fn recv_batch(&mut self, out: &mut Vec<Datagram>, max: usize) -> Result<usize, TransportError> {
         (**self).recv_batch(out, max)
+    }
+    fn recv_each(
+        &mut self,
+        max: usize,
+        each: &mut dyn FnMut(SocketAddr, &[u8]),
+    ) -> Result<usize, TransportError> {
+        (**self).recv_each(max, each)
     }
     fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError> {
         (**self).wait(timeout)

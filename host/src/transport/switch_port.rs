@@ -46,6 +46,24 @@ pub trait FrameLink: Send + std::fmt::Debug {
     /// The next frame if one is waiting.
     fn try_recv_frame(&mut self) -> Option<Vec<u8>>;
 
+    /// Hands the frames waiting to `each`, in order, without blocking;
+    /// returns how many. Stops after `max`, or after the frames of one
+    /// receive call where the link reads many at once (then a few more
+    /// than `max` may come). The default takes them one by one with
+    /// [`FrameLink::try_recv_frame`]; a link with a receive buffer of its
+    /// own (UDP) lends it: no allocation or copy per frame.
+    fn recv_frames(&mut self, max: usize, each: &mut dyn FnMut(&[u8])) -> usize {
+        let mut n = 0;
+        while n < max {
+            let Some(frame) = self.try_recv_frame() else {
+                break;
+            };
+            each(&frame);
+            n += 1;
+        }
+        n
+    }
+
     /// The next frame, waiting up to `timeout`.
     fn recv_frame_timeout(&mut self, timeout: Duration) -> Option<Vec<u8>>;
 }
@@ -168,24 +186,35 @@ impl<L: FrameLink> SwitchPortTransport<L> {
 
     /// Turns a received frame into a datagram, or counts why not.
     fn unwrap_frame(&mut self, frame: &[u8]) -> Option<Datagram> {
-        match ParsedFrame::parse(frame, self.lanes) {
-            Ok(parsed) => {
-                let ip = std::net::Ipv4Addr::from(parsed.ip.src);
-                let peer = SocketAddr::V4(SocketAddrV4::new(ip, parsed.udp.src_port));
-                let end = ESA_OFFSET + esa_payload_len(self.lanes);
-                Some(Datagram {
-                    peer,
-                    payload: frame.get(ESA_OFFSET..end)?.to_vec(),
-                })
-            }
-            Err(e) if e.is_not_esa() => {
-                self.frames.not_esa += 1;
-                None
-            }
-            Err(_) => {
-                self.frames.malformed += 1;
-                None
-            }
+        let (peer, payload) = esa_payload(frame, self.lanes, &mut self.frames)?;
+        Some(Datagram {
+            peer,
+            payload: payload.to_vec(),
+        })
+    }
+}
+
+/// The source and the ESA payload of a received frame of `lanes` lanes,
+/// or `None` with the reason counted in `stats`.
+fn esa_payload<'f>(
+    frame: &'f [u8],
+    lanes: usize,
+    stats: &mut FrameStats,
+) -> Option<(SocketAddr, &'f [u8])> {
+    match ParsedFrame::parse(frame, lanes) {
+        Ok(parsed) => {
+            let ip = std::net::Ipv4Addr::from(parsed.ip.src);
+            let peer = SocketAddr::V4(SocketAddrV4::new(ip, parsed.udp.src_port));
+            let end = ESA_OFFSET + esa_payload_len(lanes);
+            Some((peer, frame.get(ESA_OFFSET..end)?))
+        }
+        Err(e) if e.is_not_esa() => {
+            stats.not_esa += 1;
+            None
+        }
+        Err(_) => {
+            stats.malformed += 1;
+            None
         }
     }
 }
@@ -262,6 +291,36 @@ impl<L: FrameLink> Transport for SwitchPortTransport<L> {
                 out.push(d);
                 n += 1;
             }
+        }
+        self.stats.received += n as u64;
+        Ok(n)
+    }
+
+    /// Payloads straight from the link's receive buffer: no allocation or
+    /// copy per frame.
+    fn recv_each(
+        &mut self,
+        max: usize,
+        each: &mut dyn FnMut(SocketAddr, &[u8]),
+    ) -> Result<usize, TransportError> {
+        let mut n = 0;
+        while n < max {
+            let Some(frame) = self.pending.pop_front() else {
+                break;
+            };
+            if let Some((peer, payload)) = esa_payload(&frame, self.lanes, &mut self.frames) {
+                each(peer, payload);
+                n += 1;
+            }
+        }
+        if n < max {
+            let (lanes, stats) = (self.lanes, &mut self.frames);
+            self.link.recv_frames(max - n, &mut |frame| {
+                if let Some((peer, payload)) = esa_payload(frame, lanes, stats) {
+                    each(peer, payload);
+                    n += 1;
+                }
+            });
         }
         self.stats.received += n as u64;
         Ok(n)
@@ -415,6 +474,40 @@ mod tests {
             (host(1).ip, Ipv4Addr([10, 0, 0, 2]))
         );
         assert_eq!(&frames[0][ESA_OFFSET..], &good[..]);
+    }
+
+    #[test]
+    fn payloads_lent_in_place_are_those_a_batch_copies() {
+        let (a, mut b_link) = pipe();
+        let mut a = SwitchPortTransport::new(a, host(1), 4);
+        let p = payload(4);
+        let mut other = p.clone();
+        other[4] ^= 0x55; // another key
+        let to = a.local_addr();
+        let frame = |payload: &[u8]| {
+            let mut b = SwitchPortTransport::new(pipe().0, host(2), 4);
+            let mut out = Vec::new();
+            assert!(b.append_frame(to, payload, &mut out));
+            out
+        };
+        // One frame taken by `wait` (pending), then two good ones around a
+        // foreign one.
+        b_link.send_frame(&frame(&p)).unwrap();
+        assert!(a.wait(Duration::from_secs(1)).unwrap());
+        b_link.send_frame(&frame(&other)).unwrap();
+        b_link.send_frame(&[0u8; 60]).unwrap();
+        b_link.send_frame(&frame(&p)).unwrap();
+        let mut got = Vec::new();
+        let n = a
+            .recv_each(8, &mut |peer, payload| got.push((peer, payload.to_vec())))
+            .unwrap();
+        assert_eq!(n, 3);
+        let from = SocketAddr::V4(SocketAddrV4::new(host(2).ip.into(), ESA_UDP_PORT));
+        assert_eq!(got, [(from, p.clone()), (from, other), (from, p)]);
+        assert_eq!(a.stats().received, 3);
+        let f = a.frame_stats();
+        assert_eq!(f.not_esa + f.malformed, 1);
+        assert_eq!(a.recv_each(8, &mut |_, _| {}).unwrap(), 0);
     }
 
     #[test]

@@ -168,6 +168,15 @@ impl UdpFrameLink {
     /// Reads what is waiting, up to [`RECV_MESSAGES`] datagrams, into
     /// `received`, one entry per frame.
     fn receive(&mut self) {
+        let mut received = std::mem::take(&mut self.received);
+        self.receive_each(&mut |frame| received.push_back(frame.to_vec()));
+        self.received = received;
+    }
+
+    /// Reads what is waiting, up to [`RECV_MESSAGES`] datagrams, and hands
+    /// each frame from the port to `each` straight from the receive
+    /// buffer; returns how many.
+    fn receive_each(&mut self, each: &mut dyn FnMut(&[u8])) -> usize {
         let mut buffers: Vec<IoSliceMut<'_>> = self
             .rx
             .chunks_mut(MAX_DATAGRAM)
@@ -179,8 +188,9 @@ impl UdpFrameLink {
             .offload
             .recv((&self.socket).into(), &mut buffers, &mut self.rx_meta)
         else {
-            return;
+            return 0;
         };
+        let mut handed = 0;
         for (meta, buffer) in self.rx_meta[..n].iter().zip(self.rx.chunks(MAX_DATAGRAM)) {
             let frames = split_segments(&buffer[..meta.len], meta.stride);
             if meta.addr != self.port || meta.len == 0 {
@@ -188,8 +198,12 @@ impl UdpFrameLink {
                 continue;
             }
             self.announced = Instant::now();
-            self.received.extend(frames.map(<[u8]>::to_vec));
+            for frame in frames {
+                each(frame);
+                handed += 1;
+            }
         }
+        handed
     }
 
     /// Sends `frames`, all `len` bytes long, as one segmented datagram (a
@@ -292,6 +306,26 @@ impl FrameLink for UdpFrameLink {
         frames
             .chunks(per_datagram * frame_len)
             .try_for_each(|datagram| self.transmit(datagram, frame_len))
+    }
+
+    /// Frames already taken off the socket first, then one `recvmmsg`'s,
+    /// all of them, from the receive buffer.
+    fn recv_frames(&mut self, max: usize, each: &mut dyn FnMut(&[u8])) -> usize {
+        let mut n = 0;
+        while n < max {
+            let Some(frame) = self.received.pop_front() else {
+                break;
+            };
+            each(&frame);
+            n += 1;
+        }
+        if n < max {
+            n += self.receive_each(each);
+        }
+        if n == 0 {
+            self.reannounce_if_silent();
+        }
+        n
     }
 
     fn try_recv_frame(&mut self) -> Option<Vec<u8>> {
@@ -468,6 +502,51 @@ mod tests {
             Some(&b"last"[..])
         );
         assert_eq!(link.strangers(), 6);
+    }
+
+    #[test]
+    fn frames_lent_from_the_receive_buffer_are_those_taken_one_by_one() {
+        let port = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let port_offload = UdpSocketState::new((&port).into()).unwrap();
+        let mut link =
+            UdpFrameLink::connect("127.0.0.1:0".parse().unwrap(), port.local_addr().unwrap())
+                .unwrap();
+        let to = link.local_addr().unwrap();
+        let send = |contents: &[u8]| {
+            let transmit = Transmit {
+                destination: to,
+                ecn: None,
+                contents,
+                segment_size: Some(186),
+                src_ip: None,
+            };
+            port_offload.try_send((&port).into(), &transmit).unwrap();
+        };
+        send(&numbered(30, 186).concat());
+        // One frame taken by a wait first: it is handed out before the rest.
+        let first = link.recv_frame_timeout(Duration::from_secs(2)).unwrap();
+        send(&numbered(20, 186).concat());
+        let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
+        stranger.send_to(b"junk", to).unwrap();
+        let mut got = vec![first];
+        let end = Instant::now() + Duration::from_secs(5);
+        while got.len() < 50 && Instant::now() < end {
+            if link.recv_frames(usize::MAX, &mut |f| got.push(f.to_vec())) == 0 {
+                link.readable(Duration::from_millis(100));
+            }
+        }
+        let mut expected = numbered(30, 186);
+        expected.extend(numbered(20, 186));
+        assert_eq!(got, expected);
+        // The stranger's datagram (sent last) is counted, never handed out.
+        while link.strangers() == 0 && Instant::now() < end {
+            assert_eq!(
+                link.recv_frames(8, &mut |_| panic!("a stranger's frame")),
+                0
+            );
+            link.readable(Duration::from_millis(100));
+        }
+        assert_eq!(link.strangers(), 1);
     }
 
     #[test]
