@@ -12,10 +12,13 @@ use p4sim::p4info as sim;
 /// Converts p4sim's P4Info into the protobuf message.
 pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
     pb::P4Info {
-        pkg_info: Some(pb::PkgInfo {
-            arch: info.arch.clone(),
-            annotations: info.pkg_annotations.clone(),
-            ..Default::default()
+        // None for a program without `main`, as p4c leaves it unset.
+        pkg_info: (!info.arch.is_empty() || !info.pkg_annotations.is_empty()).then(|| {
+            pb::PkgInfo {
+                arch: info.arch.clone(),
+                annotations: info.pkg_annotations.clone(),
+                ..Default::default()
+            }
         }),
         tables: info.tables.iter().map(table).collect(),
         actions: info.actions.iter().map(action).collect(),

@@ -14,6 +14,13 @@
 //!   the control's own declarations (`LocalizeAllActions`);
 //! - tables that are never applied and actions no surviving code refers to
 //!   are removed (`RemoveAllUnusedDeclarations`); extern instances stay.
+//!   Code p4c's front end removes first does not count: the branch of an
+//!   `if` or `?:` on a constant never taken (`ConstantFolding`), and the
+//!   rest of a block after a `return` or `exit` in a body with a `return`
+//!   (`RemoveReturns`);
+//! - a top-level action's `@name` stays global (`TagGlobalActions`);
+//! - a program without `main` gets a P4Info with no objects but its
+//!   controller headers, and no `pkg_info`.
 //!
 //! Objects are then visited breadth first from `main` (the package's blocks
 //! in parameter order, then each control's tables and instances in
@@ -212,8 +219,11 @@ impl<'a> Builder<'a> {
         self.resolver.borrow_mut().eval(e, control)
     }
 
-    fn main_blocks(&mut self) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
-        let main = self
+    /// `main`'s controls and annotations; `None` for a program without
+    /// `main`, of which p4c writes a P4Info with no objects and no
+    /// `pkg_info` (control-plane/p4RuntimeSerializer.cpp, `addPkgInfo`).
+    fn main_blocks(&mut self) -> Res<Option<(Vec<&'a ControlDecl>, Vec<String>)>> {
+        let Some(main) = self
             .program
             .declarations
             .iter()
@@ -222,23 +232,16 @@ impl<'a> Builder<'a> {
                 Declaration::Instantiation(i) if i.name.as_str() == "main" => Some(i),
                 _ => None,
             })
-            .ok_or_else(|| {
-                unsupported(
-                    "the program has no `main` package instance",
-                    self.program
-                        .declarations
-                        .last()
-                        .map(Declaration::span)
-                        .unwrap_or_default(),
-                )
-            })?;
+        else {
+            return Ok(None);
+        };
         let package = match &main.ty.kind {
             TypeKind::Name(p) => p.name.as_str(),
             TypeKind::Specialized { base, .. } => base.name.as_str(),
             _ => "",
         };
         if package == "Switch" {
-            return self.tna_blocks(main);
+            return self.tna_blocks(main).map(Some);
         }
         if package != "V1Switch" {
             return Err(unsupported(
@@ -276,7 +279,7 @@ impl<'a> Builder<'a> {
             }
         }
         let annotations = printed_annotations(&main.annotations);
-        Ok((controls, annotations))
+        Ok(Some((controls, annotations)))
     }
 
     /// The controls of a TNA `Switch(pipe)`'s one `Pipeline`: ingress,
@@ -370,9 +373,22 @@ impl<'a> Builder<'a> {
     fn plan(&mut self, control: &'a ControlDecl) -> &ControlPlan<'a> {
         let key = control.name.to_string();
         let actions = &self.actions;
-        self.plans
-            .entry(key)
-            .or_insert_with(|| ControlPlan::new(actions, control))
+        let resolver = &self.resolver;
+        self.plans.entry(key).or_insert_with(|| {
+            let fold = |e: &Expr, action: Option<&'a ActionDecl>| {
+                resolver.borrow_mut().constant_bool(e, control, action)
+            };
+            ControlPlan::new(actions, control, &fold)
+        })
+    }
+
+    /// How p4c's front end folds a condition in `control` (see
+    /// [`super::plan::Fold`]).
+    fn fold_in(
+        &self,
+        control: &'a ControlDecl,
+    ) -> impl Fn(&Expr, Option<&'a ActionDecl>) -> Option<bool> + use<'_, 'a> {
+        move |e, action| self.resolver.borrow_mut().constant_bool(e, control, action)
     }
 
     /// Depth-first walk from `main`'s controls in declaration order: p4c's
@@ -392,11 +408,24 @@ impl<'a> Builder<'a> {
         let mut used = HashSet::new();
         for node in &order {
             if let Node::Control(c, _) = node {
+                let tables = self.plan(c).tables.clone();
+                let fold = self.fold_in(c);
                 let mut names = Vec::new();
-                super::plan::collect_names_block(&c.apply, &mut names);
+                super::plan::collect_names_block(&c.apply, &fold, None, &mut names);
+                for t in tables {
+                    for prop in ["counters", "meters", "implementation"] {
+                        if let Some(Expr {
+                            kind: ExprKind::Name(p),
+                            ..
+                        }) = t.property(prop)
+                        {
+                            names.push(p.name.to_string());
+                        }
+                    }
+                }
                 for d in &c.locals {
                     if let Declaration::Action(a) = d {
-                        super::plan::collect_names_block(&a.body, &mut names);
+                        super::plan::collect_names_block(&a.body, &fold, Some(a), &mut names);
                     }
                 }
                 used.extend(names);
@@ -443,7 +472,7 @@ impl<'a> Builder<'a> {
         // `C.apply(...)` of a control type: p4c's InstantiateDirectCalls
         // appends an instance named after the type to the locals.
         let mut names = Vec::new();
-        super::plan::collect_names_block(&control.apply, &mut names);
+        super::plan::collect_names_block(&control.apply, &self.fold_in(control), None, &mut names);
         for name in names {
             let shadowed = control
                 .locals
@@ -463,7 +492,9 @@ impl<'a> Builder<'a> {
     }
 
     pub(super) fn run(mut self) -> Res<P4Info> {
-        let (roots, pkg_annotations) = self.main_blocks()?;
+        let main = self.main_blocks()?;
+        let has_main = main.is_some();
+        let (roots, pkg_annotations) = main.unwrap_or_default();
         let nodes = self.walk(&roots);
 
         // Pass 1: symbols, for ids and aliases.
@@ -482,12 +513,7 @@ impl<'a> Builder<'a> {
                     let plan = self.plan(control);
                     let (globals, locals) = (plan.global_actions.clone(), plan.actions.clone());
                     for a in globals {
-                        let name = qualify(prefix, &a.annotations, a.name.as_str());
-                        let name = if find_annotation(&a.annotations, "name").is_none() {
-                            a.name.to_string()
-                        } else {
-                            name
-                        };
+                        let name = global_action_name(a);
                         add(
                             &mut alloc,
                             ResourceType::Action,
@@ -572,7 +598,9 @@ impl<'a> Builder<'a> {
 
         // Pass 2: the P4Info itself.
         let mut out = P4Info {
-            arch: if self.tna_pipe.is_some() {
+            arch: if !has_main {
+                ""
+            } else if self.tna_pipe.is_some() {
                 "tna"
             } else {
                 "v1model"
@@ -592,11 +620,7 @@ impl<'a> Builder<'a> {
                     let locals = plan.actions.clone();
                     let direct_calls = plan.direct_calls.clone();
                     for a in globals {
-                        let name = if find_annotation(&a.annotations, "name").is_none() {
-                            a.name.to_string()
-                        } else {
-                            qualify(prefix, &a.annotations, a.name.as_str())
-                        };
+                        let name = global_action_name(a);
                         self.add_action(
                             &ids,
                             a,
@@ -692,10 +716,11 @@ impl<'a> Builder<'a> {
         let actions = plan.actions.clone();
         let globals = plan.global_actions.clone();
         let mut calls = Vec::new();
+        let fold = self.fold_in(control);
         for a in globals.iter().chain(actions.iter()) {
-            digest_calls(&a.body, &mut calls);
+            digest_calls(&a.body, &fold, Some(a), &mut calls);
         }
-        digest_calls(&control.apply, &mut calls);
+        digest_calls(&control.apply, &fold, None, &mut calls);
         let mut out = Vec::new();
         for call in calls {
             let ExprKind::Call {
@@ -850,12 +875,7 @@ impl<'a> Builder<'a> {
             .actions
             .get(name)
             .ok_or_else(|| invalid(format!("unknown action `{name}`"), r.span))?;
-        let n = if find_annotation(&a.annotations, "name").is_none() {
-            a.name.to_string()
-        } else {
-            qualify(prefix, &a.annotations, name)
-        };
-        Ok((n, a))
+        Ok((global_action_name(a), a))
     }
 
     fn add_table(
@@ -1020,15 +1040,23 @@ impl<'a> Builder<'a> {
                     e.span,
                 ));
             };
-            let inst = control
-                .locals
-                .iter()
-                .find_map(|d| match d {
+            let instance_named = |decls: &'a [Declaration]| {
+                decls.iter().find_map(|d| match d {
                     Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => Some(i),
                     _ => None,
                 })
-                .ok_or_else(|| invalid(format!("unknown instance `{}`", p.name), e.span))?;
-            let iname = qualify(prefix, &inst.annotations, inst.name.as_str());
+            };
+            // The control's own instance, else a top-level one (named
+            // without the control's prefix).
+            let (inst, inst_prefix) = match instance_named(&control.locals) {
+                Some(i) if !p.absolute => (i, prefix),
+                _ => (
+                    instance_named(&self.program.declarations)
+                        .ok_or_else(|| invalid(format!("unknown instance `{}`", p.name), e.span))?,
+                    "",
+                ),
+            };
+            let iname = qualify(inst_prefix, &inst.annotations, inst.name.as_str());
             let unit_name = enum_member_arg(&inst.args, "type", 0)
                 .ok_or_else(|| invalid("direct resource needs a type argument", inst.span))?;
             let (kind, not_found) = if is_counter {
@@ -1390,6 +1418,17 @@ impl<'a> Builder<'a> {
                 return Err(unsupported("this type in P4Info", span));
             }
         })
+    }
+}
+
+/// The P4Info name of a top-level action: its `@name` or its name, global
+/// even when copied into a control, as p4c's `TagGlobalActions` gives a
+/// top-level action's `@name` a leading `.` (frontends/p4/localizeActions.cpp).
+fn global_action_name(a: &ActionDecl) -> String {
+    let name = annotated_name(&a.annotations, a.name.as_str());
+    match name.strip_prefix('.') {
+        Some(global) => global.to_string(),
+        None => name,
     }
 }
 

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 /// A program's P4Info.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct P4Info {
-    /// `pkg_info.arch` (always `v1model` here).
+    /// `pkg_info.arch`: `v1model` or `tna`; empty for a program without
+    /// `main`, whose P4Info has no `pkg_info`.
     pub arch: String,
     /// Annotations on the `main` declaration (`pkg_info.annotations`).
     pub pkg_annotations: Vec<String>,

@@ -24,12 +24,14 @@ impl P4Info {
                 "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n",
             );
         }
-        w.open("pkg_info");
-        for a in &self.pkg_annotations {
-            w.string("annotations", a);
+        if !self.arch.is_empty() || !self.pkg_annotations.is_empty() {
+            w.open("pkg_info");
+            for a in &self.pkg_annotations {
+                w.string("annotations", a);
+            }
+            w.string("arch", &self.arch);
+            w.close();
         }
-        w.string("arch", &self.arch);
-        w.close();
         for t in &self.tables {
             w.open("tables");
             w.preamble(&t.preamble);

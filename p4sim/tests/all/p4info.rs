@@ -1263,3 +1263,122 @@ V1Switch(P(), VC(), Ingress(), Egress(), CC(), D()) main;
     let default = table.initial_default_action.as_ref().unwrap();
     assert_eq!(default.action_id, id("Ingress.inner.drop"));
 }
+
+/// The v1model parts every small program below shares, after its ingress.
+const V1_REST: &str = r#"
+control Egress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control VC(inout headers_t hdr, inout meta_t m) { apply { } }
+control CC(inout headers_t hdr, inout meta_t m) { apply { } }
+control D(packet_out p, in headers_t hdr) { apply { p.emit(hdr.h); } }
+V1Switch(P(), VC(), Ingress(), Egress(), CC(), D()) main;
+"#;
+
+/// Types and parser every small program below shares, before its ingress.
+const V1_HEAD: &str = r#"#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> f; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in p, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.h); transition accept; }
+}
+"#;
+
+fn names(info: &P4Info) -> Vec<String> {
+    let mut out: Vec<String> = info
+        .tables
+        .iter()
+        .map(|t| t.preamble.name.clone())
+        .chain(info.actions.iter().map(|a| a.preamble.name.clone()))
+        .chain(info.direct_meters.iter().map(|m| m.preamble.name.clone()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Like p4c, a program without `main` has a P4Info with no objects and no
+/// `pkg_info`; running it is still refused.
+#[test]
+fn a_program_without_main_has_an_empty_p4info() {
+    let text = "#include <core.p4>\n#include <v1model.p4>\ncontrol C(inout bit<8> x) { apply { x = 1; } }\n";
+    let program = parse_source("nomain.p4", text).unwrap();
+    let info = p4info(&program).unwrap();
+    assert_eq!(info, P4Info::default());
+    assert_eq!(
+        legacy_text(&info),
+        "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
+    );
+    let err = p4sim::check::compile(&program).unwrap_err();
+    assert!(err.to_string().contains("no `main`"), "{err}");
+}
+
+/// What p4c's front end removes before it writes P4Info is left out: the
+/// branch of a constant `if` or `?:` never taken, an action only another
+/// action calls (inlined), code after a `return` or `exit` in a body that
+/// returns; a table applied in another's key is used.
+#[test]
+fn code_p4c_removes_leaves_its_tables_and_actions_out() {
+    let ingress = r#"
+action helper() { }
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    const bool DEBUG = false;
+    action never() { hdr.h.f = 1; }
+    action caller() { helper(); }
+    action kept() { }
+    action after_return() { }
+    table dead { key = { hdr.h.f: exact; } actions = { never; } }
+    table folded { key = { hdr.h.f: exact; } actions = { never; } }
+    table sub { key = { hdr.h.f: exact @name("f"); } actions = { kept; } }
+    table outer { key = { sub.apply().hit: exact @name("hit"); } actions = { } }
+    apply {
+        if (DEBUG && hdr.h.isValid()) { dead.apply(); } else { caller(); }
+        hdr.h.f = (1 == 2) ? (folded.apply().hit ? 8w1 : 8w2) : 8w3;
+        outer.apply();
+        if (hdr.h.f == 0) { return; }
+        if (true) { exit; }
+        after_return();
+    }
+}
+"#;
+    let info = build("dead.p4", &format!("{V1_HEAD}{ingress}{V1_REST}"));
+    assert_eq!(
+        names(&info),
+        [
+            "Ingress.caller",
+            "Ingress.kept",
+            "Ingress.outer",
+            "Ingress.sub",
+            "NoAction"
+        ]
+    );
+}
+
+/// A top-level action's `@name` is global, even without a leading `.`; a
+/// direct meter declared at top level is named without a control.
+#[test]
+fn top_level_names_stay_global() {
+    let ingress = r#"
+@name("bar") action foo() { }
+@name("namedmeter") direct_meter<bit<8>>(MeterType.packets) my_meter;
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    @name("bar") action local_bar() { my_meter.read(hdr.h.f); }
+    table t {
+        key = { hdr.h.f: exact; }
+        actions = { foo; local_bar; }
+        meters = my_meter;
+    }
+    apply { t.apply(); }
+}
+"#;
+    let info = build("global.p4", &format!("{V1_HEAD}{ingress}{V1_REST}"));
+    assert_eq!(
+        names(&info),
+        ["Ingress.bar", "Ingress.t", "NoAction", "bar", "namedmeter"]
+    );
+    let t = &info.tables[0];
+    assert_eq!(t.direct_resource_ids, [info.direct_meters[0].preamble.id]);
+    assert_eq!(
+        info.direct_meters[0].preamble.id,
+        hashed(ResourceType::DirectMeter, "namedmeter")
+    );
+}
