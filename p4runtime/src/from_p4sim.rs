@@ -89,6 +89,15 @@ pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
                     .collect(),
             })
             .collect(),
+        value_sets: info
+            .value_sets
+            .iter()
+            .map(|v| pb::ValueSet {
+                preamble: Some(preamble(&v.preamble)),
+                r#match: v.matches.iter().map(match_field).collect(),
+                size: v.size,
+            })
+            .collect(),
         registers: info
             .registers
             .iter()
@@ -151,41 +160,39 @@ fn preamble(p: &sim::Preamble) -> pb::Preamble {
     }
 }
 
+fn match_field(m: &sim::MatchField) -> pb::MatchField {
+    pb::MatchField {
+        id: m.id,
+        name: m.name.clone(),
+        annotations: m.annotations.clone(),
+        bitwidth: width(m.bitwidth),
+        type_name: named(m.type_name.as_deref()),
+        r#match: Some(match &m.match_type {
+            sim::MatchType::Exact => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Exact as i32)
+            }
+            sim::MatchType::Lpm => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Lpm as i32)
+            }
+            sim::MatchType::Ternary => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Ternary as i32)
+            }
+            sim::MatchType::Range => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Range as i32)
+            }
+            sim::MatchType::Optional => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Optional as i32)
+            }
+            sim::MatchType::Other(name) => pb::match_field::Match::OtherMatchType(name.clone()),
+        }),
+        ..Default::default()
+    }
+}
+
 fn table(t: &sim::Table) -> pb::Table {
     pb::Table {
         preamble: Some(preamble(&t.preamble)),
-        match_fields: t
-            .match_fields
-            .iter()
-            .map(|m| pb::MatchField {
-                id: m.id,
-                name: m.name.clone(),
-                annotations: m.annotations.clone(),
-                bitwidth: width(m.bitwidth),
-                type_name: named(m.type_name.as_deref()),
-                r#match: Some(match &m.match_type {
-                    sim::MatchType::Exact => {
-                        pb::match_field::Match::MatchType(pb::match_field::MatchType::Exact as i32)
-                    }
-                    sim::MatchType::Lpm => {
-                        pb::match_field::Match::MatchType(pb::match_field::MatchType::Lpm as i32)
-                    }
-                    sim::MatchType::Ternary => pb::match_field::Match::MatchType(
-                        pb::match_field::MatchType::Ternary as i32,
-                    ),
-                    sim::MatchType::Range => {
-                        pb::match_field::Match::MatchType(pb::match_field::MatchType::Range as i32)
-                    }
-                    sim::MatchType::Optional => pb::match_field::Match::MatchType(
-                        pb::match_field::MatchType::Optional as i32,
-                    ),
-                    sim::MatchType::Other(name) => {
-                        pb::match_field::Match::OtherMatchType(name.clone())
-                    }
-                }),
-                ..Default::default()
-            })
-            .collect(),
+        match_fields: t.match_fields.iter().map(match_field).collect(),
         action_refs: t
             .action_refs
             .iter()

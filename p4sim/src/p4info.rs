@@ -32,7 +32,7 @@ pub use model::{
     Action, ActionParam, ActionRef, ActionScope, ControllerPacketMetadata, Counter, CounterUnit,
     Digest, DirectCounter, DirectMeter, ExternInstance, ExternType, HeaderMember, MatchField,
     MatchType, Meter, MeterUnit, NewTypeSpec, P4Info, PacketMetadata, Preamble, Register,
-    SerializableEnumSpec, Table, TableActionCall, TypeInfo, TypeSpec,
+    SerializableEnumSpec, Table, TableActionCall, TypeInfo, TypeSpec, ValueSet,
 };
 pub use text::TextOptions;
 

@@ -40,7 +40,7 @@ use super::model::{
     Action, ActionParam, ActionRef, ActionScope, ControllerPacketMetadata, Counter, CounterUnit,
     Digest, DirectCounter, DirectMeter, HeaderMember, MatchField, MatchType, Meter, MeterUnit,
     NewTypeSpec, P4Info, PacketMetadata, Preamble, Register, SerializableEnumSpec, Table,
-    TableActionCall, TypeInfo, TypeSpec,
+    TableActionCall, TypeInfo, TypeSpec, ValueSet,
 };
 use super::names::{
     Res, annotated_name, field_ids, id_annotation, invalid, printed_annotations, qualify,
@@ -51,8 +51,8 @@ use super::tna;
 use crate::check::{CpType, Resolver};
 use crate::front::ast::{
     ActionDecl, ActionRef as AstActionRef, Annotation, AnnotationBody, Argument, BinaryOp,
-    ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, StructDecl,
-    TableDecl, TypeKind, TypedefDecl, find_annotation,
+    ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, ParserDecl,
+    StructDecl, TableDecl, TypeKind, TypedefDecl, ValueSetDecl, find_annotation,
 };
 use crate::front::source::Span;
 
@@ -130,6 +130,8 @@ enum Node<'a> {
     Table(&'a TableDecl, &'a ControlDecl, String),
     /// An extern instance, in a control or (`None`) at top level.
     Instance(&'a Instantiation, Option<&'a ControlDecl>, String),
+    /// A parser value set, under its parser's path.
+    ValueSet(&'a ValueSetDecl, String),
 }
 
 pub(super) struct Builder<'a> {
@@ -139,6 +141,9 @@ pub(super) struct Builder<'a> {
     /// Top-level actions and controls by name.
     actions: HashMap<&'a str, &'a ActionDecl>,
     controls: HashMap<&'a str, &'a ControlDecl>,
+    parsers: HashMap<&'a str, &'a ParserDecl>,
+    /// `main`'s parser (v1model), whose value sets P4Info lists.
+    parser_roots: Vec<&'a ParserDecl>,
     plans: HashMap<String, ControlPlan<'a>>,
     /// For a TNA program, the `Pipeline` instance's name.
     tna_pipe: Option<String>,
@@ -157,6 +162,7 @@ impl<'a> Builder<'a> {
     pub(super) fn new(program: &'a crate::front::ast::Program) -> Res<Self> {
         let mut actions = HashMap::new();
         let mut controls = HashMap::new();
+        let mut parsers = HashMap::new();
         for d in &program.declarations {
             match d {
                 Declaration::Action(a) => {
@@ -164,6 +170,9 @@ impl<'a> Builder<'a> {
                 }
                 Declaration::Control(c) => {
                     controls.insert(c.name.as_str(), c);
+                }
+                Declaration::Parser(p) => {
+                    parsers.insert(p.name.as_str(), p);
                 }
                 _ => {}
             }
@@ -176,6 +185,8 @@ impl<'a> Builder<'a> {
             plans: HashMap::new(),
             tna_pipe: None,
             tna_port_metadata: None,
+            parsers,
+            parser_roots: Vec::new(),
         })
     }
 
@@ -203,9 +214,11 @@ impl<'a> Builder<'a> {
             CpType::Bit(w) | CpType::Int(w) | CpType::SerEnum(_, w) => *w,
             CpType::Bool => 1,
             CpType::Error => 0,
+            // Its own translation's width, else the bits underneath: a
+            // translation of the type it wraps does not carry over.
             CpType::NewType(name, inner) => match self.new_type_decl(name).and_then(translation) {
                 Some((_, width)) => width.unwrap_or(0),
-                None => self.width(inner)?,
+                None => self.width(&underlying(inner))?,
             },
             _ => return None,
         })
@@ -276,6 +289,9 @@ impl<'a> Builder<'a> {
             };
             if let Some(c) = name.and_then(|n| self.controls.get(n)) {
                 controls.push(*c);
+            }
+            if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
+                self.parser_roots.push(*p);
             }
         }
         let annotations = printed_annotations(&main.annotations);
@@ -397,6 +413,9 @@ impl<'a> Builder<'a> {
     /// where it is declared, before the next top-level control's.
     fn walk(&mut self, roots: &[&'a ControlDecl]) -> Vec<Node<'a>> {
         let mut order = Vec::new();
+        for p in self.parser_roots.clone() {
+            self.walk_parser(p, p.name.to_string(), &mut order);
+        }
         let mut seen: HashSet<String> = HashSet::new();
         for c in roots {
             if seen.insert(c.name.to_string()) {
@@ -440,6 +459,23 @@ impl<'a> Builder<'a> {
             }
         }
         order
+    }
+
+    /// A parser's value sets, and those of the parsers it instantiates
+    /// (under the instance's path: `parserImpl.p1.vs`).
+    fn walk_parser(&self, parser: &'a ParserDecl, prefix: String, order: &mut Vec<Node<'a>>) {
+        for d in &parser.locals {
+            match d {
+                Declaration::ValueSet(v) => order.push(Node::ValueSet(v, prefix.clone())),
+                Declaration::Instantiation(i) => {
+                    if let Some(inner) = self.parsers.get(instance_type(i)) {
+                        let inner_prefix = qualify(&prefix, &i.annotations, i.name.as_str());
+                        self.walk_parser(inner, inner_prefix, order);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn walk_control(
@@ -566,6 +602,16 @@ impl<'a> Builder<'a> {
                         add(&mut alloc, ty, &name, &i.annotations, i.span)?;
                     }
                 }
+                Node::ValueSet(v, prefix) => {
+                    let name = qualify(prefix, &v.annotations, v.name.as_str());
+                    add(
+                        &mut alloc,
+                        ResourceType::ValueSet,
+                        &name,
+                        &v.annotations,
+                        v.span,
+                    )?;
+                }
             }
         }
         let controller_headers: Vec<&StructDecl> = self
@@ -669,6 +715,7 @@ impl<'a> Builder<'a> {
                 Node::Instance(i, control, prefix) => {
                     self.add_instance(&ids, i, *control, prefix, &mut out, &mut type_info)?;
                 }
+                Node::ValueSet(v, prefix) => self.add_value_set(&ids, v, prefix, &mut out)?,
             }
         }
         for h in &controller_headers {
@@ -1216,6 +1263,95 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// p4c's `addValueSet`: the members' fields as match fields.
+    fn add_value_set(
+        &self,
+        ids: &AssignedIds,
+        v: &'a ValueSetDecl,
+        prefix: &str,
+        out: &mut P4Info,
+    ) -> Res<()> {
+        let name = qualify(prefix, &v.annotations, v.name.as_str());
+        let size = self.eval(&v.size, None)?;
+        let size = i32::try_from(size)
+            .ok()
+            .filter(|s| *s >= 0)
+            .ok_or_else(|| invalid("a value set's size must fit in 0..2^31", v.size.span))?;
+        let field =
+            |id: u32, name: String, annotations: Vec<String>, bitwidth, match_type| MatchField {
+                id,
+                name,
+                annotations,
+                bitwidth,
+                match_type,
+                type_name: None,
+            };
+        let not_bits = || {
+            unsupported(
+                "a value set's type must be bit<W>, a struct of bit<W> fields or a serializable enum in P4Info",
+                v.element.span,
+            )
+        };
+        let matches = match self.resolve(&v.element)? {
+            CpType::Bit(w) | CpType::Int(w) => {
+                vec![field(1, String::new(), Vec::new(), w, MatchType::Exact)]
+            }
+            CpType::Struct(s) => {
+                let fields = self.resolver.borrow_mut().fields(&s)?;
+                let annos: Vec<&[Annotation]> =
+                    fields.iter().map(|f| f.annotations.as_slice()).collect();
+                let field_id_list = field_ids(&annos)?;
+                let mut matches = Vec::new();
+                for (f, id) in fields.iter().zip(field_id_list) {
+                    let (CpType::Bit(w) | CpType::Int(w)) = f.ty else {
+                        return Err(not_bits());
+                    };
+                    let match_type = match match_annotation(&f.annotations).as_deref() {
+                        None | Some("exact") => MatchType::Exact,
+                        Some("lpm") => MatchType::Lpm,
+                        Some("ternary") => MatchType::Ternary,
+                        Some("range") => MatchType::Range,
+                        Some("optional") => MatchType::Optional,
+                        Some(other) => MatchType::Other(other.to_string()),
+                    };
+                    let kept: Vec<Annotation> = f
+                        .annotations
+                        .iter()
+                        .filter(|a| a.name.as_str() != "match")
+                        .cloned()
+                        .collect();
+                    matches.push(field(
+                        id,
+                        annotated_name(&f.annotations, &f.name),
+                        printed_annotations(&kept),
+                        w,
+                        match_type,
+                    ));
+                }
+                matches
+            }
+            CpType::SerEnum(e, w) => {
+                let members = self.resolver.borrow().enum_members(&e);
+                (1..)
+                    .zip(members)
+                    .map(|(id, (m, _))| field(id, m.to_string(), Vec::new(), w, MatchType::Exact))
+                    .collect()
+            }
+            _ => return Err(not_bits()),
+        };
+        out.value_sets.push(ValueSet {
+            preamble: Preamble {
+                id: ids.get(ResourceType::ValueSet, &name).unwrap_or(0),
+                alias: ids.alias(&name),
+                name,
+                annotations: printed_annotations(&v.annotations),
+            },
+            matches,
+            size,
+        });
+        Ok(())
+    }
+
     fn add_controller_header(
         &self,
         ids: &AssignedIds,
@@ -1408,7 +1544,11 @@ impl<'a> Builder<'a> {
                 if !info.new_types.contains_key(&name) {
                     let spec = match self.new_type_decl(n).and_then(translation) {
                         Some((uri, sdn_bitwidth)) => NewTypeSpec::Translated { uri, sdn_bitwidth },
-                        None => NewTypeSpec::Original(self.type_spec(inner, info, span)?),
+                        // The bits underneath, even when it wraps
+                        // another `type`.
+                        None => {
+                            NewTypeSpec::Original(self.type_spec(&underlying(inner), info, span)?)
+                        }
                     };
                     info.new_types.insert(name.clone(), spec);
                 }
@@ -1421,6 +1561,22 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The match kind a value set's struct field names in `@match(kind)`.
+fn match_annotation(annotations: &[Annotation]) -> Option<String> {
+    let anno = find_annotation(annotations, "match")?;
+    match &anno.body {
+        AnnotationBody::Unstructured {
+            expressions: Some(exprs),
+            ..
+        } => match exprs.first().map(|e| &e.kind) {
+            Some(ExprKind::Name(p)) => Some(p.name.to_string()),
+            _ => None,
+        },
+        AnnotationBody::Unstructured { tokens, .. } => tokens.first().map(|t| t.text.to_string()),
+        _ => None,
+    }
+}
+
 /// The P4Info name of a top-level action: its `@name` or its name, global
 /// even when copied into a control, as p4c's `TagGlobalActions` gives a
 /// top-level action's `@name` a leading `.` (frontends/p4/localizeActions.cpp).
@@ -1429,6 +1585,14 @@ fn global_action_name(a: &ActionDecl) -> String {
     match name.strip_prefix('.') {
         Some(global) => global.to_string(),
         None => name,
+    }
+}
+
+/// `t` without its `type` wrappers.
+fn underlying(t: &CpType) -> CpType {
+    match t {
+        CpType::NewType(_, inner) => underlying(inner),
+        other => other.clone(),
     }
 }
 

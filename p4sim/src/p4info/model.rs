@@ -25,6 +25,8 @@ pub struct P4Info {
     pub direct_meters: Vec<DirectMeter>,
     /// `@controller_header` headers (packet-in / packet-out metadata).
     pub controller_packet_metadata: Vec<ControllerPacketMetadata>,
+    /// Parser value sets.
+    pub value_sets: Vec<ValueSet>,
     /// Registers.
     pub registers: Vec<Register>,
     /// One entry per distinct `digest<T>` type.
@@ -112,6 +114,19 @@ pub struct MatchField {
     pub match_type: MatchType,
     /// Name of a user-defined `type`, if the key has one.
     pub type_name: Option<String>,
+}
+
+/// A parser value set (`value_set<T>(size) name;`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ValueSet {
+    /// Id, name, alias.
+    pub preamble: Preamble,
+    /// What a member holds: one unnamed field for `bit<W>`, one per field
+    /// of a struct (matched as its `@match` says), one per member of a
+    /// serializable enum.
+    pub matches: Vec<MatchField>,
+    /// Its capacity.
+    pub size: i32,
 }
 
 /// Match kinds as P4Info names them.

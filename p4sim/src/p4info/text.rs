@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::model::{
-    ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, Preamble, TypeInfo,
-    TypeSpec,
+    ActionScope, CounterUnit, MatchField, MatchType, MeterUnit, NewTypeSpec, P4Info, Preamble,
+    TypeInfo, TypeSpec,
 };
 
 impl P4Info {
@@ -36,21 +36,7 @@ impl P4Info {
             w.open("tables");
             w.preamble(&t.preamble);
             for m in &t.match_fields {
-                w.open("match_fields");
-                w.uint("id", u64::from(m.id));
-                w.string("name", &m.name);
-                for a in &m.annotations {
-                    w.string("annotations", a);
-                }
-                w.uint("bitwidth", u64::from(m.bitwidth));
-                match &m.match_type {
-                    MatchType::Other(name) => w.string_always("other_match_type", name),
-                    kind => w.raw("match_type", kind.proto_name()),
-                }
-                if let Some(name) = &m.type_name {
-                    w.named_type("type_name", name);
-                }
-                w.close();
+                w.match_field("match_fields", m);
             }
             for r in &t.action_refs {
                 w.open("action_refs");
@@ -159,6 +145,15 @@ impl P4Info {
                 }
                 w.close();
             }
+            w.close();
+        }
+        for v in &self.value_sets {
+            w.open("value_sets");
+            w.preamble(&v.preamble);
+            for m in &v.matches {
+                w.match_field("match", m);
+            }
+            w.int("size", i64::from(v.size));
             w.close();
         }
         for r in &self.registers {
@@ -308,6 +303,24 @@ impl TextWriter {
     fn named_type(&mut self, field: &str, name: &str) {
         self.open(field);
         self.string("name", name);
+        self.close();
+    }
+
+    fn match_field(&mut self, field: &str, m: &MatchField) {
+        self.open(field);
+        self.uint("id", u64::from(m.id));
+        self.string("name", &m.name);
+        for a in &m.annotations {
+            self.string("annotations", a);
+        }
+        self.uint("bitwidth", u64::from(m.bitwidth));
+        match &m.match_type {
+            MatchType::Other(name) => self.string_always("other_match_type", name),
+            kind => self.raw("match_type", kind.proto_name()),
+        }
+        if let Some(name) = &m.type_name {
+            self.named_type("type_name", name);
+        }
         self.close();
     }
 

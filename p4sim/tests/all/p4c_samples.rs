@@ -253,6 +253,18 @@ fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
         let outcome = match got {
             Ok(got) => {
                 same_text += usize::from(got == want);
+                if only.is_some()
+                    && let Some((n, (w, g))) = want
+                        .lines()
+                        .zip(got.lines())
+                        .enumerate()
+                        .find(|(_, (w, g))| w != g)
+                {
+                    eprintln!(
+                        "{file}: text differs at line {}: p4c `{w}`, p4sim `{g}`",
+                        n + 1
+                    );
+                }
                 let (w, g) = (preamble_ids(&want), preamble_ids(&got));
                 if w == g {
                     Ok(())

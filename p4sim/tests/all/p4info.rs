@@ -1382,3 +1382,55 @@ control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t s
         hashed(ResourceType::DirectMeter, "namedmeter")
     );
 }
+
+/// Parser value sets, as `p4c-bm2-ss --p4runtime-files` (p4c 1.2.5) writes
+/// them for the conformance program `parser_value_set.p4`: one unnamed
+/// match field for `bit<W>`, one per field of a struct.
+#[test]
+fn value_sets_as_p4c_writes_them() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/parser_value_set.p4");
+    let program = p4sim::front::parse_program(&path, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let text = p4info_text(&program).unwrap();
+    let start = text.find("value_sets {").expect("no value_sets");
+    let end = text[start..]
+        .find("\ntype_info {")
+        .map_or(text.len(), |i| start + i + 1);
+    assert_eq!(
+        &text[start..end],
+        r#"value_sets {
+  preamble {
+    id: 54431748
+    name: "P.types"
+    alias: "types"
+  }
+  match {
+    id: 1
+    bitwidth: 16
+    match_type: EXACT
+  }
+  size: 4
+}
+value_sets {
+  preamble {
+    id: 66871654
+    name: "P.pairs"
+    alias: "pairs"
+  }
+  match {
+    id: 1
+    name: "type"
+    bitwidth: 16
+    match_type: EXACT
+  }
+  match {
+    id: 2
+    name: "first"
+    bitwidth: 8
+    match_type: EXACT
+  }
+  size: 2
+}
+"#
+    );
+}
