@@ -22,6 +22,30 @@ pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
         }),
         tables: info.tables.iter().map(table).collect(),
         actions: info.actions.iter().map(action).collect(),
+        action_profiles: info
+            .action_profiles
+            .iter()
+            .map(|p| pb::ActionProfile {
+                preamble: Some(preamble(&p.preamble)),
+                table_ids: p.table_ids.clone(),
+                with_selector: p.with_selector,
+                size: p.size,
+                max_group_size: p.max_group_size,
+                selector_size_semantics: p.selector_size_semantics.map(|s| match s {
+                    sim::SelectorSizeSemantics::SumOfWeights => {
+                        pb::action_profile::SelectorSizeSemantics::SumOfWeights(
+                            pb::action_profile::SumOfWeights {},
+                        )
+                    }
+                    sim::SelectorSizeSemantics::SumOfMembers { max_member_weight } => {
+                        pb::action_profile::SelectorSizeSemantics::SumOfMembers(
+                            pb::action_profile::SumOfMembers { max_member_weight },
+                        )
+                    }
+                }),
+                weights_disallowed: false,
+            })
+            .collect(),
         counters: info
             .counters
             .iter()
@@ -136,7 +160,6 @@ pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
             })
             .collect(),
         type_info: info.type_info.as_ref().map(type_info),
-        ..Default::default()
     }
 }
 
@@ -222,6 +245,7 @@ fn table(t: &sim::Table) -> pb::Table {
                     })
                     .collect(),
             }),
+        implementation_id: t.implementation_id,
         direct_resource_ids: t.direct_resource_ids.clone(),
         size: t.size,
         idle_timeout_behavior: if t.supports_idle_timeout {

@@ -33,14 +33,14 @@
 //! resolver; what is here is P4Info's own naming and order of objects.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::id::{AssignedIds, IdAllocator, ResourceType};
 use super::model::{
-    Action, ActionParam, ActionRef, ActionScope, ControllerPacketMetadata, Counter, CounterUnit,
-    Digest, DirectCounter, DirectMeter, HeaderMember, MatchField, MatchType, Meter, MeterUnit,
-    NewTypeSpec, P4Info, PacketMetadata, Preamble, Register, SerializableEnumSpec, Table,
-    TableActionCall, TypeInfo, TypeSpec, ValueSet,
+    Action, ActionParam, ActionProfile, ActionRef, ActionScope, ControllerPacketMetadata, Counter,
+    CounterUnit, Digest, DirectCounter, DirectMeter, HeaderMember, MatchField, MatchType, Meter,
+    MeterUnit, NewTypeSpec, P4Info, PacketMetadata, Preamble, Register, SelectorSizeSemantics,
+    SerializableEnumSpec, Table, TableActionCall, TypeInfo, TypeSpec, ValueSet,
 };
 use super::names::{
     Res, annotated_name, field_ids, id_annotation, invalid, printed_annotations, qualify,
@@ -52,7 +52,8 @@ use crate::check::{CpType, Resolver};
 use crate::front::ast::{
     ActionDecl, ActionRef as AstActionRef, Annotation, AnnotationBody, Argument, BinaryOp,
     ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, ParserDecl,
-    StructDecl, TableDecl, TypeKind, TypedefDecl, ValueSetDecl, find_annotation,
+    StructDecl, TableDecl, TableProperty, TablePropertyKind, TypeKind, TypedefDecl, ValueSetDecl,
+    find_annotation,
 };
 use crate::front::source::Span;
 
@@ -144,12 +145,28 @@ pub(super) struct Builder<'a> {
     parsers: HashMap<&'a str, &'a ParserDecl>,
     /// `main`'s parser (v1model), whose value sets P4Info lists.
     parser_roots: Vec<&'a ParserDecl>,
+    /// The names of the tables each action profile implements, sorted
+    /// (p4c keeps them in a `std::set`).
+    profile_tables: HashMap<String, BTreeSet<String>>,
     plans: HashMap<String, ControlPlan<'a>>,
     /// For a TNA program, the `Pipeline` instance's name.
     tna_pipe: Option<String>,
     /// For a TNA program: the ingress parser's type name and the name of its
     /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
     tna_port_metadata: Option<(String, String)>,
+}
+
+/// A table's `implementation`.
+enum Implementation<'a> {
+    /// An action profile or selector constructed in the property.
+    InPlace {
+        name: String,
+        property: &'a TableProperty,
+        type_name: &'a str,
+        args: &'a [Argument],
+    },
+    /// An instance, by its P4Info name.
+    Instance(String),
 }
 
 /// A digest found in a control.
@@ -187,6 +204,7 @@ impl<'a> Builder<'a> {
             tna_port_metadata: None,
             parsers,
             parser_roots: Vec::new(),
+            profile_tables: HashMap::new(),
         })
     }
 
@@ -576,7 +594,7 @@ impl<'a> Builder<'a> {
                     }
                     digest_uses.push((index, digests));
                 }
-                Node::Table(t, _, prefix) => {
+                Node::Table(t, control, prefix) => {
                     let name = qualify(prefix, &t.annotations, t.name.as_str());
                     add(
                         &mut alloc,
@@ -585,7 +603,23 @@ impl<'a> Builder<'a> {
                         &t.annotations,
                         t.span,
                     )?;
-                    for prop in ["implementation", "counters", "meters"] {
+                    match self.implementation(t, control, prefix)? {
+                        Some(Implementation::InPlace { name, property, .. }) => {
+                            add(
+                                &mut alloc,
+                                ResourceType::ActionProfile,
+                                &name,
+                                &property.annotations,
+                                property.span,
+                            )?;
+                            self.note_profile_table(name, &t.annotations, t.name.as_str(), prefix);
+                        }
+                        Some(Implementation::Instance(name)) => {
+                            self.note_profile_table(name, &t.annotations, t.name.as_str(), prefix);
+                        }
+                        None => {}
+                    }
+                    for prop in ["counters", "meters"] {
                         if let Some(v) = t.property(prop)
                             && matches!(v.kind, ExprKind::Call { .. })
                         {
@@ -748,11 +782,8 @@ impl<'a> Builder<'a> {
             "Counter" if self.tna_pipe.is_some() => Some(ResourceType::Counter),
             "DirectCounter" if self.tna_pipe.is_some() => Some(ResourceType::DirectCounter),
             "Register" if self.tna_pipe.is_some() => Some(ResourceType::Register),
-            "action_profile" | "action_selector" => {
-                return Err(unsupported(
-                    "action profiles and selectors in P4Info",
-                    i.ty.span,
-                ));
+            "action_profile" | "action_selector" if self.tna_pipe.is_none() => {
+                Some(ResourceType::ActionProfile)
             }
             _ => None,
         })
@@ -1071,6 +1102,7 @@ impl<'a> Builder<'a> {
             action_refs,
             const_default_action_id,
             initial_default_action,
+            implementation_id: 0,
             direct_resource_ids: Vec::new(),
             size,
             supports_idle_timeout,
@@ -1140,6 +1172,29 @@ impl<'a> Builder<'a> {
                     direct_table_id: table_id,
                 });
             }
+        }
+        match self.implementation(t, control, prefix)? {
+            Some(Implementation::InPlace {
+                name,
+                property,
+                type_name,
+                args,
+            }) => {
+                table.implementation_id = ids.get(ResourceType::ActionProfile, &name).unwrap_or(0);
+                let profile = self.action_profile(
+                    ids,
+                    name,
+                    type_name,
+                    args,
+                    &property.annotations,
+                    Some(control),
+                )?;
+                out.action_profiles.push(profile);
+            }
+            Some(Implementation::Instance(name)) => {
+                table.implementation_id = ids.get(ResourceType::ActionProfile, &name).unwrap_or(0);
+            }
+            None => {}
         }
         out.tables.push(table);
         Ok(())
@@ -1241,6 +1296,17 @@ impl<'a> Builder<'a> {
                     size: size(self)?,
                 });
             }
+            ResourceType::ActionProfile => {
+                let profile = self.action_profile(
+                    ids,
+                    name,
+                    instance_type(i),
+                    &i.args,
+                    &i.annotations,
+                    control,
+                )?;
+                out.action_profiles.push(profile);
+            }
             ResourceType::Register => {
                 let TypeKind::Specialized { args, .. } = &i.ty.kind else {
                     return Err(invalid("register needs a type argument", i.ty.span));
@@ -1261,6 +1327,185 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A table's `implementation`: an action profile or selector it
+    /// constructs (named by the property's `@name`, without the control's
+    /// prefix, as p4c's `getExternInstanceFromProperty`), or an instance's
+    /// name.
+    fn implementation(
+        &self,
+        t: &'a TableDecl,
+        control: &'a ControlDecl,
+        prefix: &str,
+    ) -> Res<Option<Implementation<'a>>> {
+        let Some(property) = t.properties.iter().find(|p| {
+            matches!(&p.kind, TablePropertyKind::Other { name, .. } if name.as_str() == "implementation")
+        }) else {
+            return Ok(None);
+        };
+        let TablePropertyKind::Other { value, .. } = &property.kind else {
+            return Ok(None);
+        };
+        match &value.kind {
+            ExprKind::Call { callee, args, .. } => {
+                let ExprKind::Name(p) = &callee.kind else {
+                    return Err(invalid(
+                        "expected an action profile or selector",
+                        value.span,
+                    ));
+                };
+                let name = find_annotation(&property.annotations, "name")
+                    .and_then(|a| a.string_argument())
+                    .ok_or_else(|| {
+                        unsupported(
+                            format!(
+                                "table `{}` has an anonymous `implementation` with no @name, which P4Runtime cannot name",
+                                t.name
+                            ),
+                            property.span,
+                        )
+                    })?;
+                Ok(Some(Implementation::InPlace {
+                    name: name.strip_prefix('.').unwrap_or(name).to_string(),
+                    property,
+                    type_name: p.name.as_str(),
+                    args,
+                }))
+            }
+            ExprKind::Name(p) => {
+                let named = |decls: &'a [Declaration]| {
+                    decls.iter().find_map(|d| match d {
+                        Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => {
+                            Some(i)
+                        }
+                        _ => None,
+                    })
+                };
+                let (inst, inst_prefix) = match named(&control.locals) {
+                    Some(i) if !p.absolute => (i, prefix),
+                    _ => (
+                        named(&self.program.declarations).ok_or_else(|| {
+                            invalid(format!("unknown instance `{}`", p.name), value.span)
+                        })?,
+                        "",
+                    ),
+                };
+                Ok(Some(Implementation::Instance(qualify(
+                    inst_prefix,
+                    &inst.annotations,
+                    inst.name.as_str(),
+                ))))
+            }
+            _ => Err(invalid(
+                "`implementation` must name or construct an action profile or selector",
+                value.span,
+            )),
+        }
+    }
+
+    /// Records that the table `table` (in the control at `prefix`) is
+    /// implemented by the action profile `profile`.
+    fn note_profile_table(
+        &mut self,
+        profile: String,
+        annotations: &[Annotation],
+        table: &str,
+        prefix: &str,
+    ) {
+        self.profile_tables
+            .entry(profile)
+            .or_default()
+            .insert(qualify(prefix, annotations, table));
+    }
+
+    /// p4c's `addActionProfile`: an action profile or selector named
+    /// `name`, constructed as `type_name(args)`.
+    fn action_profile(
+        &self,
+        ids: &AssignedIds,
+        name: String,
+        type_name: &str,
+        args: &[Argument],
+        annotations: &[Annotation],
+        control: Option<&'a ControlDecl>,
+    ) -> Res<ActionProfile> {
+        let with_selector = match type_name {
+            "action_selector" => true,
+            "action_profile" => false,
+            other => {
+                return Err(invalid(
+                    format!("expected an action profile or selector, not `{other}`"),
+                    annotations.first().map(|a| a.span).unwrap_or_default(),
+                ));
+            }
+        };
+        let span = args.first().map(|a| a.value.span).unwrap_or_default();
+        let size_arg = named_or_positional(args, "size", usize::from(with_selector))
+            .ok_or_else(|| invalid(format!("`{name}` needs a size"), span))?;
+        let size = i64::try_from(self.eval(&size_arg.value, control)?)
+            .map_err(|_| invalid("size out of range", size_arg.value.span))?;
+        let int_annotation = |anno: &str| -> Res<Option<i32>> {
+            let Some(a) = find_annotation(annotations, anno) else {
+                return Ok(None);
+            };
+            a.integer_argument()
+                .and_then(|v| v.to_u128())
+                .and_then(|v| i32::try_from(v).ok())
+                .map(Some)
+                .ok_or_else(|| invalid(format!("@{anno} needs one integer"), a.span))
+        };
+        // p4c ignores these three (with a warning) on a profile without a
+        // selector.
+        let (mut max_group_size, mut selector_size_semantics) = (0, None);
+        if with_selector {
+            max_group_size = int_annotation("max_group_size")?.unwrap_or(0);
+            if let Some(a) = find_annotation(annotations, "selector_size_semantics") {
+                let value = a.string_argument().unwrap_or_default().to_ascii_lowercase();
+                selector_size_semantics = Some(match value.as_str() {
+                    "sum_of_weights" => SelectorSizeSemantics::SumOfWeights,
+                    "sum_of_members" => SelectorSizeSemantics::SumOfMembers {
+                        max_member_weight: int_annotation("max_member_weight")?.unwrap_or(0),
+                    },
+                    _ => {
+                        return Err(invalid(
+                            "@selector_size_semantics must be \"sum_of_weights\" or \"sum_of_members\"",
+                            a.span,
+                        ));
+                    }
+                });
+            }
+        }
+        let kept: Vec<Annotation> = annotations
+            .iter()
+            .filter(|a| {
+                !matches!(
+                    a.name.as_str(),
+                    "max_group_size" | "selector_size_semantics" | "max_member_weight"
+                )
+            })
+            .cloned()
+            .collect();
+        let table_ids = self
+            .profile_tables
+            .get(&name)
+            .into_iter()
+            .flatten()
+            .map(|t| ids.get(ResourceType::Table, t).unwrap_or(0))
+            .collect();
+        Ok(ActionProfile {
+            preamble: Preamble {
+                id: ids.get(ResourceType::ActionProfile, &name).unwrap_or(0),
+                alias: ids.alias(&name),
+                name,
+                annotations: printed_annotations(&kept),
+            },
+            table_ids,
+            with_selector,
+            size,
+            max_group_size,
+            selector_size_semantics,
+        })
     }
 
     /// p4c's `addValueSet`: the members' fields as match fields.

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::model::{
     ActionScope, CounterUnit, MatchField, MatchType, MeterUnit, NewTypeSpec, P4Info, Preamble,
-    TypeInfo, TypeSpec,
+    SelectorSizeSemantics, TypeInfo, TypeSpec,
 };
 
 impl P4Info {
@@ -68,6 +68,7 @@ impl P4Info {
                 }
                 w.close();
             }
+            w.uint("implementation_id", u64::from(t.implementation_id));
             for id in &t.direct_resource_ids {
                 w.uint_always("direct_resource_ids", u64::from(*id));
             }
@@ -98,6 +99,31 @@ impl P4Info {
                     w.named_type("type_name", name);
                 }
                 w.close();
+            }
+            w.close();
+        }
+        for p in &self.action_profiles {
+            w.open("action_profiles");
+            w.preamble(&p.preamble);
+            for id in &p.table_ids {
+                w.uint_always("table_ids", u64::from(*id));
+            }
+            if p.with_selector {
+                w.raw("with_selector", "true");
+            }
+            w.int("size", p.size);
+            w.int("max_group_size", i64::from(p.max_group_size));
+            match p.selector_size_semantics {
+                None => {}
+                Some(SelectorSizeSemantics::SumOfWeights) => {
+                    w.open("sum_of_weights");
+                    w.close();
+                }
+                Some(SelectorSizeSemantics::SumOfMembers { max_member_weight }) => {
+                    w.open("sum_of_members");
+                    w.int("max_member_weight", i64::from(max_member_weight));
+                    w.close();
+                }
             }
             w.close();
         }

@@ -8,8 +8,8 @@
 use p4sim::front::parse_source;
 use p4sim::p4info::id::{ResourceType, jenkins_one_at_a_time};
 use p4sim::p4info::{
-    ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, TextOptions, TypeSpec,
-    p4info, p4info_text,
+    ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, SelectorSizeSemantics,
+    TextOptions, TypeSpec, p4info, p4info_text,
 };
 
 fn build(name: &str, text: &str) -> P4Info {
@@ -1432,5 +1432,112 @@ value_sets {
   size: 2
 }
 "#
+    );
+}
+
+/// Action profiles and selectors: an instance two tables share (its table
+/// ids in order of the tables' names) and one a table constructs, named by
+/// the property's `@name` alone; the selector's annotations become fields.
+#[test]
+fn action_profiles_and_selectors() {
+    let ingress = r#"
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action set(bit<9> port) { sm.egress_spec = port; }
+    action_profile(32w64) shared;
+    table zeta { key = { hdr.h.f: exact; } actions = { set; } implementation = shared; }
+    table alpha { key = { hdr.h.f: exact; } actions = { set; } implementation = shared; }
+    table sel {
+        key = { hdr.h.f: exact; hdr.h.f: selector; }
+        actions = { set; }
+        @name("ecmp") @max_group_size(8) @selector_size_semantics("sum_of_members")
+        @max_member_weight(3)
+        implementation = action_selector(HashAlgorithm.crc16, 32w128, 32w14);
+    }
+    apply { zeta.apply(); alpha.apply(); sel.apply(); }
+}
+"#;
+    let info = build("profiles.p4", &format!("{V1_HEAD}{ingress}{V1_REST}"));
+    let table = |name: &str| {
+        info.tables
+            .iter()
+            .find(|t| t.preamble.name == name)
+            .unwrap_or_else(|| panic!("no table {name}"))
+    };
+    let shared = hashed(ResourceType::ActionProfile, "Ingress.shared");
+    let ecmp = hashed(ResourceType::ActionProfile, "ecmp");
+    assert_eq!(table("Ingress.zeta").implementation_id, shared);
+    assert_eq!(table("Ingress.alpha").implementation_id, shared);
+    assert_eq!(table("Ingress.sel").implementation_id, ecmp);
+    // The selector key is no match field.
+    assert_eq!(table("Ingress.sel").match_fields.len(), 1);
+    let profiles: Vec<_> = info
+        .action_profiles
+        .iter()
+        .map(|p| {
+            (
+                p.preamble.name.as_str(),
+                p.preamble.id,
+                p.table_ids.clone(),
+                p.with_selector,
+                p.size,
+                p.max_group_size,
+                p.selector_size_semantics,
+                p.preamble.annotations.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        profiles,
+        [
+            (
+                "Ingress.shared",
+                shared,
+                vec![
+                    table("Ingress.alpha").preamble.id,
+                    table("Ingress.zeta").preamble.id
+                ],
+                false,
+                64,
+                0,
+                None,
+                vec![],
+            ),
+            (
+                "ecmp",
+                ecmp,
+                vec![table("Ingress.sel").preamble.id],
+                true,
+                128,
+                8,
+                Some(SelectorSizeSemantics::SumOfMembers {
+                    max_member_weight: 3
+                }),
+                vec![],
+            ),
+        ]
+    );
+    let text = info.to_text();
+    assert!(
+        text.contains("  with_selector: true\n  size: 128\n  max_group_size: 8\n  sum_of_members {\n    max_member_weight: 3\n  }\n"),
+        "{text}"
+    );
+}
+
+/// p4c refuses an `implementation` constructed without a `@name`; so does
+/// p4sim, saying which table.
+#[test]
+fn an_anonymous_implementation_needs_a_name() {
+    let ingress = r#"
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action set(bit<9> port) { sm.egress_spec = port; }
+    table t { key = { hdr.h.f: exact; } actions = { set; } implementation = action_profile(32w4); }
+    apply { t.apply(); }
+}
+"#;
+    let program = parse_source("anon.p4", &format!("{V1_HEAD}{ingress}{V1_REST}")).unwrap();
+    let err = p4info(&program).unwrap_err().to_string();
+    assert!(
+        err.contains("table `t` has an anonymous `implementation`"),
+        "{err}"
     );
 }
