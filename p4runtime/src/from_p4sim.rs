@@ -12,13 +12,40 @@ use p4sim::p4info as sim;
 /// Converts p4sim's P4Info into the protobuf message.
 pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
     pb::P4Info {
-        pkg_info: Some(pb::PkgInfo {
-            arch: info.arch.clone(),
-            annotations: info.pkg_annotations.clone(),
-            ..Default::default()
+        // None for a program without `main`, as p4c leaves it unset.
+        pkg_info: (!info.arch.is_empty() || !info.pkg_annotations.is_empty()).then(|| {
+            pb::PkgInfo {
+                arch: info.arch.clone(),
+                annotations: info.pkg_annotations.clone(),
+                ..Default::default()
+            }
         }),
         tables: info.tables.iter().map(table).collect(),
         actions: info.actions.iter().map(action).collect(),
+        action_profiles: info
+            .action_profiles
+            .iter()
+            .map(|p| pb::ActionProfile {
+                preamble: Some(preamble(&p.preamble)),
+                table_ids: p.table_ids.clone(),
+                with_selector: p.with_selector,
+                size: p.size,
+                max_group_size: p.max_group_size,
+                selector_size_semantics: p.selector_size_semantics.map(|s| match s {
+                    sim::SelectorSizeSemantics::SumOfWeights => {
+                        pb::action_profile::SelectorSizeSemantics::SumOfWeights(
+                            pb::action_profile::SumOfWeights {},
+                        )
+                    }
+                    sim::SelectorSizeSemantics::SumOfMembers { max_member_weight } => {
+                        pb::action_profile::SelectorSizeSemantics::SumOfMembers(
+                            pb::action_profile::SumOfMembers { max_member_weight },
+                        )
+                    }
+                }),
+                weights_disallowed: false,
+            })
+            .collect(),
         counters: info
             .counters
             .iter()
@@ -86,6 +113,15 @@ pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
                     .collect(),
             })
             .collect(),
+        value_sets: info
+            .value_sets
+            .iter()
+            .map(|v| pb::ValueSet {
+                preamble: Some(preamble(&v.preamble)),
+                r#match: v.matches.iter().map(match_field).collect(),
+                size: v.size,
+            })
+            .collect(),
         registers: info
             .registers
             .iter()
@@ -124,7 +160,6 @@ pub fn p4info(info: &sim::P4Info) -> pb::P4Info {
             })
             .collect(),
         type_info: info.type_info.as_ref().map(type_info),
-        ..Default::default()
     }
 }
 
@@ -148,41 +183,39 @@ fn preamble(p: &sim::Preamble) -> pb::Preamble {
     }
 }
 
+fn match_field(m: &sim::MatchField) -> pb::MatchField {
+    pb::MatchField {
+        id: m.id,
+        name: m.name.clone(),
+        annotations: m.annotations.clone(),
+        bitwidth: width(m.bitwidth),
+        type_name: named(m.type_name.as_deref()),
+        r#match: Some(match &m.match_type {
+            sim::MatchType::Exact => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Exact as i32)
+            }
+            sim::MatchType::Lpm => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Lpm as i32)
+            }
+            sim::MatchType::Ternary => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Ternary as i32)
+            }
+            sim::MatchType::Range => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Range as i32)
+            }
+            sim::MatchType::Optional => {
+                pb::match_field::Match::MatchType(pb::match_field::MatchType::Optional as i32)
+            }
+            sim::MatchType::Other(name) => pb::match_field::Match::OtherMatchType(name.clone()),
+        }),
+        ..Default::default()
+    }
+}
+
 fn table(t: &sim::Table) -> pb::Table {
     pb::Table {
         preamble: Some(preamble(&t.preamble)),
-        match_fields: t
-            .match_fields
-            .iter()
-            .map(|m| pb::MatchField {
-                id: m.id,
-                name: m.name.clone(),
-                annotations: m.annotations.clone(),
-                bitwidth: width(m.bitwidth),
-                type_name: named(m.type_name.as_deref()),
-                r#match: Some(match &m.match_type {
-                    sim::MatchType::Exact => {
-                        pb::match_field::Match::MatchType(pb::match_field::MatchType::Exact as i32)
-                    }
-                    sim::MatchType::Lpm => {
-                        pb::match_field::Match::MatchType(pb::match_field::MatchType::Lpm as i32)
-                    }
-                    sim::MatchType::Ternary => pb::match_field::Match::MatchType(
-                        pb::match_field::MatchType::Ternary as i32,
-                    ),
-                    sim::MatchType::Range => {
-                        pb::match_field::Match::MatchType(pb::match_field::MatchType::Range as i32)
-                    }
-                    sim::MatchType::Optional => pb::match_field::Match::MatchType(
-                        pb::match_field::MatchType::Optional as i32,
-                    ),
-                    sim::MatchType::Other(name) => {
-                        pb::match_field::Match::OtherMatchType(name.clone())
-                    }
-                }),
-                ..Default::default()
-            })
-            .collect(),
+        match_fields: t.match_fields.iter().map(match_field).collect(),
         action_refs: t
             .action_refs
             .iter()
@@ -212,6 +245,7 @@ fn table(t: &sim::Table) -> pb::Table {
                     })
                     .collect(),
             }),
+        implementation_id: t.implementation_id,
         direct_resource_ids: t.direct_resource_ids.clone(),
         size: t.size,
         idle_timeout_behavior: if t.supports_idle_timeout {

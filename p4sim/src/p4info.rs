@@ -29,10 +29,11 @@ use builder::Builder;
 
 pub use builder::DEFAULT_TABLE_SIZE;
 pub use model::{
-    Action, ActionParam, ActionRef, ActionScope, ControllerPacketMetadata, Counter, CounterUnit,
-    Digest, DirectCounter, DirectMeter, ExternInstance, ExternType, HeaderMember, MatchField,
-    MatchType, Meter, MeterUnit, NewTypeSpec, P4Info, PacketMetadata, Preamble, Register,
-    SerializableEnumSpec, Table, TableActionCall, TypeInfo, TypeSpec,
+    Action, ActionParam, ActionProfile, ActionRef, ActionScope, ControllerPacketMetadata, Counter,
+    CounterUnit, Digest, DirectCounter, DirectMeter, ExternInstance, ExternType, HeaderMember,
+    MatchField, MatchType, Meter, MeterUnit, NewTypeSpec, P4Info, PacketMetadata, Preamble,
+    Register, SelectorSizeSemantics, SerializableEnumSpec, Table, TableActionCall, TypeInfo,
+    TypeSpec, ValueSet,
 };
 pub use text::TextOptions;
 

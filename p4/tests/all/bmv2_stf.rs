@@ -174,6 +174,7 @@ fn p4sim_conformance_programs_for_newer_constructs_pass_on_bmv2() {
         "varbit_forms",
         "lvalue_order",
         "parser_invalid_argument",
+        "parser_value_set",
     ] {
         let out = tempfile::tempdir().unwrap();
         let program = dir.join(format!("{name}.p4"));

@@ -41,6 +41,28 @@ impl<'p> Compiler<'p> {
     /// statements go to `out`.
     pub(super) fn local_decl(&mut self, d: &Declaration, out: &mut Vec<St>) -> Res<()> {
         match d {
+            // Checked here; a `select` case naming it is lowered with the
+            // parser's states (`lower_states`).
+            Declaration::ValueSet(v) => {
+                let t = self.resolve_type(&v.element)?;
+                if !matches!(t, Ty::Bit(_) | Ty::Int(_) | Ty::Struct(_) | Ty::Enum(_)) {
+                    return err(
+                        v.element.span,
+                        format!(
+                            "a value set of {} (bit<W>, int<W>, a struct or a serializable enum)",
+                            ty_name(self, &t)
+                        ),
+                    );
+                }
+                let size = self.expr(&v.size)?;
+                match self.const_value(&size) {
+                    Some(n) if n >= 0 => Ok(()),
+                    _ => err(
+                        v.size.span,
+                        "a value set's size must be a non-negative constant",
+                    ),
+                }
+            }
             Declaration::Constant(c) => {
                 let v = self.local_const(c)?;
                 self.bind(&c.name, v)

@@ -150,6 +150,15 @@ impl<'p> Compiler<'p> {
                         let mut out_cases = Vec::new();
                         for c in cases {
                             let next = resolve(&c.next)?;
+                            if let [ast::Keyset::Expr(e)] = c.keys.as_slice()
+                                && names_value_set(p, e)
+                            {
+                                // A value set matches its members, and it
+                                // starts empty, as in BMv2; p4sim has no
+                                // control-plane write to add members yet,
+                                // so the case never matches.
+                                continue;
+                            }
                             let ks = if c.keys.len() == 1
                                 && matches!(
                                     c.keys[0],
@@ -327,4 +336,15 @@ impl<'p> Compiler<'p> {
             ),
         })
     }
+}
+
+/// Whether a `select` case's keyset `e` names a value set of `p`.
+fn names_value_set(p: &ast::ParserDecl, e: &ast::Expr) -> bool {
+    let ast::ExprKind::Name(n) = &e.kind else {
+        return false;
+    };
+    !n.absolute
+        && p.locals
+            .iter()
+            .any(|d| matches!(d, Declaration::ValueSet(v) if v.name.as_str() == n.name.as_str()))
 }

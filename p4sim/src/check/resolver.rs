@@ -175,6 +175,22 @@ impl<'p> Resolver<'p> {
         }
     }
 
+    /// The value of `e` when it folds to a boolean constant in the scope of
+    /// `control` (and of `action`'s parameters when given); `None` when it
+    /// does not, or does not type-check there (it names a block's local).
+    pub fn constant_bool(
+        &mut self,
+        e: &ast::Expr,
+        control: &'p ast::ControlDecl,
+        action: Option<&'p ast::ActionDecl>,
+    ) -> Option<bool> {
+        self.enter(control, action).ok()?;
+        match self.c.expr(e).ok()? {
+            Val::Scalar(Ex::Const(c), Ty::Bool) => Some(c != 0),
+            _ => None,
+        }
+    }
+
     /// The type of `e` (a table key, a digest's data) in the scope of
     /// `control`, and of `action`'s parameters when given.
     pub fn type_of(
@@ -232,8 +248,8 @@ impl<'p> Resolver<'p> {
         })
     }
 
-    /// A fresh scope with `control`'s parameters, variables and constants
-    /// (and `action`'s parameters) bound; nothing is lowered.
+    /// A fresh scope with `control`'s parameters, variables, constants and
+    /// tables (and `action`'s parameters) bound; nothing is lowered.
     fn enter(
         &mut self,
         control: &'p ast::ControlDecl,
@@ -250,11 +266,20 @@ impl<'p> Resolver<'p> {
             let place = c.alloc(&t);
             c.bind(&p.name, Val::Place(place, t))?;
         }
-        for d in &control.locals {
+        for (index, d) in control.locals.iter().enumerate() {
             match d {
                 Declaration::Constant(k) => {
                     let v = c.local_const(k)?;
                     c.bind(&k.name, v)?;
+                }
+                // For `t.apply().hit` in another table's key: nothing is
+                // lowered here, so the id is a placeholder; only the type
+                // of the result is asked for.
+                Declaration::Table(t) => {
+                    c.bind(
+                        &t.name,
+                        Val::Table(u32::try_from(index).unwrap_or(u32::MAX)),
+                    )?;
                 }
                 Declaration::Variable(v) => {
                     let t = c.resolve_type(&v.ty)?;

@@ -164,6 +164,24 @@ pub enum Declaration {
     Table(TableDecl),
     /// `R name<T>(params) { body }`
     Function(FunctionDecl),
+    /// `value_set<T>(size) name;` (in a parser)
+    ValueSet(ValueSetDecl),
+}
+
+/// `value_set<T>(size) name;`: a parser value set, a set of values of `T`
+/// the control plane fills, which a `select` case can name as its keyset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueSetDecl {
+    /// Annotations.
+    pub annotations: Vec<Annotation>,
+    /// The type of its members (`bit<W>`, a struct of `bit<W>` fields, ...).
+    pub element: Type,
+    /// Its capacity, a compile-time constant.
+    pub size: Expr,
+    /// Name.
+    pub name: Ident,
+    /// Whole declaration.
+    pub span: Span,
 }
 
 impl Declaration {
@@ -189,6 +207,7 @@ impl Declaration {
             Declaration::Action(d) => Some(&d.name),
             Declaration::Table(d) => Some(&d.name),
             Declaration::Function(d) => Some(&d.name),
+            Declaration::ValueSet(d) => Some(&d.name),
         }
     }
 
@@ -212,6 +231,7 @@ impl Declaration {
             Declaration::Action(d) => d.span,
             Declaration::Table(d) => d.span,
             Declaration::Function(d) => d.span,
+            Declaration::ValueSet(d) => d.span,
         }
     }
 }

@@ -13,7 +13,7 @@
 //! - `>` `>` with nothing between them is a right shift; separately they
 //!   close nested type argument lists.
 //!
-//! Constructs outside what p4sim supports (`value_set`, ...) are errors saying so.
+//! Constructs outside what p4sim supports (`typedef struct`, ...) are errors saying so.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -337,7 +337,7 @@ impl Parser {
                     self.peek().span,
                 ));
             }
-            TokenKind::ValueSet => return Err(value_set_unsupported(self.peek().span)),
+            TokenKind::ValueSet => return Err(value_set_outside_parser(self.peek().span)),
             TokenKind::Eof => return Err(self.error_here("a declaration after annotations")),
             _ => self.type_led_top_level(annotations, start)?,
         };
@@ -1020,7 +1020,10 @@ impl Parser {
             TokenKind::Const => {
                 return Ok(Declaration::Constant(self.constant(annotations, start)?));
             }
-            TokenKind::ValueSet => return Err(value_set_unsupported(self.peek().span)),
+            TokenKind::ValueSet if !in_control => {
+                return Ok(Declaration::ValueSet(self.value_set(annotations, start)?));
+            }
+            TokenKind::ValueSet => return Err(value_set_outside_parser(self.peek().span)),
             TokenKind::Action if !in_control => {
                 return Err(Error::syntax(
                     "actions cannot be declared inside a parser",
@@ -1049,6 +1052,32 @@ impl Parser {
         }
         let name = self.name("a variable name")?;
         self.variable_rest(annotations, ty, name, start)
+    }
+
+    /// `value_set<T>(size) name;`
+    fn value_set(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<ValueSetDecl> {
+        self.bump();
+        self.expect_punct(TokenKind::Lt)?;
+        let mut args = self.type_args_rest()?;
+        if args.len() != 1 {
+            return Err(Error::syntax(
+                "`value_set` takes one type argument",
+                self.prev_span(),
+            ));
+        }
+        let element = args.remove(0);
+        self.expect_punct(TokenKind::LParen)?;
+        let size = self.expr()?;
+        self.expect_punct(TokenKind::RParen)?;
+        let name = self.name("a value set name")?;
+        self.expect_punct(TokenKind::Semicolon)?;
+        Ok(ValueSetDecl {
+            annotations,
+            element,
+            size,
+            name,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn variable_rest(
@@ -1637,7 +1666,7 @@ impl Parser {
                     self.peek().span,
                 ));
             }
-            TokenKind::ValueSet => return Err(value_set_unsupported(self.peek().span)),
+            TokenKind::ValueSet => return Err(value_set_outside_parser(self.peek().span)),
             TokenKind::Action | TokenKind::Table => {
                 let what = if self.kind() == TokenKind::Action {
                     "actions"
@@ -2174,8 +2203,8 @@ fn decl_statement(d: Declaration) -> Statement {
     }
 }
 
-fn value_set_unsupported(span: Span) -> Error {
-    Error::unsupported("parser value sets (`value_set`)", span)
+fn value_set_outside_parser(span: Span) -> Error {
+    Error::syntax("a `value_set` can only be declared in a parser", span)
 }
 
 /// Parses annotation tokens as `e1, e2, ...`; `None` when they are not.
@@ -2457,14 +2486,28 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_constructs_say_so() {
-        let e =
-            parse_err("parser P() { value_set<bit<8>>(4) vs; state start { transition accept; } }");
+    fn value_sets_are_declared_in_parsers_only() {
+        let p =
+            parse("parser P() { @x value_set<bit<8>>(4) vs; state start { transition accept; } }");
+        let Declaration::Parser(parser) = &p[0] else {
+            panic!("not a parser");
+        };
+        let Declaration::ValueSet(vs) = &parser.locals[0] else {
+            panic!("not a value set");
+        };
+        assert_eq!(vs.name.as_str(), "vs");
+        assert_eq!(vs.annotations.len(), 1);
+        assert!(matches!(vs.element.kind, TypeKind::Bit(_)));
+        let e = parse_err("control C() { value_set<bit<8>>(4) vs; apply { } }");
         assert_eq!(
             e.kind,
-            ErrorKind::Unsupported("parser value sets (`value_set`)".into())
+            ErrorKind::Syntax("a `value_set` can only be declared in a parser".into())
         );
-        assert_eq!(e.span.col, 14);
+        assert_eq!(e.span.col, 15);
+    }
+
+    #[test]
+    fn unsupported_constructs_say_so() {
         let e = parse_err("typedef struct { bit<8> a; } S;");
         assert!(matches!(e.kind, ErrorKind::Unsupported(_)));
     }

@@ -14,6 +14,13 @@
 //!   the control's own declarations (`LocalizeAllActions`);
 //! - tables that are never applied and actions no surviving code refers to
 //!   are removed (`RemoveAllUnusedDeclarations`); extern instances stay.
+//!   Code p4c's front end removes first does not count: the branch of an
+//!   `if` or `?:` on a constant never taken (`ConstantFolding`), and the
+//!   rest of a block after a `return` or `exit` in a body with a `return`
+//!   (`RemoveReturns`);
+//! - a top-level action's `@name` stays global (`TagGlobalActions`);
+//! - a program without `main` gets a P4Info with no objects but its
+//!   controller headers, and no `pkg_info`.
 //!
 //! Objects are then visited breadth first from `main` (the package's blocks
 //! in parameter order, then each control's tables and instances in
@@ -26,14 +33,14 @@
 //! resolver; what is here is P4Info's own naming and order of objects.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::id::{AssignedIds, IdAllocator, ResourceType};
 use super::model::{
-    Action, ActionParam, ActionRef, ActionScope, ControllerPacketMetadata, Counter, CounterUnit,
-    Digest, DirectCounter, DirectMeter, HeaderMember, MatchField, MatchType, Meter, MeterUnit,
-    NewTypeSpec, P4Info, PacketMetadata, Preamble, Register, SerializableEnumSpec, Table,
-    TableActionCall, TypeInfo, TypeSpec,
+    Action, ActionParam, ActionProfile, ActionRef, ActionScope, ControllerPacketMetadata, Counter,
+    CounterUnit, Digest, DirectCounter, DirectMeter, HeaderMember, MatchField, MatchType, Meter,
+    MeterUnit, NewTypeSpec, P4Info, PacketMetadata, Preamble, Register, SelectorSizeSemantics,
+    SerializableEnumSpec, Table, TableActionCall, TypeInfo, TypeSpec, ValueSet,
 };
 use super::names::{
     Res, annotated_name, field_ids, id_annotation, invalid, printed_annotations, qualify,
@@ -44,8 +51,9 @@ use super::tna;
 use crate::check::{CpType, Resolver};
 use crate::front::ast::{
     ActionDecl, ActionRef as AstActionRef, Annotation, AnnotationBody, Argument, BinaryOp,
-    ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, StructDecl,
-    TableDecl, TypeKind, TypedefDecl, find_annotation,
+    ControlDecl, Declaration, Expr, ExprKind, Instantiation, KeyElement, Param, ParserDecl,
+    StructDecl, TableDecl, TableProperty, TablePropertyKind, TypeKind, TypedefDecl, ValueSetDecl,
+    find_annotation,
 };
 use crate::front::source::Span;
 
@@ -123,6 +131,8 @@ enum Node<'a> {
     Table(&'a TableDecl, &'a ControlDecl, String),
     /// An extern instance, in a control or (`None`) at top level.
     Instance(&'a Instantiation, Option<&'a ControlDecl>, String),
+    /// A parser value set, under its parser's path.
+    ValueSet(&'a ValueSetDecl, String),
 }
 
 pub(super) struct Builder<'a> {
@@ -132,12 +142,31 @@ pub(super) struct Builder<'a> {
     /// Top-level actions and controls by name.
     actions: HashMap<&'a str, &'a ActionDecl>,
     controls: HashMap<&'a str, &'a ControlDecl>,
+    parsers: HashMap<&'a str, &'a ParserDecl>,
+    /// `main`'s parser (v1model), whose value sets P4Info lists.
+    parser_roots: Vec<&'a ParserDecl>,
+    /// The names of the tables each action profile implements, sorted
+    /// (p4c keeps them in a `std::set`).
+    profile_tables: HashMap<String, BTreeSet<String>>,
     plans: HashMap<String, ControlPlan<'a>>,
     /// For a TNA program, the `Pipeline` instance's name.
     tna_pipe: Option<String>,
     /// For a TNA program: the ingress parser's type name and the name of its
     /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
     tna_port_metadata: Option<(String, String)>,
+}
+
+/// A table's `implementation`.
+enum Implementation<'a> {
+    /// An action profile or selector constructed in the property.
+    InPlace {
+        name: String,
+        property: &'a TableProperty,
+        type_name: &'a str,
+        args: &'a [Argument],
+    },
+    /// An instance, by its P4Info name.
+    Instance(String),
 }
 
 /// A digest found in a control.
@@ -150,6 +179,7 @@ impl<'a> Builder<'a> {
     pub(super) fn new(program: &'a crate::front::ast::Program) -> Res<Self> {
         let mut actions = HashMap::new();
         let mut controls = HashMap::new();
+        let mut parsers = HashMap::new();
         for d in &program.declarations {
             match d {
                 Declaration::Action(a) => {
@@ -157,6 +187,9 @@ impl<'a> Builder<'a> {
                 }
                 Declaration::Control(c) => {
                     controls.insert(c.name.as_str(), c);
+                }
+                Declaration::Parser(p) => {
+                    parsers.insert(p.name.as_str(), p);
                 }
                 _ => {}
             }
@@ -169,6 +202,9 @@ impl<'a> Builder<'a> {
             plans: HashMap::new(),
             tna_pipe: None,
             tna_port_metadata: None,
+            parsers,
+            parser_roots: Vec::new(),
+            profile_tables: HashMap::new(),
         })
     }
 
@@ -196,9 +232,11 @@ impl<'a> Builder<'a> {
             CpType::Bit(w) | CpType::Int(w) | CpType::SerEnum(_, w) => *w,
             CpType::Bool => 1,
             CpType::Error => 0,
+            // Its own translation's width, else the bits underneath: a
+            // translation of the type it wraps does not carry over.
             CpType::NewType(name, inner) => match self.new_type_decl(name).and_then(translation) {
                 Some((_, width)) => width.unwrap_or(0),
-                None => self.width(inner)?,
+                None => self.width(&underlying(inner))?,
             },
             _ => return None,
         })
@@ -212,8 +250,11 @@ impl<'a> Builder<'a> {
         self.resolver.borrow_mut().eval(e, control)
     }
 
-    fn main_blocks(&mut self) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
-        let main = self
+    /// `main`'s controls and annotations; `None` for a program without
+    /// `main`, of which p4c writes a P4Info with no objects and no
+    /// `pkg_info` (control-plane/p4RuntimeSerializer.cpp, `addPkgInfo`).
+    fn main_blocks(&mut self) -> Res<Option<(Vec<&'a ControlDecl>, Vec<String>)>> {
+        let Some(main) = self
             .program
             .declarations
             .iter()
@@ -222,23 +263,16 @@ impl<'a> Builder<'a> {
                 Declaration::Instantiation(i) if i.name.as_str() == "main" => Some(i),
                 _ => None,
             })
-            .ok_or_else(|| {
-                unsupported(
-                    "the program has no `main` package instance",
-                    self.program
-                        .declarations
-                        .last()
-                        .map(Declaration::span)
-                        .unwrap_or_default(),
-                )
-            })?;
+        else {
+            return Ok(None);
+        };
         let package = match &main.ty.kind {
             TypeKind::Name(p) => p.name.as_str(),
             TypeKind::Specialized { base, .. } => base.name.as_str(),
             _ => "",
         };
         if package == "Switch" {
-            return self.tna_blocks(main);
+            return self.tna_blocks(main).map(Some);
         }
         if package != "V1Switch" {
             return Err(unsupported(
@@ -274,9 +308,12 @@ impl<'a> Builder<'a> {
             if let Some(c) = name.and_then(|n| self.controls.get(n)) {
                 controls.push(*c);
             }
+            if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
+                self.parser_roots.push(*p);
+            }
         }
         let annotations = printed_annotations(&main.annotations);
-        Ok((controls, annotations))
+        Ok(Some((controls, annotations)))
     }
 
     /// The controls of a TNA `Switch(pipe)`'s one `Pipeline`: ingress,
@@ -370,9 +407,22 @@ impl<'a> Builder<'a> {
     fn plan(&mut self, control: &'a ControlDecl) -> &ControlPlan<'a> {
         let key = control.name.to_string();
         let actions = &self.actions;
-        self.plans
-            .entry(key)
-            .or_insert_with(|| ControlPlan::new(actions, control))
+        let resolver = &self.resolver;
+        self.plans.entry(key).or_insert_with(|| {
+            let fold = |e: &Expr, action: Option<&'a ActionDecl>| {
+                resolver.borrow_mut().constant_bool(e, control, action)
+            };
+            ControlPlan::new(actions, control, &fold)
+        })
+    }
+
+    /// How p4c's front end folds a condition in `control` (see
+    /// [`super::plan::Fold`]).
+    fn fold_in(
+        &self,
+        control: &'a ControlDecl,
+    ) -> impl Fn(&Expr, Option<&'a ActionDecl>) -> Option<bool> + use<'_, 'a> {
+        move |e, action| self.resolver.borrow_mut().constant_bool(e, control, action)
     }
 
     /// Depth-first walk from `main`'s controls in declaration order: p4c's
@@ -381,6 +431,9 @@ impl<'a> Builder<'a> {
     /// where it is declared, before the next top-level control's.
     fn walk(&mut self, roots: &[&'a ControlDecl]) -> Vec<Node<'a>> {
         let mut order = Vec::new();
+        for p in self.parser_roots.clone() {
+            self.walk_parser(p, p.name.to_string(), &mut order);
+        }
         let mut seen: HashSet<String> = HashSet::new();
         for c in roots {
             if seen.insert(c.name.to_string()) {
@@ -392,11 +445,24 @@ impl<'a> Builder<'a> {
         let mut used = HashSet::new();
         for node in &order {
             if let Node::Control(c, _) = node {
+                let tables = self.plan(c).tables.clone();
+                let fold = self.fold_in(c);
                 let mut names = Vec::new();
-                super::plan::collect_names_block(&c.apply, &mut names);
+                super::plan::collect_names_block(&c.apply, &fold, None, &mut names);
+                for t in tables {
+                    for prop in ["counters", "meters", "implementation"] {
+                        if let Some(Expr {
+                            kind: ExprKind::Name(p),
+                            ..
+                        }) = t.property(prop)
+                        {
+                            names.push(p.name.to_string());
+                        }
+                    }
+                }
                 for d in &c.locals {
                     if let Declaration::Action(a) = d {
-                        super::plan::collect_names_block(&a.body, &mut names);
+                        super::plan::collect_names_block(&a.body, &fold, Some(a), &mut names);
                     }
                 }
                 used.extend(names);
@@ -411,6 +477,23 @@ impl<'a> Builder<'a> {
             }
         }
         order
+    }
+
+    /// A parser's value sets, and those of the parsers it instantiates
+    /// (under the instance's path: `parserImpl.p1.vs`).
+    fn walk_parser(&self, parser: &'a ParserDecl, prefix: String, order: &mut Vec<Node<'a>>) {
+        for d in &parser.locals {
+            match d {
+                Declaration::ValueSet(v) => order.push(Node::ValueSet(v, prefix.clone())),
+                Declaration::Instantiation(i) => {
+                    if let Some(inner) = self.parsers.get(instance_type(i)) {
+                        let inner_prefix = qualify(&prefix, &i.annotations, i.name.as_str());
+                        self.walk_parser(inner, inner_prefix, order);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn walk_control(
@@ -443,7 +526,7 @@ impl<'a> Builder<'a> {
         // `C.apply(...)` of a control type: p4c's InstantiateDirectCalls
         // appends an instance named after the type to the locals.
         let mut names = Vec::new();
-        super::plan::collect_names_block(&control.apply, &mut names);
+        super::plan::collect_names_block(&control.apply, &self.fold_in(control), None, &mut names);
         for name in names {
             let shadowed = control
                 .locals
@@ -463,7 +546,9 @@ impl<'a> Builder<'a> {
     }
 
     pub(super) fn run(mut self) -> Res<P4Info> {
-        let (roots, pkg_annotations) = self.main_blocks()?;
+        let main = self.main_blocks()?;
+        let has_main = main.is_some();
+        let (roots, pkg_annotations) = main.unwrap_or_default();
         let nodes = self.walk(&roots);
 
         // Pass 1: symbols, for ids and aliases.
@@ -482,12 +567,7 @@ impl<'a> Builder<'a> {
                     let plan = self.plan(control);
                     let (globals, locals) = (plan.global_actions.clone(), plan.actions.clone());
                     for a in globals {
-                        let name = qualify(prefix, &a.annotations, a.name.as_str());
-                        let name = if find_annotation(&a.annotations, "name").is_none() {
-                            a.name.to_string()
-                        } else {
-                            name
-                        };
+                        let name = global_action_name(a);
                         add(
                             &mut alloc,
                             ResourceType::Action,
@@ -514,7 +594,7 @@ impl<'a> Builder<'a> {
                     }
                     digest_uses.push((index, digests));
                 }
-                Node::Table(t, _, prefix) => {
+                Node::Table(t, control, prefix) => {
                     let name = qualify(prefix, &t.annotations, t.name.as_str());
                     add(
                         &mut alloc,
@@ -523,7 +603,23 @@ impl<'a> Builder<'a> {
                         &t.annotations,
                         t.span,
                     )?;
-                    for prop in ["implementation", "counters", "meters"] {
+                    match self.implementation(t, control, prefix)? {
+                        Some(Implementation::InPlace { name, property, .. }) => {
+                            add(
+                                &mut alloc,
+                                ResourceType::ActionProfile,
+                                &name,
+                                &property.annotations,
+                                property.span,
+                            )?;
+                            self.note_profile_table(name, &t.annotations, t.name.as_str(), prefix);
+                        }
+                        Some(Implementation::Instance(name)) => {
+                            self.note_profile_table(name, &t.annotations, t.name.as_str(), prefix);
+                        }
+                        None => {}
+                    }
+                    for prop in ["counters", "meters"] {
                         if let Some(v) = t.property(prop)
                             && matches!(v.kind, ExprKind::Call { .. })
                         {
@@ -539,6 +635,16 @@ impl<'a> Builder<'a> {
                         let name = qualify(prefix, &i.annotations, i.name.as_str());
                         add(&mut alloc, ty, &name, &i.annotations, i.span)?;
                     }
+                }
+                Node::ValueSet(v, prefix) => {
+                    let name = qualify(prefix, &v.annotations, v.name.as_str());
+                    add(
+                        &mut alloc,
+                        ResourceType::ValueSet,
+                        &name,
+                        &v.annotations,
+                        v.span,
+                    )?;
                 }
             }
         }
@@ -572,7 +678,9 @@ impl<'a> Builder<'a> {
 
         // Pass 2: the P4Info itself.
         let mut out = P4Info {
-            arch: if self.tna_pipe.is_some() {
+            arch: if !has_main {
+                ""
+            } else if self.tna_pipe.is_some() {
                 "tna"
             } else {
                 "v1model"
@@ -592,11 +700,7 @@ impl<'a> Builder<'a> {
                     let locals = plan.actions.clone();
                     let direct_calls = plan.direct_calls.clone();
                     for a in globals {
-                        let name = if find_annotation(&a.annotations, "name").is_none() {
-                            a.name.to_string()
-                        } else {
-                            qualify(prefix, &a.annotations, a.name.as_str())
-                        };
+                        let name = global_action_name(a);
                         self.add_action(
                             &ids,
                             a,
@@ -645,6 +749,7 @@ impl<'a> Builder<'a> {
                 Node::Instance(i, control, prefix) => {
                     self.add_instance(&ids, i, *control, prefix, &mut out, &mut type_info)?;
                 }
+                Node::ValueSet(v, prefix) => self.add_value_set(&ids, v, prefix, &mut out)?,
             }
         }
         for h in &controller_headers {
@@ -677,11 +782,8 @@ impl<'a> Builder<'a> {
             "Counter" if self.tna_pipe.is_some() => Some(ResourceType::Counter),
             "DirectCounter" if self.tna_pipe.is_some() => Some(ResourceType::DirectCounter),
             "Register" if self.tna_pipe.is_some() => Some(ResourceType::Register),
-            "action_profile" | "action_selector" => {
-                return Err(unsupported(
-                    "action profiles and selectors in P4Info",
-                    i.ty.span,
-                ));
+            "action_profile" | "action_selector" if self.tna_pipe.is_none() => {
+                Some(ResourceType::ActionProfile)
             }
             _ => None,
         })
@@ -692,10 +794,11 @@ impl<'a> Builder<'a> {
         let actions = plan.actions.clone();
         let globals = plan.global_actions.clone();
         let mut calls = Vec::new();
+        let fold = self.fold_in(control);
         for a in globals.iter().chain(actions.iter()) {
-            digest_calls(&a.body, &mut calls);
+            digest_calls(&a.body, &fold, Some(a), &mut calls);
         }
-        digest_calls(&control.apply, &mut calls);
+        digest_calls(&control.apply, &fold, None, &mut calls);
         let mut out = Vec::new();
         for call in calls {
             let ExprKind::Call {
@@ -850,12 +953,7 @@ impl<'a> Builder<'a> {
             .actions
             .get(name)
             .ok_or_else(|| invalid(format!("unknown action `{name}`"), r.span))?;
-        let n = if find_annotation(&a.annotations, "name").is_none() {
-            a.name.to_string()
-        } else {
-            qualify(prefix, &a.annotations, name)
-        };
-        Ok((n, a))
+        Ok((global_action_name(a), a))
     }
 
     fn add_table(
@@ -1004,6 +1102,7 @@ impl<'a> Builder<'a> {
             action_refs,
             const_default_action_id,
             initial_default_action,
+            implementation_id: 0,
             direct_resource_ids: Vec::new(),
             size,
             supports_idle_timeout,
@@ -1020,15 +1119,23 @@ impl<'a> Builder<'a> {
                     e.span,
                 ));
             };
-            let inst = control
-                .locals
-                .iter()
-                .find_map(|d| match d {
+            let instance_named = |decls: &'a [Declaration]| {
+                decls.iter().find_map(|d| match d {
                     Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => Some(i),
                     _ => None,
                 })
-                .ok_or_else(|| invalid(format!("unknown instance `{}`", p.name), e.span))?;
-            let iname = qualify(prefix, &inst.annotations, inst.name.as_str());
+            };
+            // The control's own instance, else a top-level one (named
+            // without the control's prefix).
+            let (inst, inst_prefix) = match instance_named(&control.locals) {
+                Some(i) if !p.absolute => (i, prefix),
+                _ => (
+                    instance_named(&self.program.declarations)
+                        .ok_or_else(|| invalid(format!("unknown instance `{}`", p.name), e.span))?,
+                    "",
+                ),
+            };
+            let iname = qualify(inst_prefix, &inst.annotations, inst.name.as_str());
             let unit_name = enum_member_arg(&inst.args, "type", 0)
                 .ok_or_else(|| invalid("direct resource needs a type argument", inst.span))?;
             let (kind, not_found) = if is_counter {
@@ -1065,6 +1172,29 @@ impl<'a> Builder<'a> {
                     direct_table_id: table_id,
                 });
             }
+        }
+        match self.implementation(t, control, prefix)? {
+            Some(Implementation::InPlace {
+                name,
+                property,
+                type_name,
+                args,
+            }) => {
+                table.implementation_id = ids.get(ResourceType::ActionProfile, &name).unwrap_or(0);
+                let profile = self.action_profile(
+                    ids,
+                    name,
+                    type_name,
+                    args,
+                    &property.annotations,
+                    Some(control),
+                )?;
+                out.action_profiles.push(profile);
+            }
+            Some(Implementation::Instance(name)) => {
+                table.implementation_id = ids.get(ResourceType::ActionProfile, &name).unwrap_or(0);
+            }
+            None => {}
         }
         out.tables.push(table);
         Ok(())
@@ -1166,6 +1296,17 @@ impl<'a> Builder<'a> {
                     size: size(self)?,
                 });
             }
+            ResourceType::ActionProfile => {
+                let profile = self.action_profile(
+                    ids,
+                    name,
+                    instance_type(i),
+                    &i.args,
+                    &i.annotations,
+                    control,
+                )?;
+                out.action_profiles.push(profile);
+            }
             ResourceType::Register => {
                 let TypeKind::Specialized { args, .. } = &i.ty.kind else {
                     return Err(invalid("register needs a type argument", i.ty.span));
@@ -1185,6 +1326,274 @@ impl<'a> Builder<'a> {
             // Direct resources appear with their table.
             _ => {}
         }
+        Ok(())
+    }
+
+    /// A table's `implementation`: an action profile or selector it
+    /// constructs (named by the property's `@name`, without the control's
+    /// prefix, as p4c's `getExternInstanceFromProperty`), or an instance's
+    /// name.
+    fn implementation(
+        &self,
+        t: &'a TableDecl,
+        control: &'a ControlDecl,
+        prefix: &str,
+    ) -> Res<Option<Implementation<'a>>> {
+        let Some(property) = t.properties.iter().find(|p| {
+            matches!(&p.kind, TablePropertyKind::Other { name, .. } if name.as_str() == "implementation")
+        }) else {
+            return Ok(None);
+        };
+        let TablePropertyKind::Other { value, .. } = &property.kind else {
+            return Ok(None);
+        };
+        match &value.kind {
+            ExprKind::Call { callee, args, .. } => {
+                let ExprKind::Name(p) = &callee.kind else {
+                    return Err(invalid(
+                        "expected an action profile or selector",
+                        value.span,
+                    ));
+                };
+                let name = find_annotation(&property.annotations, "name")
+                    .and_then(|a| a.string_argument())
+                    .ok_or_else(|| {
+                        unsupported(
+                            format!(
+                                "table `{}` has an anonymous `implementation` with no @name, which P4Runtime cannot name",
+                                t.name
+                            ),
+                            property.span,
+                        )
+                    })?;
+                Ok(Some(Implementation::InPlace {
+                    name: name.strip_prefix('.').unwrap_or(name).to_string(),
+                    property,
+                    type_name: p.name.as_str(),
+                    args,
+                }))
+            }
+            ExprKind::Name(p) => {
+                let named = |decls: &'a [Declaration]| {
+                    decls.iter().find_map(|d| match d {
+                        Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => {
+                            Some(i)
+                        }
+                        _ => None,
+                    })
+                };
+                let (inst, inst_prefix) = match named(&control.locals) {
+                    Some(i) if !p.absolute => (i, prefix),
+                    _ => (
+                        named(&self.program.declarations).ok_or_else(|| {
+                            invalid(format!("unknown instance `{}`", p.name), value.span)
+                        })?,
+                        "",
+                    ),
+                };
+                Ok(Some(Implementation::Instance(qualify(
+                    inst_prefix,
+                    &inst.annotations,
+                    inst.name.as_str(),
+                ))))
+            }
+            _ => Err(invalid(
+                "`implementation` must name or construct an action profile or selector",
+                value.span,
+            )),
+        }
+    }
+
+    /// Records that the table `table` (in the control at `prefix`) is
+    /// implemented by the action profile `profile`.
+    fn note_profile_table(
+        &mut self,
+        profile: String,
+        annotations: &[Annotation],
+        table: &str,
+        prefix: &str,
+    ) {
+        self.profile_tables
+            .entry(profile)
+            .or_default()
+            .insert(qualify(prefix, annotations, table));
+    }
+
+    /// p4c's `addActionProfile`: an action profile or selector named
+    /// `name`, constructed as `type_name(args)`.
+    fn action_profile(
+        &self,
+        ids: &AssignedIds,
+        name: String,
+        type_name: &str,
+        args: &[Argument],
+        annotations: &[Annotation],
+        control: Option<&'a ControlDecl>,
+    ) -> Res<ActionProfile> {
+        let with_selector = match type_name {
+            "action_selector" => true,
+            "action_profile" => false,
+            other => {
+                return Err(invalid(
+                    format!("expected an action profile or selector, not `{other}`"),
+                    annotations.first().map(|a| a.span).unwrap_or_default(),
+                ));
+            }
+        };
+        let span = args.first().map(|a| a.value.span).unwrap_or_default();
+        let size_arg = named_or_positional(args, "size", usize::from(with_selector))
+            .ok_or_else(|| invalid(format!("`{name}` needs a size"), span))?;
+        let size = i64::try_from(self.eval(&size_arg.value, control)?)
+            .map_err(|_| invalid("size out of range", size_arg.value.span))?;
+        let int_annotation = |anno: &str| -> Res<Option<i32>> {
+            let Some(a) = find_annotation(annotations, anno) else {
+                return Ok(None);
+            };
+            a.integer_argument()
+                .and_then(|v| v.to_u128())
+                .and_then(|v| i32::try_from(v).ok())
+                .map(Some)
+                .ok_or_else(|| invalid(format!("@{anno} needs one integer"), a.span))
+        };
+        // p4c ignores these three (with a warning) on a profile without a
+        // selector.
+        let (mut max_group_size, mut selector_size_semantics) = (0, None);
+        if with_selector {
+            max_group_size = int_annotation("max_group_size")?.unwrap_or(0);
+            if let Some(a) = find_annotation(annotations, "selector_size_semantics") {
+                let value = a.string_argument().unwrap_or_default().to_ascii_lowercase();
+                selector_size_semantics = Some(match value.as_str() {
+                    "sum_of_weights" => SelectorSizeSemantics::SumOfWeights,
+                    "sum_of_members" => SelectorSizeSemantics::SumOfMembers {
+                        max_member_weight: int_annotation("max_member_weight")?.unwrap_or(0),
+                    },
+                    _ => {
+                        return Err(invalid(
+                            "@selector_size_semantics must be \"sum_of_weights\" or \"sum_of_members\"",
+                            a.span,
+                        ));
+                    }
+                });
+            }
+        }
+        let kept: Vec<Annotation> = annotations
+            .iter()
+            .filter(|a| {
+                !matches!(
+                    a.name.as_str(),
+                    "max_group_size" | "selector_size_semantics" | "max_member_weight"
+                )
+            })
+            .cloned()
+            .collect();
+        let table_ids = self
+            .profile_tables
+            .get(&name)
+            .into_iter()
+            .flatten()
+            .map(|t| ids.get(ResourceType::Table, t).unwrap_or(0))
+            .collect();
+        Ok(ActionProfile {
+            preamble: Preamble {
+                id: ids.get(ResourceType::ActionProfile, &name).unwrap_or(0),
+                alias: ids.alias(&name),
+                name,
+                annotations: printed_annotations(&kept),
+            },
+            table_ids,
+            with_selector,
+            size,
+            max_group_size,
+            selector_size_semantics,
+        })
+    }
+
+    /// p4c's `addValueSet`: the members' fields as match fields.
+    fn add_value_set(
+        &self,
+        ids: &AssignedIds,
+        v: &'a ValueSetDecl,
+        prefix: &str,
+        out: &mut P4Info,
+    ) -> Res<()> {
+        let name = qualify(prefix, &v.annotations, v.name.as_str());
+        let size = self.eval(&v.size, None)?;
+        let size = i32::try_from(size)
+            .ok()
+            .filter(|s| *s >= 0)
+            .ok_or_else(|| invalid("a value set's size must fit in 0..2^31", v.size.span))?;
+        let field =
+            |id: u32, name: String, annotations: Vec<String>, bitwidth, match_type| MatchField {
+                id,
+                name,
+                annotations,
+                bitwidth,
+                match_type,
+                type_name: None,
+            };
+        let not_bits = || {
+            unsupported(
+                "a value set's type must be bit<W>, a struct of bit<W> fields or a serializable enum in P4Info",
+                v.element.span,
+            )
+        };
+        let matches = match self.resolve(&v.element)? {
+            CpType::Bit(w) | CpType::Int(w) => {
+                vec![field(1, String::new(), Vec::new(), w, MatchType::Exact)]
+            }
+            CpType::Struct(s) => {
+                let fields = self.resolver.borrow_mut().fields(&s)?;
+                let annos: Vec<&[Annotation]> =
+                    fields.iter().map(|f| f.annotations.as_slice()).collect();
+                let field_id_list = field_ids(&annos)?;
+                let mut matches = Vec::new();
+                for (f, id) in fields.iter().zip(field_id_list) {
+                    let (CpType::Bit(w) | CpType::Int(w)) = f.ty else {
+                        return Err(not_bits());
+                    };
+                    let match_type = match match_annotation(&f.annotations).as_deref() {
+                        None | Some("exact") => MatchType::Exact,
+                        Some("lpm") => MatchType::Lpm,
+                        Some("ternary") => MatchType::Ternary,
+                        Some("range") => MatchType::Range,
+                        Some("optional") => MatchType::Optional,
+                        Some(other) => MatchType::Other(other.to_string()),
+                    };
+                    let kept: Vec<Annotation> = f
+                        .annotations
+                        .iter()
+                        .filter(|a| a.name.as_str() != "match")
+                        .cloned()
+                        .collect();
+                    matches.push(field(
+                        id,
+                        annotated_name(&f.annotations, &f.name),
+                        printed_annotations(&kept),
+                        w,
+                        match_type,
+                    ));
+                }
+                matches
+            }
+            CpType::SerEnum(e, w) => {
+                let members = self.resolver.borrow().enum_members(&e);
+                (1..)
+                    .zip(members)
+                    .map(|(id, (m, _))| field(id, m.to_string(), Vec::new(), w, MatchType::Exact))
+                    .collect()
+            }
+            _ => return Err(not_bits()),
+        };
+        out.value_sets.push(ValueSet {
+            preamble: Preamble {
+                id: ids.get(ResourceType::ValueSet, &name).unwrap_or(0),
+                alias: ids.alias(&name),
+                name,
+                annotations: printed_annotations(&v.annotations),
+            },
+            matches,
+            size,
+        });
         Ok(())
     }
 
@@ -1380,7 +1789,11 @@ impl<'a> Builder<'a> {
                 if !info.new_types.contains_key(&name) {
                     let spec = match self.new_type_decl(n).and_then(translation) {
                         Some((uri, sdn_bitwidth)) => NewTypeSpec::Translated { uri, sdn_bitwidth },
-                        None => NewTypeSpec::Original(self.type_spec(inner, info, span)?),
+                        // The bits underneath, even when it wraps
+                        // another `type`.
+                        None => {
+                            NewTypeSpec::Original(self.type_spec(&underlying(inner), info, span)?)
+                        }
                     };
                     info.new_types.insert(name.clone(), spec);
                 }
@@ -1390,6 +1803,41 @@ impl<'a> Builder<'a> {
                 return Err(unsupported("this type in P4Info", span));
             }
         })
+    }
+}
+
+/// The match kind a value set's struct field names in `@match(kind)`.
+fn match_annotation(annotations: &[Annotation]) -> Option<String> {
+    let anno = find_annotation(annotations, "match")?;
+    match &anno.body {
+        AnnotationBody::Unstructured {
+            expressions: Some(exprs),
+            ..
+        } => match exprs.first().map(|e| &e.kind) {
+            Some(ExprKind::Name(p)) => Some(p.name.to_string()),
+            _ => None,
+        },
+        AnnotationBody::Unstructured { tokens, .. } => tokens.first().map(|t| t.text.to_string()),
+        _ => None,
+    }
+}
+
+/// The P4Info name of a top-level action: its `@name` or its name, global
+/// even when copied into a control, as p4c's `TagGlobalActions` gives a
+/// top-level action's `@name` a leading `.` (frontends/p4/localizeActions.cpp).
+fn global_action_name(a: &ActionDecl) -> String {
+    let name = annotated_name(&a.annotations, a.name.as_str());
+    match name.strip_prefix('.') {
+        Some(global) => global.to_string(),
+        None => name,
+    }
+}
+
+/// `t` without its `type` wrappers.
+fn underlying(t: &CpType) -> CpType {
+    match t {
+        CpType::NewType(_, inner) => underlying(inner),
+        other => other.clone(),
     }
 }
 

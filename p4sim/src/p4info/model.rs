@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 /// A program's P4Info.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct P4Info {
-    /// `pkg_info.arch` (always `v1model` here).
+    /// `pkg_info.arch`: `v1model` or `tna`; empty for a program without
+    /// `main`, whose P4Info has no `pkg_info`.
     pub arch: String,
     /// Annotations on the `main` declaration (`pkg_info.annotations`).
     pub pkg_annotations: Vec<String>,
@@ -14,6 +15,8 @@ pub struct P4Info {
     pub tables: Vec<Table>,
     /// Actions in p4c's order.
     pub actions: Vec<Action>,
+    /// Action profiles and selectors.
+    pub action_profiles: Vec<ActionProfile>,
     /// Indexed counters.
     pub counters: Vec<Counter>,
     /// Counters attached to a table.
@@ -24,6 +27,8 @@ pub struct P4Info {
     pub direct_meters: Vec<DirectMeter>,
     /// `@controller_header` headers (packet-in / packet-out metadata).
     pub controller_packet_metadata: Vec<ControllerPacketMetadata>,
+    /// Parser value sets.
+    pub value_sets: Vec<ValueSet>,
     /// Registers.
     pub registers: Vec<Register>,
     /// One entry per distinct `digest<T>` type.
@@ -84,6 +89,8 @@ pub struct Table {
     pub const_default_action_id: u32,
     /// The default action the program sets (P4Runtime 1.4).
     pub initial_default_action: Option<TableActionCall>,
+    /// Id of its action profile or selector (`implementation`; 0 without).
+    pub implementation_id: u32,
     /// Direct counter and meter ids.
     pub direct_resource_ids: Vec<u32>,
     /// `size`, or 1024.
@@ -111,6 +118,50 @@ pub struct MatchField {
     pub match_type: MatchType,
     /// Name of a user-defined `type`, if the key has one.
     pub type_name: Option<String>,
+}
+
+/// An action profile or selector (`action_profile(size)`,
+/// `action_selector(algorithm, size, width)`), declared as an instance or
+/// in a table's `implementation`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ActionProfile {
+    /// Id, name, alias.
+    pub preamble: Preamble,
+    /// Ids of the tables it implements, in order of their names.
+    pub table_ids: Vec<u32>,
+    /// An action selector.
+    pub with_selector: bool,
+    /// Its `size` argument.
+    pub size: i64,
+    /// `@max_group_size` (selectors only; 0 without).
+    pub max_group_size: i32,
+    /// `@selector_size_semantics` (selectors only).
+    pub selector_size_semantics: Option<SelectorSizeSemantics>,
+}
+
+/// How a selector's size counts (`@selector_size_semantics`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectorSizeSemantics {
+    /// `"sum_of_weights"`.
+    SumOfWeights,
+    /// `"sum_of_members"`, with `@max_member_weight` (0 without).
+    SumOfMembers {
+        /// The largest weight of a member.
+        max_member_weight: i32,
+    },
+}
+
+/// A parser value set (`value_set<T>(size) name;`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ValueSet {
+    /// Id, name, alias.
+    pub preamble: Preamble,
+    /// What a member holds: one unnamed field for `bit<W>`, one per field
+    /// of a struct (matched as its `@match` says), one per member of a
+    /// serializable enum.
+    pub matches: Vec<MatchField>,
+    /// Its capacity.
+    pub size: i32,
 }
 
 /// Match kinds as P4Info names them.

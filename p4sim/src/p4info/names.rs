@@ -22,7 +22,8 @@ pub(super) fn unsupported(message: impl Into<String>, span: Span) -> Error {
     Error::unsupported(message, span)
 }
 
-/// `@p4runtime_translation("uri", bit<W>)` or `(…, string)` on a `type`.
+/// `@p4runtime_translation("uri", bit<W>)`, `("uri", W)` or `(…, string)`
+/// on a `type`.
 pub(super) fn translation(decl: &TypedefDecl) -> Option<(String, Option<u32>)> {
     let anno = find_annotation(&decl.annotations, "p4runtime_translation")?;
     let AnnotationBody::Unstructured { tokens, .. } = &anno.body else {
@@ -33,11 +34,10 @@ pub(super) fn translation(decl: &TypedefDecl) -> Option<(String, Option<u32>)> {
         .find(|t| t.text.starts_with('"'))
         .map(|t| crate::front::lexer::unquote(&t.text))?;
     let texts: Vec<&str> = tokens.iter().map(|t| &*t.text).collect();
-    let width = texts
-        .iter()
-        .position(|t| *t == "bit")
-        .and_then(|i| texts.get(i + 2))
-        .and_then(|t| t.parse::<u32>().ok());
+    let width = match texts.iter().position(|t| *t == "bit") {
+        Some(i) => texts.get(i + 2).and_then(|t| t.parse::<u32>().ok()),
+        None => texts.iter().find_map(|t| t.parse::<u32>().ok()),
+    };
     Some((uri, width))
 }
 

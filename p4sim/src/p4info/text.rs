@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::model::{
-    ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, Preamble, TypeInfo,
-    TypeSpec,
+    ActionScope, CounterUnit, MatchField, MatchType, MeterUnit, NewTypeSpec, P4Info, Preamble,
+    SelectorSizeSemantics, TypeInfo, TypeSpec,
 };
 
 impl P4Info {
@@ -24,31 +24,19 @@ impl P4Info {
                 "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n",
             );
         }
-        w.open("pkg_info");
-        for a in &self.pkg_annotations {
-            w.string("annotations", a);
+        if !self.arch.is_empty() || !self.pkg_annotations.is_empty() {
+            w.open("pkg_info");
+            for a in &self.pkg_annotations {
+                w.string("annotations", a);
+            }
+            w.string("arch", &self.arch);
+            w.close();
         }
-        w.string("arch", &self.arch);
-        w.close();
         for t in &self.tables {
             w.open("tables");
             w.preamble(&t.preamble);
             for m in &t.match_fields {
-                w.open("match_fields");
-                w.uint("id", u64::from(m.id));
-                w.string("name", &m.name);
-                for a in &m.annotations {
-                    w.string("annotations", a);
-                }
-                w.uint("bitwidth", u64::from(m.bitwidth));
-                match &m.match_type {
-                    MatchType::Other(name) => w.string_always("other_match_type", name),
-                    kind => w.raw("match_type", kind.proto_name()),
-                }
-                if let Some(name) = &m.type_name {
-                    w.named_type("type_name", name);
-                }
-                w.close();
+                w.match_field("match_fields", m);
             }
             for r in &t.action_refs {
                 w.open("action_refs");
@@ -80,6 +68,7 @@ impl P4Info {
                 }
                 w.close();
             }
+            w.uint("implementation_id", u64::from(t.implementation_id));
             for id in &t.direct_resource_ids {
                 w.uint_always("direct_resource_ids", u64::from(*id));
             }
@@ -110,6 +99,31 @@ impl P4Info {
                     w.named_type("type_name", name);
                 }
                 w.close();
+            }
+            w.close();
+        }
+        for p in &self.action_profiles {
+            w.open("action_profiles");
+            w.preamble(&p.preamble);
+            for id in &p.table_ids {
+                w.uint_always("table_ids", u64::from(*id));
+            }
+            if p.with_selector {
+                w.raw("with_selector", "true");
+            }
+            w.int("size", p.size);
+            w.int("max_group_size", i64::from(p.max_group_size));
+            match p.selector_size_semantics {
+                None => {}
+                Some(SelectorSizeSemantics::SumOfWeights) => {
+                    w.open("sum_of_weights");
+                    w.close();
+                }
+                Some(SelectorSizeSemantics::SumOfMembers { max_member_weight }) => {
+                    w.open("sum_of_members");
+                    w.int("max_member_weight", i64::from(max_member_weight));
+                    w.close();
+                }
             }
             w.close();
         }
@@ -157,6 +171,15 @@ impl P4Info {
                 }
                 w.close();
             }
+            w.close();
+        }
+        for v in &self.value_sets {
+            w.open("value_sets");
+            w.preamble(&v.preamble);
+            for m in &v.matches {
+                w.match_field("match", m);
+            }
+            w.int("size", i64::from(v.size));
             w.close();
         }
         for r in &self.registers {
@@ -306,6 +329,24 @@ impl TextWriter {
     fn named_type(&mut self, field: &str, name: &str) {
         self.open(field);
         self.string("name", name);
+        self.close();
+    }
+
+    fn match_field(&mut self, field: &str, m: &MatchField) {
+        self.open(field);
+        self.uint("id", u64::from(m.id));
+        self.string("name", &m.name);
+        for a in &m.annotations {
+            self.string("annotations", a);
+        }
+        self.uint("bitwidth", u64::from(m.bitwidth));
+        match &m.match_type {
+            MatchType::Other(name) => self.string_always("other_match_type", name),
+            kind => self.raw("match_type", kind.proto_name()),
+        }
+        if let Some(name) = &m.type_name {
+            self.named_type("type_name", name);
+        }
         self.close();
     }
 

@@ -8,8 +8,8 @@
 use p4sim::front::parse_source;
 use p4sim::p4info::id::{ResourceType, jenkins_one_at_a_time};
 use p4sim::p4info::{
-    ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, TextOptions, TypeSpec,
-    p4info, p4info_text,
+    ActionScope, CounterUnit, MatchType, MeterUnit, NewTypeSpec, P4Info, SelectorSizeSemantics,
+    TextOptions, TypeSpec, p4info, p4info_text,
 };
 
 fn build(name: &str, text: &str) -> P4Info {
@@ -1262,4 +1262,282 @@ V1Switch(P(), VC(), Ingress(), Egress(), CC(), D()) main;
     assert_eq!(refs, [id("Ingress.inner.set"), id("Ingress.inner.drop")]);
     let default = table.initial_default_action.as_ref().unwrap();
     assert_eq!(default.action_id, id("Ingress.inner.drop"));
+}
+
+/// The v1model parts every small program below shares, after its ingress.
+const V1_REST: &str = r#"
+control Egress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control VC(inout headers_t hdr, inout meta_t m) { apply { } }
+control CC(inout headers_t hdr, inout meta_t m) { apply { } }
+control D(packet_out p, in headers_t hdr) { apply { p.emit(hdr.h); } }
+V1Switch(P(), VC(), Ingress(), Egress(), CC(), D()) main;
+"#;
+
+/// Types and parser every small program below shares, before its ingress.
+const V1_HEAD: &str = r#"#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> f; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in p, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.h); transition accept; }
+}
+"#;
+
+fn names(info: &P4Info) -> Vec<String> {
+    let mut out: Vec<String> = info
+        .tables
+        .iter()
+        .map(|t| t.preamble.name.clone())
+        .chain(info.actions.iter().map(|a| a.preamble.name.clone()))
+        .chain(info.direct_meters.iter().map(|m| m.preamble.name.clone()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Like p4c, a program without `main` has a P4Info with no objects and no
+/// `pkg_info`; running it is still refused.
+#[test]
+fn a_program_without_main_has_an_empty_p4info() {
+    let text = "#include <core.p4>\n#include <v1model.p4>\ncontrol C(inout bit<8> x) { apply { x = 1; } }\n";
+    let program = parse_source("nomain.p4", text).unwrap();
+    let info = p4info(&program).unwrap();
+    assert_eq!(info, P4Info::default());
+    assert_eq!(
+        legacy_text(&info),
+        "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
+    );
+    let err = p4sim::check::compile(&program).unwrap_err();
+    assert!(err.to_string().contains("no `main`"), "{err}");
+}
+
+/// What p4c's front end removes before it writes P4Info is left out: the
+/// branch of a constant `if` or `?:` never taken, an action only another
+/// action calls (inlined), code after a `return` or `exit` in a body that
+/// returns; a table applied in another's key is used.
+#[test]
+fn code_p4c_removes_leaves_its_tables_and_actions_out() {
+    let ingress = r#"
+action helper() { }
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    const bool DEBUG = false;
+    action never() { hdr.h.f = 1; }
+    action caller() { helper(); }
+    action kept() { }
+    action after_return() { }
+    table dead { key = { hdr.h.f: exact; } actions = { never; } }
+    table folded { key = { hdr.h.f: exact; } actions = { never; } }
+    table sub { key = { hdr.h.f: exact @name("f"); } actions = { kept; } }
+    table outer { key = { sub.apply().hit: exact @name("hit"); } actions = { } }
+    apply {
+        if (DEBUG && hdr.h.isValid()) { dead.apply(); } else { caller(); }
+        hdr.h.f = (1 == 2) ? (folded.apply().hit ? 8w1 : 8w2) : 8w3;
+        outer.apply();
+        if (hdr.h.f == 0) { return; }
+        if (true) { exit; }
+        after_return();
+    }
+}
+"#;
+    let info = build("dead.p4", &format!("{V1_HEAD}{ingress}{V1_REST}"));
+    assert_eq!(
+        names(&info),
+        [
+            "Ingress.caller",
+            "Ingress.kept",
+            "Ingress.outer",
+            "Ingress.sub",
+            "NoAction"
+        ]
+    );
+}
+
+/// A top-level action's `@name` is global, even without a leading `.`; a
+/// direct meter declared at top level is named without a control.
+#[test]
+fn top_level_names_stay_global() {
+    let ingress = r#"
+@name("bar") action foo() { }
+@name("namedmeter") direct_meter<bit<8>>(MeterType.packets) my_meter;
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    @name("bar") action local_bar() { my_meter.read(hdr.h.f); }
+    table t {
+        key = { hdr.h.f: exact; }
+        actions = { foo; local_bar; }
+        meters = my_meter;
+    }
+    apply { t.apply(); }
+}
+"#;
+    let info = build("global.p4", &format!("{V1_HEAD}{ingress}{V1_REST}"));
+    assert_eq!(
+        names(&info),
+        ["Ingress.bar", "Ingress.t", "NoAction", "bar", "namedmeter"]
+    );
+    let t = &info.tables[0];
+    assert_eq!(t.direct_resource_ids, [info.direct_meters[0].preamble.id]);
+    assert_eq!(
+        info.direct_meters[0].preamble.id,
+        hashed(ResourceType::DirectMeter, "namedmeter")
+    );
+}
+
+/// Parser value sets, as `p4c-bm2-ss --p4runtime-files` (p4c 1.2.5) writes
+/// them for the conformance program `parser_value_set.p4`: one unnamed
+/// match field for `bit<W>`, one per field of a struct.
+#[test]
+fn value_sets_as_p4c_writes_them() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/parser_value_set.p4");
+    let program = p4sim::front::parse_program(&path, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let text = p4info_text(&program).unwrap();
+    let start = text.find("value_sets {").expect("no value_sets");
+    let end = text[start..]
+        .find("\ntype_info {")
+        .map_or(text.len(), |i| start + i + 1);
+    assert_eq!(
+        &text[start..end],
+        r#"value_sets {
+  preamble {
+    id: 54431748
+    name: "P.types"
+    alias: "types"
+  }
+  match {
+    id: 1
+    bitwidth: 16
+    match_type: EXACT
+  }
+  size: 4
+}
+value_sets {
+  preamble {
+    id: 66871654
+    name: "P.pairs"
+    alias: "pairs"
+  }
+  match {
+    id: 1
+    name: "type"
+    bitwidth: 16
+    match_type: EXACT
+  }
+  match {
+    id: 2
+    name: "first"
+    bitwidth: 8
+    match_type: EXACT
+  }
+  size: 2
+}
+"#
+    );
+}
+
+/// Action profiles and selectors: an instance two tables share (its table
+/// ids in order of the tables' names) and one a table constructs, named by
+/// the property's `@name` alone; the selector's annotations become fields.
+#[test]
+fn action_profiles_and_selectors() {
+    let ingress = r#"
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action set(bit<9> port) { sm.egress_spec = port; }
+    action_profile(32w64) shared;
+    table zeta { key = { hdr.h.f: exact; } actions = { set; } implementation = shared; }
+    table alpha { key = { hdr.h.f: exact; } actions = { set; } implementation = shared; }
+    table sel {
+        key = { hdr.h.f: exact; hdr.h.f: selector; }
+        actions = { set; }
+        @name("ecmp") @max_group_size(8) @selector_size_semantics("sum_of_members")
+        @max_member_weight(3)
+        implementation = action_selector(HashAlgorithm.crc16, 32w128, 32w14);
+    }
+    apply { zeta.apply(); alpha.apply(); sel.apply(); }
+}
+"#;
+    let info = build("profiles.p4", &format!("{V1_HEAD}{ingress}{V1_REST}"));
+    let table = |name: &str| {
+        info.tables
+            .iter()
+            .find(|t| t.preamble.name == name)
+            .unwrap_or_else(|| panic!("no table {name}"))
+    };
+    let shared = hashed(ResourceType::ActionProfile, "Ingress.shared");
+    let ecmp = hashed(ResourceType::ActionProfile, "ecmp");
+    assert_eq!(table("Ingress.zeta").implementation_id, shared);
+    assert_eq!(table("Ingress.alpha").implementation_id, shared);
+    assert_eq!(table("Ingress.sel").implementation_id, ecmp);
+    // The selector key is no match field.
+    assert_eq!(table("Ingress.sel").match_fields.len(), 1);
+    let profiles: Vec<_> = info
+        .action_profiles
+        .iter()
+        .map(|p| {
+            (
+                p.preamble.name.as_str(),
+                p.preamble.id,
+                p.table_ids.clone(),
+                p.with_selector,
+                p.size,
+                p.max_group_size,
+                p.selector_size_semantics,
+                p.preamble.annotations.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        profiles,
+        [
+            (
+                "Ingress.shared",
+                shared,
+                vec![
+                    table("Ingress.alpha").preamble.id,
+                    table("Ingress.zeta").preamble.id
+                ],
+                false,
+                64,
+                0,
+                None,
+                vec![],
+            ),
+            (
+                "ecmp",
+                ecmp,
+                vec![table("Ingress.sel").preamble.id],
+                true,
+                128,
+                8,
+                Some(SelectorSizeSemantics::SumOfMembers {
+                    max_member_weight: 3
+                }),
+                vec![],
+            ),
+        ]
+    );
+    let text = info.to_text();
+    assert!(
+        text.contains("  with_selector: true\n  size: 128\n  max_group_size: 8\n  sum_of_members {\n    max_member_weight: 3\n  }\n"),
+        "{text}"
+    );
+}
+
+/// p4c refuses an `implementation` constructed without a `@name`; so does
+/// p4sim, saying which table.
+#[test]
+fn an_anonymous_implementation_needs_a_name() {
+    let ingress = r#"
+control Ingress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action set(bit<9> port) { sm.egress_spec = port; }
+    table t { key = { hdr.h.f: exact; } actions = { set; } implementation = action_profile(32w4); }
+    apply { t.apply(); }
+}
+"#;
+    let program = parse_source("anon.p4", &format!("{V1_HEAD}{ingress}{V1_REST}")).unwrap();
+    let err = p4info(&program).unwrap_err().to_string();
+    assert!(
+        err.contains("table `t` has an anonymous `implementation`"),
+        "{err}"
+    );
 }
