@@ -314,6 +314,9 @@ struct Compiler<'p> {
     tna_register_spans: HashMap<u32, Span>,
     /// TNA: the `main` declaration, for program-wide Tofino errors.
     tna_main_span: Span,
+    /// Each table's declaration, by table id, for the Tofino rules'
+    /// messages.
+    table_spans: Vec<Span>,
     /// TNA registers' PHV inputs over their RegisterActions so far.
     tna_salu_inputs: HashMap<u32, Vec<String>>,
     /// Sub-parser instances: the parser, its constructor arguments and the
@@ -421,6 +424,7 @@ impl<'p> Compiler<'p> {
             resubmit_headers: Vec::new(),
             tna_register_spans: HashMap::new(),
             tna_main_span: Span::default(),
+            table_spans: Vec::new(),
             tna_salu_inputs: HashMap::new(),
             sub_parsers: Vec::new(),
         }

@@ -283,6 +283,7 @@ impl<'p> Compiler<'p> {
             mi.table = Some(id);
             mi.size = size;
         }
+        self.table_spans.push(t.span);
         self.tables.push(TableIr {
             name,
             keys,

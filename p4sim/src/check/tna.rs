@@ -246,6 +246,7 @@ impl<'p> Compiler<'p> {
                 format!("programs with more than {MAX_SLOTS} scalar values"),
             );
         }
+        self.check_indirect_externs()?;
         self.check_single_access(&ingress, &egress)?;
         self.check_stages(&ingress, &egress)?;
         let egress_n = egress_n0..self.n_slots;

@@ -18,10 +18,21 @@
 //! - **stages**: a lower bound on the stages each gress needs (its longest
 //!   chain of dependent tables, gateways, assignments and RegisterAction
 //!   executions, a stateful ALU's result being readable from the next
-//!   stage) within Tofino 1's 12.
+//!   stage) within Tofino 1's 12;
+//! - **a table's indirect externs**: a table drives one address on the
+//!   stats bus (its counters) and one on the meter bus (its registers'
+//!   stateful ALUs) for all its actions, so an action (not `@defaultonly`)
+//!   that uses one of the table's counters uses them all, and likewise its
+//!   registers — actions that use none are exempt, and a `@defaultonly`
+//!   action's externs are the table's too; the externs one action uses on
+//!   one bus share one index expression; and an extern indexed by packet
+//!   fields is indexed by the same fields in every action of the table,
+//!   never by an action parameter or a constant in another (bf-p4c's
+//!   `SetupAttachedAddressing` and `StatefulAttachmentSetup`, in
+//!   `backends/tofino/bf-p4c/mau/instruction_selection.cpp` of p4c).
 //!
-//! Each error names the rule and points at the register, RegisterAction or
-//! `main`. What the rules leave to the real compiler (`bf-p4c`): where
+//! Each error names the rule and points at the register, RegisterAction,
+//! table or `main`. What the rules leave to the real compiler (`bf-p4c`): where
 //! resources push tables into later stages, crossbar, PHV and memory
 //! limits.
 
@@ -902,6 +913,305 @@ impl Compiler<'_> {
                     chain.join(" -> ")
                 ),
             );
+        }
+        Ok(())
+    }
+}
+
+/// An indirect extern an action uses. Tofino addresses counters over the
+/// stats address bus and registers (stateful ALUs) over the meter bus; a
+/// table drives one address per bus for all its actions.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Indirect {
+    Counter(u32),
+    Register(u32),
+}
+
+impl Indirect {
+    fn bus(self) -> &'static str {
+        match self {
+            Indirect::Counter(_) => "counters",
+            Indirect::Register(_) => "registers",
+        }
+    }
+}
+
+/// The uses of indirect externs in one action, each with its index
+/// expression (a RegisterAction's index read back from the temporary
+/// `execute` assigns it to).
+struct Uses<'a> {
+    bodies: &'a [Vec<St>],
+    actions: &'a [ActionIr],
+    out: Vec<(Indirect, Ex)>,
+    /// Slots assigned inside expressions (`execute`'s index temporaries).
+    temps: HashMap<u32, Ex>,
+    in_seq: u32,
+    depth: u32,
+}
+
+impl Uses<'_> {
+    fn sts(&mut self, sts: &[St]) {
+        for s in sts {
+            self.st(s);
+        }
+    }
+
+    fn push(&mut self, ext: Indirect, index: &Ex) {
+        let index = match index {
+            Ex::Load(s) => self.temps.get(s).cloned().unwrap_or(Ex::Load(*s)),
+            e => e.clone(),
+        };
+        self.out.push((ext, index));
+    }
+
+    fn st(&mut self, s: &St) {
+        match s {
+            St::Set(d, e) => {
+                self.ex(e);
+                if self.in_seq > 0 {
+                    self.temps.insert(*d, e.clone());
+                }
+            }
+            St::SetW(_, e) | St::Advance(e) | St::SetDyn(_, _, e) | St::SetDynW(_, _, e) => {
+                self.ex(e)
+            }
+            St::Verify(a, b) => {
+                self.ex(a);
+                self.ex(b);
+            }
+            St::If(c, a, b) => {
+                self.ex(c);
+                self.sts(a);
+                self.sts(b);
+            }
+            St::Block(b) => self.sts(b),
+            St::Loop(l) => {
+                self.ex(&l.cond);
+                self.sts(&l.body);
+                self.sts(&l.update);
+            }
+            St::Switch(e, cases, d) => {
+                self.ex(e);
+                for (_, c) in cases {
+                    self.sts(c);
+                }
+                self.sts(d);
+            }
+            St::SwitchAction(_, cases, d) => {
+                for c in cases.iter().flatten() {
+                    self.sts(c);
+                }
+                self.sts(d);
+            }
+            St::Call(b) => {
+                self.sts(&b.0);
+                self.sts(&b.1);
+            }
+            St::RunAction(a) | St::RunBody(a) if self.depth < 32 => {
+                let body = match s {
+                    St::RunAction(_) => self.actions.get(*a as usize).map(|a| &a.body[..]),
+                    _ => self.bodies.get(*a as usize).map(|b| &b[..]),
+                };
+                self.depth += 1;
+                self.sts(body.unwrap_or_default());
+                self.depth -= 1;
+            }
+            St::Extern(c) => match &**c {
+                ExternCall::Count { counter, index } => {
+                    self.ex(index);
+                    self.push(Indirect::Counter(*counter), index);
+                }
+                ExternCall::RegisterRead { reg, index, .. } => {
+                    self.ex(index);
+                    self.push(Indirect::Register(*reg), index);
+                }
+                ExternCall::RegisterWrite { reg, index, value } => {
+                    self.ex(index);
+                    self.ex(value);
+                    self.push(Indirect::Register(*reg), index);
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn ex(&mut self, e: &Ex) {
+        match e {
+            Ex::Seq(b) | Ex::SeqW(b) => {
+                self.in_seq += 1;
+                self.sts(&b.0);
+                self.in_seq -= 1;
+                self.ex(&b.1);
+            }
+            e => e.operands().for_each(|o| self.ex(o)),
+        }
+    }
+}
+
+impl Compiler<'_> {
+    fn indirect_name(&self, ext: Indirect) -> String {
+        match ext {
+            Indirect::Counter(c) => format!("counter `{}`", self.counters[c as usize].name),
+            Indirect::Register(r) => format!("register `{}`", self.registers[r as usize].name),
+        }
+    }
+
+    /// The indirect externs of each table, as bf-p4c addresses them: an
+    /// action (not `@defaultonly`) that uses one of the table's counters
+    /// uses them all, and likewise its registers (bf-p4c: "There are
+    /// issues with the following indirect externs"); the externs one
+    /// action uses on one bus share one index expression (bf-p4c: "The
+    /// action a1 indexes ... with ... but it also indexes ..."); and an
+    /// extern indexed by packet fields is indexed by the same fields in
+    /// every action of the table, never by an action parameter or constant
+    /// in another (bf-p4c: "Incompatible attached indexing between
+    /// actions", "addressed by both hash and index").
+    pub(super) fn check_indirect_externs(&self) -> Res<()> {
+        for (t, table) in self.tables.iter().enumerate() {
+            let span = self.table_spans.get(t).copied().unwrap_or_default();
+            // per action: the action, @defaultonly, its uses with their
+            // index (the index as text for comparing; `None`: from an
+            // action parameter or a constant, not packet fields)
+            type ActionUses<'a> = (&'a ActionIr, bool, Vec<(Indirect, String, Option<String>)>);
+            let mut per_action: Vec<ActionUses> = Vec::new();
+            for a in &table.actions {
+                let Some(action) = self.actions.get(a.action as usize) else {
+                    continue;
+                };
+                let mut u = Uses {
+                    bodies: &self.bodies,
+                    actions: &self.actions,
+                    out: Vec::new(),
+                    temps: HashMap::new(),
+                    in_seq: 0,
+                    depth: 0,
+                };
+                u.sts(&action.body);
+                let params: Vec<u64> = action.params.iter().map(|p| u64::from(p.slot)).collect();
+                let mut uses: Vec<(Indirect, String, Option<String>)> = u
+                    .out
+                    .into_iter()
+                    .map(|(ext, index)| {
+                        let mut reads = Vec::new();
+                        ex_reads(&index, &mut reads);
+                        let text = format!("{index:?}");
+                        let phv = reads.iter().any(|r| !params.contains(r));
+                        (ext, text.clone(), phv.then_some(text))
+                    })
+                    .collect();
+                uses.sort();
+                uses.dedup();
+                per_action.push((action, a.default_only, uses));
+            }
+            // a @defaultonly action's externs belong to the table too
+            let mut attached: Vec<Indirect> = per_action
+                .iter()
+                .flat_map(|(_, _, u)| u.iter().map(|(e, _, _)| *e))
+                .collect();
+            attached.sort();
+            attached.dedup();
+            let mut issues = Vec::new();
+            for (action, default_only, uses) in &per_action {
+                if *default_only {
+                    continue;
+                }
+                for bus in ["counters", "registers"] {
+                    let Some(first) = uses.iter().map(|u| u.0).find(|e| e.bus() == bus) else {
+                        continue;
+                    };
+                    if let Some(missing) = attached
+                        .iter()
+                        .find(|e| e.bus() == bus && !uses.iter().any(|u| u.0 == **e))
+                    {
+                        issues.push(format!(
+                            "action `{}` uses {} but not {}",
+                            action.name,
+                            self.indirect_name(first),
+                            self.indirect_name(*missing)
+                        ));
+                    }
+                }
+            }
+            if !issues.is_empty() {
+                return err(
+                    span,
+                    format!(
+                        "Tofino: the actions of table `{}` use different indirect externs ({}); \
+                         an action that uses one of a table's counters must use them all, and \
+                         likewise its registers (a table drives one address per extern bus; \
+                         actions that use none are exempt)",
+                        table.name,
+                        issues.join("; ")
+                    ),
+                );
+            }
+            for (action, default_only, uses) in &per_action {
+                if *default_only {
+                    continue;
+                }
+                for (i, a) in uses.iter().enumerate() {
+                    if let Some(b) = uses[i + 1..]
+                        .iter()
+                        .find(|b| b.0.bus() == a.0.bus() && b.1 != a.1)
+                    {
+                        issues.push(if a.0 == b.0 {
+                            format!(
+                                "action `{}` indexes {} with two expressions",
+                                action.name,
+                                self.indirect_name(a.0)
+                            )
+                        } else {
+                            format!(
+                                "action `{}` indexes {} and {} with different expressions",
+                                action.name,
+                                self.indirect_name(a.0),
+                                self.indirect_name(b.0)
+                            )
+                        });
+                        break;
+                    }
+                }
+            }
+            for ext in &attached {
+                // (action, its packet-field index or None) per use of `ext`
+                let mut by: Vec<(&str, &Option<String>)> = Vec::new();
+                for (action, _, uses) in &per_action {
+                    for u in uses.iter().filter(|u| u.0 == *ext) {
+                        by.push((&action.name, &u.2));
+                    }
+                }
+                let hashed = by.iter().find(|(_, i)| i.is_some());
+                let Some(&(a, hash)) = hashed else { continue };
+                if let Some((b, other)) = by.iter().find(|(_, i)| *i != hash) {
+                    issues.push(if other.is_some() {
+                        format!(
+                            "actions `{a}` and `{b}` index {} with different packet fields",
+                            self.indirect_name(*ext)
+                        )
+                    } else {
+                        format!(
+                            "action `{a}` indexes {} with packet fields, action `{b}` with an \
+                             action parameter or a constant",
+                            self.indirect_name(*ext)
+                        )
+                    });
+                }
+            }
+            if !issues.is_empty() {
+                return err(
+                    span,
+                    format!(
+                        "Tofino: the actions of table `{}` address indirect externs with \
+                         different expressions ({}); a table drives one address per extern bus: \
+                         the counters one action uses share one index, and likewise its \
+                         registers, and an extern indexed by packet fields is indexed by the \
+                         same fields in all the table's actions",
+                        table.name,
+                        issues.join("; ")
+                    ),
+                );
+            }
         }
         Ok(())
     }
