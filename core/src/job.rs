@@ -376,12 +376,19 @@ pub enum SlotMapping {
 ///   + 1)` for the power-of-two ranges the switch uses (SwitchML).
 ///
 /// A `window` of 0 is treated as 1. The result is the same on every host.
+#[inline]
 pub fn slot_for(mapping: SlotMapping, job: u16, seq: u16, window: usize, slot_mask: u16) -> u16 {
     match mapping {
         SlotMapping::Direct => seq & slot_mask,
         SlotMapping::Hashed => {
             let window = window.clamp(1, 1 << 16) as u32;
-            let index = u32::from(seq) % window;
+            // A power of two (every usual window) by a mask: the same
+            // index without a division per packet.
+            let index = if window.is_power_of_two() {
+                u32::from(seq) & (window - 1)
+            } else {
+                u32::from(seq) % window
+            };
             let slot = mix32(u32::from(job)).wrapping_add(index) & u32::from(slot_mask);
             slot as u16
         }

@@ -58,6 +58,7 @@ fn work_level(chunks: u64) -> u8 {
 
 impl Policy {
     /// The priority of the next chunk.
+    #[inline]
     pub fn priority(&self, input: &PolicyInput) -> u8 {
         let (base, aging) = match *self {
             Policy::Fcfs => return 0,

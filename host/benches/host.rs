@@ -3,8 +3,10 @@
 //! - `packetize`: what one core turns float32 gradients into DATA payloads
 //!   at — `Worker::start_allreduce` plus `Worker::poll_transmit_into` (one
 //!   reused buffer) over a 4 MiB tensor, the real path (quantization,
-//!   policy, bookkeeping, payload encoding); `poll_transmit_vec` is the same
-//!   through the allocating `Worker::poll_transmit`. Same-run baselines:
+//!   policy, bookkeeping, payload encoding); `_owned` is the same on the
+//!   caller's buffer (`Worker::start_allreduce_owned`, no input copy);
+//!   `poll_transmit_vec` is the same through the allocating
+//!   `Worker::poll_transmit`. Same-run baselines:
 //!   `quantize_only` (the arithmetic alone) and `old_emit_path` (quantize
 //!   into a Vec, `EsaRepr::to_payload` per chunk). `frames` wraps the
 //!   payloads in whole Ethernet frames as a worker on a switch port does
@@ -109,6 +111,28 @@ fn packetize(c: &mut Criterion) {
                 t
             },
         );
+        // The same on the caller's buffer (`start_allreduce_owned`, the
+        // all-reduce in place): no copy of the input.
+        let mut owned = data.clone();
+        bench(
+            &mut g,
+            format!("poll_transmit_into_k{lanes}_owned_4MiB"),
+            &mut || {
+                let start = Instant::now();
+                w.start_allreduce_owned(std::mem::take(&mut owned), 0)
+                    .unwrap();
+                let mut bytes = 0;
+                while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
+                    bytes += black_box(&buf[..n]).len();
+                }
+                let t = start.elapsed();
+                assert_eq!(bytes, expected_bytes);
+                assert!(w.abort_allreduce());
+                owned = w.reclaim_input().unwrap();
+                t
+            },
+        );
+        assert_eq!(owned, data, "an aborted all-reduce leaves its input");
         // The same through the allocating API (one Vec per payload).
         bench(
             &mut g,
@@ -269,6 +293,10 @@ fn packetize(c: &mut Criterion) {
     let find = |name: &str| medians.iter().find(|(n, _)| n == name).map(|(_, m)| *m);
     let ratios = [
         ("poll_transmit_into_k32_4MiB", "quantize_only_4MiB"),
+        (
+            "poll_transmit_into_k32_owned_4MiB",
+            "poll_transmit_into_k32_4MiB",
+        ),
         ("poll_transmit_into_k32_4MiB", "old_emit_path_k32_4MiB"),
         ("poll_transmit_into_k32_4MiB", "poll_transmit_vec_k32_4MiB"),
         ("frames_k32_4MiB", "poll_transmit_into_k32_4MiB"),

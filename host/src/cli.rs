@@ -135,8 +135,12 @@ fn run_training<T: Transport>(
         for (i, x) in data.iter_mut().enumerate() {
             *x = gradient_value(train.seed, core.job, core.worker_id, iteration, i);
         }
-        let stats = match worker.allreduce(&mut data) {
-            Ok(s) => s,
+        // Summed in `data` itself, not in a copy.
+        let stats = match worker.allreduce_owned(std::mem::take(&mut data)) {
+            Ok((sum, s)) => {
+                data = sum;
+                s
+            }
             Err(HostError::Interrupted) => {
                 println!("interrupted during iteration {iteration}");
                 summary.interrupted = true;

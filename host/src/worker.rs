@@ -110,6 +110,14 @@ impl AllreduceStats {
     }
 }
 
+/// The tensor of an all-reduce being started.
+enum Input<'a> {
+    /// Copied into the state machine's buffer.
+    Copied(&'a [f32]),
+    /// The caller's buffer, summed in place.
+    Owned(Vec<f32>),
+}
+
 #[derive(Debug)]
 struct Run {
     elements: usize,
@@ -212,16 +220,43 @@ impl<T: Transport> Worker<T> {
         }
     }
 
+    /// [`Worker::allreduce`] on a buffer the worker takes and gives back
+    /// holding the sum (or the mean): the state machine quantizes straight
+    /// from it and writes each chunk's sum into it
+    /// ([`CoreWorker::start_allreduce_owned`]), so the tensor is not copied
+    /// in or out. On an error the buffer is dropped.
+    pub fn allreduce_owned(
+        &mut self,
+        data: Vec<f32>,
+    ) -> Result<(Vec<f32>, AllreduceStats), HostError> {
+        self.start(Input::Owned(data))?;
+        loop {
+            if let Some(stats) = self.poll(None, MAX_WAIT)? {
+                let mut sum = self.core.take_result().unwrap_or_default();
+                self.average_in_place(&mut sum);
+                return Ok((sum, stats));
+            }
+        }
+    }
+
     /// Starts an all-reduce of `data` and sends its first window; drive it
     /// with [`Worker::poll_allreduce`] on a buffer of the same length.
     pub fn start_allreduce(&mut self, data: &[f32]) -> Result<(), HostError> {
+        self.start(Input::Copied(data))
+    }
+
+    fn start(&mut self, data: Input<'_>) -> Result<(), HostError> {
         if self.poisoned || self.run.is_some() {
             return Err(HostError::Busy);
         }
+        let elements = match &data {
+            Input::Copied(data) => data.len(),
+            Input::Owned(data) => data.len(),
+        };
         let now = self.clock.now_us();
         let started = match &self.integrity {
             Some(key) => {
-                let chunks = data.len().div_ceil(self.core.config().lanes);
+                let chunks = elements.div_ceil(self.core.config().lanes);
                 key.coefficients(
                     self.checked_rounds,
                     chunks,
@@ -229,10 +264,24 @@ impl<T: Transport> Worker<T> {
                     &mut self.coefficients,
                 );
                 self.checked_rounds += 1;
-                self.core
-                    .start_checked_allreduce(data, now, &self.coefficients)
+                match data {
+                    Input::Copied(data) => {
+                        self.core
+                            .start_checked_allreduce(data, now, &self.coefficients)
+                    }
+                    Input::Owned(data) => self
+                        .core
+                        .start_checked_allreduce_owned(data, now, &self.coefficients)
+                        .map_err(|refused| refused.error),
+                }
             }
-            None => self.core.start_allreduce(data, now),
+            None => match data {
+                Input::Copied(data) => self.core.start_allreduce(data, now),
+                Input::Owned(data) => self
+                    .core
+                    .start_allreduce_owned(data, now)
+                    .map_err(|refused| refused.error),
+            },
         };
         started.map_err(|e| match e {
             WorkerError::Busy => HostError::Busy,
@@ -242,7 +291,7 @@ impl<T: Transport> Worker<T> {
             },
         })?;
         self.run = Some(Run {
-            elements: data.len(),
+            elements,
             started: Instant::now(),
             before: self.core.stats().clone(),
             transport_before: self.transport.stats(),
@@ -260,10 +309,20 @@ impl<T: Transport> Worker<T> {
         data: &mut [f32],
         max_wait: Duration,
     ) -> Result<Option<AllreduceStats>, HostError> {
+        self.poll(Some(data), max_wait)
+    }
+
+    /// [`Worker::poll_allreduce`]; the result is copied into `data`, or
+    /// left in the state machine without one.
+    fn poll(
+        &mut self,
+        mut data: Option<&mut [f32]>,
+        max_wait: Duration,
+    ) -> Result<Option<AllreduceStats>, HostError> {
         let Some(run) = self.run.as_ref() else {
             return Err(HostError::Idle);
         };
-        if run.elements != data.len() {
+        if let Some(data) = data.as_ref().filter(|d| d.len() != run.elements) {
             return Err(HostError::LengthMismatch {
                 expected: run.elements,
                 found: data.len(),
@@ -284,7 +343,7 @@ impl<T: Transport> Worker<T> {
                 self.core.handle_timeout(now);
             }
             self.flush(now)?;
-            if let Some(done) = self.finish(data)? {
+            if let Some(done) = self.finish(data.as_deref_mut())? {
                 return Ok(Some(done));
             }
             if self.receive(true)? > 0 {
@@ -391,30 +450,38 @@ impl<T: Transport> Worker<T> {
         Ok(n)
     }
 
+    /// Divides `data` by the fan-in with [`WorkerOptions::average`].
+    fn average_in_place(&self, data: &mut [f32]) {
+        if self.average {
+            let n = f32::from(self.core.config().fan_in);
+            data.iter_mut().for_each(|x| *x /= n);
+        }
+    }
+
     /// Handles the state machine's events; the completed result is copied
-    /// into `data`.
-    fn finish(&mut self, data: &mut [f32]) -> Result<Option<AllreduceStats>, HostError> {
+    /// into `data`, if given (else it stays for `CoreWorker::take_result`).
+    fn finish(&mut self, data: Option<&mut [f32]>) -> Result<Option<AllreduceStats>, HostError> {
         let Some(event) = self.core.poll_event() else {
             return Ok(None);
         };
         let run = self.run.take();
-        let (job, fan_in) = (self.core.config().job, self.core.config().fan_in);
+        let job = self.core.config().job;
         match event {
             WorkerEvent::Completed { seq_base, chunks } => {
                 // Read in place, not taken: the next all-reduce reuses the
                 // buffer.
                 let result = self.core.result().unwrap_or_default();
-                if result.len() != data.len() {
-                    // Cannot happen: the state machine returns the input's length.
-                    return Err(HostError::LengthMismatch {
-                        expected: data.len(),
-                        found: result.len(),
-                    });
-                }
-                data.copy_from_slice(result);
-                if self.average {
-                    let n = f32::from(fan_in);
-                    data.iter_mut().for_each(|x| *x /= n);
+                let elements = result.len();
+                if let Some(data) = data {
+                    if result.len() != data.len() {
+                        // Cannot happen: the state machine returns the input's length.
+                        return Err(HostError::LengthMismatch {
+                            expected: data.len(),
+                            found: result.len(),
+                        });
+                    }
+                    data.copy_from_slice(result);
+                    self.average_in_place(data);
                 }
                 let now = self.core.stats();
                 let t = self.transport.stats();
@@ -429,7 +496,7 @@ impl<T: Transport> Worker<T> {
                     |r| (r.before, r.transport_before, r.started),
                 );
                 Ok(Some(AllreduceStats {
-                    elements: data.len(),
+                    elements,
                     seq_base,
                     chunks,
                     elapsed: started.elapsed(),
@@ -565,5 +632,33 @@ mod tests {
         assert_eq!(t.batch_calls, 0, "nothing went through send_batch");
         assert!(t.packed_calls >= 3 * 3125 / 64, "{}", t.packed_calls);
         assert_eq!(t.packed_buffers.len(), 1, "one transmit buffer, reused");
+    }
+
+    #[test]
+    fn an_owned_allreduce_sums_in_the_callers_buffer() {
+        let switch = "127.0.0.1:2".parse().unwrap();
+        let mut options = WorkerOptions::new(WorkerConfig::new(1, 0, 1), switch);
+        options.integrity = Some(IntegrityKey::new([5; crate::integrity::KEY_LEN]));
+        let mut w = Worker::new(options, EchoSwitch::default()).unwrap();
+        let input: Vec<f32> = (0..1000).map(|i| (i % 97) as f32 * 0.5 - 20.0).collect();
+        let mut copied = input.clone();
+        let by_copy = w.allreduce(&mut copied).unwrap();
+        let buffer = input.clone();
+        let given = buffer.as_ptr();
+        let (sum, owned) = w.allreduce_owned(buffer).unwrap();
+        assert_eq!((sum.as_ptr(), &sum), (given, &copied));
+        assert_eq!(copied, input, "fan-in 1 sums to the input");
+        assert_eq!(
+            (owned.elements, owned.chunks, owned.data_sent),
+            (by_copy.elements, by_copy.chunks, by_copy.data_sent)
+        );
+        let checksums = owned.checksums.unwrap();
+        assert_eq!(checksums.contributed, checksums.received);
+        // The mean of one worker is its input again; the next copied
+        // all-reduce still works.
+        w.set_average(true);
+        let (mean, _) = w.allreduce_owned(sum).unwrap();
+        assert_eq!(mean, input);
+        assert!(w.allreduce(&mut copied).is_ok());
     }
 }

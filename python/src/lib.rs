@@ -316,12 +316,14 @@ impl Worker {
         if !buf.is_c_contiguous() {
             return Err(PyValueError::new_err("the buffer is not C-contiguous"));
         }
-        let mut data: Vec<f32> = buf.to_vec(py)?;
-        let stats = py
+        // One copy each way between the Python buffer and this Vec; the
+        // worker sums in the Vec itself.
+        let data: Vec<f32> = buf.to_vec(py)?;
+        let (data, stats) = py
             .detach(|| {
                 let mut w = self.inner.lock().unwrap_or_else(|e| e.into_inner());
                 w.set_average(average);
-                w.allreduce(&mut data)
+                w.allreduce_owned(data)
             })
             .map_err(host_error)?;
         let mut integrity_seconds = 0.0;

@@ -59,6 +59,15 @@ use crate::cache::ResultLog;
 pub use config::{DEFAULT_WINDOW, RESULT_CACHE_WINDOWS, WorkerConfig, WorkerError};
 use ring::{Followup, Outstanding, Ring};
 
+/// A tensor [`Worker::start_allreduce_owned`] did not take, given back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    /// Why.
+    pub error: WorkerError,
+    /// The caller's buffer, unchanged.
+    pub data: Vec<f32>,
+}
+
 /// Proof that a worker's job is ahead of it ([`Worker::check_behind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Behind {
@@ -176,8 +185,9 @@ pub struct Worker {
     run: Option<AllReduce>,
     /// Kept across all-reduces, so its storage is reused.
     ring: Ring,
-    /// The buffer of an aborted all-reduce, reused by the next.
-    spare_input: Vec<f32>,
+    /// The buffer of a failed or aborted all-reduce (or of a result read
+    /// in place), reused by the next.
+    spare_input: Option<Vec<f32>>,
     /// Seqs with a probe or resend queued ([`Outstanding::queued`]).
     followups: VecDeque<u16>,
     answers: VecDeque<Vec<u8>>,
@@ -220,7 +230,7 @@ impl Worker {
             next_seq: cfg.first_seq,
             run: None,
             ring: Ring::default(),
-            spare_input: Vec::new(),
+            spare_input: None,
             followups: VecDeque::new(),
             answers: VecDeque::new(),
             events: VecDeque::new(),
@@ -395,14 +405,68 @@ impl Worker {
     /// the new input: reading results with [`Worker::result`] instead of
     /// taking them keeps all-reduces free of allocation). An empty tensor
     /// completes at once.
+    ///
+    /// `data` is copied; [`Worker::start_allreduce_owned`] sums in the
+    /// caller's buffer instead.
     pub fn start_allreduce(&mut self, data: &[f32], now_us: u64) -> Result<(), WorkerError> {
         if self.run.is_some() {
             return Err(WorkerError::Busy);
         }
+        let input = self.copy_input(data);
+        self.start(input, now_us);
+        Ok(())
+    }
+
+    /// [`Worker::start_allreduce`] on the caller's buffer, without a copy:
+    /// the worker quantizes straight from `data` and writes each chunk's
+    /// sum into it as the chunk's result arrives (as a bucket of gradients
+    /// is all-reduced in place), and [`Worker::take_result`] gives the same
+    /// buffer back holding the sum. A failed or aborted all-reduce's buffer
+    /// comes back with [`Worker::reclaim_input`]. The packets and sums are
+    /// those of [`Worker::start_allreduce`] on the same values.
+    ///
+    /// A worker that is busy refuses `data` and gives it back, unchanged.
+    pub fn start_allreduce_owned(&mut self, data: Vec<f32>, now_us: u64) -> Result<(), Refused> {
+        if self.run.is_some() {
+            return Err(Refused {
+                error: WorkerError::Busy,
+                data,
+            });
+        }
+        self.keep_spare();
+        self.start(data, now_us);
+        Ok(())
+    }
+
+    /// The buffer a new all-reduce copies its input into: an untaken
+    /// result's (or a failed or aborted run's), so no allocation.
+    fn copy_input(&mut self, data: &[f32]) -> Vec<f32> {
+        self.keep_spare();
+        let mut input = self.spare_input.take().unwrap_or_default();
+        input.clear();
+        input.extend_from_slice(data);
+        input
+    }
+
+    /// Keeps the larger of an untaken result's buffer and the spare one,
+    /// for [`Worker::copy_input`].
+    fn keep_spare(&mut self) {
+        if let Some(r) = self.result.take()
+            && self
+                .spare_input
+                .as_ref()
+                .is_none_or(|spare| r.capacity() >= spare.capacity())
+        {
+            self.spare_input = Some(r);
+        }
+    }
+
+    /// Starts the all-reduce of `input`, which holds the tensor.
+    fn start(&mut self, input: Vec<f32>, now_us: u64) {
         self.checking = false;
         self.checksums = None;
         self.job_start_us.get_or_insert(now_us);
-        let chunks = data.len().div_ceil(self.cfg.lanes);
+        let chunks = input.len().div_ceil(self.cfg.lanes);
         self.tensor_chunks = chunks;
         self.query_ahead = None;
         let seq_base = self.next_seq;
@@ -411,21 +475,14 @@ impl Worker {
                 seq_base,
                 chunks: 0,
             });
-            self.result = Some(Vec::new());
-            return Ok(());
+            self.result = Some(input);
+            return;
         }
         self.next_seq = seq_base.wrapping_add(chunks as u16);
         self.ring.clear();
         self.ring
             .entries
             .reserve(chunks.min(self.cfg.window).min(MAX_WINDOW));
-        // An untaken result's buffer (or an aborted run's) is reused.
-        let mut input = match self.result.take() {
-            Some(r) if r.capacity() >= self.spare_input.capacity() => r,
-            _ => std::mem::take(&mut self.spare_input),
-        };
-        input.clear();
-        input.extend_from_slice(data);
         self.run = Some(AllReduce {
             data: input,
             seq_base,
@@ -438,7 +495,6 @@ impl Worker {
             overflowed: Vec::new(),
             joined: std::mem::replace(&mut self.joining, false),
         });
-        Ok(())
     }
 
     /// [`Worker::start_allreduce`], keeping the checksums of the lanes this
@@ -451,7 +507,31 @@ impl Worker {
         now_us: u64,
         coefficients: &Coefficients,
     ) -> Result<(), WorkerError> {
-        let chunks = data.len().div_ceil(self.cfg.lanes);
+        self.check_shape(data.len(), coefficients)?;
+        self.start_allreduce(data, now_us)?;
+        self.start_checking(coefficients);
+        Ok(())
+    }
+
+    /// [`Worker::start_checked_allreduce`] on the caller's buffer, as
+    /// [`Worker::start_allreduce_owned`].
+    pub fn start_checked_allreduce_owned(
+        &mut self,
+        data: Vec<f32>,
+        now_us: u64,
+        coefficients: &Coefficients,
+    ) -> Result<(), Refused> {
+        if let Err(error) = self.check_shape(data.len(), coefficients) {
+            return Err(Refused { error, data });
+        }
+        self.start_allreduce_owned(data, now_us)?;
+        self.start_checking(coefficients);
+        Ok(())
+    }
+
+    /// Whether `coefficients` fit a tensor of `elements` values.
+    fn check_shape(&self, elements: usize, coefficients: &Coefficients) -> Result<(), WorkerError> {
+        let chunks = elements.div_ceil(self.cfg.lanes);
         if coefficients.chunks() != chunks || coefficients.lanes() != self.cfg.lanes {
             return Err(WorkerError::ChecksumShape {
                 chunks,
@@ -460,7 +540,11 @@ impl Worker {
                 coefficient_lanes: coefficients.lanes(),
             });
         }
-        self.start_allreduce(data, now_us)?;
+        Ok(())
+    }
+
+    /// Keeps checksums for the all-reduce just started.
+    fn start_checking(&mut self, coefficients: &Coefficients) {
         self.checks.reset(coefficients);
         if self.run.is_some() {
             self.checking = true;
@@ -468,7 +552,6 @@ impl Worker {
             // An empty tensor completed at once.
             self.checksums = Some(self.checks.totals());
         }
-        Ok(())
     }
 
     /// The checksums of the last completed all-reduce, if it was started
@@ -942,6 +1025,14 @@ impl Worker {
         self.events.push_back(WorkerEvent::Failed(error));
     }
 
+    /// The buffer of the last all-reduce that failed or was aborted, unless
+    /// the next one took it: the input, with the sums of the chunks whose
+    /// results were accepted. For callers of
+    /// [`Worker::start_allreduce_owned`], whose buffer it is.
+    pub fn reclaim_input(&mut self) -> Option<Vec<f32>> {
+        self.spare_input.take()
+    }
+
     /// Drops the running all-reduce, if any, without an event; returns
     /// whether one was running. Its seqs stay used: the next all-reduce
     /// starts past every seq handed out, so the job's other workers must
@@ -953,7 +1044,7 @@ impl Worker {
         self.checking = false;
         match self.run.take() {
             Some(run) => {
-                self.spare_input = run.data;
+                self.spare_input = Some(run.data);
                 true
             }
             None => false,
@@ -964,13 +1055,14 @@ impl Worker {
 /// The slot a new chunk `seq` goes to: its position's remapped slot after a
 /// collision ([`WorkerConfig::remap_on_collision`]), else [`slot_for`].
 fn slot_of(cfg: &WorkerConfig, remaps: &[u32], seq: u16) -> u16 {
-    let position = usize::from(seq) % cfg.window;
-    match remaps.get(position) {
-        Some(&generation) if generation > 0 => {
-            remapped_slot(cfg.job, position as u32, generation, cfg.slot_mask)
+    // The window position (a division) only where positions can move.
+    if !remaps.is_empty() {
+        let position = usize::from(seq) % cfg.window;
+        if let Some(&generation) = remaps.get(position).filter(|g| **g > 0) {
+            return remapped_slot(cfg.job, position as u32, generation, cfg.slot_mask);
         }
-        _ => slot_for(cfg.slot_mapping, cfg.job, seq, cfg.window, cfg.slot_mask),
     }
+    slot_for(cfg.slot_mapping, cfg.job, seq, cfg.window, cfg.slot_mask)
 }
 
 /// Queues `followup` for `chunk` (seq `seq`): a resend replaces a queued

@@ -73,6 +73,7 @@ impl Ring {
         self.entries.len()
     }
 
+    #[inline]
     pub(super) fn push(&mut self, seq: u16, chunk: Outstanding) {
         if self.entries.is_empty() {
             self.front_seq = seq;

@@ -1806,3 +1806,132 @@ fn a_tree_workers_config_is_validated() {
     }
     assert_eq!(tree_config(2, 3, 4, 96).validate(), Ok(()));
 }
+
+/// Runs the started all-reduces of `workers` to the end over the tiny
+/// switch, dropping worker 0's first `DATA` of seq 0 and every `PROBE`
+/// (so that chunk is probed, then resent at the next timeout). Returns
+/// every payload sent and every `RESULT`, in order.
+fn drive_with_a_resend(workers: &mut [Worker], lanes: usize) -> Vec<Vec<u8>> {
+    let mut switch = TinySwitch::new(workers.len() as u8, lanes);
+    let mut log = Vec::new();
+    let mut dropped = false;
+    let mut now = 0;
+    for _round in 0..200 {
+        let mut results = Vec::new();
+        for (i, w) in workers.iter_mut().enumerate() {
+            for p in drain(w, now) {
+                log.push(p.clone());
+                let (repr, _) = parse(&p, lanes);
+                if repr.packet_type != PacketType::Data {
+                    continue;
+                }
+                if i == 0 && repr.key.seq() == 0 && !dropped {
+                    dropped = true;
+                    continue;
+                }
+                results.extend(switch.data(&p));
+            }
+        }
+        for r in &results {
+            log.push(r.clone());
+            for w in workers.iter_mut() {
+                w.handle_payload(r, now).unwrap();
+            }
+        }
+        if workers.iter().all(|w| !w.is_busy()) {
+            return log;
+        }
+        if results.is_empty() {
+            now += 60_000_000;
+            for w in workers.iter_mut() {
+                w.handle_timeout(now);
+            }
+        }
+    }
+    panic!("the all-reduce did not settle");
+}
+
+#[test]
+fn an_owned_input_sends_the_same_bytes_and_sums_as_a_copied_one() {
+    let lanes = 2;
+    // 20000 · 2^16 saturates at fan-in 2: chunk 1 is re-run at 2^8.
+    let inputs = [
+        vec![1.5, -2.25, 20000.0, 3.0, 7.0],
+        vec![0.5, 0.25, 1.0, 0.5, -7.0],
+    ];
+    let workers = || -> Vec<Worker> {
+        (0..2)
+            .map(|id| Worker::new(config(8, id, 2, lanes, 2)).unwrap())
+            .collect()
+    };
+    let mut copied = workers();
+    for (w, input) in copied.iter_mut().zip(&inputs) {
+        w.start_allreduce(input, 0).unwrap();
+    }
+    let copied_log = drive_with_a_resend(&mut copied, lanes);
+
+    let mut owned = workers();
+    let mut given = Vec::new();
+    for (w, input) in owned.iter_mut().zip(&inputs) {
+        let buffer = input.clone();
+        given.push(buffer.as_ptr());
+        w.start_allreduce_owned(buffer, 0).unwrap();
+    }
+    let owned_log = drive_with_a_resend(&mut owned, lanes);
+
+    assert_eq!(owned_log, copied_log, "every payload byte for byte");
+    // The resend carries the dropped DATA's lanes again.
+    let data_of_seq0: Vec<_> = owned_log
+        .iter()
+        .map(|p| parse(p, lanes))
+        .filter(|(r, _)| r.packet_type == PacketType::Data && r.key.seq() == 0 && r.worker == 0)
+        .collect();
+    assert_eq!(data_of_seq0.len(), 2);
+    assert_eq!(data_of_seq0[1].0.flags, Flags::RESEND);
+    assert_eq!(data_of_seq0[0].1, data_of_seq0[1].1);
+    let expected = vec![2.0, -2.0, 20001.0, 3.5, 0.0];
+    for ((c, o), ptr) in copied.iter_mut().zip(&mut owned).zip(given) {
+        assert_eq!(c.stats(), o.stats());
+        assert_eq!((c.stats().resends, c.stats().overflow_retries), (1, 1));
+        assert_eq!(c.poll_event(), o.poll_event());
+        assert_eq!(c.take_result(), Some(expected.clone()));
+        // The sum is in the buffer the caller gave, not in a copy.
+        let result = o.take_result().unwrap();
+        assert_eq!(result, expected);
+        assert_eq!(result.as_ptr(), ptr);
+    }
+}
+
+#[test]
+fn an_owned_input_comes_back_when_refused_or_aborted() {
+    let mut w = Worker::new(config(8, 0, 2, 2, 2)).unwrap();
+    let first = vec![1.0, 2.0, 3.0];
+    let ptr = first.as_ptr();
+    w.start_allreduce_owned(first, 0).unwrap();
+    let refused = w.start_allreduce_owned(vec![4.0], 0).unwrap_err();
+    assert_eq!(
+        refused,
+        Refused {
+            error: WorkerError::Busy,
+            data: vec![4.0],
+        }
+    );
+    let mut coefficients = crate::integrity::Coefficients::default();
+    coefficients.refill(1, 2, || 7);
+    let refused = w
+        .start_checked_allreduce_owned(vec![1.0; 5], 0, &coefficients)
+        .unwrap_err();
+    assert!(matches!(
+        refused.error,
+        WorkerError::ChecksumShape { chunks: 3, .. }
+    ));
+    assert_eq!(refused.data, vec![1.0; 5]);
+    assert_eq!(drain(&mut w, 0).len(), 2);
+    assert!(w.abort_allreduce());
+    let back = w.reclaim_input().unwrap();
+    assert_eq!((back.as_ptr(), &back[..]), (ptr, &[1.0, 2.0, 3.0][..]));
+    assert_eq!(w.reclaim_input(), None);
+    // An empty tensor completes at once and comes back as the result.
+    w.start_allreduce_owned(Vec::with_capacity(8), 0).unwrap();
+    assert_eq!(w.take_result().map(|r| r.capacity()), Some(8));
+}
