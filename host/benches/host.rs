@@ -95,20 +95,25 @@ fn packetize(c: &mut Criterion) {
         // so this is the steady state.
         let mut buf = vec![0u8; payload_len];
         let mut w = CoreWorker::new(cfg.clone()).unwrap();
+        // Every DATA payload of the all-reduce started at `start`: the
+        // time since, then the all-reduce dropped (not timed).
+        let drain = |w: &mut CoreWorker, buf: &mut [u8], start: Instant| {
+            let mut bytes = 0;
+            while let Some(n) = w.poll_transmit_into(0, buf).unwrap() {
+                bytes += black_box(&buf[..n]).len();
+            }
+            let t = start.elapsed();
+            assert_eq!(bytes, expected_bytes);
+            assert!(w.abort_allreduce());
+            t
+        };
         bench(
             &mut g,
             format!("poll_transmit_into_k{lanes}_4MiB"),
             &mut || {
                 let start = Instant::now();
                 w.start_allreduce(&data, 0).unwrap();
-                let mut bytes = 0;
-                while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
-                    bytes += black_box(&buf[..n]).len();
-                }
-                let t = start.elapsed();
-                assert_eq!(bytes, expected_bytes);
-                assert!(w.abort_allreduce());
-                t
+                drain(&mut w, &mut buf, start)
             },
         );
         // The same on the caller's buffer (`start_allreduce_owned`, the
@@ -121,13 +126,7 @@ fn packetize(c: &mut Criterion) {
                 let start = Instant::now();
                 w.start_allreduce_owned(std::mem::take(&mut owned), 0)
                     .unwrap();
-                let mut bytes = 0;
-                while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
-                    bytes += black_box(&buf[..n]).len();
-                }
-                let t = start.elapsed();
-                assert_eq!(bytes, expected_bytes);
-                assert!(w.abort_allreduce());
+                let t = drain(&mut w, &mut buf, start);
                 owned = w.reclaim_input().unwrap();
                 t
             },

@@ -418,6 +418,20 @@ mod tests {
         (0..count).map(|i| vec![i as u8; len]).collect()
     }
 
+    /// Sends `contents` from `socket` to `to` as one segmented datagram
+    /// (UDP GSO) of `segment`-byte frames, as a batching sender does.
+    fn send_segmented(socket: &UdpSocket, to: SocketAddr, contents: &[u8], segment: usize) {
+        let offload = UdpSocketState::new(socket.into()).unwrap();
+        let transmit = Transmit {
+            destination: to,
+            ecn: None,
+            contents,
+            segment_size: Some(segment),
+            src_ip: None,
+        };
+        offload.try_send(socket.into(), &transmit).unwrap();
+    }
+
     #[test]
     fn a_batch_leaves_as_one_datagram_per_frame_in_order() {
         let port = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -452,7 +466,6 @@ mod tests {
     #[test]
     fn frames_the_kernel_kept_together_come_out_one_by_one() {
         let port = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let port_offload = UdpSocketState::new((&port).into()).unwrap();
         let mut link =
             UdpFrameLink::connect("127.0.0.1:0".parse().unwrap(), port.local_addr().unwrap())
                 .unwrap();
@@ -461,14 +474,7 @@ mod tests {
         // kernel has it) whose last frame is shorter.
         let mut contents: Vec<u8> = numbered(40, 186).concat();
         contents.extend_from_slice(&[99; 100]);
-        let transmit = Transmit {
-            destination: to,
-            ecn: None,
-            contents: &contents,
-            segment_size: Some(186),
-            src_ip: None,
-        };
-        port_offload.try_send((&port).into(), &transmit).unwrap();
+        send_segmented(&port, to, &contents, 186);
         let mut got = vec![];
         while got.len() < 41 {
             got.push(
@@ -483,18 +489,7 @@ mod tests {
         // A stranger's batch and an empty datagram from the port are
         // counted, frame by frame, and dropped.
         let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let stranger_offload = UdpSocketState::new((&stranger).into()).unwrap();
-        let junk = numbered(5, 64).concat();
-        let transmit = Transmit {
-            destination: to,
-            ecn: None,
-            contents: &junk,
-            segment_size: Some(64),
-            src_ip: None,
-        };
-        stranger_offload
-            .try_send((&stranger).into(), &transmit)
-            .unwrap();
+        send_segmented(&stranger, to, &numbered(5, 64).concat(), 64);
         port.send_to(&[], to).unwrap();
         port.send_to(b"last", to).unwrap();
         assert_eq!(
@@ -507,21 +502,11 @@ mod tests {
     #[test]
     fn frames_lent_from_the_receive_buffer_are_those_taken_one_by_one() {
         let port = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let port_offload = UdpSocketState::new((&port).into()).unwrap();
         let mut link =
             UdpFrameLink::connect("127.0.0.1:0".parse().unwrap(), port.local_addr().unwrap())
                 .unwrap();
         let to = link.local_addr().unwrap();
-        let send = |contents: &[u8]| {
-            let transmit = Transmit {
-                destination: to,
-                ecn: None,
-                contents,
-                segment_size: Some(186),
-                src_ip: None,
-            };
-            port_offload.try_send((&port).into(), &transmit).unwrap();
-        };
+        let send = |contents: &[u8]| send_segmented(&port, to, contents, 186);
         send(&numbered(30, 186).concat());
         // One frame taken by a wait first: it is handed out before the rest.
         let first = link.recv_frame_timeout(Duration::from_secs(2)).unwrap();
