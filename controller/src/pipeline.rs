@@ -602,20 +602,26 @@ mod tests {
         // every model counter but `released`
         assert_eq!(b.counters.len(), 23);
         let completed = b.counters.iter().find(|c| c.name == "completed").unwrap();
-        assert_eq!((completed.stride, completed.offset), (16, 2));
-        assert_eq!(completed.index(5), 5 * 16 + 2);
+        assert_eq!((completed.stride, completed.offset), (4, 2));
+        assert_eq!(completed.index(5), 5 * 4 + 2);
+        let stale_reclaims = b
+            .counters
+            .iter()
+            .find(|c| c.name == "stale_reclaims")
+            .unwrap();
+        assert_eq!(stale_reclaims.index(5), 5 * 4);
         let bad_slot = b
             .counters
             .iter()
             .find(|c| c.name == "drop_bad_slot")
             .unwrap();
-        assert_eq!(bad_slot.index(3), 3 * 8 + 2);
+        assert_eq!(bad_slot.index(3), 3 * 4 + 2);
         let spoofed = b
             .counters
             .iter()
             .find(|c| c.name == "drop_spoofed")
             .unwrap();
-        assert_eq!(spoofed.index(3), 3 * 8 + 4);
+        assert_eq!(spoofed.index(3), 3);
         let stale = b.stale.as_ref().unwrap();
         assert_eq!(stale.spec.unit_ns, 65_536);
         assert_eq!(stale.value(10_000), 153);
