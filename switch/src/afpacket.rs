@@ -626,7 +626,8 @@ impl RxRing {
     /// Frames this host sent, and frames longer than a slot, are skipped.
     pub fn recv_batch(&mut self, each: impl FnMut(&[u8])) -> io::Result<usize> {
         if !self.has_frames()
-            && let Some((_, e)) = wait_readable(&[self.fd.as_raw_fd()], self.poll_ms)?.pop()
+            && let Some((_, e)) =
+                wait_fds(&[self.fd.as_raw_fd()], &[], &mut [], None, self.poll_ms)?.pop()
         {
             return Err(e);
         }
@@ -716,18 +717,49 @@ pub fn wait_any(
     waker: &Waker,
     timeout: Duration,
 ) -> io::Result<Vec<(usize, io::Error)>> {
-    let mut fds: Vec<i32> = rings.iter().map(|r| r.fd.as_raw_fd()).collect();
-    fds.push(waker.fd.as_raw_fd());
-    wait_readable(&fds, timeout.as_millis().min(i32::MAX as u128) as i32)
+    wait_any_or_sockets(rings, &[], &mut [], waker, timeout)
 }
 
-/// `poll` for input on `fds`, at most `timeout_ms`; an interrupted wait
-/// counts as a timeout. Returns the pending socket errors of the fds that
-/// reported one (`POLLERR`), taken (cleared) with `SO_ERROR`.
-fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<Vec<(usize, io::Error)>> {
-    let mut pfds: Vec<libc::pollfd> = fds
+/// [`wait_any`] that also wakes for `sockets` (UDP ports' descriptors):
+/// sets `readable[i]` to whether `sockets[i]` has a datagram waiting or an
+/// error pending (which its next receive reports, so it is left there).
+/// A `timeout` of zero only looks.
+pub(crate) fn wait_any_or_sockets(
+    rings: &[&RxRing],
+    sockets: &[i32],
+    readable: &mut [bool],
+    waker: &Waker,
+    timeout: Duration,
+) -> io::Result<Vec<(usize, io::Error)>> {
+    let rings: Vec<i32> = rings.iter().map(|r| r.fd.as_raw_fd()).collect();
+    let timeout_ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+    wait_fds(
+        &rings,
+        sockets,
+        readable,
+        Some(waker.fd.as_raw_fd()),
+        timeout_ms,
+    )
+}
+
+/// `poll` for input on `rings`, `sockets` and `waker`, at most
+/// `timeout_ms`; an interrupted wait counts as a timeout. Sets
+/// `readable[i]` for `sockets[i]` (input or an error pending). Returns the
+/// pending errors of the rings that reported one (`POLLERR`), by index,
+/// taken (cleared) with `SO_ERROR`.
+fn wait_fds(
+    rings: &[i32],
+    sockets: &[i32],
+    readable: &mut [bool],
+    waker: Option<i32>,
+    timeout_ms: i32,
+) -> io::Result<Vec<(usize, io::Error)>> {
+    let mut pfds: Vec<libc::pollfd> = rings
         .iter()
-        .map(|&fd| libc::pollfd {
+        .chain(sockets)
+        .copied()
+        .chain(waker)
+        .map(|fd| libc::pollfd {
             fd,
             events: libc::POLLIN,
             revents: 0,
@@ -743,8 +775,12 @@ fn wait_readable(fds: &[i32], timeout_ms: i32) -> io::Result<Vec<(usize, io::Err
         }
         return Ok(Vec::new());
     }
+    // A socket's error is left for its next receive to report.
+    for (ready, p) in readable.iter_mut().zip(&pfds[rings.len()..]) {
+        *ready = p.revents & (libc::POLLIN | libc::POLLERR) != 0;
+    }
     let mut errors = Vec::new();
-    for (i, p) in pfds.iter().enumerate() {
+    for (i, p) in pfds[..rings.len()].iter().enumerate() {
         if p.revents & libc::POLLERR != 0 {
             let mut code: i32 = 0;
             // SAFETY: any bytes are a valid i32.

@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
 #[cfg(target_os = "linux")]
-use crate::afpacket::{RxRing, wait_any};
+use crate::afpacket::{RxRing, wait_any_or_sockets};
 use crate::device::Device;
 use crate::egress::Egress;
 #[cfg(target_os = "linux")]
@@ -22,6 +22,8 @@ use crate::inbound::{FrameBatch, Inbound};
 use crate::pcap::PcapWriter;
 use crate::ports::PortCounters;
 use crate::state::SwitchState;
+#[cfg(target_os = "linux")]
+use crate::udp::{ReaderPort, RecvBuffers};
 
 /// Frames taken from the channel per device lock, at most (a P4Runtime
 /// write waits for at most one batch).
@@ -142,8 +144,11 @@ pub(crate) struct Dataplane {
     /// Receive rings this thread reads itself, by port.
     #[cfg(target_os = "linux")]
     pub(crate) rings: Vec<(u32, RxRing)>,
-    /// Wakes this thread from its wait on the rings when a message is
-    /// queued (present when it reads rings).
+    /// UDP ports this thread reads itself.
+    #[cfg(target_os = "linux")]
+    pub(crate) udp: Vec<ReaderPort>,
+    /// Wakes this thread from its wait on the rings and sockets when a
+    /// message is queued (present when it reads either).
     #[cfg(target_os = "linux")]
     pub(crate) doorbell: Option<Arc<Doorbell>>,
 }
@@ -158,17 +163,28 @@ impl Dataplane {
         self.run_on_channel();
     }
 
-    /// Runs with interface rings to read besides the channel: each round
-    /// takes what is waiting on the channel and in every ring, without
-    /// waiting, and runs it under one device lock; with nothing waiting it
-    /// sleeps in `poll` on the rings and the doorbell.
+    /// Runs with interface rings or UDP sockets to read besides the
+    /// channel: each round takes what is waiting on the channel, in every
+    /// ring and in the sockets known to be readable, without waiting, and
+    /// runs it under one device lock; with nothing waiting it sleeps in
+    /// `poll` on the rings, the sockets and the doorbell.
     #[cfg(target_os = "linux")]
     fn run_with_rings(mut self, doorbell: &Doorbell) {
         let mut rings = std::mem::take(&mut self.rings);
+        let mut udp = UdpInput::new(std::mem::take(&mut self.udp));
         let mut batch = Vec::new();
         loop {
             let mut stop = self.take_messages(&mut batch);
-            if batch.is_empty() && !stop && !rings.iter().any(|(_, r)| r.has_frames()) {
+            let idle = batch.is_empty()
+                && !stop
+                && !rings.iter().any(|(_, r)| r.has_frames())
+                && !udp.readable.contains(&true);
+            if !idle && !udp.ports.is_empty() {
+                // Busy: no sleep, but learn which sockets have datagrams
+                // (one `poll` that does not wait).
+                self.wait(&rings, &mut udp, doorbell, std::time::Duration::ZERO);
+            }
+            if idle {
                 // Idle: make captures visible before sleeping.
                 for (_, w) in self.pcap.iter_mut() {
                     let _ = w.flush();
@@ -178,23 +194,11 @@ impl Dataplane {
                 // after it rings the doorbell.
                 stop = self.take_messages(&mut batch);
                 if batch.is_empty() && !stop {
-                    let waiting: Vec<&RxRing> = rings.iter().map(|(_, r)| r).collect();
-                    match wait_any(&waiting, doorbell.waker(), READ_POLL) {
-                        Ok(errors) => {
-                            for (i, e) in errors {
-                                let (port, ring) = &rings[i];
-                                tracing::warn!(port, interface = ring.name(), "receive: {e}");
-                            }
-                        }
-                        Err(e) => {
-                            tracing::error!("waiting for frames: {e}");
-                            std::thread::sleep(READ_POLL);
-                        }
-                    }
+                    self.wait(&rings, &mut udp, doorbell, READ_POLL);
                 }
                 let _ = doorbell.unpark();
             }
-            self.handle_batch(&batch, &mut rings);
+            self.handle_batch(&batch, &mut rings, &mut udp);
             batch.clear();
             if stop {
                 break;
@@ -204,6 +208,37 @@ impl Dataplane {
             let _ = w.flush();
         }
         tracing::debug!("packet thread stopped");
+    }
+
+    /// Waits up to `timeout` for a frame in `rings`, a datagram in `udp`'s
+    /// sockets (noting which are readable) or the doorbell.
+    #[cfg(target_os = "linux")]
+    fn wait(
+        &self,
+        rings: &[(u32, RxRing)],
+        udp: &mut UdpInput,
+        doorbell: &Doorbell,
+        timeout: std::time::Duration,
+    ) {
+        let waiting: Vec<&RxRing> = rings.iter().map(|(_, r)| r).collect();
+        match wait_any_or_sockets(
+            &waiting,
+            &udp.fds,
+            &mut udp.readable,
+            doorbell.waker(),
+            timeout,
+        ) {
+            Ok(errors) => {
+                for (i, e) in errors {
+                    let (port, ring) = &rings[i];
+                    tracing::warn!(port, interface = ring.name(), "receive: {e}");
+                }
+            }
+            Err(e) => {
+                tracing::error!("waiting for frames: {e}");
+                std::thread::sleep(timeout);
+            }
+        }
     }
 
     /// Moves up to [`BATCH_FRAMES`] frames' worth of waiting messages into
@@ -227,6 +262,8 @@ impl Dataplane {
     /// Runs with the channel as the only input, blocking on it when idle.
     fn run_on_channel(mut self) {
         let mut batch = Vec::new();
+        #[cfg(target_os = "linux")]
+        let mut no_udp = UdpInput::new(Vec::new());
         'run: loop {
             let first = match self.inbound.try_recv() {
                 Ok(m) => m,
@@ -261,6 +298,9 @@ impl Dataplane {
                     Err(_) => break,
                 }
             }
+            #[cfg(target_os = "linux")]
+            self.handle_batch(&batch, &mut [], &mut no_udp);
+            #[cfg(not(target_os = "linux"))]
             self.handle_batch(&batch, &mut []);
             batch.clear();
             if stop {
@@ -274,9 +314,15 @@ impl Dataplane {
     }
 
     /// Runs every frame of `batch` in order, then every frame waiting in
-    /// `rings` (straight from ring memory), under one device lock; then
-    /// sends the outputs.
-    fn handle_batch(&mut self, batch: &[FrameBatch], rings: &mut [(u32, RxRing)]) {
+    /// `rings` (straight from ring memory), then up to [`BATCH_FRAMES`]
+    /// frames from `udp`'s readable sockets (straight from the receive
+    /// buffer), under one device lock; then sends the outputs.
+    fn handle_batch(
+        &mut self,
+        batch: &[FrameBatch],
+        rings: &mut [(u32, RxRing)],
+        #[cfg(target_os = "linux")] udp: &mut UdpInput,
+    ) {
         let state = self.state.clone();
         let program = {
             let mut guard = state.lock_device();
@@ -309,6 +355,8 @@ impl Dataplane {
                     self.ingress(device.as_deref_mut(), *port, data, now);
                 });
             }
+            #[cfg(target_os = "linux")]
+            self.read_udp(udp, &mut device);
             #[cfg(not(target_os = "linux"))]
             let _ = rings;
             device.map(|d| d.program().clone())
@@ -320,6 +368,60 @@ impl Dataplane {
             }
         }
         self.send_pending();
+    }
+
+    /// Runs frames from `udp`'s readable sockets through the program, each
+    /// socket read until it is empty, up to [`BATCH_FRAMES`] frames in all
+    /// (a socket left unread stays readable, and is read first next time).
+    /// Hellos, goodbyes and strangers' datagrams are counted on the way.
+    #[cfg(target_os = "linux")]
+    fn read_udp(&mut self, udp: &mut UdpInput, device: &mut Option<&mut Device>) {
+        let UdpInput {
+            ports,
+            buffers,
+            readable,
+            next,
+            ..
+        } = udp;
+        let count = ports.len();
+        let mut budget = BATCH_FRAMES;
+        for k in 0..count {
+            let i = (*next + k) % count;
+            if !readable[i] {
+                continue;
+            }
+            let p = &ports[i];
+            while budget > 0 {
+                // One timestamp for each receive's datagrams, as for a
+                // reader's batch.
+                let now = self.now_us();
+                let read = p.socket.recv_batch(buffers, |received, frame| {
+                    if let crate::udp::Received::Frame(_) = received {
+                        budget = budget.saturating_sub(1);
+                        self.ingress(device.as_deref_mut(), p.port, frame, now);
+                    } else {
+                        p.note(&received);
+                    }
+                });
+                match read {
+                    Ok(0) => {
+                        readable[i] = false;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::error!(port = p.port, "UDP receive: {e}");
+                        readable[i] = false;
+                        break;
+                    }
+                }
+            }
+            if budget == 0 {
+                // The socket that used the budget up goes first next round.
+                *next = i;
+                break;
+            }
+        }
     }
 
     /// The monotonic clock, µs since start, as a frame's timestamp.
@@ -397,6 +499,38 @@ impl Dataplane {
                 }
             }
             reuse(&mut self.spare, frames.drain(..));
+        }
+    }
+}
+
+/// The UDP ports the packet thread reads, with what it knows of them.
+#[cfg(target_os = "linux")]
+struct UdpInput {
+    ports: Vec<ReaderPort>,
+    /// The ports' descriptors, to wait on.
+    fds: Vec<i32>,
+    /// Whether each port's socket had a datagram (or an error) waiting at
+    /// the last look and has not been read empty since.
+    readable: Vec<bool>,
+    /// The port read first in the next round.
+    next: usize,
+    buffers: RecvBuffers,
+}
+
+#[cfg(target_os = "linux")]
+impl UdpInput {
+    fn new(ports: Vec<ReaderPort>) -> UdpInput {
+        UdpInput {
+            fds: ports.iter().map(|p| p.socket.raw_fd()).collect(),
+            readable: vec![false; ports.len()],
+            next: 0,
+            // No buffers (half a MiB) for a thread with no UDP port.
+            buffers: if ports.is_empty() {
+                RecvBuffers::none()
+            } else {
+                RecvBuffers::default()
+            },
+            ports,
         }
     }
 }

@@ -68,6 +68,7 @@ impl FrameBatch {
     }
 
     /// Whether the batch holds no frame.
+    #[cfg(not(target_os = "linux"))]
     pub(crate) fn is_empty(&self) -> bool {
         self.count == 0
     }

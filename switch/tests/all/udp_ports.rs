@@ -74,6 +74,58 @@ fn frames_cross_the_pipeline_between_udp_ports() {
     assert_eq!(switch.port_stats(2).unwrap().tx_packets, 1);
 }
 
+/// Two hosts send windows of numbered frames at once to one third host:
+/// each frame arrives once, and each sender's in the order sent (the
+/// packet thread reads both sockets in one wait).
+#[test]
+fn bursts_from_two_ports_arrive_once_and_in_order() {
+    const WINDOW: u16 = 50;
+    const ROUNDS: u16 = 20;
+    let program = Program::load(Source::File(&l2_path()), &[]).unwrap();
+    let ids = Ids(&program.p4info.clone());
+    let (a_addr, b_addr, c_addr) = (free_addr(), free_addr(), free_addr());
+    let (a, b, c) = (host(), host(), host());
+    let (switch, _) = Switch::builder(SwitchConfig::default())
+        .program(program)
+        .udp_port(1, a_addr, None)
+        .udp_port(2, b_addr, Some(b.local_addr().unwrap()))
+        .udp_port(3, c_addr, None)
+        .build()
+        .unwrap();
+    let entry = table_entity(dmac_entry(&ids, &[0xb], "MyIngress.forward", &[(1, &[2])]));
+    switch.with_device(|d| d.unwrap().write(Insert, &entry).unwrap());
+    // The frame's payload: the sender (source MAC) and its sequence number.
+    let numbered = |src: u8, seq: u16| {
+        let mut payload = [0u8; 46];
+        payload[..2].copy_from_slice(&seq.to_be_bytes());
+        frame([0, 0, 0, 0, 0, 0xb], [0, 0, 0, 0, 0, src], 0x88b5, &payload)
+    };
+    let mut next = [0u16; 2];
+    let mut buf = [0u8; 2048];
+    for round in 0..ROUNDS {
+        for seq in round * WINDOW..(round + 1) * WINDOW {
+            a.send_to(&numbered(0xa, seq), a_addr).unwrap();
+            c.send_to(&numbered(0xc, seq), c_addr).unwrap();
+        }
+        for _ in 0..2 * WINDOW {
+            let (n, _) = b.recv_from(&mut buf).unwrap();
+            let from = match buf[11] {
+                0xa => 0,
+                0xc => 1,
+                other => panic!("a frame from {other:#x}"),
+            };
+            assert_eq!(&buf[..n], numbered(buf[11], next[from]).as_slice());
+            next[from] += 1;
+        }
+    }
+    assert_eq!(next, [ROUNDS * WINDOW; 2]);
+    let rx = |p| switch.port_stats(p).unwrap().rx_packets;
+    assert_eq!(
+        (rx(1), rx(3)),
+        (u64::from(ROUNDS * WINDOW), u64::from(ROUNDS * WINDOW))
+    );
+}
+
 #[test]
 fn an_address_in_use_is_a_clear_error() {
     let taken = host();
