@@ -29,9 +29,17 @@
 //!   fields is indexed by the same fields in every action of the table,
 //!   never by an action parameter or a constant in another (bf-p4c's
 //!   `SetupAttachedAddressing` and `StatefulAttachmentSetup`, in
-//!   `backends/tofino/bf-p4c/mau/instruction_selection.cpp` of p4c).
+//!   `backends/tofino/bf-p4c/mau/instruction_selection.cpp` of p4c);
+//! - **an indirect extern's index** (`count`, `execute`, `read`, `write`)
+//!   is a constant, an action parameter (with constants concatenated), or
+//!   packet fields with their slices, casts and concatenations (a hash
+//!   distribution), never a value computed from them by an operator
+//!   (bf-p4c: "The index is too complex for the primitive to be handled")
+//!   nor an action parameter concatenated with a field or another
+//!   parameter (bf-p4c: "Complex expression is not yet supported"; both in
+//!   `StatefulAttachmentSetup::Scan::setup_index_operand`, same file).
 //!
-//! Each error names the rule and points at the register, RegisterAction,
+//! Each error names the rule and points at the register, RegisterAction, call,
 //! table or `main`. What the rules leave to the real compiler (`bf-p4c`): where
 //! resources push tables into later stages, crossbar, PHV and memory
 //! limits.
@@ -922,7 +930,7 @@ impl Compiler<'_> {
 /// stats address bus and registers (stateful ALUs) over the meter bus; a
 /// table drives one address per bus for all its actions.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Indirect {
+pub(super) enum Indirect {
     Counter(u32),
     Register(u32),
 }
@@ -1263,5 +1271,117 @@ impl Compiler<'_> {
             }
         }
         issues
+    }
+}
+
+/// What an index expression is to bf-p4c's addressing of an indirect
+/// extern.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IndexForm {
+    /// A constant (after folding).
+    Constant,
+    /// An action parameter (action data), possibly with constants
+    /// concatenated.
+    Param,
+    /// Packet fields: a hash distribution of PHV fields (or a call's
+    /// result, such as a `Hash.get`).
+    Fields,
+}
+
+/// Why bf-p4c cannot address an indirect extern by an index.
+enum IndexRefusal {
+    /// An operator computes the index from non-constant values.
+    Computed,
+    /// An action parameter concatenated with another non-constant part.
+    ParamConcat,
+}
+
+impl Compiler<'_> {
+    /// The Tofino rule on the index of an indirect extern (see the module
+    /// documentation); `span` is the call's.
+    pub(super) fn check_tofino_index(&self, index: &Ex, ext: Indirect, span: Span) -> Res<()> {
+        if !self.is_tna() {
+            return Ok(());
+        }
+        match self.index_form(index) {
+            Ok(_) => Ok(()),
+            Err(IndexRefusal::Computed) => err(
+                span,
+                format!(
+                    "Tofino: the index of {} is computed by an operator; an indirect \
+                     extern's index must be a constant, an action parameter or packet fields \
+                     (their slices, casts and concatenations), so compute it into a metadata \
+                     field first (bf-p4c: \"The index is too complex for the primitive to be \
+                     handled\")",
+                    self.indirect_name(ext)
+                ),
+            ),
+            Err(IndexRefusal::ParamConcat) => err(
+                span,
+                format!(
+                    "Tofino: the index of {} concatenates an action parameter with a field or \
+                     another parameter; an indirect extern's index is action data or packet \
+                     fields, not both (bf-p4c: \"Complex expression is not yet supported\")",
+                    self.indirect_name(ext)
+                ),
+            ),
+        }
+    }
+
+    fn index_form(&self, e: &Ex) -> Result<IndexForm, IndexRefusal> {
+        let param = |slot: u32, wide: bool| {
+            if self.action_param_slots.contains(&(slot, wide)) {
+                IndexForm::Param
+            } else {
+                IndexForm::Fields
+            }
+        };
+        Ok(match e {
+            Ex::Const(_) | Ex::ConstW(_) => IndexForm::Constant,
+            Ex::Load(s) => param(*s, false),
+            Ex::LoadW(s) => param(*s, true),
+            Ex::LoadDyn(..)
+            | Ex::LoadDynW(..)
+            | Ex::Seq(_)
+            | Ex::SeqW(_)
+            | Ex::TableHit(_)
+            | Ex::TableMiss(_)
+            | Ex::Lookahead(_)
+            | Ex::LookaheadW(_)
+            | Ex::PacketLength => IndexForm::Fields,
+            // a slice or cast keeps what it reads
+            Ex::Mask(_, a)
+            | Ex::SExt(_, _, a)
+            | Ex::Slice(_, _, a)
+            | Ex::ToNarrow(a)
+            | Ex::ToWide(_, a)
+            | Ex::CastW(_, a)
+            | Ex::SliceW(_, _, a) => self.index_form(a)?,
+            Ex::Concat(_, ab) | Ex::ConcatW(ab) => {
+                match (self.index_form(&ab.0)?, self.index_form(&ab.1)?) {
+                    (IndexForm::Constant, f) | (f, IndexForm::Constant) => f,
+                    (IndexForm::Fields, IndexForm::Fields) => IndexForm::Fields,
+                    _ => return Err(IndexRefusal::ParamConcat),
+                }
+            }
+            Ex::Bin(..)
+            | Ex::BitNot(..)
+            | Ex::Neg(..)
+            | Ex::Not(_)
+            | Ex::Cond(_)
+            | Ex::BinW(..)
+            | Ex::CmpW(..)
+            | Ex::BitNotW(_)
+            | Ex::NegW(_)
+            | Ex::CondW(_) => {
+                // the front end folds an operator on constants
+                for o in e.operands() {
+                    if self.index_form(o)? != IndexForm::Constant {
+                        return Err(IndexRefusal::Computed);
+                    }
+                }
+                IndexForm::Constant
+            }
+        })
     }
 }
