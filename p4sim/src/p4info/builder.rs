@@ -154,6 +154,11 @@ pub(super) struct Builder<'a> {
     /// For a TNA program: the ingress parser's type name and the name of its
     /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
     tna_port_metadata: Option<(String, String)>,
+    /// The digests of a list without a type argument named so far: they
+    /// are `digest_0`, `digest_1`, ... in the order met (p4c's one sample
+    /// of such a digest, issue430-1-bmv2.p4, names it `digest_0`; the
+    /// order of several is not checked against p4c).
+    list_digests: std::cell::Cell<usize>,
 }
 
 /// A table's `implementation`.
@@ -202,6 +207,7 @@ impl<'a> Builder<'a> {
             plans: HashMap::new(),
             tna_pipe: None,
             tna_port_metadata: None,
+            list_digests: std::cell::Cell::new(0),
             parsers,
             parser_roots: Vec::new(),
             profile_tables: HashMap::new(),
@@ -810,11 +816,20 @@ impl<'a> Builder<'a> {
             let ty = match (type_args.first(), args.get(1)) {
                 (Some(t), _) => self.resolve(t)?,
                 (None, Some(a)) => match &a.value.kind {
-                    ExprKind::List { .. } => {
-                        return Err(unsupported(
-                            "digest of a list without a type argument (p4c names it digest_N)",
-                            call.span,
-                        ));
+                    ExprKind::List { items, dots: false } => {
+                        // a tuple of the items' types, named by p4c
+                        let items = items
+                            .iter()
+                            .map(|e| self.type_in_action_context(control, e))
+                            .collect::<Res<Vec<_>>>()?;
+                        let n = self.list_digests.get();
+                        self.list_digests.set(n + 1);
+                        let name = format!("digest_{n}");
+                        out.push(DigestUse {
+                            name,
+                            ty: CpType::Tuple(items),
+                        });
+                        continue;
                     }
                     _ => {
                         // The data may use action parameters; look them up too.
