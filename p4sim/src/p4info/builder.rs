@@ -1630,19 +1630,22 @@ impl<'a> Builder<'a> {
             .to_string();
         let symbol = annotated_name(&h.annotations, h.name.as_str());
         let symbol = symbol.strip_prefix('.').unwrap_or(&symbol);
-        let annos: Vec<&[Annotation]> = h.fields.iter().map(|f| f.annotations.as_slice()).collect();
+        // p4c flattens a struct-typed field into its leaves, named
+        // `field.leaf`, before it numbers them
+        let mut leaves = Vec::new();
+        self.controller_header_leaves(&h.fields, "", &mut leaves)?;
+        let annos: Vec<&[Annotation]> = leaves.iter().map(|l| l.1.annotations.as_slice()).collect();
         let field_id_list = field_ids(&annos)?;
         let mut metadata = Vec::new();
-        for (f, fid) in h.fields.iter().zip(field_id_list) {
+        for ((name, f, t), fid) in leaves.into_iter().zip(field_id_list) {
             if find_annotation(&f.annotations, "hidden").is_some() {
                 continue;
             }
-            let t = self.resolve(&f.ty)?;
             let info = type_info.get_or_insert_with(TypeInfo::default);
             self.type_spec(&t, info, f.span)?;
             metadata.push(PacketMetadata {
                 id: fid,
-                name: annotated_name(&f.annotations, f.name.as_str()),
+                name,
                 annotations: printed_annotations(&f.annotations),
                 bitwidth: self
                     .width(&t)
@@ -1660,6 +1663,34 @@ impl<'a> Builder<'a> {
                 },
                 metadata,
             });
+        Ok(())
+    }
+
+    /// The leaves of a controller header's `fields`, a struct-typed field
+    /// flattened into its own: (name, field, type).
+    fn controller_header_leaves(
+        &self,
+        fields: &'a [crate::front::ast::Field],
+        prefix: &str,
+        out: &mut Vec<(String, &'a crate::front::ast::Field, CpType)>,
+    ) -> Res<()> {
+        for f in fields {
+            let name = format!(
+                "{prefix}{}",
+                annotated_name(&f.annotations, f.name.as_str())
+            );
+            let t = self.resolve(&f.ty)?;
+            if let CpType::Struct(s) = &t
+                && let Some(d) = self.struct_decl(s)
+            {
+                if out.len() > 1024 || prefix.len() > 4096 {
+                    return Err(invalid("controller header nests too deep", f.span));
+                }
+                self.controller_header_leaves(&d.fields, &format!("{name}."), out)?;
+            } else {
+                out.push((name, f, t));
+            }
+        }
         Ok(())
     }
 
