@@ -59,6 +59,7 @@ fn main() {
         "tna/esa.p4",
         "tna/lane_list.p4",
         "tna/rows.p4",
+        "tna/row_counters.p4",
         "tna/tests/esa_small.p4",
         "build.rs",
     ] {

@@ -601,27 +601,18 @@ mod tests {
         assert!(b.table(TableKind::JobIds).is_some());
         // every model counter but `released`
         assert_eq!(b.counters.len(), 23);
-        let completed = b.counters.iter().find(|c| c.name == "completed").unwrap();
+        let counter = |name: &str| {
+            b.counters
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap_or_else(|| panic!("no binding for counter `{name}`"))
+        };
+        let completed = counter("completed");
         assert_eq!((completed.stride, completed.offset), (4, 2));
         assert_eq!(completed.index(5), 5 * 4 + 2);
-        let stale_reclaims = b
-            .counters
-            .iter()
-            .find(|c| c.name == "stale_reclaims")
-            .unwrap();
-        assert_eq!(stale_reclaims.index(5), 5 * 4);
-        let bad_slot = b
-            .counters
-            .iter()
-            .find(|c| c.name == "drop_bad_slot")
-            .unwrap();
-        assert_eq!(bad_slot.index(3), 3 * 4 + 2);
-        let spoofed = b
-            .counters
-            .iter()
-            .find(|c| c.name == "drop_spoofed")
-            .unwrap();
-        assert_eq!(spoofed.index(3), 3);
+        assert_eq!(counter("stale_reclaims").index(5), 5 * 4);
+        assert_eq!(counter("drop_bad_slot").index(3), 3 * 4 + 2);
+        assert_eq!(counter("drop_spoofed").index(3), 3);
         let stale = b.stale.as_ref().unwrap();
         assert_eq!(stale.spec.unit_ns, 65_536);
         assert_eq!(stale.value(10_000), 153);

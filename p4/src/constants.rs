@@ -3,7 +3,8 @@
 //! verdicts and counter layout of this crate, so the data planes and the
 //! Rust side cannot drift apart: `p4/include/constants.p4` (included by
 //! both programs) is [`constants_p4`]'s output, `p4/tna/rows.p4` (the
-//! Tofino program's counter rows) [`tna_rows_p4`]'s, `p4/tna/lane_list.p4`
+//! Tofino program's counter rows) [`tna_rows_p4`]'s, `p4/tna/row_counters.p4`
+//! (the tables that count them) [`tna_row_counters_p4`]'s, `p4/tna/lane_list.p4`
 //! (its lanes, one per line) [`tna_lane_list_p4`]'s, and a test fails when
 //! a file differs. The lane counts both lane files accept are
 //! [`LANE_COUNTS`].
@@ -19,7 +20,9 @@ use esa_core::pool::{GlobalCounters, SLOT_COMPLETE, SLOT_HELD, SLOT_OVERFLOW};
 use esa_core::wire::{Flags, PacketType};
 use std::fmt::Write as _;
 
-use crate::counters::{TNA_DROPS, TNA_ROWS};
+use crate::counters::{
+    TNA_CELLS_PER_JOB, TNA_DROPS, TNA_ROW_ARRAYS, TNA_ROW_COUNTER_FIRST_STAGE, TNA_ROWS,
+};
 use crate::program::LANE_COUNTS;
 
 /// What admission decides for a packet (`VERDICT_*`; the v1model
@@ -265,5 +268,57 @@ pub fn tna_rows_p4() -> String {
         let _ = writeln!(w, "const bit<3> {} = {reason};", name.to_uppercase());
     }
     let _ = writeln!(w, "\n#endif  // ESA_TNA_ROWS_P4");
+    s
+}
+
+/// The text of `p4/tna/row_counters.p4`: for each array `job_rows_N` of
+/// [`crate::counters`], the action that counts in it and the table
+/// `row_counter_N`, pinned to a stage of its own, whose const entries are
+/// the rows the array holds; and `ESA_TNA_APPLY_ROW_COUNTERS`, which
+/// applies them all. The Tofino program includes it inside its ingress
+/// control, after the arrays' declarations.
+pub fn tna_row_counters_p4() -> String {
+    let mut s = String::new();
+    let w = &mut s;
+    generated_header(w);
+    let _ = writeln!(
+        w,
+        "#ifndef ESA_TNA_ROW_COUNTERS_P4\n#define ESA_TNA_ROW_COUNTERS_P4\n\n\
+         // row_counter_N counts meta.row's cell (meta.row_idx) in job_rows_N,\n\
+         // which holds rows.p4's rows 4N..4N+3."
+    );
+    let per_array = TNA_CELLS_PER_JOB as usize;
+    let mut tables = Vec::new();
+    for (n, array) in TNA_ROW_ARRAYS.iter().enumerate() {
+        let array = array.rsplit('.').next().unwrap_or(array);
+        let (action, table) = (format!("count_row_{n}"), format!("row_counter_{n}"));
+        let _ = writeln!(
+            w,
+            "    action {action}() {{\n        \
+             {array}.count(meta.row_idx);\n    \
+             }}\n    \
+             @stage({})\n    \
+             table {table} {{\n        \
+             key = {{ meta.row: exact; }}\n        \
+             actions = {{ {action}; @defaultonly NoAction; }}\n        \
+             const default_action = NoAction();\n        \
+             size = {per_array};\n        \
+             const entries = {{",
+            TNA_ROW_COUNTER_FIRST_STAGE + n as u32
+        );
+        for row in &TNA_ROWS[n * per_array..(n + 1) * per_array] {
+            let _ = writeln!(w, "            ROW_{}: {action}();", row.to_uppercase());
+        }
+        let _ = writeln!(w, "        }}\n    }}");
+        tables.push(table);
+    }
+    let applies: Vec<String> = tables.iter().map(|t| format!("{t}.apply();")).collect();
+    let _ = writeln!(
+        w,
+        "\n// The row counters in stage order (statements of the ingress apply).\n\
+         #define ESA_TNA_APPLY_ROW_COUNTERS {}\n\n\
+         #endif  // ESA_TNA_ROW_COUNTERS_P4",
+        applies.join(" ")
+    );
     s
 }

@@ -92,15 +92,24 @@ pub(crate) const TNA_DROPS: [&str; 5] = [
 
 /// Cells per job of each `job_rows_N` and of `job_drops`: a power of two,
 /// so the index is job ++ the row's or reason's low bits.
-const TNA_CELLS_PER_JOB: u32 = 4;
+pub(crate) const TNA_CELLS_PER_JOB: u32 = 4;
 
 /// The arrays of the TNA program's rows, four rows a job each.
-const TNA_ROW_ARRAYS: [&str; 4] = [
+pub(crate) const TNA_ROW_ARRAYS: [&str; 4] = [
     "EsaIngress.job_rows_0",
     "EsaIngress.job_rows_1",
     "EsaIngress.job_rows_2",
     "EsaIngress.job_rows_3",
 ];
+
+/// Every row has its cell: the row arrays hold [`TNA_ROWS`] exactly.
+const _: () = assert!(TNA_ROW_ARRAYS.len() * TNA_CELLS_PER_JOB as usize == TNA_ROWS.len());
+
+/// The stage `row_counter_0` (counting in `job_rows_0`) is pinned to;
+/// `row_counter_N` is pinned to the next stage after `row_counter_{N-1}`,
+/// each beside the lanes of a stage of its own (`p4/tna/README.md`,
+/// "Resources").
+pub(crate) const TNA_ROW_COUNTER_FIRST_STAGE: u32 = 8;
 
 /// Where `arch`'s program counts the model's per-job counter `name` (as
 /// [`JobCounters::by_name`] calls it); `None` for a counter the program

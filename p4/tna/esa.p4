@@ -1856,71 +1856,9 @@ control EsaIngress(inout headers_t hdr,
 
     // The row counters, one per array, each pinned beside the lanes of a
     // stage of its own (8-11): left to itself the compiler put two in one
-    // stage and pushed a lane to a 13th.
-    action count_row_0() {
-        job_rows_0.count(meta.row_idx);
-    }
-    @stage(8)
-    table row_counter_0 {
-        key = { meta.row: exact; }
-        actions = { count_row_0; @defaultonly NoAction; }
-        const default_action = NoAction();
-        size = 4;
-        const entries = {
-            ROW_CLAIMED: count_row_0();
-            ROW_AGGREGATED: count_row_0();
-            ROW_COMPLETED: count_row_0();
-            ROW_DUPLICATES: count_row_0();
-        }
-    }
-    action count_row_1() {
-        job_rows_1.count(meta.row_idx);
-    }
-    @stage(9)
-    table row_counter_1 {
-        key = { meta.row: exact; }
-        actions = { count_row_1; @defaultonly NoAction; }
-        const default_action = NoAction();
-        size = 4;
-        const entries = {
-            ROW_FLUSHED: count_row_1();
-            ROW_REEMITTED: count_row_1();
-            ROW_FALLBACKS: count_row_1();
-            ROW_PREEMPTIONS: count_row_1();
-        }
-    }
-    action count_row_2() {
-        job_rows_2.count(meta.row_idx);
-    }
-    @stage(10)
-    table row_counter_2 {
-        key = { meta.row: exact; }
-        actions = { count_row_2; @defaultonly NoAction; }
-        const default_action = NoAction();
-        size = 4;
-        const entries = {
-            ROW_STALE_RECLAIMS: count_row_2();
-            ROW_RESULTS_RELAYED: count_row_2();
-            ROW_QUERIES_RELAYED: count_row_2();
-            ROW_PROBES_ANSWERED: count_row_2();
-        }
-    }
-    action count_row_3() {
-        job_rows_3.count(meta.row_idx);
-    }
-    @stage(11)
-    table row_counter_3 {
-        key = { meta.row: exact; }
-        actions = { count_row_3; @defaultonly NoAction; }
-        const default_action = NoAction();
-        size = 4;
-        const entries = {
-            ROW_PROBES_FORWARDED: count_row_3();
-            ROW_PULLED: count_row_3();
-            ROW_PULLS_IGNORED: count_row_3();
-            ROW_ANSWERS_RELAYED: count_row_3();
-        }
-    }
+    // stage and pushed a lane to a 13th. Generated, as rows.p4 is, from
+    // esa_p4::counters (TNA_ROWS by TNA_ROW_ARRAYS).
+#include "row_counters.p4"
 
     apply {
         // ---- stage 0: the lookups -------------------------------------
@@ -2084,10 +2022,7 @@ control EsaIngress(inout headers_t hdr,
         }
         drop_counter.apply();
         spoof_counter.apply();
-        row_counter_0.apply();
-        row_counter_1.apply();
-        row_counter_2.apply();
-        row_counter_3.apply();
+        ESA_TNA_APPLY_ROW_COUNTERS
         tree_row_counter.apply();
         if (meta.count_rx == 1 && meta.worker_diff[7:7] == 1) {
             data_rx.count(meta.job_id);

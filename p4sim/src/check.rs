@@ -319,6 +319,9 @@ struct Compiler<'p> {
     table_spans: Vec<Span>,
     /// TNA registers' PHV inputs over their RegisterActions so far.
     tna_salu_inputs: HashMap<u32, Vec<String>>,
+    /// The directionless (control-plane) parameters of the action being
+    /// lowered, as (slot, wide), for the Tofino index rule.
+    action_param_slots: Vec<(u32, bool)>,
     /// Sub-parser instances: the parser, its constructor arguments and the
     /// instance's name.
     sub_parsers: Vec<(&'p ast::ParserDecl, Vec<ast::Argument>, String)>,
@@ -426,6 +429,7 @@ impl<'p> Compiler<'p> {
             tna_main_span: Span::default(),
             table_spans: Vec::new(),
             tna_salu_inputs: HashMap::new(),
+            action_param_slots: Vec::new(),
             sub_parsers: Vec::new(),
         }
     }

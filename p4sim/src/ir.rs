@@ -20,7 +20,7 @@ use crate::exec::bits::{BitType, Bits};
 /// A run-time index into a header stack: the element is at
 /// `base + index * stride`, and the access is out of bounds when
 /// `index >= count`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dyn {
     /// The element index (narrow).
     pub index: Ex,
@@ -136,7 +136,11 @@ pub enum Cmp {
 /// An expression. Each variant yields either a narrow value (`u64`, masked
 /// to its width) or a wide value ([`Bits`]); compilation inserts
 /// [`Ex::ToWide`] / [`Ex::ToNarrow`] where the two meet.
-#[derive(Debug, Clone)]
+///
+/// Equality is structural: the IR keeps no source spans, so two expressions
+/// are equal when they are the same operations on the same slots and
+/// constants (the Tofino checks compare index expressions this way).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ex {
     /// Narrow constant.
     Const(u64),
@@ -251,7 +255,7 @@ impl Ex {
 }
 
 /// One field of a header as extract and emit see it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FieldLayout {
     /// Width in bits.
     pub width: u32,
@@ -270,7 +274,7 @@ pub struct FieldLayout {
 }
 
 /// A header instance: where its validity bit and fields live.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderRef {
     /// Narrow slot of the validity bit (absolute, or of element 0).
     pub valid: u32,
@@ -288,7 +292,7 @@ pub struct HeaderRef {
 
 /// How a stack element is chosen. The [`HeaderRef`] offsets are then
 /// relative to the chosen element.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackAccess {
     /// Narrow slot of element 0.
     pub base_n: u32,
@@ -307,7 +311,7 @@ pub struct StackAccess {
 }
 
 /// Which element of a stack a [`StackAccess`] means.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StackWhich {
     /// `stack.next` (extract advances `nextIndex`).
     Next,
@@ -318,7 +322,7 @@ pub enum StackWhich {
 }
 
 /// A value for one scalar leaf, used by field lists, digests and hashes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Leaf {
     /// The value.
     pub ex: Ex,
@@ -333,7 +337,7 @@ pub struct Leaf {
 }
 
 /// A statement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum St {
     /// Store a narrow value.
     Set(u32, Ex),
@@ -439,7 +443,7 @@ pub enum St {
 /// `update` and `break` leaves. The engines stop a loop after
 /// [`Loop::MAX_ITERATIONS`] iterations and drop the packet (a fault, as a
 /// failed `assert`): p4c's BMv2 back end only accepts loops it can bound.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loop {
     /// Tested before each iteration.
     pub cond: Ex,
@@ -582,7 +586,7 @@ fn rewrite(sts: &mut [St]) {
 }
 
 /// Shift the elements of a header stack.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackShift {
     /// Narrow base of element 0.
     pub base_n: u32,
@@ -603,7 +607,7 @@ pub struct StackShift {
 }
 
 /// Copy consecutive slots.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyOp {
     /// Narrow destination.
     pub n_dst: u32,
@@ -620,7 +624,7 @@ pub struct CopyOp {
 }
 
 /// Where an `out` result of an extern goes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     /// A narrow slot of the given width.
     N(u32, u32),
@@ -633,7 +637,7 @@ pub enum Target {
 }
 
 /// The v1model externs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExternCall {
     /// `register.read(result, index)`.
     RegisterRead {

@@ -34,6 +34,14 @@ fn tna_counter_rows_match_the_rust_layout() {
 }
 
 #[test]
+fn tna_row_counters_match_the_rust_layout() {
+    check(
+        esa_p4::program::source_dir().join("tna/row_counters.p4"),
+        esa_p4::constants::tna_row_counters_p4(),
+    );
+}
+
+#[test]
 fn tna_lane_list_matches_the_lane_counts() {
     check(
         esa_p4::program::source_dir().join("tna/lane_list.p4"),

@@ -687,6 +687,7 @@ impl<'p> Compiler<'p> {
                 self.nargs(args, 1, "counter.count", span)?;
                 let (iv, is) = a.into_iter().next().unwrap_or((Val::DontCare, span));
                 let index = self.index_arg(iv, is)?;
+                self.check_tofino_index(&index, tofino::Indirect::Counter(c), span)?;
                 ExternCall::Count { counter: c, index }
             }
             (ExternInst::DirectCounter(_), "count") => {

@@ -8,6 +8,7 @@ impl<'p> Compiler<'p> {
         self.scopes.push(HashMap::new());
         let saved_kind = self.block_kind;
         let saved_loops = std::mem::take(&mut self.loop_depth);
+        let saved_params = std::mem::take(&mut self.action_param_slots);
         self.block_kind = BlockKind::Control;
         let r = (|| -> Res<u32> {
             let mut params = Vec::new();
@@ -43,6 +44,9 @@ impl<'p> Compiler<'p> {
                 decl_params.push((p.direction, pl.clone(), t.clone(), p.name.to_string()));
                 if let Some(b) = b {
                     let slot = if is_wide(b.width()) { pl.w } else { pl.n };
+                    if control_plane {
+                        self.action_param_slots.push((slot, is_wide(b.width())));
+                    }
                     params.push(ParamIr {
                         name: p.name.to_string(),
                         ty: b,
@@ -61,6 +65,7 @@ impl<'p> Compiler<'p> {
         })();
         self.block_kind = saved_kind;
         self.loop_depth = saved_loops;
+        self.action_param_slots = saved_params;
         self.scopes.pop();
         r
     }

@@ -24,6 +24,9 @@ pub(super) struct RegAction {
 }
 
 /// The intrinsic metadata types TNA passes to its blocks, by name.
+/// [`Compiler::arch`] of a TNA program.
+const TNA_ARCH: &str = "the TNA Pipeline";
+
 const INTRINSICS: [&str; 8] = [
     "ingress_intrinsic_metadata_t",
     "ingress_intrinsic_metadata_for_tm_t",
@@ -62,8 +65,13 @@ const UNSUPPORTED: &[&str] = &[
 
 impl<'p> Compiler<'p> {
     /// Compiles the program whose `main` is a TNA `Switch`.
+    /// Whether the program being compiled is a TNA one.
+    pub(super) fn is_tna(&self) -> bool {
+        self.arch == TNA_ARCH
+    }
+
     pub(super) fn run_tna(&mut self, main: &'p ast::Instantiation) -> Res<Compiled> {
-        self.arch = "the TNA Pipeline";
+        self.arch = TNA_ARCH;
         self.tna_main_span = main.span;
         if main.args.len() != 1 {
             return unsupported(
@@ -714,6 +722,9 @@ impl<'p> Compiler<'p> {
                 let mut sts = Vec::new();
                 let ip = self.alloc(&ra.index);
                 let iv = self.expr(&args[0].value)?;
+                let iv = self.coerce(iv, &ra.index, args[0].value.span)?;
+                self.check_tofino_index(&iv, tofino::Indirect::Register(ra.reg), span)?;
+                let iv = Val::Scalar(iv, ra.index.clone());
                 self.assign(&ip, &ra.index, iv, args[0].value.span, &mut sts)?;
                 let index = self.load(&ip, &ra.index);
                 self.read_cell(ra.reg, &ra.value, index.clone(), &mut sts);
@@ -757,6 +768,7 @@ impl<'p> Compiler<'p> {
                 let mut sts = Vec::new();
                 let iv = self.expr(&args[0].value)?;
                 let index = self.coerce(iv, &it, args[0].value.span)?;
+                self.check_tofino_index(&index, tofino::Indirect::Register(*r), span)?;
                 let cell = (self.alloc(&t), t.clone());
                 self.read_cell(*r, &cell, index, &mut sts);
                 if self.scalar_bt(&t).is_none() {
@@ -773,6 +785,7 @@ impl<'p> Compiler<'p> {
                 }
                 let iv = self.expr(&args[0].value)?;
                 let index = self.coerce(iv, &it, args[0].value.span)?;
+                self.check_tofino_index(&index, tofino::Indirect::Register(*r), span)?;
                 let vv = self.expr(&args[1].value)?;
                 let value = self.coerce(vv, &t, args[1].value.span)?;
                 Val::Effect(vec![St::Extern(Box::new(ExternCall::RegisterWrite {

@@ -29,9 +29,17 @@
 //!   fields is indexed by the same fields in every action of the table,
 //!   never by an action parameter or a constant in another (bf-p4c's
 //!   `SetupAttachedAddressing` and `StatefulAttachmentSetup`, in
-//!   `backends/tofino/bf-p4c/mau/instruction_selection.cpp` of p4c).
+//!   `backends/tofino/bf-p4c/mau/instruction_selection.cpp` of p4c);
+//! - **an indirect extern's index** (`count`, `execute`, `read`, `write`)
+//!   is a constant, an action parameter (with constants concatenated), or
+//!   packet fields with their slices, casts and concatenations (a hash
+//!   distribution), never a value computed from them by an operator
+//!   (bf-p4c: "The index is too complex for the primitive to be handled")
+//!   nor an action parameter concatenated with a field or another
+//!   parameter (bf-p4c: "Complex expression is not yet supported"; both in
+//!   `StatefulAttachmentSetup::Scan::setup_index_operand`, same file).
 //!
-//! Each error names the rule and points at the register, RegisterAction,
+//! Each error names the rule and points at the register, RegisterAction, call,
 //! table or `main`. What the rules leave to the real compiler (`bf-p4c`): where
 //! resources push tables into later stages, crossbar, PHV and memory
 //! limits.
@@ -922,7 +930,7 @@ impl Compiler<'_> {
 /// stats address bus and registers (stateful ALUs) over the meter bus; a
 /// table drives one address per bus for all its actions.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Indirect {
+pub(super) enum Indirect {
     Counter(u32),
     Register(u32),
 }
@@ -1049,6 +1057,23 @@ impl Uses<'_> {
     }
 }
 
+/// One use of an indirect extern in an action.
+struct IndexedUse {
+    ext: Indirect,
+    index: Ex,
+    /// Whether the index reads packet fields (anything but the action's
+    /// parameters and constants).
+    phv: bool,
+}
+
+/// A table's action with the indirect externs it uses, each (extern,
+/// index) once, in extern order and then in the order the body uses them.
+struct ActionUses<'a> {
+    action: &'a ActionIr,
+    default_only: bool,
+    uses: Vec<IndexedUse>,
+}
+
 impl Compiler<'_> {
     fn indirect_name(&self, ext: Indirect) -> String {
         match ext {
@@ -1070,69 +1095,15 @@ impl Compiler<'_> {
     pub(super) fn check_indirect_externs(&self) -> Res<()> {
         for (t, table) in self.tables.iter().enumerate() {
             let span = self.table_spans.get(t).copied().unwrap_or_default();
-            // per action: the action, @defaultonly, its uses with their
-            // index (the index as text for comparing; `None`: from an
-            // action parameter or a constant, not packet fields)
-            type ActionUses<'a> = (&'a ActionIr, bool, Vec<(Indirect, String, Option<String>)>);
-            let mut per_action: Vec<ActionUses> = Vec::new();
-            for a in &table.actions {
-                let Some(action) = self.actions.get(a.action as usize) else {
-                    continue;
-                };
-                let mut u = Uses {
-                    bodies: &self.bodies,
-                    actions: &self.actions,
-                    out: Vec::new(),
-                    temps: HashMap::new(),
-                    in_seq: 0,
-                    depth: 0,
-                };
-                u.sts(&action.body);
-                let params: Vec<u64> = action.params.iter().map(|p| u64::from(p.slot)).collect();
-                let mut uses: Vec<(Indirect, String, Option<String>)> = u
-                    .out
-                    .into_iter()
-                    .map(|(ext, index)| {
-                        let mut reads = Vec::new();
-                        ex_reads(&index, &mut reads);
-                        let text = format!("{index:?}");
-                        let phv = reads.iter().any(|r| !params.contains(r));
-                        (ext, text.clone(), phv.then_some(text))
-                    })
-                    .collect();
-                uses.sort();
-                uses.dedup();
-                per_action.push((action, a.default_only, uses));
-            }
+            let per_action = self.action_extern_uses(table);
             // a @defaultonly action's externs belong to the table too
             let mut attached: Vec<Indirect> = per_action
                 .iter()
-                .flat_map(|(_, _, u)| u.iter().map(|(e, _, _)| *e))
+                .flat_map(|a| a.uses.iter().map(|u| u.ext))
                 .collect();
             attached.sort();
             attached.dedup();
-            let mut issues = Vec::new();
-            for (action, default_only, uses) in &per_action {
-                if *default_only {
-                    continue;
-                }
-                for bus in ["counters", "registers"] {
-                    let Some(first) = uses.iter().map(|u| u.0).find(|e| e.bus() == bus) else {
-                        continue;
-                    };
-                    if let Some(missing) = attached
-                        .iter()
-                        .find(|e| e.bus() == bus && !uses.iter().any(|u| u.0 == **e))
-                    {
-                        issues.push(format!(
-                            "action `{}` uses {} but not {}",
-                            action.name,
-                            self.indirect_name(first),
-                            self.indirect_name(*missing)
-                        ));
-                    }
-                }
-            }
+            let issues = self.extern_set_issues(&per_action, &attached);
             if !issues.is_empty() {
                 return err(
                     span,
@@ -1146,58 +1117,8 @@ impl Compiler<'_> {
                     ),
                 );
             }
-            for (action, default_only, uses) in &per_action {
-                if *default_only {
-                    continue;
-                }
-                for (i, a) in uses.iter().enumerate() {
-                    if let Some(b) = uses[i + 1..]
-                        .iter()
-                        .find(|b| b.0.bus() == a.0.bus() && b.1 != a.1)
-                    {
-                        issues.push(if a.0 == b.0 {
-                            format!(
-                                "action `{}` indexes {} with two expressions",
-                                action.name,
-                                self.indirect_name(a.0)
-                            )
-                        } else {
-                            format!(
-                                "action `{}` indexes {} and {} with different expressions",
-                                action.name,
-                                self.indirect_name(a.0),
-                                self.indirect_name(b.0)
-                            )
-                        });
-                        break;
-                    }
-                }
-            }
-            for ext in &attached {
-                // (action, its packet-field index or None) per use of `ext`
-                let mut by: Vec<(&str, &Option<String>)> = Vec::new();
-                for (action, _, uses) in &per_action {
-                    for u in uses.iter().filter(|u| u.0 == *ext) {
-                        by.push((&action.name, &u.2));
-                    }
-                }
-                let hashed = by.iter().find(|(_, i)| i.is_some());
-                let Some(&(a, hash)) = hashed else { continue };
-                if let Some((b, other)) = by.iter().find(|(_, i)| *i != hash) {
-                    issues.push(if other.is_some() {
-                        format!(
-                            "actions `{a}` and `{b}` index {} with different packet fields",
-                            self.indirect_name(*ext)
-                        )
-                    } else {
-                        format!(
-                            "action `{a}` indexes {} with packet fields, action `{b}` with an \
-                             action parameter or a constant",
-                            self.indirect_name(*ext)
-                        )
-                    });
-                }
-            }
+            let mut issues = self.shared_index_issues(&per_action);
+            issues.extend(self.packet_field_index_issues(&per_action, &attached));
             if !issues.is_empty() {
                 return err(
                     span,
@@ -1214,5 +1135,253 @@ impl Compiler<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Each action of `table` with the indirect externs it uses and their
+    /// index expressions.
+    fn action_extern_uses<'a>(&'a self, table: &TableIr) -> Vec<ActionUses<'a>> {
+        let mut per_action = Vec::new();
+        for a in &table.actions {
+            let Some(action) = self.actions.get(a.action as usize) else {
+                continue;
+            };
+            let mut u = Uses {
+                bodies: &self.bodies,
+                actions: &self.actions,
+                out: Vec::new(),
+                temps: HashMap::new(),
+                in_seq: 0,
+                depth: 0,
+            };
+            u.sts(&action.body);
+            let params: Vec<u64> = action.params.iter().map(|p| u64::from(p.slot)).collect();
+            let mut uses: Vec<IndexedUse> = Vec::new();
+            for (ext, index) in u.out {
+                if uses.iter().any(|u| u.ext == ext && u.index == index) {
+                    continue;
+                }
+                let mut reads = Vec::new();
+                ex_reads(&index, &mut reads);
+                let phv = reads.iter().any(|r| !params.contains(r));
+                uses.push(IndexedUse { ext, index, phv });
+            }
+            uses.sort_by_key(|u| u.ext);
+            per_action.push(ActionUses {
+                action,
+                default_only: a.default_only,
+                uses,
+            });
+        }
+        per_action
+    }
+
+    /// The actions (not `@defaultonly`) that use some but not all of the
+    /// table's `attached` externs on one bus.
+    fn extern_set_issues(&self, per_action: &[ActionUses], attached: &[Indirect]) -> Vec<String> {
+        let mut issues = Vec::new();
+        for a in per_action.iter().filter(|a| !a.default_only) {
+            for bus in ["counters", "registers"] {
+                let Some(first) = a.uses.iter().map(|u| u.ext).find(|e| e.bus() == bus) else {
+                    continue;
+                };
+                if let Some(missing) = attached
+                    .iter()
+                    .find(|e| e.bus() == bus && !a.uses.iter().any(|u| u.ext == **e))
+                {
+                    issues.push(format!(
+                        "action `{}` uses {} but not {}",
+                        a.action.name,
+                        self.indirect_name(first),
+                        self.indirect_name(*missing)
+                    ));
+                }
+            }
+        }
+        issues
+    }
+
+    /// The actions (not `@defaultonly`) that index the externs of one bus
+    /// with more than one expression.
+    fn shared_index_issues(&self, per_action: &[ActionUses]) -> Vec<String> {
+        let mut issues = Vec::new();
+        for a in per_action.iter().filter(|a| !a.default_only) {
+            for (i, x) in a.uses.iter().enumerate() {
+                let Some(y) = a.uses[i + 1..]
+                    .iter()
+                    .find(|y| y.ext.bus() == x.ext.bus() && y.index != x.index)
+                else {
+                    continue;
+                };
+                issues.push(if x.ext == y.ext {
+                    format!(
+                        "action `{}` indexes {} with two expressions",
+                        a.action.name,
+                        self.indirect_name(x.ext)
+                    )
+                } else {
+                    format!(
+                        "action `{}` indexes {} and {} with different expressions",
+                        a.action.name,
+                        self.indirect_name(x.ext),
+                        self.indirect_name(y.ext)
+                    )
+                });
+                break;
+            }
+        }
+        issues
+    }
+
+    /// The externs indexed by packet fields in one action of the table and
+    /// by other fields, an action parameter or a constant in another
+    /// (`@defaultonly` actions included).
+    fn packet_field_index_issues(
+        &self,
+        per_action: &[ActionUses],
+        attached: &[Indirect],
+    ) -> Vec<String> {
+        let mut issues = Vec::new();
+        for ext in attached {
+            // (action, its packet-field index or None) per use of `ext`
+            let by: Vec<(&str, Option<&Ex>)> = per_action
+                .iter()
+                .flat_map(|a| {
+                    a.uses
+                        .iter()
+                        .filter(|u| u.ext == *ext)
+                        .map(|u| (&*a.action.name, u.phv.then_some(&u.index)))
+                })
+                .collect();
+            let Some(&(a, hash)) = by.iter().find(|(_, i)| i.is_some()) else {
+                continue;
+            };
+            if let Some((b, other)) = by.iter().find(|(_, i)| *i != hash) {
+                issues.push(if other.is_some() {
+                    format!(
+                        "actions `{a}` and `{b}` index {} with different packet fields",
+                        self.indirect_name(*ext)
+                    )
+                } else {
+                    format!(
+                        "action `{a}` indexes {} with packet fields, action `{b}` with an \
+                         action parameter or a constant",
+                        self.indirect_name(*ext)
+                    )
+                });
+            }
+        }
+        issues
+    }
+}
+
+/// What an index expression is to bf-p4c's addressing of an indirect
+/// extern.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IndexForm {
+    /// A constant (after folding).
+    Constant,
+    /// An action parameter (action data), possibly with constants
+    /// concatenated.
+    Param,
+    /// Packet fields: a hash distribution of PHV fields (or a call's
+    /// result, such as a `Hash.get`).
+    Fields,
+}
+
+/// Why bf-p4c cannot address an indirect extern by an index.
+enum IndexRefusal {
+    /// An operator computes the index from non-constant values.
+    Computed,
+    /// An action parameter concatenated with another non-constant part.
+    ParamConcat,
+}
+
+impl Compiler<'_> {
+    /// The Tofino rule on the index of an indirect extern (see the module
+    /// documentation); `span` is the call's.
+    pub(super) fn check_tofino_index(&self, index: &Ex, ext: Indirect, span: Span) -> Res<()> {
+        if !self.is_tna() {
+            return Ok(());
+        }
+        match self.index_form(index) {
+            Ok(_) => Ok(()),
+            Err(IndexRefusal::Computed) => err(
+                span,
+                format!(
+                    "Tofino: the index of {} is computed by an operator; an indirect \
+                     extern's index must be a constant, an action parameter or packet fields \
+                     (their slices, casts and concatenations), so compute it into a metadata \
+                     field first (bf-p4c: \"The index is too complex for the primitive to be \
+                     handled\")",
+                    self.indirect_name(ext)
+                ),
+            ),
+            Err(IndexRefusal::ParamConcat) => err(
+                span,
+                format!(
+                    "Tofino: the index of {} concatenates an action parameter with a field or \
+                     another parameter; an indirect extern's index is action data or packet \
+                     fields, not both (bf-p4c: \"Complex expression is not yet supported\")",
+                    self.indirect_name(ext)
+                ),
+            ),
+        }
+    }
+
+    fn index_form(&self, e: &Ex) -> Result<IndexForm, IndexRefusal> {
+        let param = |slot: u32, wide: bool| {
+            if self.action_param_slots.contains(&(slot, wide)) {
+                IndexForm::Param
+            } else {
+                IndexForm::Fields
+            }
+        };
+        Ok(match e {
+            Ex::Const(_) | Ex::ConstW(_) => IndexForm::Constant,
+            Ex::Load(s) => param(*s, false),
+            Ex::LoadW(s) => param(*s, true),
+            Ex::LoadDyn(..)
+            | Ex::LoadDynW(..)
+            | Ex::Seq(_)
+            | Ex::SeqW(_)
+            | Ex::TableHit(_)
+            | Ex::TableMiss(_)
+            | Ex::Lookahead(_)
+            | Ex::LookaheadW(_)
+            | Ex::PacketLength => IndexForm::Fields,
+            // a slice or cast keeps what it reads
+            Ex::Mask(_, a)
+            | Ex::SExt(_, _, a)
+            | Ex::Slice(_, _, a)
+            | Ex::ToNarrow(a)
+            | Ex::ToWide(_, a)
+            | Ex::CastW(_, a)
+            | Ex::SliceW(_, _, a) => self.index_form(a)?,
+            Ex::Concat(_, ab) | Ex::ConcatW(ab) => {
+                match (self.index_form(&ab.0)?, self.index_form(&ab.1)?) {
+                    (IndexForm::Constant, f) | (f, IndexForm::Constant) => f,
+                    (IndexForm::Fields, IndexForm::Fields) => IndexForm::Fields,
+                    _ => return Err(IndexRefusal::ParamConcat),
+                }
+            }
+            Ex::Bin(..)
+            | Ex::BitNot(..)
+            | Ex::Neg(..)
+            | Ex::Not(_)
+            | Ex::Cond(_)
+            | Ex::BinW(..)
+            | Ex::CmpW(..)
+            | Ex::BitNotW(_)
+            | Ex::NegW(_)
+            | Ex::CondW(_) => {
+                // the front end folds an operator on constants
+                for o in e.operands() {
+                    if self.index_form(o)? != IndexForm::Constant {
+                        return Err(IndexRefusal::Computed);
+                    }
+                }
+                IndexForm::Constant
+            }
+        })
     }
 }

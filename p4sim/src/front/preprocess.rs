@@ -422,8 +422,14 @@ impl<'a> Preprocessor<'a> {
             }
             if active {
                 let t = ctx.remap(tok);
-                if let TokenKind::Invalid(kind) = t.kind {
-                    return Err(lex_error(kind, &t));
+                // A stray character goes on to the parser, which refuses it
+                // anywhere but in a free-form annotation body (p4c takes
+                // `@a(That's it.)`); an unterminated string or comment
+                // swallowed the text after it and is an error here.
+                match t.kind {
+                    TokenKind::Invalid(LexErrorKind::UnexpectedChar) => {}
+                    TokenKind::Invalid(kind) => return Err(lex_error(kind, &t)),
+                    _ => {}
                 }
                 pending.push(t);
             }
@@ -1716,10 +1722,10 @@ mod tests {
 
     #[test]
     fn line_directive_renumbers() {
-        let (e, sources) = run(&[("m.p4", "#line 100 \"gen.p4\"\nok\n$")], "m.p4").unwrap_err();
+        let (e, sources) = run(&[("m.p4", "#line 100 \"gen.p4\"\nok\n\"x")], "m.p4").unwrap_err();
         assert_eq!(e.span.line, 101);
         assert_eq!(sources.name(e.span.file), "gen.p4");
-        let (e, _) = run(&[("m.p4", "# 7 \"x.p4\" 1\n$")], "m.p4").unwrap_err();
+        let (e, _) = run(&[("m.p4", "# 7 \"x.p4\" 1\n\"x")], "m.p4").unwrap_err();
         assert_eq!(e.span.line, 7);
         assert_eq!(expand("#line 5\n__LINE__"), vec!["5"]);
     }
@@ -1771,9 +1777,14 @@ mod tests {
     #[test]
     fn invalid_text_only_matters_when_active() {
         assert_eq!(expand("#if 0\ndon't $ care\n#endif\nok"), vec!["ok"]);
-        let e = error("a\n  $");
-        assert_eq!(e.kind, ErrorKind::Lex("unexpected character `$`".into()));
+        // a stray character is the parser's to refuse (it may sit in a
+        // free-form annotation body); an unterminated string is an error
+        assert_eq!(expand("a\n  $"), vec!["a", "$"]);
+        let e = error("a\n  \"b");
+        assert_eq!(e.kind, ErrorKind::Lex("unterminated string literal".into()));
         assert_eq!((e.span.line, e.span.col), (2, 3));
+        let e = error("#define X $\nX");
+        assert_eq!(e.kind, ErrorKind::Lex("unexpected character `$`".into()));
     }
 
     #[test]

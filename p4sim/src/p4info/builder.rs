@@ -154,6 +154,11 @@ pub(super) struct Builder<'a> {
     /// For a TNA program: the ingress parser's type name and the name of its
     /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
     tna_port_metadata: Option<(String, String)>,
+    /// The digests of a list without a type argument named so far: they
+    /// are `digest_0`, `digest_1`, ... in the order met (p4c's one sample
+    /// of such a digest, issue430-1-bmv2.p4, names it `digest_0`; the
+    /// order of several is not checked against p4c).
+    list_digests: std::cell::Cell<usize>,
 }
 
 /// A table's `implementation`.
@@ -202,6 +207,7 @@ impl<'a> Builder<'a> {
             plans: HashMap::new(),
             tna_pipe: None,
             tna_port_metadata: None,
+            list_digests: std::cell::Cell::new(0),
             parsers,
             parser_roots: Vec::new(),
             profile_tables: HashMap::new(),
@@ -810,11 +816,20 @@ impl<'a> Builder<'a> {
             let ty = match (type_args.first(), args.get(1)) {
                 (Some(t), _) => self.resolve(t)?,
                 (None, Some(a)) => match &a.value.kind {
-                    ExprKind::List { .. } => {
-                        return Err(unsupported(
-                            "digest of a list without a type argument (p4c names it digest_N)",
-                            call.span,
-                        ));
+                    ExprKind::List { items, dots: false } => {
+                        // a tuple of the items' types, named by p4c
+                        let items = items
+                            .iter()
+                            .map(|e| self.type_in_action_context(control, e))
+                            .collect::<Res<Vec<_>>>()?;
+                        let n = self.list_digests.get();
+                        self.list_digests.set(n + 1);
+                        let name = format!("digest_{n}");
+                        out.push(DigestUse {
+                            name,
+                            ty: CpType::Tuple(items),
+                        });
+                        continue;
                     }
                     _ => {
                         // The data may use action parameters; look them up too.
@@ -1615,19 +1630,22 @@ impl<'a> Builder<'a> {
             .to_string();
         let symbol = annotated_name(&h.annotations, h.name.as_str());
         let symbol = symbol.strip_prefix('.').unwrap_or(&symbol);
-        let annos: Vec<&[Annotation]> = h.fields.iter().map(|f| f.annotations.as_slice()).collect();
+        // p4c flattens a struct-typed field into its leaves, named
+        // `field.leaf`, before it numbers them
+        let mut leaves = Vec::new();
+        self.controller_header_leaves(&h.fields, "", &mut leaves)?;
+        let annos: Vec<&[Annotation]> = leaves.iter().map(|l| l.1.annotations.as_slice()).collect();
         let field_id_list = field_ids(&annos)?;
         let mut metadata = Vec::new();
-        for (f, fid) in h.fields.iter().zip(field_id_list) {
+        for ((name, f, t), fid) in leaves.into_iter().zip(field_id_list) {
             if find_annotation(&f.annotations, "hidden").is_some() {
                 continue;
             }
-            let t = self.resolve(&f.ty)?;
             let info = type_info.get_or_insert_with(TypeInfo::default);
             self.type_spec(&t, info, f.span)?;
             metadata.push(PacketMetadata {
                 id: fid,
-                name: annotated_name(&f.annotations, f.name.as_str()),
+                name,
                 annotations: printed_annotations(&f.annotations),
                 bitwidth: self
                     .width(&t)
@@ -1645,6 +1663,34 @@ impl<'a> Builder<'a> {
                 },
                 metadata,
             });
+        Ok(())
+    }
+
+    /// The leaves of a controller header's `fields`, a struct-typed field
+    /// flattened into its own: (name, field, type).
+    fn controller_header_leaves(
+        &self,
+        fields: &'a [crate::front::ast::Field],
+        prefix: &str,
+        out: &mut Vec<(String, &'a crate::front::ast::Field, CpType)>,
+    ) -> Res<()> {
+        for f in fields {
+            let name = format!(
+                "{prefix}{}",
+                annotated_name(&f.annotations, f.name.as_str())
+            );
+            let t = self.resolve(&f.ty)?;
+            if let CpType::Struct(s) = &t
+                && let Some(d) = self.struct_decl(s)
+            {
+                if out.len() > 1024 || prefix.len() > 4096 {
+                    return Err(invalid("controller header nests too deep", f.span));
+                }
+                self.controller_header_leaves(&d.fields, &format!("{name}."), out)?;
+            } else {
+                out.push((name, f, t));
+            }
+        }
         Ok(())
     }
 
