@@ -23,20 +23,22 @@ fn free_addr() -> SocketAddr {
         .unwrap()
 }
 
-#[test]
-fn frames_cross_the_pipeline_between_udp_ports() {
+/// A switch running the L2 program on three UDP ports: 1 and 3 learn
+/// their peers, 2 sends to `b`; each (destination MAC's last byte, port)
+/// of `routes` is a forwarding entry. Returns the ports' addresses too.
+fn three_ports(b: &UdpSocket, routes: &[(u8, u8)]) -> (Switch, [SocketAddr; 3]) {
     let program = Program::load(Source::File(&l2_path()), &[]).unwrap();
-    let ids = Ids(&program.p4info.clone());
-    let (a_addr, b_addr, c_addr) = (free_addr(), free_addr(), free_addr());
-    let (a, b) = (host(), host());
+    let p4info = program.p4info.clone();
+    let ids = Ids(&p4info);
+    let addrs = [free_addr(), free_addr(), free_addr()];
     let (switch, _) = Switch::builder(SwitchConfig::default())
         .program(program)
-        .udp_port(1, a_addr, None)
-        .udp_port(2, b_addr, Some(b.local_addr().unwrap()))
-        .udp_port(3, c_addr, None)
+        .udp_port(1, addrs[0], None)
+        .udp_port(2, addrs[1], Some(b.local_addr().unwrap()))
+        .udp_port(3, addrs[2], None)
         .build()
         .unwrap();
-    for (mac, port) in [(0xb, 2u8), (0xc, 3)] {
+    for &(mac, port) in routes {
         let entry = table_entity(dmac_entry(
             &ids,
             &[mac],
@@ -45,6 +47,13 @@ fn frames_cross_the_pipeline_between_udp_ports() {
         ));
         switch.with_device(|d| d.unwrap().write(Insert, &entry).unwrap());
     }
+    (switch, addrs)
+}
+
+#[test]
+fn frames_cross_the_pipeline_between_udp_ports() {
+    let (a, b) = (host(), host());
+    let (switch, [a_addr, b_addr, c_addr]) = three_ports(&b, &[(0xb, 2), (0xc, 3)]);
     // Host a learns nothing until it sends; port 2's peer is fixed.
     let f = frame([0, 0, 0, 0, 0, 0xb], [0, 0, 0, 0, 0, 0xa], 0x88b5, &[7; 46]);
     a.send_to(&f, a_addr).unwrap();
@@ -81,19 +90,8 @@ fn frames_cross_the_pipeline_between_udp_ports() {
 fn bursts_from_two_ports_arrive_once_and_in_order() {
     const WINDOW: u16 = 50;
     const ROUNDS: u16 = 20;
-    let program = Program::load(Source::File(&l2_path()), &[]).unwrap();
-    let ids = Ids(&program.p4info.clone());
-    let (a_addr, b_addr, c_addr) = (free_addr(), free_addr(), free_addr());
     let (a, b, c) = (host(), host(), host());
-    let (switch, _) = Switch::builder(SwitchConfig::default())
-        .program(program)
-        .udp_port(1, a_addr, None)
-        .udp_port(2, b_addr, Some(b.local_addr().unwrap()))
-        .udp_port(3, c_addr, None)
-        .build()
-        .unwrap();
-    let entry = table_entity(dmac_entry(&ids, &[0xb], "MyIngress.forward", &[(1, &[2])]));
-    switch.with_device(|d| d.unwrap().write(Insert, &entry).unwrap());
+    let (switch, [a_addr, _, c_addr]) = three_ports(&b, &[(0xb, 2)]);
     // The frame's payload: the sender (source MAC) and its sequence number.
     let numbered = |src: u8, seq: u16| {
         let mut payload = [0u8; 46];
