@@ -125,11 +125,76 @@ pub fn quantize_be_into_within(src: &[f32], exponent: i8, limit: i32, out: &mut 
     quantize_be_lanes(src, exponent, limit, out)
 }
 
+/// [`quantize_be_into_within`] of a batch of packets in one call: chunk `k`
+/// of `src` (its values `k · lanes ..`, the last chunk possibly short or
+/// empty) becomes the `4 · lanes` bytes at `out[k · stride ..]`, zero-padded
+/// as [`quantize_be_into_within`] pads, and `saturated[k]` whether it
+/// saturated (or held a value that is not finite). The `stride − 4 · lanes`
+/// bytes after each packet's lanes (the next packet's header) are left
+/// alone. Every packet's bytes are those of its own
+/// [`quantize_be_into_within`] call; the per-call work — the CPU feature
+/// test, the call into the AVX2 build, the scale — is paid once per batch.
+///
+/// Writes `saturated.len()` packets, or as many as `out` holds whole;
+/// returns how many. A `stride` shorter than `4 · lanes` (packets that
+/// would overlap), or 0, writes none.
+pub fn quantize_be_packets_within(
+    src: &[f32],
+    lanes: usize,
+    exponent: i8,
+    limit: i32,
+    out: &mut [u8],
+    stride: usize,
+    saturated: &mut [bool],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(written) =
+        wide::quantize_be_packets(src, lanes, exponent, limit, out, stride, saturated)
+    {
+        return written;
+    }
+    quantize_be_packets(src, lanes, exponent, limit, out, stride, saturated)
+}
+
+/// [`quantize_be_packets_within`] as written, for whatever vector width it
+/// is compiled.
+#[inline(always)]
+fn quantize_be_packets(
+    src: &[f32],
+    lanes: usize,
+    exponent: i8,
+    limit: i32,
+    out: &mut [u8],
+    stride: usize,
+    saturated: &mut [bool],
+) -> usize {
+    let Some(bytes) = lanes.checked_mul(4).filter(|&b| b <= stride && stride > 0) else {
+        return 0;
+    };
+    let scale = pow2(exponent);
+    let mut written = 0;
+    for (k, (sat, packet)) in saturated.iter_mut().zip(out.chunks_mut(stride)).enumerate() {
+        let Some(lanes_out) = packet.get_mut(..bytes) else {
+            break;
+        };
+        let start = k.saturating_mul(lanes).min(src.len());
+        let end = start.saturating_add(lanes).min(src.len());
+        *sat = quantize_be_scaled(&src[start..end], scale, limit, lanes_out);
+        written += 1;
+    }
+    written
+}
+
 /// [`quantize_be_into`] as written, for whatever vector width it is
 /// compiled.
 #[inline(always)]
 fn quantize_be_lanes(src: &[f32], exponent: i8, limit: i32, out: &mut [u8]) -> bool {
-    let scale = pow2(exponent);
+    quantize_be_scaled(src, pow2(exponent), limit, out)
+}
+
+/// [`quantize_be_lanes`] with the scale `2^exponent` given.
+#[inline(always)]
+fn quantize_be_scaled(src: &[f32], scale: f32, limit: i32, out: &mut [u8]) -> bool {
     let lanes = out.len() / 4;
     let n = src.len().min(lanes);
     let (body, padding) = out[..4 * lanes].split_at_mut(4 * n);
@@ -191,6 +256,36 @@ mod wide {
         // SAFETY: the CPU has AVX2.
         std::is_x86_feature_detected!("avx2")
             .then(|| unsafe { quantize_be_into_avx2(src, exponent, limit, out) })
+    }
+
+    /// [`super::quantize_be_packets_within`] with AVX2, or `None` without
+    /// it.
+    pub(super) fn quantize_be_packets(
+        src: &[f32],
+        lanes: usize,
+        exponent: i8,
+        limit: i32,
+        out: &mut [u8],
+        stride: usize,
+        saturated: &mut [bool],
+    ) -> Option<usize> {
+        // SAFETY: the CPU has AVX2.
+        std::is_x86_feature_detected!("avx2").then(|| unsafe {
+            quantize_be_packets_avx2(src, lanes, exponent, limit, out, stride, saturated)
+        })
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn quantize_be_packets_avx2(
+        src: &[f32],
+        lanes: usize,
+        exponent: i8,
+        limit: i32,
+        out: &mut [u8],
+        stride: usize,
+        saturated: &mut [bool],
+    ) -> usize {
+        super::quantize_be_packets(src, lanes, exponent, limit, out, stride, saturated)
     }
 
     #[target_feature(enable = "avx2")]
@@ -607,6 +702,96 @@ mod tests {
             );
             assert_eq!(b, b_portable, "round {round}");
         }
+    }
+
+    /// A batch of packets gets, packet by packet, the bytes and the flag of
+    /// one `quantize_be_into_within` call per packet — full chunks, a short
+    /// last chunk (zero padding), chunks past the input (all padding),
+    /// saturated, NaN and infinite values next to clean packets — at 32 and
+    /// 64 lanes (and odd widths), from the run-time choice (AVX2 where the
+    /// CPU has it) and the portable build alike; the bytes between packets
+    /// (their headers) are left alone.
+    #[test]
+    fn packets_match_one_call_per_packet() {
+        const HEADER: usize = 16;
+        let mut rng = crate::rng::Rng::new(31);
+        let values = awkward_values(&mut rng);
+        let mut saw = [0usize; 2];
+        for round in 0..600 {
+            let lanes = [32, 64, 32, 64, 16, 5, 1][round % 7];
+            let packets = 1 + rng.below(6) as usize;
+            let len = rng.below((packets * lanes + 1) as u64) as usize;
+            // Packets of clean values, some with one awkward value.
+            let awkward_every = [0, 4, 40, 400][rng.below(4) as usize];
+            let src: Vec<f32> = (0..len)
+                .map(|_| {
+                    if awkward_every > 0 && rng.below(awkward_every) == 0 {
+                        values[rng.below(values.len() as u64) as usize]
+                    } else {
+                        (rng.below(2001) as f32 - 1000.0) / 7.0
+                    }
+                })
+                .collect();
+            let e = [16, 0, -3, 20, rng.below(256) as u8 as i8][rng.below(5) as usize];
+            let limit = saturation_limit(1 + rng.below(32) as u8);
+            let stride = 4 * lanes + HEADER;
+            let mut expected = vec![0xaa; packets * stride + 3];
+            let mut expected_flags = vec![false; packets];
+            for (k, flag) in expected_flags.iter_mut().enumerate() {
+                let start = (k * lanes).min(len);
+                let end = (start + lanes).min(len);
+                let out = &mut expected[k * stride..k * stride + 4 * lanes];
+                *flag = quantize_be_into_within(&src[start..end], e, limit, out);
+                saw[usize::from(*flag)] += 1;
+            }
+            let mut flags = vec![true; packets];
+            let mut out = vec![0xaa; packets * stride + 3];
+            let written =
+                quantize_be_packets_within(&src, lanes, e, limit, &mut out, stride, &mut flags);
+            assert_eq!(written, packets, "round {round}");
+            assert_eq!(out, expected, "round {round} lanes {lanes} e {e}");
+            assert_eq!(flags, expected_flags, "round {round}");
+            let mut flags = vec![true; packets];
+            let mut out = vec![0xaa; packets * stride + 3];
+            let written = quantize_be_packets(&src, lanes, e, limit, &mut out, stride, &mut flags);
+            assert_eq!(written, packets, "round {round}");
+            assert_eq!(out, expected, "round {round} portable");
+            assert_eq!(flags, expected_flags, "round {round} portable");
+            // Room for one packet fewer: the last is not written.
+            let mut flags = vec![true; packets];
+            let mut out = vec![0xaa; (packets - 1) * stride + 4 * lanes - 1];
+            let written =
+                quantize_be_packets_within(&src, lanes, e, limit, &mut out, stride, &mut flags);
+            assert_eq!(written, packets - 1, "round {round}");
+            let (packets_out, rest) = out.split_at((packets - 1) * stride);
+            assert_eq!(packets_out, &expected[..packets_out.len()], "round {round}");
+            assert!(rest.iter().all(|&b| b == 0xaa), "round {round}");
+            assert_eq!(flags[..packets - 1], expected_flags[..packets - 1]);
+            assert!(flags[packets - 1]);
+        }
+        assert!(saw[0] > 200 && saw[1] > 200, "{saw:?}");
+    }
+
+    /// Overlapping packets are refused, not half written.
+    #[test]
+    fn packets_shorter_than_their_lanes_write_nothing() {
+        let src = [1.0f32; 64];
+        let mut out = [0xaau8; 512];
+        let mut flags = [true; 4];
+        assert_eq!(
+            quantize_be_packets_within(&src, 32, 16, i32::MAX, &mut out, 127, &mut flags),
+            0
+        );
+        assert_eq!(
+            quantize_be_packets_within(&src, usize::MAX, 16, i32::MAX, &mut out, 128, &mut flags),
+            0
+        );
+        assert_eq!(
+            quantize_be_packets_within(&src, 0, 16, i32::MAX, &mut out, 0, &mut flags),
+            0
+        );
+        assert_eq!(out, [0xaa; 512]);
+        assert_eq!(flags, [true; 4]);
     }
 
     /// A job of more workers than a `u8` counts (1,024 across racks)
