@@ -3,7 +3,9 @@
 //! A [`Worker`] sums one tensor at a time with the other workers of its job:
 //! [`Worker::start_allreduce`] cuts the tensor into chunks of `lanes` values,
 //! [`Worker::poll_transmit_into`] writes `DATA` payloads into the caller's
-//! buffer while fewer than `window` chunks are outstanding,
+//! buffer while fewer than `window` chunks are outstanding
+//! ([`Worker::poll_transmit_batch_into`] a batch of them at once, their lanes
+//! quantized in one call),
 //! [`Worker::handle_payload`] takes `RESULT`, `QUERY`, `PENDING` and
 //! `MISSING` payloads, and [`Worker::handle_timeout`] schedules probes and
 //! resends. When every chunk has its
