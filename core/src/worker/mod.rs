@@ -721,6 +721,7 @@ impl Worker {
     /// `DATA` gets its header only ([`Sent::Header`]), and the caller
     /// quantizes its lanes ([`Worker::quantize_data_run`]) before anything
     /// reads them or the chunk's flags.
+    #[inline(always)]
     fn transmit_one(&mut self, now_us: u64, buf: &mut [u8], defer_lanes: bool) -> Sent {
         let len = buf.len();
         if let Some(answer) = self.answers.pop_front() {
