@@ -5,6 +5,8 @@
 //!   reused buffer) over a 4 MiB tensor, the real path (quantization,
 //!   policy, bookkeeping, payload encoding); `_owned` is the same on the
 //!   caller's buffer (`Worker::start_allreduce_owned`, no input copy);
+//!   `poll_transmit_batch` is `_owned` in batches of 64 payloads
+//!   (`Worker::poll_transmit_batch_into`, one quantizer call per batch);
 //!   `poll_transmit_vec` is the same through the allocating
 //!   `Worker::poll_transmit`. Same-run baselines:
 //!   `quantize_only` (the arithmetic alone) and `old_emit_path` (quantize
@@ -132,6 +134,32 @@ fn packetize(c: &mut Criterion) {
             },
         );
         assert_eq!(owned, data, "an aborted all-reduce leaves its input");
+        // The same in batches of 64 payloads (`Worker::poll_transmit_batch_into`,
+        // what the host worker's `flush` calls): one quantizer call per
+        // batch of consecutive chunks.
+        let mut batch = vec![0u8; 64 * payload_len];
+        bench(
+            &mut g,
+            format!("poll_transmit_batch_k{lanes}_owned_4MiB"),
+            &mut || {
+                let start = Instant::now();
+                w.start_allreduce_owned(std::mem::take(&mut owned), 0)
+                    .unwrap();
+                let mut bytes = 0;
+                loop {
+                    let n = w.poll_transmit_batch_into(0, &mut batch).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    bytes += black_box(&batch[..n * payload_len]).len();
+                }
+                let t = start.elapsed();
+                assert_eq!(bytes, expected_bytes);
+                assert!(w.abort_allreduce());
+                owned = w.reclaim_input().unwrap();
+                t
+            },
+        );
         // The same through the allocating API (one Vec per payload).
         bench(
             &mut g,
@@ -195,7 +223,8 @@ fn packetize(c: &mut Criterion) {
         });
     }
     // Whole frames, as a worker on a switch port sends them: payloads
-    // written in batches of 64 into one buffer (the host worker's `flush`),
+    // written in batches of 64 into one buffer (the host worker's `flush`,
+    // `poll_transmit_batch_into`),
     // each wrapped in its Ethernet / IPv4 / UDP frame by the port transport
     // and handed to a link that drops it.
     {
@@ -217,13 +246,7 @@ fn packetize(c: &mut Criterion) {
             let start = Instant::now();
             w.start_allreduce(&data, 0).unwrap();
             loop {
-                let mut filled = 0;
-                for slot in tx.chunks_exact_mut(len) {
-                    if w.poll_transmit_into(0, slot).unwrap().is_none() {
-                        break;
-                    }
-                    filled += 1;
-                }
+                let filled = w.poll_transmit_batch_into(0, &mut tx).unwrap();
                 if filled == 0 {
                     break;
                 }
@@ -295,6 +318,14 @@ fn packetize(c: &mut Criterion) {
         (
             "poll_transmit_into_k32_owned_4MiB",
             "poll_transmit_into_k32_4MiB",
+        ),
+        (
+            "poll_transmit_batch_k32_owned_4MiB",
+            "poll_transmit_into_k32_owned_4MiB",
+        ),
+        (
+            "poll_transmit_batch_k64_owned_4MiB",
+            "poll_transmit_into_k64_owned_4MiB",
         ),
         ("poll_transmit_into_k32_4MiB", "old_emit_path_k32_4MiB"),
         ("poll_transmit_into_k32_4MiB", "poll_transmit_vec_k32_4MiB"),

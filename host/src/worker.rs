@@ -391,19 +391,13 @@ impl<T: Transport> Worker<T> {
     fn flush(&mut self, now: u64) -> Result<(), HostError> {
         let len = self.core.payload_len();
         loop {
-            let mut filled = 0;
-            for slot in self.tx.chunks_exact_mut(len) {
-                let written = self.core.poll_transmit_into(now, slot).map_err(|source| {
-                    HostError::Allreduce {
-                        job: self.core.config().job,
-                        source,
-                    }
+            let filled = self
+                .core
+                .poll_transmit_batch_into(now, &mut self.tx)
+                .map_err(|source| HostError::Allreduce {
+                    job: self.core.config().job,
+                    source,
                 })?;
-                if written.is_none() {
-                    break;
-                }
-                filled += 1;
-            }
             if filled == 0 {
                 return Ok(());
             }

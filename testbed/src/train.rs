@@ -256,8 +256,10 @@ impl Workload for Training {
                 std::thread::sleep(self.compute);
             }
             shard_gradient(data, &params, w, usize::from(self.workers), &mut gradient);
-            if let Err(e) = worker.allreduce(&mut gradient) {
-                return run.fail(e);
+            // In place: the gradient buffer is summed without a copy.
+            match worker.allreduce_owned(std::mem::take(&mut gradient)) {
+                Ok((sum, _)) => gradient = sum,
+                Err(e) => return run.fail(e),
             }
             if first {
                 let exact = full_gradient(data, &params);

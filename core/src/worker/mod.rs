@@ -3,7 +3,9 @@
 //! A [`Worker`] sums one tensor at a time with the other workers of its job:
 //! [`Worker::start_allreduce`] cuts the tensor into chunks of `lanes` values,
 //! [`Worker::poll_transmit_into`] writes `DATA` payloads into the caller's
-//! buffer while fewer than `window` chunks are outstanding,
+//! buffer while fewer than `window` chunks are outstanding
+//! ([`Worker::poll_transmit_batch_into`] a batch of them at once, their lanes
+//! quantized in one call),
 //! [`Worker::handle_payload`] takes `RESULT`, `QUERY`, `PENDING` and
 //! `MISSING` payloads, and [`Worker::handle_timeout`] schedules probes and
 //! resends. When every chunk has its
@@ -598,15 +600,139 @@ impl Worker {
                 have: buf.len(),
             });
         };
+        Ok(match self.transmit_one(now_us, buf, false) {
+            Sent::Nothing => None,
+            Sent::Payload(n) => Some(n),
+            // Not reached: only a deferring call leaves the lanes.
+            Sent::Header { .. } => Some(len),
+        })
+    }
+
+    /// [`Worker::poll_transmit_into`] for a batch: writes the payloads due,
+    /// back to back, into `buf` — each [`Worker::payload_len`] bytes, as
+    /// many as `buf` holds whole — and returns how many. They are, byte for
+    /// byte, the payloads as many [`Worker::poll_transmit_into`] calls
+    /// would write, but the lanes of consecutive new chunks are quantized
+    /// in one call ([`quant::quantize_be_packets_within`]), which pays the
+    /// quantizer's per-call work once per batch rather than per packet.
+    /// Resends quantize their chunk again from the input, one by one. A
+    /// `buf` shorter than one payload is an error and changes nothing.
+    pub fn poll_transmit_batch_into(
+        &mut self,
+        now_us: u64,
+        buf: &mut [u8],
+    ) -> Result<usize, WorkerError> {
+        let len = self.payload_len();
+        if buf.len() < len {
+            return Err(WorkerError::BufferTooSmall {
+                need: len,
+                have: buf.len(),
+            });
+        }
+        let mut filled = 0;
+        let mut pending: Option<DataRun> = None;
+        for slot in 0..buf.len() / len {
+            let payload = &mut buf[slot * len..(slot + 1) * len];
+            match self.transmit_one(now_us, payload, true) {
+                Sent::Nothing => break,
+                Sent::Payload(_) => {}
+                Sent::Header {
+                    seq,
+                    index,
+                    exponent,
+                } => match pending
+                    .as_mut()
+                    .filter(|r| r.extends(slot, seq, index, exponent))
+                {
+                    Some(run) => run.count += 1,
+                    None => {
+                        if let Some(run) = pending.take() {
+                            self.quantize_data_run(&run, buf);
+                        }
+                        pending = Some(DataRun {
+                            slot,
+                            seq,
+                            index,
+                            exponent,
+                            count: 1,
+                        });
+                    }
+                },
+            }
+            filled += 1;
+        }
+        if let Some(run) = pending {
+            self.quantize_data_run(&run, buf);
+        }
+        Ok(filled)
+    }
+
+    /// Quantizes the lanes of `data_run`'s `DATA` payloads in `buf`, whose
+    /// headers [`Worker::transmit_one`] wrote: the chunks' values in one
+    /// call per [`DATA_RUN_MAX`] payloads, then `OVERFLOW` into the header
+    /// and the chunk of those that saturated, and their checksums. Each
+    /// payload ends as the one `write_data` would have written at once.
+    fn quantize_data_run(&mut self, data_run: &DataRun, buf: &mut [u8]) {
+        let Some(run) = self.run.as_ref() else {
+            return;
+        };
+        let len = self.payload_len();
+        let lanes = self.cfg.lanes;
+        let input = &run.data;
+        let mut done = 0;
+        while done < data_run.count {
+            let n = (data_run.count - done).min(DATA_RUN_MAX);
+            let first = data_run.index + done;
+            let start = first.saturating_mul(lanes).min(input.len());
+            let end = (first + n).saturating_mul(lanes).min(input.len());
+            let payloads = (data_run.slot + done) * len..(data_run.slot + done + n) * len;
+            let Some(out) = buf.get_mut(payloads.start + HEADER_LEN..payloads.end) else {
+                // Not reached: the run's payloads are in `buf`.
+                return;
+            };
+            let mut saturated = [false; DATA_RUN_MAX];
+            quant::quantize_be_packets_within(
+                &input[start..end],
+                lanes,
+                data_run.exponent,
+                self.saturation_limit,
+                out,
+                len,
+                &mut saturated[..n],
+            );
+            for (k, &saturated) in saturated[..n].iter().enumerate() {
+                let at = payloads.start + k * len;
+                let payload = &mut buf[at..at + len];
+                let seq = data_run.seq.wrapping_add((done + k) as u16);
+                if saturated && let Some(chunk) = self.ring.waiting_mut(seq) {
+                    write_data_header(&self.cfg, chunk, chunk.flags | Flags::OVERFLOW, payload);
+                    chunk.flags = Flags::OVERFLOW;
+                }
+                if self.checking {
+                    self.checks.contribute(first + k, &payload[HEADER_LEN..]);
+                }
+            }
+            done += n;
+        }
+    }
+
+    /// The body of [`Worker::poll_transmit_into`] on a buffer of exactly
+    /// [`Worker::payload_len`] bytes. With `defer_lanes`, a new chunk's
+    /// `DATA` gets its header only ([`Sent::Header`]), and the caller
+    /// quantizes its lanes ([`Worker::quantize_data_run`]) before anything
+    /// reads them or the chunk's flags.
+    #[inline(always)]
+    fn transmit_one(&mut self, now_us: u64, buf: &mut [u8], defer_lanes: bool) -> Sent {
+        let len = buf.len();
         if let Some(answer) = self.answers.pop_front() {
             // Answers are built with the same lanes, so the lengths agree.
             let n = answer.len().min(len);
             buf[..n].copy_from_slice(&answer[..n]);
             self.stats.packets_sent += 1;
-            return Ok(Some(n));
+            return Sent::Payload(n);
         }
         let Some(run) = self.run.as_mut() else {
-            return Ok(None);
+            return Sent::Nothing;
         };
         while let Some(seq) = self.followups.pop_front() {
             let Some(chunk) = self.ring.waiting_mut(seq) else {
@@ -635,10 +761,10 @@ impl Worker {
                 None => continue,
             }
             self.stats.packets_sent += 1;
-            return Ok(Some(len));
+            return Sent::Payload(len);
         }
         if self.ring.waiting >= self.cfg.window || run.next >= run.round_len {
-            return Ok(None);
+            return Sent::Nothing;
         }
         // The span bound keeps the job from running further ahead of this
         // worker's oldest waiting chunk than its peers' result caches reach
@@ -658,9 +784,9 @@ impl Worker {
                 chunk.deadline_us = now_us.saturating_add(chunk.rto_us);
                 self.stats.probes += 1;
                 self.stats.packets_sent += 1;
-                return Ok(Some(len));
+                return Sent::Payload(len);
             }
-            return Ok(None);
+            return Sent::Nothing;
         }
         let index = run.chunk_at(run.next);
         let seq = run.round_seq_base.wrapping_add(run.next as u16);
@@ -692,6 +818,17 @@ impl Worker {
             probed: false,
             done: false,
         };
+        if defer_lanes {
+            write_data_header(&self.cfg, &chunk, chunk.flags, buf);
+            self.ring.push(seq, chunk);
+            self.stats.data_sent += 1;
+            self.stats.packets_sent += 1;
+            return Sent::Header {
+                seq,
+                index,
+                exponent,
+            };
+        }
         if write_data(
             &self.cfg,
             self.saturation_limit,
@@ -710,7 +847,7 @@ impl Worker {
         self.ring.push(seq, chunk);
         self.stats.data_sent += 1;
         self.stats.packets_sent += 1;
-        Ok(Some(len))
+        Sent::Payload(len)
     }
 
     /// The earliest retransmission deadline, if any chunk is outstanding.
@@ -1143,10 +1280,6 @@ fn write_data(
     };
     let saturated =
         quant::quantize_be_into_within(&input[start..end], chunk.exponent, saturation_limit, lanes);
-    let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
-        // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
-        return saturated;
-    };
     let mut flags = chunk.flags;
     if saturated {
         flags = flags | Flags::OVERFLOW;
@@ -1154,6 +1287,60 @@ fn write_data(
     if resend {
         flags = flags | Flags::RESEND;
     }
-    chunk_header(cfg, chunk, PacketType::Data, flags).emit(&mut packet);
+    write_data_header(cfg, chunk, flags, buf);
     saturated
+}
+
+/// Writes the header of `chunk`'s `DATA` with `flags` into `buf` (exactly
+/// [`esa_payload_len`] bytes), leaving the lanes.
+fn write_data_header(cfg: &WorkerConfig, chunk: &Outstanding, flags: Flags, buf: &mut [u8]) {
+    let Ok(mut packet) = EsaPacket::new_checked(&mut *buf, cfg.lanes) else {
+        // Not reached: callers pass exactly `esa_payload_len(cfg.lanes)`.
+        return;
+    };
+    chunk_header(cfg, chunk, PacketType::Data, flags).emit(&mut packet);
+}
+
+/// What [`Worker::transmit_one`] wrote.
+enum Sent {
+    /// Nothing: no payload is due.
+    Nothing,
+    /// A whole payload of this many bytes.
+    Payload(usize),
+    /// A new chunk's `DATA` header, its lanes left for
+    /// [`Worker::quantize_data_run`].
+    Header {
+        seq: u16,
+        index: usize,
+        exponent: i8,
+    },
+}
+
+/// The most payloads quantized in one call: a flag each on the stack.
+const DATA_RUN_MAX: usize = 64;
+
+/// New chunks' `DATA` payloads in consecutive slots of a batch buffer,
+/// their headers written, their lanes not yet: consecutive chunks of the
+/// input at one exponent, so their values are one slice.
+struct DataRun {
+    /// The first payload's slot in the buffer.
+    slot: usize,
+    /// The first payload's seq.
+    seq: u16,
+    /// The first payload's chunk.
+    index: usize,
+    exponent: i8,
+    /// Payloads in the run.
+    count: usize,
+}
+
+impl DataRun {
+    /// Whether the `DATA` of `seq` (chunk `index`) written at `slot`
+    /// continues the run.
+    fn extends(&self, slot: usize, seq: u16, index: usize, exponent: i8) -> bool {
+        slot == self.slot + self.count
+            && seq == self.seq.wrapping_add(self.count as u16)
+            && index == self.index + self.count
+            && exponent == self.exponent
+    }
 }

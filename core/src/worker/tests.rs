@@ -1812,6 +1812,30 @@ fn a_tree_workers_config_is_validated() {
 /// (so that chunk is probed, then resent at the next timeout). Returns
 /// every payload sent and every `RESULT`, in order.
 fn drive_with_a_resend(workers: &mut [Worker], lanes: usize) -> Vec<Vec<u8>> {
+    drive_with_a_resend_in(workers, lanes, None)
+}
+
+/// [`drain`] through `poll_transmit_batch_into`, `slots` payloads a call.
+fn drain_batched(worker: &mut Worker, now_us: u64, slots: usize) -> Vec<Vec<u8>> {
+    let len = worker.payload_len();
+    let mut buf = vec![0x5a; slots * len];
+    let mut payloads = Vec::new();
+    loop {
+        let n = worker.poll_transmit_batch_into(now_us, &mut buf).unwrap();
+        payloads.extend(buf[..n * len].chunks_exact(len).map(<[u8]>::to_vec));
+        if n < slots {
+            return payloads;
+        }
+    }
+}
+
+/// [`drive_with_a_resend`], sending in batches of `slots` payloads when
+/// given.
+fn drive_with_a_resend_in(
+    workers: &mut [Worker],
+    lanes: usize,
+    slots: Option<usize>,
+) -> Vec<Vec<u8>> {
     let mut switch = TinySwitch::new(workers.len() as u8, lanes);
     let mut log = Vec::new();
     let mut dropped = false;
@@ -1819,7 +1843,11 @@ fn drive_with_a_resend(workers: &mut [Worker], lanes: usize) -> Vec<Vec<u8>> {
     for _round in 0..200 {
         let mut results = Vec::new();
         for (i, w) in workers.iter_mut().enumerate() {
-            for p in drain(w, now) {
+            let sent = match slots {
+                Some(slots) => drain_batched(w, now, slots),
+                None => drain(w, now),
+            };
+            for p in sent {
                 log.push(p.clone());
                 let (repr, _) = parse(&p, lanes);
                 if repr.packet_type != PacketType::Data {
@@ -1900,6 +1928,97 @@ fn an_owned_input_sends_the_same_bytes_and_sums_as_a_copied_one() {
         assert_eq!(result, expected);
         assert_eq!(result.as_ptr(), ptr);
     }
+}
+
+/// Payloads sent in batches are, byte for byte, those of one
+/// `poll_transmit_into` call each: runs of `DATA` cut by the batch's end,
+/// the window, a resend and a re-run's exponent, a short last chunk
+/// (padding), an `OVERFLOW` chunk, at 2, 32 and 64 lanes; the stats,
+/// results and checksums agree too.
+#[test]
+fn batched_payloads_match_one_call_each() {
+    use crate::integrity::Coefficients;
+    for lanes in [2, 32, 64] {
+        let len = 7 * lanes + lanes / 2 + 1;
+        let mut inputs: Vec<Vec<f32>> = (0..2)
+            .map(|w| {
+                (0..len)
+                    .map(|i| ((i * 7 + w * 3) % 23) as f32 * 0.37 - 4.0)
+                    .collect()
+            })
+            .collect();
+        // 20000 · 2^16 saturates at fan-in 2: chunk 1 is re-run at 2^8.
+        inputs[0][lanes + 1] = 20000.0;
+        let mut rng = crate::rng::Rng::new(11);
+        let mut coefficients = Coefficients::default();
+        coefficients.refill(len.div_ceil(lanes), lanes, || rng.next_u64());
+        for window in [3, 64] {
+            let run = |slots: Option<usize>| {
+                let mut workers: Vec<Worker> = (0..2)
+                    .map(|id| Worker::new(config(8, id, 2, lanes, window)).unwrap())
+                    .collect();
+                for (w, input) in workers.iter_mut().zip(&inputs) {
+                    w.start_checked_allreduce_owned(input.clone(), 0, &coefficients)
+                        .unwrap();
+                }
+                let log = drive_with_a_resend_in(&mut workers, lanes, slots);
+                let ends: Vec<_> = workers
+                    .iter_mut()
+                    .map(|w| {
+                        (
+                            w.stats().clone(),
+                            w.checksums(),
+                            w.poll_event(),
+                            w.take_result(),
+                        )
+                    })
+                    .collect();
+                (log, ends)
+            };
+            let (one_by_one, ends) = run(None);
+            let overflows = one_by_one
+                .iter()
+                .map(|p| parse(p, lanes).0)
+                .filter(|r| r.packet_type == PacketType::Data && r.flags.contains(Flags::OVERFLOW))
+                .count();
+            assert_eq!(overflows, 1, "lanes {lanes} window {window}");
+            assert_eq!(ends[0].0.overflow_retries, 1);
+            assert_eq!(ends[0].0.resends, 1);
+            for slots in [1, 2, 5, 64] {
+                let (batched, batched_ends) = run(Some(slots));
+                assert_eq!(
+                    batched, one_by_one,
+                    "lanes {lanes} window {window} slots {slots}"
+                );
+                assert_eq!(
+                    batched_ends, ends,
+                    "lanes {lanes} window {window} slots {slots}"
+                );
+            }
+        }
+    }
+}
+
+/// A batch buffer shorter than one payload is refused, changing nothing.
+#[test]
+fn a_batch_buffer_shorter_than_a_payload_is_an_error() {
+    let mut w = Worker::new(config(8, 0, 1, 32, 4)).unwrap();
+    w.start_allreduce(&[1.0; 100], 0).unwrap();
+    let len = w.payload_len();
+    let mut short = vec![0; len - 1];
+    assert_eq!(
+        w.poll_transmit_batch_into(0, &mut short),
+        Err(WorkerError::BufferTooSmall {
+            need: len,
+            have: len - 1
+        })
+    );
+    // Room for two and a half: two, then the other two the window allows.
+    let mut buf = vec![0; 2 * len + len / 2];
+    assert_eq!(w.poll_transmit_batch_into(0, &mut buf), Ok(2));
+    assert_eq!(w.poll_transmit_batch_into(0, &mut buf), Ok(2));
+    assert_eq!(w.poll_transmit_batch_into(0, &mut buf), Ok(0));
+    assert_eq!(w.stats().data_sent, 4);
 }
 
 #[test]
