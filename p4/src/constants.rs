@@ -284,8 +284,8 @@ pub fn tna_row_counters_p4() -> String {
     let _ = writeln!(
         w,
         "#ifndef ESA_TNA_ROW_COUNTERS_P4\n#define ESA_TNA_ROW_COUNTERS_P4\n\n\
-         // row_counter_N counts meta.row's cell (meta.row_idx) in job_rows_N,\n\
-         // which holds rows.p4's rows 4N..4N+3."
+         // job_rows_N holds rows.p4's rows 4N..4N+3 of each job, at job ++\n\
+         // row[1:0] (meta.row_idx); row_counter_N counts meta.row's cell in it."
     );
     let per_array = TNA_CELLS_PER_JOB as usize;
     let mut tables = Vec::new();
@@ -294,7 +294,9 @@ pub fn tna_row_counters_p4() -> String {
         let (action, table) = (format!("count_row_{n}"), format!("row_counter_{n}"));
         let _ = writeln!(
             w,
-            "    action {action}() {{\n        \
+            "    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * {per_array}, CounterType_t.PACKETS) \
+             {array};\n    \
+             action {action}() {{\n        \
              {array}.count(meta.row_idx);\n    \
              }}\n    \
              @stage({})\n    \

@@ -447,10 +447,7 @@ control EsaIngress(inout headers_t hdr,
     Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_drops;
     Counter<bit<32>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) job_spoofed;
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) data_rx;
-    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_0;
-    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_1;
-    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_2;
-    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_3;
+    // job_rows_0..3 are declared beside their tables (row_counters.p4).
     Counter<bit<64>, bit<12>>(ESA_MAX_JOBS, CounterType_t.PACKETS) evictions_suffered;
     // A root's U1 and U2 (docs/protocol.md 9.3): job ++ 0 parts_relayed,
     // job ++ 1 pulls_relayed. Apart from job_rows_N: two more rows there

@@ -3,8 +3,9 @@
 #ifndef ESA_TNA_ROW_COUNTERS_P4
 #define ESA_TNA_ROW_COUNTERS_P4
 
-// row_counter_N counts meta.row's cell (meta.row_idx) in job_rows_N,
-// which holds rows.p4's rows 4N..4N+3.
+// job_rows_N holds rows.p4's rows 4N..4N+3 of each job, at job ++
+// row[1:0] (meta.row_idx); row_counter_N counts meta.row's cell in it.
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_0;
     action count_row_0() {
         job_rows_0.count(meta.row_idx);
     }
@@ -21,6 +22,7 @@
             ROW_DUPLICATES: count_row_0();
         }
     }
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_1;
     action count_row_1() {
         job_rows_1.count(meta.row_idx);
     }
@@ -37,6 +39,7 @@
             ROW_PREEMPTIONS: count_row_1();
         }
     }
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_2;
     action count_row_2() {
         job_rows_2.count(meta.row_idx);
     }
@@ -53,6 +56,7 @@
             ROW_PROBES_ANSWERED: count_row_2();
         }
     }
+    Counter<bit<32>, bit<14>>(ESA_MAX_JOBS * 4, CounterType_t.PACKETS) job_rows_3;
     action count_row_3() {
         job_rows_3.count(meta.row_idx);
     }
