@@ -102,13 +102,21 @@ fn jobs_through_the_model_switch_over_udp_on_localhost() {
 
 /// The model switch with one job of `workers` workers and its PS, each
 /// served by a thread, on an in-memory network with `faults`; each worker
-/// runs `run` with its id and options on a thread of its own.
+/// runs `run` with its id and options on a thread of its own, then
+/// lingers, answering its peers' `QUERY`s, until every worker is done (as
+/// the harness's and `esa worker`'s do). A worker that lost a `RESULT` the
+/// PS never saw either, from a slot that has since been claimed (a late
+/// first copy of an earlier chunk claims a complete slot), gets it only
+/// from a peer's result cache (docs/protocol.md §6.1, §6.2): without the
+/// linger, peers that finished first had gone, and CI once saw worker 2
+/// time out on seq 151 of the last all-reduce, answered `PENDING` by a PS
+/// whose `QUERY`s nobody was left to answer.
 fn one_job_through_the_model_switch<R: Send + 'static>(
     spec: &JobSpec,
     lanes: usize,
     faults: FaultConfig,
     options: impl Fn(u8, WorkerOptions) -> WorkerOptions,
-    run: impl Fn(u8, Worker<MemTransport>) -> R + Send + Sync + 'static,
+    run: impl Fn(u8, &mut Worker<MemTransport>) -> R + Send + Sync + 'static,
 ) -> Vec<R> {
     let net = MemNetwork::new();
     let pool_cfg = pool(16, lanes);
@@ -146,6 +154,8 @@ fn one_job_through_the_model_switch<R: Send + 'static>(
         }
     });
     let run = std::sync::Arc::new(run);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let workers = spec.workers;
     let threads: Vec<_> = ts
         .into_iter()
         .enumerate()
@@ -156,7 +166,24 @@ fn one_job_through_the_model_switch<R: Send + 'static>(
                 WorkerOptions::new(worker_config(spec, id, &pool_cfg), addr),
             );
             let run = std::sync::Arc::clone(&run);
-            std::thread::spawn(move || run(id, Worker::new(opts, t).unwrap()))
+            let done = std::sync::Arc::clone(&done);
+            std::thread::spawn(move || {
+                let mut worker = Worker::new(opts, t).unwrap();
+                // Counted done even if `run` panics, so the peers stop
+                // lingering and the panic reaches the join below.
+                struct Done(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+                impl Drop for Done {
+                    fn drop(&mut self) {
+                        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                let result = {
+                    let _done = Done(done.clone());
+                    run(id, &mut worker)
+                };
+                linger(&mut worker, &done, workers);
+                result
+            })
         })
         .collect();
     let results = threads.into_iter().map(|t| t.join().unwrap()).collect();
@@ -178,7 +205,7 @@ fn mean_is_the_sum_divided_by_the_fan_in() {
             average: true,
             ..opts
         },
-        move |id, mut w| {
+        move |id, w| {
             let mut data = gradients.gradient(id, 0);
             w.allreduce(&mut data).unwrap();
             data
@@ -209,7 +236,7 @@ fn checked_all_reduces_checksums_add_up_across_the_job_on_lossy_links() {
             integrity: Some(key.clone()),
             ..opts
         },
-        move |id, mut w| {
+        move |id, w| {
             (0..gradients.iterations)
                 .map(|it| {
                     let mut data = gradients.gradient(id, it);
