@@ -97,17 +97,48 @@ fn packetize(c: &mut Criterion) {
         // so this is the steady state.
         let mut buf = vec![0u8; payload_len];
         let mut w = CoreWorker::new(cfg.clone()).unwrap();
-        // Every DATA payload of the all-reduce started at `start`: the
-        // time since, then the all-reduce dropped (not timed).
-        let drain = |w: &mut CoreWorker, buf: &mut [u8], start: Instant| {
-            let mut bytes = 0;
-            while let Some(n) = w.poll_transmit_into(0, buf).unwrap() {
-                bytes += black_box(&buf[..n]).len();
-            }
-            let t = start.elapsed();
-            assert_eq!(bytes, expected_bytes);
-            assert!(w.abort_allreduce());
+        // Every DATA payload of the all-reduce started at `start`, each
+        // call of `send` writing the next (0 bytes: none left): the time
+        // since, then the all-reduce dropped (not timed).
+        let drain =
+            |w: &mut CoreWorker, send: &mut dyn FnMut(&mut CoreWorker) -> usize, start: Instant| {
+                let mut bytes = 0;
+                loop {
+                    let n = send(w);
+                    if n == 0 {
+                        break;
+                    }
+                    bytes += n;
+                }
+                let t = start.elapsed();
+                assert_eq!(bytes, expected_bytes);
+                assert!(w.abort_allreduce());
+                t
+            };
+        // On the caller's buffer (`start_allreduce_owned`, the all-reduce in
+        // place): no copy of the input, which comes back after the drain.
+        let drain_owned = |w: &mut CoreWorker,
+                           send: &mut dyn FnMut(&mut CoreWorker) -> usize,
+                           owned: &mut Vec<f32>| {
+            let start = Instant::now();
+            w.start_allreduce_owned(std::mem::take(owned), 0).unwrap();
+            let t = drain(w, send, start);
+            *owned = w.reclaim_input().unwrap();
             t
+        };
+        // One payload a call into the reused buffer.
+        let mut one = |w: &mut CoreWorker| {
+            w.poll_transmit_into(0, &mut buf)
+                .unwrap()
+                .map_or(0, |n| black_box(&buf[..n]).len())
+        };
+        // Batches of 64 payloads (`Worker::poll_transmit_batch_into`, what
+        // the host worker's `flush` calls): one quantizer call per batch of
+        // consecutive chunks.
+        let mut batch = vec![0u8; 64 * payload_len];
+        let mut batched = |w: &mut CoreWorker| {
+            let n = w.poll_transmit_batch_into(0, &mut batch).unwrap();
+            black_box(&batch[..n * payload_len]).len()
         };
         bench(
             &mut g,
@@ -115,51 +146,21 @@ fn packetize(c: &mut Criterion) {
             &mut || {
                 let start = Instant::now();
                 w.start_allreduce(&data, 0).unwrap();
-                drain(&mut w, &mut buf, start)
+                drain(&mut w, &mut one, start)
             },
         );
-        // The same on the caller's buffer (`start_allreduce_owned`, the
-        // all-reduce in place): no copy of the input.
         let mut owned = data.clone();
         bench(
             &mut g,
             format!("poll_transmit_into_k{lanes}_owned_4MiB"),
-            &mut || {
-                let start = Instant::now();
-                w.start_allreduce_owned(std::mem::take(&mut owned), 0)
-                    .unwrap();
-                let t = drain(&mut w, &mut buf, start);
-                owned = w.reclaim_input().unwrap();
-                t
-            },
+            &mut || drain_owned(&mut w, &mut one, &mut owned),
         );
-        assert_eq!(owned, data, "an aborted all-reduce leaves its input");
-        // The same in batches of 64 payloads (`Worker::poll_transmit_batch_into`,
-        // what the host worker's `flush` calls): one quantizer call per
-        // batch of consecutive chunks.
-        let mut batch = vec![0u8; 64 * payload_len];
         bench(
             &mut g,
             format!("poll_transmit_batch_k{lanes}_owned_4MiB"),
-            &mut || {
-                let start = Instant::now();
-                w.start_allreduce_owned(std::mem::take(&mut owned), 0)
-                    .unwrap();
-                let mut bytes = 0;
-                loop {
-                    let n = w.poll_transmit_batch_into(0, &mut batch).unwrap();
-                    if n == 0 {
-                        break;
-                    }
-                    bytes += black_box(&batch[..n * payload_len]).len();
-                }
-                let t = start.elapsed();
-                assert_eq!(bytes, expected_bytes);
-                assert!(w.abort_allreduce());
-                owned = w.reclaim_input().unwrap();
-                t
-            },
+            &mut || drain_owned(&mut w, &mut batched, &mut owned),
         );
+        assert_eq!(owned, data, "an aborted all-reduce leaves its input");
         // The same through the allocating API (one Vec per payload).
         bench(
             &mut g,
@@ -167,14 +168,9 @@ fn packetize(c: &mut Criterion) {
             &mut || {
                 let start = Instant::now();
                 w.start_allreduce(&data, 0).unwrap();
-                let mut bytes = 0;
-                while let Some(p) = w.poll_transmit(0) {
-                    bytes += black_box(p).len();
-                }
-                let t = start.elapsed();
-                assert_eq!(bytes, expected_bytes);
-                assert!(w.abort_allreduce());
-                t
+                let mut vec =
+                    |w: &mut CoreWorker| w.poll_transmit(0).map_or(0, |p| black_box(p).len());
+                drain(&mut w, &mut vec, start)
             },
         );
         // A fresh worker per all-reduce (what this benchmark measured
@@ -187,13 +183,7 @@ fn packetize(c: &mut Criterion) {
                 let mut w = CoreWorker::new(cfg.clone()).unwrap();
                 let start = Instant::now();
                 w.start_allreduce(&data, 0).unwrap();
-                let mut bytes = 0;
-                while let Some(n) = w.poll_transmit_into(0, &mut buf).unwrap() {
-                    bytes += black_box(&buf[..n]).len();
-                }
-                let t = start.elapsed();
-                assert_eq!(bytes, expected_bytes);
-                t
+                drain(&mut w, &mut one, start)
             },
         );
     }
