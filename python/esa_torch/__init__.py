@@ -39,6 +39,7 @@ import atexit
 import concurrent.futures
 import os
 import threading
+import warnings
 from typing import Any, Dict, List, Optional, Sequence
 
 from ._esa import (  # noqa: F401  (re-exported)
@@ -328,13 +329,15 @@ class Job:
 
     def close(self, barrier=None) -> None:
         """Stops the PS and releases the job (on the rank that admitted it).
-        ``barrier``: called first so no rank is still reducing."""
+        ``barrier``: called first so no rank is still reducing; while it
+        runs this rank's worker answers its peers' QUERYs (a rank that lost
+        one of the last RESULTs may need a peer's copy)."""
         if self._closed:
             return
         self._closed = True
         self._executor.shutdown(wait=True)
         if barrier is not None:
-            barrier()
+            self._linger(barrier)
         if self.ps is not None:
             self.ps_volume = dict(self.ps.stop())
             self.ps = None
@@ -344,6 +347,33 @@ class Job:
             except Exception:
                 pass
         self._release()
+
+    def _linger(self, barrier) -> None:
+        """Runs ``barrier`` while the worker answers its peers' QUERYs. A
+        rank that lost a RESULT which neither a slot (since claimed by
+        another chunk) nor the PS still holds gets it only from a peer's
+        result cache, and only while that peer is there; past the barrier
+        every rank is done reducing."""
+        done = threading.Event()
+        failed = []
+
+        def serve():
+            while not done.is_set():
+                try:
+                    self.worker.serve_queries(0.005)
+                except Exception as e:  # the port is gone: nothing to serve
+                    failed.append(e)
+                    return
+
+        server = threading.Thread(target=serve, name=f"esa-job{self.job_id}-linger", daemon=True)
+        server.start()
+        try:
+            barrier()
+        finally:
+            done.set()
+            server.join()
+        if failed:
+            warnings.warn(f"ESA job {self.job_id}: answering peers' queries at close failed: {failed[0]}")
 
     def _release(self) -> None:
         if self._owner:

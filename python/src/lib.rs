@@ -346,6 +346,25 @@ impl Worker {
         Ok(d)
     }
 
+    /// Answers peers' `QUERY`s from this worker's cache of accepted results
+    /// for `seconds`; no all-reduce may be running. A rank that is done
+    /// reducing calls it while its peers finish: one that lost a `RESULT`
+    /// which neither a slot nor the PS still holds gets it only from a
+    /// peer's cache (docs/protocol.md §6.1). `Job.close(barrier=)` does it
+    /// for the length of the barrier.
+    fn serve_queries(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        let duration = Duration::try_from_secs_f64(seconds).map_err(|_| {
+            PyValueError::new_err(format!(
+                "seconds must be finite, not negative and representable, not {seconds}"
+            ))
+        })?;
+        py.detach(|| {
+            let mut w = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            w.serve_queries(duration)
+        })
+        .map_err(host_error)
+    }
+
     /// The job id.
     #[getter]
     fn job(&self) -> u16 {
@@ -359,7 +378,7 @@ impl Worker {
     }
 
     /// Counters since the start: packets, resends, results from the switch
-    /// and from the PS.
+    /// and from the PS, peers' `QUERY`s answered and not (no cached result).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let w = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let s = w.stats();
@@ -370,6 +389,8 @@ impl Worker {
         d.set_item("from_ps", s.results_from_ps)?;
         d.set_item("overflow_retries", s.overflow_retries)?;
         d.set_item("invalid_packets", s.invalid_packets)?;
+        d.set_item("queries_answered", s.queries_answered)?;
+        d.set_item("queries_unanswered", s.queries_unanswered)?;
         d.set_item(
             "integrity_checks",
             self.integrity_checks.load(Ordering::Relaxed),

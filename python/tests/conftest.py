@@ -151,7 +151,10 @@ def run_all(workers, buffers, average=False, exchanges=None):
 ESA_OFFSET = 14 + 20 + 8
 LANES_OFFSET = ESA_OFFSET + 16
 DATA = 1
+RESULT = 2
+QUERY = 6
 RESEND = 0x01
+PS_WORKER_ID = 255
 
 
 def esa_frame(frame):
@@ -177,7 +180,9 @@ class Relay:
     back to whoever last sent on that port. To the switch the relay is the
     port's host, so nothing in the data plane can tell its frames from the
     rank's. ``corrupt(port, frame)`` may return a changed frame from a rank;
-    the frames it changed are counted in ``corrupted``."""
+    the frames it changed are counted in ``corrupted``. Every frame is kept,
+    by port, in ``from_ranks`` and ``to_ranks``; ``send_to_rank`` sends a
+    frame to a port's rank as if from the switch."""
 
     def __init__(self, stack, corrupt=None):
         self.target = stack.base
@@ -188,9 +193,13 @@ class Relay:
         self.selector = selectors.DefaultSelector()
         self.sockets = []
         self.rank_addr = {}
+        self.rank_side = {}
+        self.from_ranks = {}
+        self.to_ranks = {}
         for n in range(1, stack.ports + 1):
             toward_ranks = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             toward_ranks.bind(("127.0.0.1", self.base + n))
+            self.rank_side[n] = toward_ranks
             toward_switch = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             toward_switch.bind(("127.0.0.1", 0))
             self.selector.register(toward_ranks, selectors.EVENT_READ, (n, True, toward_switch))
@@ -210,12 +219,17 @@ class Relay:
                     continue
                 if from_rank:
                     self.rank_addr[n] = addr
+                    self.from_ranks.setdefault(n, []).append(frame)
                     changed = self.corrupt(n, frame)
                     if changed != frame:
                         self.corrupted += 1
                     other.sendto(changed, ("127.0.0.1", self.target + n))
                 elif n in self.rank_addr:
+                    self.to_ranks.setdefault(n, []).append(frame)
                     other.sendto(frame, self.rank_addr[n])
+
+    def send_to_rank(self, n, frame):
+        self.rank_side[n].sendto(frame, self.rank_addr[n])
 
     def stop(self):
         self.stopped.set()

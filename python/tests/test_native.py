@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import esa_torch
-from conftest import run_all
+from conftest import ESA_OFFSET, LANES_OFFSET, PS_WORKER_ID, QUERY, RESULT, esa_frame, run_all
 from esa_torch import ParameterServer, Worker, admit, job_stats, port_address, release
 
 
@@ -129,6 +129,54 @@ def test_a_missing_rank_is_a_timeout_in_bounded_time(stack):
         assert isinstance(e, TimeoutError), repr(e)
         assert f"job {adm.job_id}" in str(e) and "rank" in str(e), str(e)
     ps.stop()
+
+
+def test_a_done_rank_answers_queries_while_it_serves_them(stack, make_relay):
+    """A rank past its last all-reduce answers a QUERY for one of its
+    results only inside serve_queries (Job.close runs it for the length of
+    the barrier): the PS's QUERY reaches its port, the answer is a RESULT in
+    the rank's name with the lanes it accepted."""
+    world, n = 2, 100
+    relay = make_relay(stack)
+    adm = admit(stack.controller, world)
+    ps = ParameterServer(port_address(stack.switch, adm.ps_port), adm.ps_port, adm.job_id, world, lanes=stack.lanes)
+    workers = [
+        Worker(port_address(relay.switch, p), p, adm.job_id, r, world, lanes=stack.lanes, slot_mask=adm.slot_mask)
+        for r, p in enumerate(adm.worker_ports)
+    ]
+    data = [np.full(n, r + 1.0, dtype=np.float32) for r in range(world)]
+    _, errors = run_all(workers, data)
+    assert errors == [None] * world
+    np.testing.assert_array_equal(data[0], np.full(n, 3.0, dtype=np.float32))
+    port = adm.worker_ports[0]
+    results = [f for f in relay.to_ranks[port] if esa_frame(f) and esa_frame(f)[0] == RESULT]
+    last = max(results, key=lambda f: esa_frame(f)[2])
+    # The PS's QUERY for that chunk: the RESULT's header, lanes zero.
+    query = bytearray(last[:LANES_OFFSET]) + bytes(len(last) - LANES_OFFSET)
+    query[ESA_OFFSET] = (query[ESA_OFFSET] & 0xF0) | QUERY
+    query[ESA_OFFSET + 15] = PS_WORKER_ID
+    def esa_from_rank():  # hellos aside
+        return [f for f in relay.from_ranks[port] if esa_frame(f)]
+
+    sent = len(esa_from_rank())
+    relay.send_to_rank(port, bytes(query))
+    time.sleep(0.3)
+    # Nobody reads a finished rank's port.
+    assert workers[0].stats()["queries_answered"] == 0
+    assert len(esa_from_rank()) == sent
+    workers[0].serve_queries(0.5)
+    assert workers[0].stats()["queries_answered"] == 1
+    deadline = time.time() + 5
+    while len(esa_from_rank()) == sent and time.time() < deadline:
+        time.sleep(0.01)
+    (answer,) = esa_from_rank()[sent:]
+    assert esa_frame(answer) == (RESULT, esa_frame(last)[1], esa_frame(last)[2])
+    assert answer[ESA_OFFSET + 15] == 0  # in rank 0's name
+    assert answer[LANES_OFFSET:] == last[LANES_OFFSET:]
+    with pytest.raises(ValueError, match="seconds must be finite"):
+        workers[0].serve_queries(-1.0)
+    ps.stop()
+    release(stack.controller, adm.job_id)
 
 
 def test_bad_arguments_are_clear_errors(stack):
