@@ -272,6 +272,9 @@ struct Compiler<'p> {
     enums: Vec<EnumInfo>,
     enum_ids: HashMap<Arc<str>, u32>,
     typedefs: HashMap<Arc<str>, Ty>,
+    /// The type arguments of the generic struct or header being
+    /// specialized (`struct S<T>` as `S<bit<8>>`: `T` is `bit<8>`).
+    type_args: HashMap<Arc<str>, Ty>,
     errors: Vec<String>,
     match_kinds: Vec<String>,
     global_consts: HashMap<Arc<str>, Val>,
@@ -395,6 +398,7 @@ impl<'p> Compiler<'p> {
             enums: Vec::new(),
             enum_ids: HashMap::new(),
             typedefs: HashMap::new(),
+            type_args: HashMap::new(),
             errors: Vec::new(),
             match_kinds: Vec::new(),
             global_consts: HashMap::new(),
@@ -467,6 +471,9 @@ impl<'p> Compiler<'p> {
         }
         for d in &program.declarations {
             match d {
+                // A generic one is declared when a use specializes it.
+                Declaration::Header(s) | Declaration::Struct(s) | Declaration::HeaderUnion(s)
+                    if !s.type_params.is_empty() => {}
                 Declaration::Header(s) => {
                     self.declare_struct(s, SKind::Header)?;
                 }

@@ -215,6 +215,82 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// The value at `p` (a struct or tuple of type `t`) equals the list or
+    /// initializer `v`, field by field (an initializer by name; every field
+    /// named once). Headers, unions and stacks inside are refused.
+    fn literal_eq(&mut self, p: &Place, t: &Ty, v: Val, span: Span) -> Res<Ex> {
+        let and = |x: Ex, y: Ex| Ex::Bin(NOp::LAnd, 1, Box::new((x, y)));
+        let parts: Vec<(Place, Ty, Val)> = match (t, v) {
+            (Ty::Struct(i), v) if self.structs[*i as usize].kind == SKind::Struct => {
+                let s = self.structs[*i as usize].clone();
+                let items: Vec<Val> = match v {
+                    Val::List(items) if items.len() == s.fields.len() => items,
+                    Val::StructInit(mut items) if items.len() == s.fields.len() => {
+                        let mut ordered = Vec::with_capacity(items.len());
+                        for f in &s.fields {
+                            let Some(at) = items.iter().position(|(n, _)| *n == f.name) else {
+                                return err(span, format!("{} has a field `{}`", s.name, f.name));
+                            };
+                            ordered.push(items.swap_remove(at).1);
+                        }
+                        ordered
+                    }
+                    _ => {
+                        return err(
+                            span,
+                            format!("compared with {}: a value of another shape", s.name),
+                        );
+                    }
+                };
+                s.fields
+                    .iter()
+                    .zip(items)
+                    .map(|(f, v)| (p.offset(f.n_off, f.w_off), f.ty.clone(), v))
+                    .collect()
+            }
+            (Ty::Tuple(ts), Val::List(items)) if items.len() == ts.len() => {
+                let (mut n, mut w) = (0, 0);
+                let mut parts = Vec::with_capacity(ts.len());
+                for (t, v) in ts.iter().zip(items) {
+                    parts.push((p.offset(n, w), t.clone(), v));
+                    let (dn, dw) = self.size(t);
+                    n = n.saturating_add(dn);
+                    w = w.saturating_add(dw);
+                }
+                parts
+            }
+            (t, _) => {
+                return unsupported(
+                    span,
+                    format!("comparing a value of type {} with a list", ty_name(self, t)),
+                );
+            }
+        };
+        let mut acc = Ex::Const(1);
+        for (fp, ft, fv) in parts {
+            let e = match (&ft, fv) {
+                (Ty::Struct(_) | Ty::Tuple(_), fv) => self.literal_eq(&fp, &ft, fv, span)?,
+                (ft, fv) if self.scalar_bt(ft).is_some() => {
+                    match self.binary(BinaryOp::Eq, Val::Place(fp, ft.clone()), fv, span)? {
+                        Val::Scalar(e, _) => e,
+                        _ => return err(span, "operands must be scalar values"),
+                    }
+                }
+                (ft, _) => {
+                    return unsupported(
+                        span,
+                        format!(
+                            "comparing a field of type {} with a list",
+                            ty_name(self, ft)
+                        ),
+                    );
+                }
+            };
+            acc = and(acc, e);
+        }
+        Ok(acc)
+    }
+
     /// `a == b` for values of compound type `t` as P4_16 defines it: two
     /// headers are equal when both are invalid or both are valid with equal
     /// fields (a varbit by its length and value); header unions, structs,
@@ -782,6 +858,26 @@ impl<'p> Compiler<'p> {
                             return err(span, "type mismatch in comparison");
                         }
                         let mut acc = self.compound_eq(pa, pb, ta);
+                        if op == B::Ne {
+                            acc = Ex::Not(Box::new(acc));
+                        }
+                        return Ok(Val::Scalar(acc, Ty::Bool));
+                    }
+                }
+                // A struct or tuple against a list or initializer (a
+                // struct constant is one): member by member.
+                if matches!(op, B::Eq | B::Ne) {
+                    let pair = match (&l, &r) {
+                        (Val::Place(p, t), lit @ (Val::List(_) | Val::StructInit(_)))
+                        | (lit @ (Val::List(_) | Val::StructInit(_)), Val::Place(p, t))
+                            if matches!(t, Ty::Struct(_) | Ty::Tuple(_)) =>
+                        {
+                            Some((p.clone(), t.clone(), lit.clone()))
+                        }
+                        _ => None,
+                    };
+                    if let Some((p, t, lit)) = pair {
+                        let mut acc = self.literal_eq(&p, &t, lit, span)?;
                         if op == B::Ne {
                             acc = Ex::Not(Box::new(acc));
                         }

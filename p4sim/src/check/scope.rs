@@ -40,11 +40,100 @@ impl<'p> Compiler<'p> {
             }
             return Ok(Val::Scalar(ex, t));
         }
-        // compound constant: store it in slots initialised once per use
+        if matches!(t, Ty::Struct(_) | Ty::Tuple(_)) {
+            return self.compound_const(v, &t, c.ty.span, c.value.span);
+        }
         unsupported(
             c.ty.span,
             format!("constants of type {}", ty_name(self, &t)),
         )
+    }
+
+    /// A struct or tuple constant (`const PortId_t P = {9w192};`): its value
+    /// as an initializer whose leaves are typed constants, in the order of
+    /// the type's fields, for each use to take (a member, an assignment, a
+    /// comparison with a place of the type). Headers, unions and stacks,
+    /// whose values have a validity, are refused.
+    fn compound_const(&mut self, v: Val, t: &Ty, ty_span: Span, span: Span) -> Res<Val> {
+        match t {
+            Ty::Struct(i) => {
+                let s = self.structs[*i as usize].clone();
+                if s.kind != SKind::Struct {
+                    return unsupported(ty_span, format!("constants of type {}", ty_name(self, t)));
+                }
+                let items: Vec<Val> = match v {
+                    Val::List(items) if items.len() == s.fields.len() => items,
+                    Val::List(items) => {
+                        return err(
+                            span,
+                            format!(
+                                "{} has {} fields, the list {}",
+                                s.name,
+                                s.fields.len(),
+                                items.len()
+                            ),
+                        );
+                    }
+                    Val::StructInit(mut items) => {
+                        if let Some((n, _)) = items
+                            .iter()
+                            .find(|(n, _)| !s.fields.iter().any(|f| &f.name == n))
+                        {
+                            return err(span, format!("{} has no field `{n}`", s.name));
+                        }
+                        let mut ordered = Vec::with_capacity(s.fields.len());
+                        for f in &s.fields {
+                            let Some(at) = items.iter().position(|(n, _)| *n == f.name) else {
+                                return err(
+                                    span,
+                                    format!("every field of {} must be initialised", s.name),
+                                );
+                            };
+                            ordered.push(items.swap_remove(at).1);
+                        }
+                        ordered
+                    }
+                    _ => return err(span, format!("expected a value of type {}", s.name)),
+                };
+                let mut out = Vec::with_capacity(items.len());
+                for (f, item) in s.fields.iter().zip(items) {
+                    let v = self.compound_const(item, &f.ty, ty_span, span)?;
+                    out.push((f.name.clone(), v));
+                }
+                Ok(Val::StructInit(out))
+            }
+            Ty::Tuple(ts) => {
+                let Val::List(items) = v else {
+                    return err(span, "expected a list for a tuple constant");
+                };
+                if items.len() != ts.len() {
+                    return err(
+                        span,
+                        format!(
+                            "the tuple has {} members, the list {}",
+                            ts.len(),
+                            items.len()
+                        ),
+                    );
+                }
+                let mut out = Vec::with_capacity(items.len());
+                for (t, item) in ts.clone().iter().zip(items) {
+                    out.push(self.compound_const(item, t, ty_span, span)?);
+                }
+                Ok(Val::List(out))
+            }
+            t if self.scalar_bt(t).is_some() => {
+                let ex = self.coerce(v, t, span)?;
+                if !matches!(ex, Ex::Const(_) | Ex::ConstW(_)) {
+                    return err(
+                        span,
+                        "the value of a constant must be a compile-time constant",
+                    );
+                }
+                Ok(Val::Scalar(ex, t.clone()))
+            }
+            t => unsupported(ty_span, format!("constants of type {}", ty_name(self, t))),
+        }
     }
 
     // ---- name lookup ---------------------------------------------------

@@ -228,21 +228,20 @@ impl<'p> Compiler<'p> {
                 Ty::Varbit(w)
             }
             ast::TypeKind::Name(path) => self.named_type(&path.name)?,
-            ast::TypeKind::Specialized { base, .. } => {
+            ast::TypeKind::Specialized { base, args } => {
                 let name = base.name.as_str();
-                if self.globals.get(name).is_some_and(|ds| {
-                    ds.iter().any(|d| {
-                        matches!(
-                            d,
-                            Declaration::Header(_)
-                                | Declaration::Struct(_)
-                                | Declaration::HeaderUnion(_)
-                        )
+                let generic = self.globals.get(name).and_then(|ds| {
+                    ds.iter().copied().find_map(|d| match d {
+                        Declaration::Header(s) => Some((s, SKind::Header)),
+                        Declaration::Struct(s) => Some((s, SKind::Struct)),
+                        Declaration::HeaderUnion(s) => Some((s, SKind::Union)),
+                        _ => None,
                     })
-                }) {
-                    return unsupported(t.span, "generic structs and headers are not supported");
+                });
+                match generic {
+                    Some((s, kind)) => self.specialize_struct(s, kind, args, t.span)?,
+                    None => Ty::Object(base.name.name.clone()),
                 }
-                Ty::Object(base.name.name.clone())
             }
             ast::TypeKind::Stack { element, size } => {
                 let e = self.resolve_type(element)?;
@@ -289,6 +288,9 @@ impl<'p> Compiler<'p> {
 
     pub(super) fn named_type(&mut self, name: &ast::Ident) -> Res<Ty> {
         let n = name.as_str();
+        if let Some(t) = self.type_args.get(n) {
+            return Ok(t.clone());
+        }
         if let Some(t) = self.typedefs.get(n) {
             return Ok(t.clone());
         }
@@ -307,9 +309,20 @@ impl<'p> Compiler<'p> {
         for d in decls {
             match d {
                 Declaration::Typedef(td) => {
-                    let t = self.resolve_type(&td.ty)?;
+                    let outer = std::mem::take(&mut self.type_args);
+                    let t = self.resolve_type(&td.ty);
+                    self.type_args = outer;
+                    let t = t?;
                     self.typedefs.insert(td.name.name.clone(), t.clone());
                     return Ok(t);
+                }
+                Declaration::Header(s) | Declaration::Struct(s) | Declaration::HeaderUnion(s)
+                    if !s.type_params.is_empty() =>
+                {
+                    return err(
+                        name.span,
+                        format!("`{n}` is generic: give its type arguments (`{n}<...>`)"),
+                    );
                 }
                 Declaration::Header(s) => return self.declare_struct(s, SKind::Header),
                 Declaration::Struct(s) => return self.declare_struct(s, SKind::Struct),
@@ -343,13 +356,70 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// `S<A, ...>` of a generic struct, header or union `S<T, ...>`: a type
+    /// of its own per list of arguments (named as written, `S<bit<8>>`),
+    /// its fields' types resolved with each parameter standing for its
+    /// argument, as p4c specializes them.
+    fn specialize_struct(
+        &mut self,
+        s: &ast::StructDecl,
+        kind: SKind,
+        args: &[ast::Type],
+        span: Span,
+    ) -> Res<Ty> {
+        if s.type_params.len() != args.len() {
+            return err(
+                span,
+                format!(
+                    "`{}` has {} type parameter{}; {} type argument{} given",
+                    s.name,
+                    s.type_params.len(),
+                    if s.type_params.len() == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "" } else { "s" },
+                ),
+            );
+        }
+        let mut tys = Vec::with_capacity(args.len());
+        for a in args {
+            tys.push(self.resolve_type(a)?);
+        }
+        let names: Vec<String> = tys.iter().map(|t| ty_name(self, t)).collect();
+        let name: Arc<str> = format!("{}<{}>", s.name, names.join(", ")).into();
+        if let Some(&i) = self.struct_ids.get(&name) {
+            return Ok(Ty::Struct(i));
+        }
+        let env = s
+            .type_params
+            .iter()
+            .map(|p| p.name.clone())
+            .zip(tys)
+            .collect();
+        let outer = std::mem::replace(&mut self.type_args, env);
+        let r = self.declare_struct_as(s, kind, name);
+        self.type_args = outer;
+        r
+    }
+
     pub(super) fn declare_struct(&mut self, s: &ast::StructDecl, kind: SKind) -> Res<Ty> {
         if let Some(&i) = self.struct_ids.get(s.name.as_str()) {
             return Ok(Ty::Struct(i));
         }
         if !s.type_params.is_empty() {
-            return unsupported(s.span, "generic structs and headers are not supported");
+            return err(
+                s.name.span,
+                format!("`{}` is generic: use it with type arguments", s.name),
+            );
         }
+        // A global declaration sees no type arguments of a specialization
+        // that led to it.
+        let outer = std::mem::take(&mut self.type_args);
+        let r = self.declare_struct_as(s, kind, s.name.name.clone());
+        self.type_args = outer;
+        r
+    }
+
+    fn declare_struct_as(&mut self, s: &ast::StructDecl, kind: SKind, name: Arc<str>) -> Res<Ty> {
         if self.depth > 64 {
             return err(
                 s.span,
@@ -391,12 +461,7 @@ impl<'p> Compiler<'p> {
                 }
                 SKind::Struct => !matches!(
                     t,
-                    Ty::Void
-                        | Ty::PacketIn
-                        | Ty::PacketOut
-                        | Ty::Object(_)
-                        | Ty::InfInt
-                        | Ty::Varbit(_)
+                    Ty::Void | Ty::PacketIn | Ty::PacketOut | Ty::Object(_) | Ty::InfInt
                 ),
             };
             if !ok {
@@ -420,13 +485,13 @@ impl<'p> Compiler<'p> {
         self.depth -= 1;
         let id = self.structs.len() as u32;
         self.structs.push(StructInfo {
-            name: s.name.name.clone(),
+            name: name.clone(),
             kind,
             fields,
             n,
             w,
         });
-        self.struct_ids.insert(s.name.name.clone(), id);
+        self.struct_ids.insert(name, id);
         Ok(Ty::Struct(id))
     }
 
