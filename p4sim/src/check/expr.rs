@@ -420,6 +420,16 @@ impl<'p> Compiler<'p> {
                 if p.dynamic.is_some() {
                     return unsupported(span, "nested header stacks");
                 }
+                if self.array_element_type(&e) && name != "size" {
+                    return err(
+                        m.span,
+                        format!(
+                            "an array of {} has no member `{name}` (only `size`; nextIndex, \
+                             next, last and push/pop are a header stack's)",
+                            ty_name(self, &e)
+                        ),
+                    );
+                }
                 match name {
                     "size" => Ok(Val::Scalar(Ex::Const(u64::from(count)), Ty::Bit(32))),
                     "nextIndex" => Ok(Val::Scalar(Ex::Load(next_index), Ty::Bit(32))),

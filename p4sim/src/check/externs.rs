@@ -38,6 +38,28 @@ impl<'p> Compiler<'p> {
                 self.lay_out_fields(inner, n_base + f.n_off, w_base + f.w_off, fields, bits);
                 continue;
             }
+            if let Ty::Stack(e, count) = &f.ty {
+                // An array of values: its elements in index order.
+                let b = self.scalar_bt(e).unwrap_or(BitType::BIT1);
+                let wide = is_wide(b.width());
+                let (en, ew) = self.size(e);
+                for k in 0..*count {
+                    fields.push(FieldLayout {
+                        width: b.width(),
+                        signed: b.is_signed(),
+                        wide,
+                        offset: if wide {
+                            w_base + f.w_off + k * ew
+                        } else {
+                            n_base + f.n_off + k * en
+                        },
+                        at: *bits,
+                        varbit_len: None,
+                    });
+                    *bits += b.width();
+                }
+                continue;
+            }
             if let Ty::Varbit(w) = f.ty {
                 // last (declare_struct sees to it); not counted in `bits`
                 fields.push(FieldLayout {

@@ -258,11 +258,16 @@ impl<'p> Compiler<'p> {
                             .structs
                             .get(*i as usize)
                             .is_some_and(|s| s.kind != SKind::Struct) => {}
+                    // p4c's arrays of values (`bit<8>[16]`): indexed and
+                    // sized, no nextIndex; in a header, on the wire.
+                    e if self.array_element_type(e) => {}
                     _ => {
                         return err(
                             t.span,
                             format!(
-                                "header stack elements must be headers or header unions, not {}",
+                                "the elements of a stack or array must be headers, header \
+                                 unions, or bit<W>, int<W>, bool or serializable enum values, \
+                                 not {}",
                                 ty_name(self, &e)
                             ),
                         );
@@ -345,6 +350,7 @@ impl<'p> Compiler<'p> {
     fn header_field_type(&self, t: &Ty) -> bool {
         match t {
             Ty::Bit(_) | Ty::Int(_) | Ty::Bool => true,
+            Ty::Stack(e, _) => self.array_element_type(e),
             Ty::Enum(i) => self
                 .enums
                 .get(*i as usize)
@@ -352,6 +358,19 @@ impl<'p> Compiler<'p> {
             Ty::Struct(i) => self.structs.get(*i as usize).is_some_and(|s| {
                 s.kind == SKind::Struct && s.fields.iter().all(|f| self.header_field_type(&f.ty))
             }),
+            _ => false,
+        }
+    }
+
+    /// Whether `t` may be the element of an array of values (p4c's
+    /// `bit<8>[16]`): a bit<W>, int<W>, bool or serializable enum.
+    pub(super) fn array_element_type(&self, t: &Ty) -> bool {
+        match t {
+            Ty::Bit(_) | Ty::Int(_) | Ty::Bool => true,
+            Ty::Enum(i) => self
+                .enums
+                .get(*i as usize)
+                .is_some_and(|e| e.underlying.is_some()),
             _ => false,
         }
     }

@@ -161,6 +161,7 @@ token_kinds! {
         Ne = "!=",
         PlusPlus = "++",
         PlusAssign = "+=",
+        PlusColon = "+:",
         MinusAssign = "-=",
         StarAssign = "*=",
         SlashAssign = "/=",

@@ -501,8 +501,25 @@ impl Parser {
         while self.kind() != TokenKind::RBrace {
             let fstart = self.peek().span;
             let annotations = self.annotations()?;
-            let ty = self.nested(|p| p.parse_type())?;
+            let mut ty = self.nested(|p| p.parse_type())?;
             let fname = self.name("a field name")?;
+            // p4c's C-style array field, `bit<8> arr[16]`: `bit<8>[16] arr`.
+            if self.eat(TokenKind::LBracket).is_some() {
+                let size = self.expr()?;
+                self.expect_punct(TokenKind::RBracket)?;
+                if self.kind() == TokenKind::LBracket {
+                    return Err(self.error_here(
+                        "`;` (one array size after a field name; write more as `T[m][n] name`)",
+                    ));
+                }
+                ty = Type {
+                    span: ty.span.to(self.prev_span()),
+                    kind: TypeKind::Stack {
+                        element: Box::new(ty),
+                        size: Box::new(size),
+                    },
+                };
+            }
             self.expect_punct(TokenKind::Semicolon)?;
             fields.push(Field {
                 annotations,
@@ -2114,6 +2131,35 @@ impl Parser {
                             base: Box::new(e.clone()),
                             hi: Box::new(first),
                             lo: Box::new(lo),
+                        }
+                    } else if self.eat(TokenKind::PlusColon).is_some() {
+                        // `e[lo +: w]`, p4c's indexed part select: the w bits
+                        // from lo up, `e[lo + w - 1 : lo]` (both constant).
+                        let width = self.expr()?;
+                        let span = first.span.to(width.span);
+                        let sum = Expr {
+                            kind: ExprKind::Binary {
+                                op: BinaryOp::Add,
+                                lhs: Box::new(first.clone()),
+                                rhs: Box::new(width),
+                            },
+                            span,
+                        };
+                        let hi = Expr {
+                            kind: ExprKind::Binary {
+                                op: BinaryOp::Sub,
+                                lhs: Box::new(sum),
+                                rhs: Box::new(Expr {
+                                    kind: ExprKind::Int(IntLiteral::from_u128(1)),
+                                    span,
+                                }),
+                            },
+                            span,
+                        };
+                        ExprKind::Slice {
+                            base: Box::new(e.clone()),
+                            hi: Box::new(hi),
+                            lo: Box::new(first),
                         }
                     } else {
                         ExprKind::Index {
