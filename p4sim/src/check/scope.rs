@@ -122,6 +122,10 @@ impl<'p> Compiler<'p> {
                 }
                 Ok(Val::List(out))
             }
+            Ty::MatchKind => match v {
+                v @ Val::Scalar(_, Ty::MatchKind) => Ok(v),
+                _ => err(span, "expected a match kind"),
+            },
             t if self.scalar_bt(t).is_some() => {
                 let ex = self.coerce(v, t, span)?;
                 if !matches!(ex, Ex::Const(_) | Ex::ConstW(_)) {
@@ -149,6 +153,9 @@ impl<'p> Compiler<'p> {
         }
         if name == "error" {
             return Ok(Val::ErrorNs);
+        }
+        if let Some(i) = self.match_kinds.iter().position(|m| m == name) {
+            return Ok(Val::Scalar(Ex::Const(i as u64), Ty::MatchKind));
         }
         if let Some(v) = self.global_consts.get(name) {
             return Ok(v.clone());
