@@ -229,7 +229,14 @@ impl<'p> Compiler<'p> {
                         let mut ordered = Vec::with_capacity(items.len());
                         for f in &s.fields {
                             let Some(at) = items.iter().position(|(n, _)| *n == f.name) else {
-                                return err(span, format!("{} has a field `{}`", s.name, f.name));
+                                return err(
+                                    span,
+                                    format!(
+                                        "compared with {}, the initializer does not name its \
+                                         field `{}`",
+                                        s.name, f.name
+                                    ),
+                                );
                             };
                             ordered.push(items.swap_remove(at).1);
                         }

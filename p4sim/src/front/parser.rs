@@ -508,9 +508,7 @@ impl Parser {
                 let size = self.expr()?;
                 self.expect_punct(TokenKind::RBracket)?;
                 if self.kind() == TokenKind::LBracket {
-                    return Err(self.error_here(
-                        "`;` (one array size after a field name; write more as `T[m][n] name`)",
-                    ));
+                    return Err(self.error_here("`;` (one array size after a field name)"));
                 }
                 ty = Type {
                     span: ty.span.to(self.prev_span()),
