@@ -223,32 +223,7 @@ impl<'p> Compiler<'p> {
         let parts: Vec<(Place, Ty, Val)> = match (t, v) {
             (Ty::Struct(i), v) if self.structs[*i as usize].kind == SKind::Struct => {
                 let s = self.structs[*i as usize].clone();
-                let items: Vec<Val> = match v {
-                    Val::List(items) if items.len() == s.fields.len() => items,
-                    Val::StructInit(mut items) if items.len() == s.fields.len() => {
-                        let mut ordered = Vec::with_capacity(items.len());
-                        for f in &s.fields {
-                            let Some(at) = items.iter().position(|(n, _)| *n == f.name) else {
-                                return err(
-                                    span,
-                                    format!(
-                                        "compared with {}, the initializer does not name its \
-                                         field `{}`",
-                                        s.name, f.name
-                                    ),
-                                );
-                            };
-                            ordered.push(items.swap_remove(at).1);
-                        }
-                        ordered
-                    }
-                    _ => {
-                        return err(
-                            span,
-                            format!("compared with {}: a value of another shape", s.name),
-                        );
-                    }
-                };
+                let items = self.struct_items(&s, v, span)?;
                 s.fields
                     .iter()
                     .zip(items)

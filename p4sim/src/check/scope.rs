@@ -61,40 +61,7 @@ impl<'p> Compiler<'p> {
                 if s.kind != SKind::Struct {
                     return unsupported(ty_span, format!("constants of type {}", ty_name(self, t)));
                 }
-                let items: Vec<Val> = match v {
-                    Val::List(items) if items.len() == s.fields.len() => items,
-                    Val::List(items) => {
-                        return err(
-                            span,
-                            format!(
-                                "{} has {} fields, the list {}",
-                                s.name,
-                                s.fields.len(),
-                                items.len()
-                            ),
-                        );
-                    }
-                    Val::StructInit(mut items) => {
-                        if let Some((n, _)) = items
-                            .iter()
-                            .find(|(n, _)| !s.fields.iter().any(|f| &f.name == n))
-                        {
-                            return err(span, format!("{} has no field `{n}`", s.name));
-                        }
-                        let mut ordered = Vec::with_capacity(s.fields.len());
-                        for f in &s.fields {
-                            let Some(at) = items.iter().position(|(n, _)| *n == f.name) else {
-                                return err(
-                                    span,
-                                    format!("every field of {} must be initialised", s.name),
-                                );
-                            };
-                            ordered.push(items.swap_remove(at).1);
-                        }
-                        ordered
-                    }
-                    _ => return err(span, format!("expected a value of type {}", s.name)),
-                };
+                let items = self.struct_items(&s, v, span)?;
                 let mut out = Vec::with_capacity(items.len());
                 for (f, item) in s.fields.iter().zip(items) {
                     let v = self.compound_const(item, &f.ty, ty_span, span)?;
@@ -137,6 +104,47 @@ impl<'p> Compiler<'p> {
                 Ok(Val::Scalar(ex, t.clone()))
             }
             t => unsupported(ty_span, format!("constants of type {}", ty_name(self, t))),
+        }
+    }
+
+    /// The values of a list or a `{f = v}` initializer for struct `s`, in
+    /// the order of its fields: a list as long as the fields, or an
+    /// initializer that names each field once.
+    pub(super) fn struct_items(&self, s: &StructInfo, v: Val, span: Span) -> Res<Vec<Val>> {
+        match v {
+            Val::List(items) if items.len() == s.fields.len() => Ok(items),
+            Val::List(items) => err(
+                span,
+                format!(
+                    "{} has {} fields, the list {}",
+                    s.name,
+                    s.fields.len(),
+                    items.len()
+                ),
+            ),
+            Val::StructInit(mut items) => {
+                if let Some((n, _)) = items
+                    .iter()
+                    .find(|(n, _)| !s.fields.iter().any(|f| &f.name == n))
+                {
+                    return err(span, format!("{} has no field `{n}`", s.name));
+                }
+                let mut ordered = Vec::with_capacity(s.fields.len());
+                for f in &s.fields {
+                    let Some(at) = items.iter().position(|(n, _)| *n == f.name) else {
+                        return err(
+                            span,
+                            format!("every field of {} must be initialised", s.name),
+                        );
+                    };
+                    ordered.push(items.swap_remove(at).1);
+                }
+                if let Some((n, _)) = items.first() {
+                    return err(span, format!("field `{n}` is initialised twice"));
+                }
+                Ok(ordered)
+            }
+            _ => err(span, format!("expected a value of type {}", s.name)),
         }
     }
 
