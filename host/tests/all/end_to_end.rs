@@ -105,9 +105,9 @@ fn jobs_through_the_model_switch_over_udp_on_localhost() {
 /// runs `run` with its id and options on a thread of its own, then
 /// lingers, answering its peers' `QUERY`s, until every worker is done (as
 /// the harness's and `esa worker`'s do). A worker that lost a `RESULT` the
-/// PS never saw either, from a slot that has since been claimed (a late
-/// first copy of an earlier chunk claims a complete slot), gets it only
-/// from a peer's result cache (docs/protocol.md §6.1, §6.2): without the
+/// PS never saw either, from a slot that no longer holds it (a late first
+/// copy of an earlier chunk may claim a complete slot), gets it only from
+/// a peer's result cache (docs/protocol.md §6.1, §6.2): without the
 /// linger, peers that finished first had gone, and CI once saw worker 2
 /// time out on seq 151 of the last all-reduce, answered `PENDING` by a PS
 /// whose `QUERY`s nobody was left to answer.
