@@ -634,9 +634,12 @@ impl<'p> Compiler<'p> {
                 if s.kind == SKind::Union {
                     return unsupported(span, "initialising a header union");
                 }
-                for (n, _) in &items {
+                for (k, (n, _)) in items.iter().enumerate() {
                     if !s.fields.iter().any(|f| &f.name == n) {
                         return err(span, format!("{} has no field `{n}`", s.name));
+                    }
+                    if items[..k].iter().any(|(m, _)| m == n) {
+                        return err(span, format!("field `{n}` is initialised twice"));
                     }
                 }
                 if items.len() != s.fields.len() {
