@@ -60,8 +60,9 @@ fn main() {
         f.to_str().is_some_and(|s| s.ends_with("-bmv2.p4"))
             && f.with_extension("stf").exists()
             && std::fs::read_to_string(f).is_ok_and(|text| {
-                text.lines()
-                    .any(|l| l.contains("include") && l.contains("v1model.p4"))
+                text.lines().any(|l| {
+                    l.contains("include") && (l.contains("v1model.p4") || l.contains("bmv2/psa.p4"))
+                })
             })
     });
     files.sort();

@@ -62,6 +62,7 @@ mod control;
 mod expr;
 mod externs;
 mod parser;
+mod psa;
 mod resolver;
 mod scope;
 mod stmt;
@@ -521,11 +522,14 @@ impl<'p> Compiler<'p> {
         if pkg.as_str() == "Switch" {
             return self.run_tna(main);
         }
+        if pkg.as_str() == "PSA_Switch" {
+            return self.run_psa(main);
+        }
         if pkg.as_str() != "V1Switch" {
             return unsupported(
                 pkg.span,
                 format!(
-                    "package `{pkg}`: p4sim runs the v1model `V1Switch` and the TNA `Switch` architectures"
+                    "package `{pkg}`: p4sim runs the v1model `V1Switch`, the TNA `Switch` and the PSA `PSA_Switch` architectures"
                 ),
             );
         }
@@ -662,6 +666,7 @@ impl<'p> Compiler<'p> {
             counters: self.counters,
             meters: self.meters,
             tna: None,
+            psa: None,
         })
     }
 

@@ -1090,6 +1090,8 @@ pub struct Compiled {
     /// For a TNA program, what the switch needs beyond the v1model shape
     /// (`None` for v1model).
     pub tna: Option<Box<TnaIr>>,
+    /// How a PSA program's blocks sit in this shape, when it is one.
+    pub psa: Option<Box<PsaIr>>,
 }
 
 /// How a TNA (Tofino Native Architecture) program sits in the v1model
@@ -1139,6 +1141,66 @@ pub struct TnaIr {
     pub resubmit: u32,
     /// The headers `Resubmit.emit(hdr)` calls name.
     pub resubmit_headers: Vec<HeaderRef>,
+}
+
+/// Slots of one value: narrow and wide.
+#[derive(Debug, Clone, Default)]
+pub struct SlotRange {
+    /// Narrow slots.
+    pub n: std::ops::Range<u32>,
+    /// Wide slots.
+    pub w: std::ops::Range<u32>,
+}
+
+/// How a PSA (`PSA_Switch`) program sits in the v1model shape of
+/// [`Compiled`], as a TNA program does ([`TnaIr`]): `parser` starts with a
+/// state that picks the ingress or the egress parser by the `gress` slot,
+/// `deparser` the ingress or egress deparser. The fields named here are
+/// the slots of the architecture's metadata the packet flow writes before
+/// a block and reads after it (`ip_`: `psa_ingress_parser_input_metadata_t`,
+/// `ig_`: the ingress input and output metadata, `ep_`, `eg_`, `ed_`: the
+/// egress parser's, the egress control's and the egress deparser's).
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub struct PsaIr {
+    /// Hidden slot: 0 while the ingress half runs, 1 for egress.
+    pub gress: u32,
+    pub ip_port: u32,
+    pub ip_path: u32,
+    pub ig_port: u32,
+    pub ig_path: u32,
+    pub ig_tstamp: u32,
+    pub ig_parser_error: u32,
+    pub ig_cos: u32,
+    pub ig_clone: u32,
+    pub ig_clone_session: u32,
+    pub ig_drop: u32,
+    pub ig_resubmit: u32,
+    pub ig_mcast_grp: u32,
+    pub ig_egress_port: u32,
+    pub ep_port: u32,
+    pub ep_path: u32,
+    pub eg_cos: u32,
+    pub eg_port: u32,
+    pub eg_path: u32,
+    pub eg_instance: u32,
+    pub eg_tstamp: u32,
+    pub eg_parser_error: u32,
+    pub eg_clone: u32,
+    pub eg_clone_session: u32,
+    pub eg_drop: u32,
+    pub ed_port: u32,
+    /// The user metadata the architecture passes between blocks: written
+    /// by a deparser, read by a parser of a later pass or copy.
+    pub resubmit_meta: SlotRange,
+    pub recirculate_meta: SlotRange,
+    pub normal_meta: SlotRange,
+    pub clone_i2e_meta: SlotRange,
+    pub clone_e2e_meta: SlotRange,
+    /// Narrow slots of the egress half, reset for each egress copy.
+    pub egress_n: std::ops::Range<u32>,
+    /// Wide slots of the egress half.
+    pub egress_w: std::ops::Range<u32>,
 }
 
 /// An intrinsic-metadata header the switch serializes: field names with

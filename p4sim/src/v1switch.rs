@@ -41,6 +41,7 @@ use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
 use crate::v1switch::pre::Pre;
 
 pub mod pre;
+mod psa;
 mod tna;
 
 /// Ingress passes (resubmits and recirculations) allowed per input packet.
@@ -688,6 +689,9 @@ impl V1Switch {
     fn process_into(&mut self, ingress_port: u16, packet: &[u8], out: &mut Sink<'_>) {
         if self.prog.tna.is_some() {
             return self.tna_process(ingress_port, packet, out);
+        }
+        if self.prog.psa.is_some() {
+            return self.psa_process(ingress_port, packet, out);
         }
         let mut jobs = VecDeque::new();
         self.ingress(

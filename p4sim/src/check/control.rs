@@ -155,7 +155,13 @@ impl<'p> Compiler<'p> {
             ds.iter()
                 .any(|d| matches!(d, Declaration::Control(_) | Declaration::Parser(_)))
         });
-        if !user_block && let Some(v) = self.instantiate_tna(&base, &targs, i, name.clone())? {
+        if !user_block && self.is_psa() {
+            if let Some(v) = self.instantiate_psa(&base, &targs, i, name.clone())? {
+                return Ok(v);
+            }
+        } else if !user_block
+            && let Some(v) = self.instantiate_tna(&base, &targs, i, name.clone())?
+        {
             return Ok(v);
         }
         if !i.initializer.is_empty() {
@@ -380,7 +386,12 @@ impl<'p> Compiler<'p> {
             for p in &c.params {
                 let t = self.resolve_type(&p.ty)?;
                 if matches!(t, Ty::PacketIn | Ty::PacketOut) {
-                    return unsupported(p.span, "packet parameters of sub-controls");
+                    // the one packet: the caller passes its own on
+                    // (`call_with_params` checks it)
+                    self.bind(&p.name, Val::Packet(t == Ty::PacketOut))?;
+                    params.push((p.direction, Place::at(0, 0), t));
+                    names.push(p.name.to_string());
+                    continue;
                 }
                 let pl = self.alloc(&t);
                 self.bind(&p.name, Val::Place(pl.clone(), t.clone()))?;

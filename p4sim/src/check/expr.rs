@@ -1099,6 +1099,19 @@ impl<'p> Compiler<'p> {
         let mut pre = Vec::new();
         let mut post = Vec::new();
         for ((dir, p, t), a) in params.iter().zip(args) {
+            if matches!(t, Ty::PacketIn | Ty::PacketOut) {
+                let out = *t == Ty::PacketOut;
+                if !matches!(self.expr(&a.value)?, Val::Packet(o) if o == out) {
+                    return err(
+                        a.value.span,
+                        format!(
+                            "expected the {}",
+                            if out { "packet_out" } else { "packet_in" }
+                        ),
+                    );
+                }
+                continue;
+            }
             if matches!(dir, ast::Direction::Out | ast::Direction::InOut)
                 && let ExprKind::Slice { .. } = a.value.kind
             {

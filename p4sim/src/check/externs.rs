@@ -655,6 +655,11 @@ impl<'p> Compiler<'p> {
         args: &[ast::Argument],
         span: Span,
     ) -> Res<Val> {
+        if self.is_psa()
+            && let Some(v) = self.psa_method(&inst, m, args, span)?
+        {
+            return Ok(v);
+        }
         if let Some(v) = self.tna_method(&inst, m, args, span)? {
             return Ok(v);
         }
@@ -853,6 +858,11 @@ impl<'p> Compiler<'p> {
         args: &[ast::Argument],
         span: Span,
     ) -> Res<Val> {
+        if self.is_psa()
+            && let Some(v) = self.psa_predicate(name, args, span)?
+        {
+            return Ok(v);
+        }
         let eff = |c: ExternCall| Ok(Val::Effect(vec![St::Extern(Box::new(c))]));
         match name {
             "mark_to_drop" => {

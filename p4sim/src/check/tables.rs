@@ -257,6 +257,21 @@ impl<'p> Compiler<'p> {
                     Val::Extern(ExternInst::DirectCounter(c)) => direct_counter = Some(c),
                     _ => return err(value.span, "`counters` must name a direct_counter"),
                 },
+                // PSA's: its DirectCounter counts on a hit as v1model's
+                // does (psa_switch's; `count()` in an action adds nothing)
+                "psa_direct_counter" if self.is_psa() => match self.expr(value)? {
+                    Val::Extern(ExternInst::DirectCounter(c)) => direct_counter = Some(c),
+                    _ => {
+                        return err(value.span, "`psa_direct_counter` must name a DirectCounter");
+                    }
+                },
+                "psa_implementation" if self.is_psa() => {
+                    return unsupported(
+                        value.span,
+                        "table implementations (action profiles and selectors)",
+                    );
+                }
+                "psa_idle_timeout" if self.is_psa() => {}
                 "meters" => match self.expr(value)? {
                     Val::Extern(ExternInst::DirectMeter(m)) => direct_meter = Some(m),
                     _ => return err(value.span, "`meters` must name a direct_meter"),

@@ -79,32 +79,7 @@ impl<'p> Compiler<'p> {
                 "a Switch of more than one pipeline (p4sim runs pipe0 only)",
             );
         }
-        let pipe_args: Vec<ast::Argument> = match &main.args[0].value.kind {
-            ExprKind::Name(p) => {
-                let inst = self.globals.get(p.name.as_str()).and_then(|ds| {
-                    ds.iter().find_map(|d| match d {
-                        Declaration::Instantiation(i) => Some(i),
-                        _ => None,
-                    })
-                });
-                match inst {
-                    Some(i) if type_base(&i.ty) == Some("Pipeline") => i.args.clone(),
-                    Some(i) => {
-                        return err(i.ty.span, "the argument of Switch must be a Pipeline");
-                    }
-                    None => return err(p.name.span, format!("unknown instance `{}`", p.name)),
-                }
-            }
-            ExprKind::Call { callee, args, .. } if matches!(&callee.kind, ExprKind::Name(p) if p.name.as_str() == "Pipeline") => {
-                args.clone()
-            }
-            _ => {
-                return err(
-                    main.args[0].value.span,
-                    "the argument of Switch must be a Pipeline",
-                );
-            }
-        };
+        let pipe_args = self.package_args(&main.args[0].value, "Pipeline")?;
         if pipe_args.len() != 6 {
             return err(
                 main.span,
@@ -261,39 +236,7 @@ impl<'p> Compiler<'p> {
         let egress_w = egress_w0..self.w_init.len() as u32;
 
         // One parser: state 0 picks the ingress (1..) or egress parser.
-        let ig_count = ig_states.len() as u32;
-        let shift = |states: Vec<StateIr>, by: u32| -> Vec<StateIr> {
-            let mv = |n: Next| match n {
-                Next::State(s) => Next::State(s + by),
-                other => other,
-            };
-            states
-                .into_iter()
-                .map(|mut s| {
-                    s.transition = match s.transition {
-                        Transition::Go(n) => Transition::Go(mv(n)),
-                        Transition::Select(keys, cases) => Transition::Select(
-                            keys,
-                            cases.into_iter().map(|(k, n)| (k, mv(n))).collect(),
-                        ),
-                    };
-                    s
-                })
-                .collect()
-        };
-        let mut parser = vec![StateIr {
-            name: "$tna_gress".into(),
-            body: Vec::new(),
-            transition: Transition::Select(
-                vec![Ex::Load(gress)],
-                vec![
-                    (vec![SelectKey::Masked(0, 1)], Next::State(1)),
-                    (vec![SelectKey::Any], Next::State(1 + ig_count)),
-                ],
-            ),
-        }];
-        parser.extend(shift(ig_states, 1));
-        parser.extend(shift(eg_states, 1 + ig_count));
+        let parser = psa::join_halves(gress, ig_states, eg_states);
         let mut parser_init = ig_init;
         parser_init.extend(eg_init);
         let deparser = vec![St::If(
@@ -381,6 +324,7 @@ impl<'p> Compiler<'p> {
             counters: std::mem::take(&mut self.counters),
             meters: std::mem::take(&mut self.meters),
             tna: Some(Box::new(tna)),
+            psa: None,
         })
     }
 
@@ -990,13 +934,4 @@ fn fits_u64(b: BitType, span: Span) -> Res<BitType> {
         return unsupported(span, "register cells wider than 64 bits");
     }
     Ok(b)
-}
-
-/// The name of a (possibly specialized) type.
-fn type_base(t: &ast::Type) -> Option<&str> {
-    match &t.kind {
-        ast::TypeKind::Name(p) => Some(p.name.as_str()),
-        ast::TypeKind::Specialized { base, .. } => Some(base.name.as_str()),
-        _ => None,
-    }
 }

@@ -36,6 +36,8 @@ pub const BUILTIN_HEADERS: &[(&str, &str)] = &[
     ("core.p4", include_str!("../../p4include/core.p4")),
     ("v1model.p4", include_str!("../../p4include/v1model.p4")),
     ("tna.p4", include_str!("../../p4include/tna.p4")),
+    ("psa.p4", include_str!("../../p4include/psa.p4")),
+    ("bmv2/psa.p4", include_str!("../../p4include/psa.p4")),
 ];
 
 /// Prefix of the display names of built-in headers.

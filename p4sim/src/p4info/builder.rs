@@ -151,6 +151,8 @@ pub(super) struct Builder<'a> {
     plans: HashMap<String, ControlPlan<'a>>,
     /// For a TNA program, the `Pipeline` instance's name.
     tna_pipe: Option<String>,
+    /// Whether `main` is a PSA `PSA_Switch`.
+    psa: bool,
     /// For a TNA program: the ingress parser's type name and the name of its
     /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
     tna_port_metadata: Option<(String, String)>,
@@ -206,6 +208,7 @@ impl<'a> Builder<'a> {
             controls,
             plans: HashMap::new(),
             tna_pipe: None,
+            psa: false,
             tna_port_metadata: None,
             list_digests: std::cell::Cell::new(0),
             parsers,
@@ -280,10 +283,13 @@ impl<'a> Builder<'a> {
         if package == "Switch" {
             return self.tna_blocks(main).map(Some);
         }
+        if package == "PSA_Switch" {
+            return self.psa_blocks(main).map(Some);
+        }
         if package != "V1Switch" {
             return Err(unsupported(
                 format!(
-                    "P4Info for package `{package}`: v1model's V1Switch and TNA's Switch are supported"
+                    "P4Info for package `{package}`: v1model's V1Switch, TNA's Switch and PSA's PSA_Switch are supported"
                 ),
                 main.ty.span,
             ));
@@ -399,6 +405,110 @@ impl<'a> Builder<'a> {
         Ok((controls, printed_annotations(&main.annotations)))
     }
 
+    /// The blocks of a `PSA_Switch(IngressPipeline(ip, ig, id), pre,
+    /// EgressPipeline(ep, eg, ed), bqe)`: the four controls in that order,
+    /// the two parsers as parser roots.
+    fn psa_blocks(&mut self, main: &'a Instantiation) -> Res<(Vec<&'a ControlDecl>, Vec<String>)> {
+        self.psa = true;
+        let mut controls = Vec::new();
+        for k in [0, 2] {
+            let Some(arg) = main.args.get(k) else {
+                return Err(invalid("PSA_Switch takes 4 arguments", main.span));
+            };
+            let args: &'a [Argument] = match &arg.value.kind {
+                ExprKind::Name(p) => {
+                    let inst = self.program.declarations.iter().find_map(|d| match d {
+                        Declaration::Instantiation(i) if i.name.as_str() == p.name.as_str() => {
+                            Some(i)
+                        }
+                        _ => None,
+                    });
+                    match inst {
+                        Some(i) => i.args.as_slice(),
+                        None => {
+                            return Err(invalid(
+                                format!("unknown instance `{}`", p.name),
+                                p.name.span,
+                            ));
+                        }
+                    }
+                }
+                ExprKind::Call { args, .. } => args.as_slice(),
+                _ => {
+                    return Err(invalid(
+                        "expected an IngressPipeline or EgressPipeline",
+                        arg.value.span,
+                    ));
+                }
+            };
+            for a in args {
+                let name = match &a.value.kind {
+                    ExprKind::Call { callee, .. } => match &callee.kind {
+                        ExprKind::Name(p) => Some(p.name.as_str()),
+                        _ => None,
+                    },
+                    ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+                    _ => None,
+                };
+                if let Some(c) = name.and_then(|n| self.controls.get(n)) {
+                    controls.push(*c);
+                }
+                if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
+                    self.parser_roots.push(*p);
+                }
+            }
+        }
+        Ok((controls, printed_annotations(&main.annotations)))
+    }
+
+    /// The name of v1model's table property `v1` (`counters`, `meters`,
+    /// `implementation`) in the program's architecture: PSA's are
+    /// `psa_direct_counter`, `psa_direct_meter` and `psa_implementation`.
+    fn prop<'s>(&self, v1: &'s str) -> &'s str {
+        match (self.psa, v1) {
+            (true, "counters") => "psa_direct_counter",
+            (true, "meters") => "psa_direct_meter",
+            (true, "implementation") => "psa_implementation",
+            _ => v1,
+        }
+    }
+
+    /// A header field's members in P4Info: itself, or for a field of
+    /// struct type each of its fields as `field.member` (p4c flattens
+    /// them so).
+    fn header_members(
+        &self,
+        name: &str,
+        ty: &CpType,
+        span: Span,
+        out: &mut Vec<HeaderMember>,
+    ) -> Res<()> {
+        let spec = match ty {
+            CpType::Bit(w) => TypeSpec::Bit(*w),
+            CpType::Int(w) => TypeSpec::Int(*w),
+            CpType::Varbit(w) => TypeSpec::Varbit(*w),
+            CpType::SerEnum(_, w) => TypeSpec::Bit(*w),
+            CpType::NewType(_, inner) => match **inner {
+                CpType::Bit(w) => TypeSpec::Bit(w),
+                _ => return Err(unsupported("this header field type in P4Info", span)),
+            },
+            CpType::Struct(s) => {
+                let fields = self.resolver.borrow_mut().fields(s)?;
+                for f in &fields {
+                    let inner = format!("{name}.{}", annotated_name(&f.annotations, &f.name));
+                    self.header_members(&inner, &f.ty, span, out)?;
+                }
+                return Ok(());
+            }
+            _ => return Err(unsupported("this header field type in P4Info", span)),
+        };
+        out.push(HeaderMember {
+            name: name.to_string(),
+            type_spec: spec,
+        });
+        Ok(())
+    }
+
     /// For `MyIngress() ig; V1Switch(..., ig, ...)`: the type instantiated.
     fn instance_type_name(&self, instance: &str) -> Option<&'a str> {
         self.program.declarations.iter().find_map(|d| match d {
@@ -460,7 +570,7 @@ impl<'a> Builder<'a> {
                         if let Some(Expr {
                             kind: ExprKind::Name(p),
                             ..
-                        }) = t.property(prop)
+                        }) = t.property(self.prop(prop))
                         {
                             names.push(p.name.to_string());
                         }
@@ -592,7 +702,7 @@ impl<'a> Builder<'a> {
                             a.span,
                         )?;
                     }
-                    let digests = self.digests_of(control)?;
+                    let digests = self.digests_of(control, prefix)?;
                     for d in &digests {
                         alloc
                             .add(ResourceType::Digest, &d.name, None)
@@ -626,7 +736,7 @@ impl<'a> Builder<'a> {
                         None => {}
                     }
                     for prop in ["counters", "meters"] {
-                        if let Some(v) = t.property(prop)
+                        if let Some(v) = t.property(self.prop(prop))
                             && matches!(v.kind, ExprKind::Call { .. })
                         {
                             return Err(unsupported(
@@ -688,6 +798,8 @@ impl<'a> Builder<'a> {
                 ""
             } else if self.tna_pipe.is_some() {
                 "tna"
+            } else if self.psa {
+                "psa"
             } else {
                 "v1model"
             }
@@ -791,11 +903,18 @@ impl<'a> Builder<'a> {
             "action_profile" | "action_selector" if self.tna_pipe.is_none() => {
                 Some(ResourceType::ActionProfile)
             }
+            // PSA's
+            "Counter" if self.psa => Some(ResourceType::Counter),
+            "DirectCounter" if self.psa => Some(ResourceType::DirectCounter),
+            "Meter" if self.psa => Some(ResourceType::Meter),
+            "DirectMeter" if self.psa => Some(ResourceType::DirectMeter),
+            "Register" if self.psa => Some(ResourceType::Register),
+            "ActionProfile" | "ActionSelector" if self.psa => Some(ResourceType::ActionProfile),
             _ => None,
         })
     }
 
-    fn digests_of(&mut self, control: &'a ControlDecl) -> Res<Vec<DigestUse>> {
+    fn digests_of(&mut self, control: &'a ControlDecl, prefix: &str) -> Res<Vec<DigestUse>> {
         let plan = self.plan(control);
         let actions = plan.actions.clone();
         let globals = plan.global_actions.clone();
@@ -806,6 +925,21 @@ impl<'a> Builder<'a> {
         }
         digest_calls(&control.apply, &fold, None, &mut calls);
         let mut out = Vec::new();
+        // PSA's are extern instances, `Digest<T>() d;`, named as instances
+        if self.psa {
+            for d in &control.locals {
+                if let Declaration::Instantiation(i) = d
+                    && let TypeKind::Specialized { base, args } = &i.ty.kind
+                    && base.name.as_str() == "Digest"
+                    && let [t] = args.as_slice()
+                {
+                    out.push(DigestUse {
+                        name: qualify(prefix, &i.annotations, i.name.as_str()),
+                        ty: self.resolve(t)?,
+                    });
+                }
+            }
+        }
         for call in calls {
             let ExprKind::Call {
                 type_args, args, ..
@@ -1127,6 +1261,7 @@ impl<'a> Builder<'a> {
 
         // Direct resources, added to P4Info when their table is.
         for (prop, is_counter) in [("counters", true), ("meters", false)] {
+            let prop = self.prop(prop);
             let Some(e) = t.property(prop) else { continue };
             let ExprKind::Name(p) = &e.kind else {
                 return Err(unsupported(
@@ -1355,7 +1490,7 @@ impl<'a> Builder<'a> {
         prefix: &str,
     ) -> Res<Option<Implementation<'a>>> {
         let Some(property) = t.properties.iter().find(|p| {
-            matches!(&p.kind, TablePropertyKind::Other { name, .. } if name.as_str() == "implementation")
+            matches!(&p.kind, TablePropertyKind::Other { name, .. } if name.as_str() == self.prop("implementation"))
         }) else {
             return Ok(None);
         };
@@ -1446,8 +1581,8 @@ impl<'a> Builder<'a> {
         control: Option<&'a ControlDecl>,
     ) -> Res<ActionProfile> {
         let with_selector = match type_name {
-            "action_selector" => true,
-            "action_profile" => false,
+            "action_selector" | "ActionSelector" => true,
+            "action_profile" | "ActionProfile" => false,
             other => {
                 return Err(invalid(
                     format!("expected an action profile or selector, not `{other}`"),
@@ -1739,31 +1874,8 @@ impl<'a> Builder<'a> {
                     for (k, f) in fields.iter().enumerate() {
                         let field_span =
                             decl.and_then(|d| d.fields.get(k)).map_or(span, |d| d.span);
-                        let spec = match &f.ty {
-                            CpType::Bit(w) => TypeSpec::Bit(*w),
-                            CpType::Int(w) => TypeSpec::Int(*w),
-                            CpType::Varbit(w) => TypeSpec::Varbit(*w),
-                            CpType::SerEnum(_, w) => TypeSpec::Bit(*w),
-                            CpType::NewType(_, inner) => match **inner {
-                                CpType::Bit(w) => TypeSpec::Bit(w),
-                                _ => {
-                                    return Err(unsupported(
-                                        "this header field type in P4Info",
-                                        field_span,
-                                    ));
-                                }
-                            },
-                            _ => {
-                                return Err(unsupported(
-                                    "this header field type in P4Info",
-                                    field_span,
-                                ));
-                            }
-                        };
-                        members.push(HeaderMember {
-                            name: annotated_name(&f.annotations, &f.name),
-                            type_spec: spec,
-                        });
+                        let name = annotated_name(&f.annotations, &f.name);
+                        self.header_members(&name, &f.ty, field_span, &mut members)?;
                     }
                     info.headers.insert(name.clone(), members);
                 }

@@ -63,6 +63,46 @@ pub(super) fn switch_slots(prog: &Compiled) -> Vec<bool> {
             );
         }
     }
+    // PSA: the same, and the user metadata it carries between passes
+    if let Some(t) = &prog.psa {
+        ext.extend([
+            t.gress,
+            t.ip_port,
+            t.ip_path,
+            t.ig_port,
+            t.ig_path,
+            t.ig_tstamp,
+            t.ig_parser_error,
+            t.ig_cos,
+            t.ig_clone,
+            t.ig_clone_session,
+            t.ig_drop,
+            t.ig_resubmit,
+            t.ig_mcast_grp,
+            t.ig_egress_port,
+            t.ep_port,
+            t.ep_path,
+            t.eg_cos,
+            t.eg_port,
+            t.eg_path,
+            t.eg_instance,
+            t.eg_tstamp,
+            t.eg_parser_error,
+            t.eg_clone,
+            t.eg_clone_session,
+            t.eg_drop,
+            t.ed_port,
+        ]);
+        for r in [
+            &t.resubmit_meta,
+            &t.recirculate_meta,
+            &t.normal_meta,
+            &t.clone_i2e_meta,
+            &t.clone_e2e_meta,
+        ] {
+            ext.extend(r.n.clone());
+        }
+    }
     for s in ext {
         if let Some(x) = external.get_mut(s as usize) {
             *x = true;
