@@ -193,6 +193,23 @@ impl<'p> Compiler<'p> {
         let nm = user(self, 2, 3)?;
         let ce2em = user(self, 5, 1)?;
         // the same types wherever the architecture passes them on
+        let same = |c: &mut Compiler<'p>, k: usize, i: usize, b: &Bound, what: &str| {
+            let p = &params(k)[i];
+            let t = c.resolve_type(&p.ty)?;
+            if t == b.1 {
+                return Ok(());
+            }
+            err(
+                p.ty.span,
+                format!(
+                    "`{}` of the {} has type {}, but PSA_Switch passes it {} ({what})",
+                    p.name,
+                    WHAT[k].0,
+                    ty_name(c, &t),
+                    ty_name(c, &b.1)
+                ),
+            )
+        };
         for (k, i, b, what) in [
             (2, 2, &resubm, "resubmit_meta"),
             (2, 4, &ih, "hdr"),
@@ -204,20 +221,7 @@ impl<'p> Compiler<'p> {
             (1, 0, &ih, "hdr"),
             (1, 1, &im, "user_meta"),
         ] {
-            let p = &params(k)[i];
-            let t = self.resolve_type(&p.ty)?;
-            if t != b.1 {
-                return err(
-                    p.ty.span,
-                    format!(
-                        "`{}` of the {} has type {}, but PSA_Switch passes it {} ({what})",
-                        p.name,
-                        WHAT[k].0,
-                        ty_name(self, &t),
-                        ty_name(self, &b.1)
-                    ),
-                );
-            }
+            same(self, k, i, b, what)?;
         }
         let pv = |b: &Bound| (Val::Place(b.0.clone(), b.1.clone()), b.1.clone());
         let unzip = |xs: Vec<(Val, Ty)>| -> (Vec<Val>, Vec<Ty>) { xs.into_iter().unzip() };
@@ -269,20 +273,7 @@ impl<'p> Compiler<'p> {
             (5, 3, &eh, "hdr"),
             (5, 4, &em, "meta"),
         ] {
-            let p = &params(k)[i];
-            let t = self.resolve_type(&p.ty)?;
-            if t != b.1 {
-                return err(
-                    p.ty.span,
-                    format!(
-                        "`{}` of the {} has type {}, but PSA_Switch passes it {} ({what})",
-                        p.name,
-                        WHAT[k].0,
-                        ty_name(self, &t),
-                        ty_name(self, &b.1)
-                    ),
-                );
-            }
+            same(self, k, i, b, what)?;
         }
         let (vals, tys) = unzip(vec![
             (Val::Packet(false), Ty::PacketIn),

@@ -309,14 +309,7 @@ impl<'a> Builder<'a> {
         }
         let mut controls = Vec::new();
         for arg in slots.into_iter().flatten() {
-            let name = match &arg.value.kind {
-                ExprKind::Call { callee, .. } => match &callee.kind {
-                    ExprKind::Name(p) => Some(p.name.as_str()),
-                    _ => None,
-                },
-                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
-                _ => None,
-            };
+            let name = self.block_type_name(arg);
             if let Some(c) = name.and_then(|n| self.controls.get(n)) {
                 controls.push(*c);
             }
@@ -362,17 +355,7 @@ impl<'a> Builder<'a> {
             }
         };
         let mut controls = Vec::new();
-        let block_name = |a: &'a Argument| -> Option<&'a str> {
-            match &a.value.kind {
-                ExprKind::Call { callee, .. } => match &callee.kind {
-                    ExprKind::Name(p) => Some(p.name.as_str()),
-                    _ => None,
-                },
-                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
-                _ => None,
-            }
-        };
-        if let Some(parser_name) = args.first().and_then(block_name) {
+        if let Some(parser_name) = args.first().and_then(|a| self.block_type_name(a)) {
             let parser = self.program.declarations.iter().find_map(|d| match d {
                 Declaration::Parser(p) if p.name.as_str() == parser_name => Some(p),
                 _ => None,
@@ -389,15 +372,7 @@ impl<'a> Builder<'a> {
             if !matches!(k, 1 | 2 | 4 | 5) {
                 continue;
             }
-            let name = match &a.value.kind {
-                ExprKind::Call { callee, .. } => match &callee.kind {
-                    ExprKind::Name(p) => Some(p.name.as_str()),
-                    _ => None,
-                },
-                ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
-                _ => None,
-            };
-            if let Some(c) = name.and_then(|n| self.controls.get(n)) {
+            if let Some(c) = self.block_type_name(a).and_then(|n| self.controls.get(n)) {
                 controls.push(*c);
             }
         }
@@ -442,14 +417,7 @@ impl<'a> Builder<'a> {
                 }
             };
             for a in args {
-                let name = match &a.value.kind {
-                    ExprKind::Call { callee, .. } => match &callee.kind {
-                        ExprKind::Name(p) => Some(p.name.as_str()),
-                        _ => None,
-                    },
-                    ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
-                    _ => None,
-                };
+                let name = self.block_type_name(a);
                 if let Some(c) = name.and_then(|n| self.controls.get(n)) {
                     controls.push(*c);
                 }
@@ -507,6 +475,19 @@ impl<'a> Builder<'a> {
             type_spec: spec,
         });
         Ok(())
+    }
+
+    /// The parser or control type a package argument instantiates:
+    /// `MyIngress()`, or an instance `ig` declared as `MyIngress() ig;`.
+    fn block_type_name(&self, a: &'a Argument) -> Option<&'a str> {
+        match &a.value.kind {
+            ExprKind::Call { callee, .. } => match &callee.kind {
+                ExprKind::Name(p) => Some(p.name.as_str()),
+                _ => None,
+            },
+            ExprKind::Name(p) => self.instance_type_name(p.name.as_str()),
+            _ => None,
+        }
     }
 
     /// For `MyIngress() ig; V1Switch(..., ig, ...)`: the type instantiated.

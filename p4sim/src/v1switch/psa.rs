@@ -34,7 +34,6 @@ use std::collections::VecDeque;
 
 use super::{MAX_PASSES, Sink, V1Switch};
 use crate::exec::bits::Bits;
-use crate::exec::interp::Exec;
 use crate::exec::state::{Effects, Frame, Stage};
 use crate::ir::{PsaIr, SlotRange};
 
@@ -171,24 +170,13 @@ impl V1Switch {
         ] {
             put(&mut frame, s, v);
         }
-        let Some((payload_at, err)) = self.psa_parse(&mut frame, &job.data) else {
+        let Some((payload_at, err)) = self.parse_half(&mut frame, &job.data) else {
             self.frame = frame;
             return;
         };
         put(&mut frame, t.ig_parser_error, err);
         let payload = job.data.get(payload_at..).unwrap_or(&[]);
-        let mut fx = Effects::default();
-        self.run_stage(&mut frame, &mut fx, payload, Stage::Ingress, 1);
-        if let Some(f) = fx.fault.take() {
-            self.rt.log.push(format!("packet dropped in ingress: {f}"));
-            self.frame = frame;
-            return;
-        }
-        self.run_stage(&mut frame, &mut fx, payload, Stage::Other, 4);
-        if let Some(f) = fx.fault.take() {
-            self.rt
-                .log
-                .push(format!("packet dropped in the ingress deparser: {f}"));
+        if !self.psa_blocks(&mut frame, payload, Stage::Ingress) {
             self.frame = frame;
             return;
         }
@@ -300,24 +288,13 @@ impl V1Switch {
         ] {
             put(&mut frame, s, v);
         }
-        let Some((payload_at, err)) = self.psa_parse(&mut frame, &job.data) else {
+        let Some((payload_at, err)) = self.parse_half(&mut frame, &job.data) else {
             self.frame = frame;
             return;
         };
         put(&mut frame, t.eg_parser_error, err);
         let payload = job.data.get(payload_at..).unwrap_or(&[]);
-        let mut fx = Effects::default();
-        self.run_stage(&mut frame, &mut fx, payload, Stage::Egress, 2);
-        if let Some(f) = fx.fault.take() {
-            self.rt.log.push(format!("packet dropped in egress: {f}"));
-            self.frame = frame;
-            return;
-        }
-        self.run_stage(&mut frame, &mut fx, payload, Stage::Other, 4);
-        if let Some(f) = fx.fault.take() {
-            self.rt
-                .log
-                .push(format!("packet dropped in the egress deparser: {f}"));
+        if !self.psa_blocks(&mut frame, payload, Stage::Egress) {
             self.frame = frame;
             return;
         }
@@ -358,35 +335,28 @@ impl V1Switch {
         self.frame = frame;
     }
 
-    /// Runs the parser (the half `gress` selects) on `data`; returns where
-    /// the unparsed rest starts and the parser's error (0: none), or
-    /// `None` when the packet was dropped.
-    fn psa_parse(&mut self, frame: &mut Frame, data: &[u8]) -> Option<(usize, u64)> {
-        let prog = self.prog.clone();
-        let mut fx = Effects::default();
-        let (err, cursor) = {
-            let mut ex = Exec::new(
-                &prog,
-                &mut self.rt,
-                frame,
-                &mut fx,
-                data,
-                &[],
-                Stage::Parser,
-            );
-            let e = match &self.engine {
-                Some(c) => c.run_parser(&mut ex),
-                None => ex.run_parser(),
-            };
-            (e, ex.cursor)
+    /// The control of the half `stage` names, then the deparser (whose
+    /// bytes are left in `self.deparsed`); `false` when a fault dropped
+    /// the packet.
+    fn psa_blocks(&mut self, frame: &mut Frame, payload: &[u8], stage: Stage) -> bool {
+        let (which, half) = match stage {
+            Stage::Ingress => (1, "ingress"),
+            _ => (2, "egress"),
         };
-        if let Some(f) = fx.fault {
+        let mut fx = Effects::default();
+        self.run_stage(frame, &mut fx, payload, stage, which);
+        if let Some(f) = fx.fault.take() {
+            self.rt.log.push(format!("packet dropped in {half}: {f}"));
+            return false;
+        }
+        self.run_stage(frame, &mut fx, payload, Stage::Other, 4);
+        if let Some(f) = fx.fault.take() {
             self.rt
                 .log
-                .push(format!("packet dropped in the parser: {f}"));
-            return None;
+                .push(format!("packet dropped in the {half} deparser: {f}"));
+            return false;
         }
-        Some((cursor.div_ceil(8).min(data.len()), err))
+        true
     }
 }
 

@@ -249,6 +249,24 @@ impl V1Switch {
     /// half's `parser_err`; returns where the unparsed rest starts, or
     /// `None` when the packet was dropped.
     fn tna_parse(&mut self, frame: &mut Frame, data: &[u8], parser_err: u32) -> Option<usize> {
+        let (at, err) = self.parse_half(frame, data)?;
+        if err != 0 {
+            let flag = if Some(err) == self.prog.error_code("NoMatch") {
+                PARSER_ERROR_NO_MATCH
+            } else if Some(err) == self.prog.error_code("PacketTooShort") {
+                PARSER_ERROR_PARTIAL_HDR
+            } else {
+                PARSER_ERROR_TIMEOUT_USER
+            };
+            put(frame, parser_err, flag);
+        }
+        Some(at)
+    }
+
+    /// Runs the parser (the half `gress` selects: TNA's and PSA's) on
+    /// `data`; returns where the unparsed rest starts and the parser's
+    /// error (0: none), or `None` when a fault dropped the packet.
+    pub(super) fn parse_half(&mut self, frame: &mut Frame, data: &[u8]) -> Option<(usize, u64)> {
         let prog = self.prog.clone();
         let mut fx = Effects::default();
         let (err, cursor) = {
@@ -273,17 +291,7 @@ impl V1Switch {
                 .push(format!("packet dropped in the parser: {f}"));
             return None;
         }
-        if err != 0 {
-            let flag = if Some(err) == prog.error_code("NoMatch") {
-                PARSER_ERROR_NO_MATCH
-            } else if Some(err) == prog.error_code("PacketTooShort") {
-                PARSER_ERROR_PARTIAL_HDR
-            } else {
-                PARSER_ERROR_TIMEOUT_USER
-            };
-            put(frame, parser_err, flag);
-        }
-        Some(cursor.div_ceil(8).min(data.len()))
+        Some((cursor.div_ceil(8).min(data.len()), err))
     }
 }
 
