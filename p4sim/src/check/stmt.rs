@@ -126,6 +126,9 @@ impl<'p> Compiler<'p> {
             } => {
                 let c = self.expr(cond)?;
                 let c = self.coerce(c, &Ty::Bool, cond.span)?;
+                if self.is_tna() && self.block_kind == BlockKind::Control {
+                    tofino::check_gateway(&c, cond.span)?;
+                }
                 let mut a = Vec::new();
                 self.scopes.push(HashMap::new());
                 let r = self.stmt(then, &mut a);

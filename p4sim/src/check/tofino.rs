@@ -1385,3 +1385,29 @@ impl Compiler<'_> {
         })
     }
 }
+
+/// A condition of a control is a gateway on Tofino: it compares a field
+/// with a constant (`==`, `!=` also two fields), so an ordered comparison
+/// (`<`, `<=`, `>`, `>=`) of two values from the packet is refused, as
+/// bf-p4c refuses it ("condition too complex, one operand of ... must be
+/// constant").
+pub(super) fn check_gateway(cond: &Ex, span: Span) -> Res<()> {
+    match cond {
+        Ex::Bin(NOp::LAnd | NOp::LOr | NOp::And | NOp::Or, _, ab) => {
+            check_gateway(&ab.0, span)?;
+            check_gateway(&ab.1, span)
+        }
+        Ex::Not(a) => check_gateway(a, span),
+        Ex::Bin(NOp::LtU | NOp::LeU | NOp::LtS | NOp::LeS, _, ab)
+            if !matches!(ab.0, Ex::Const(_)) && !matches!(ab.1, Ex::Const(_)) =>
+        {
+            err(
+                span,
+                "Tofino rule (gateway): a condition compares a value with a constant; \
+                 `<`, `<=`, `>` and `>=` need one constant operand (two values from the \
+                 packet may be compared with `==` and `!=` only)",
+            )
+        }
+        _ => Ok(()),
+    }
+}

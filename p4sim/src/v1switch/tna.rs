@@ -23,6 +23,13 @@
 //!    the packet; the egress control; bit 0 of `drop_ctl` drops the copy;
 //!    the egress deparser's output and the unparsed rest leave on the port.
 //!    The egress half starts from fresh state for each copy.
+//! 5. A copy for port 68, pipe 0's recirculation port (through egress or
+//!    with `bypass_egress`), comes back as a new packet into ingress on
+//!    port 68, after this packet's other copies; resubmits and
+//!    recirculations together make at most [`MAX_PASSES`] passes.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
 
 use super::{MAX_PASSES, Sink, V1Switch};
 use crate::exec::interp::Exec;
@@ -38,6 +45,9 @@ const PARSER_ERROR_TIMEOUT_USER: u64 = 0x0008;
 const PORT_METADATA_BYTES: usize = 8;
 /// Bytes of resubmit data on Tofino 1.
 const RESUBMIT_BYTES: usize = 8;
+/// Pipe 0's recirculation port on Tofino 1: what egress sends there comes
+/// back into ingress with this ingress port.
+const RECIRCULATION_PORT: u64 = 68;
 /// `ucast_egress_port` before ingress: out of the port range, so "not
 /// assigned".
 const UNASSIGNED: u64 = 1 << 9;
@@ -51,26 +61,37 @@ impl V1Switch {
             return;
         };
         let port = u64::from(ingress_port) & 0x1ff;
+        // what the egress deparser sent to the recirculation port, in order
+        let mut recirculated: VecDeque<Vec<u8>> = VecDeque::new();
+        let mut current = (port, Cow::Borrowed(packet));
         let mut resubmit: Option<Vec<u8>> = None;
         for _ in 0..MAX_PASSES {
-            match self.tna_ingress(t, port, packet, resubmit.as_deref(), out) {
-                Some(data) => resubmit = Some(data),
+            let (port, data) = &current;
+            resubmit =
+                self.tna_ingress(t, *port, data, resubmit.as_deref(), &mut recirculated, out);
+            if resubmit.is_some() {
+                continue;
+            }
+            match recirculated.pop_front() {
+                Some(next) => current = (RECIRCULATION_PORT, Cow::Owned(next)),
                 None => return,
             }
         }
-        self.rt
-            .log
-            .push(format!("packet dropped after {MAX_PASSES} resubmit passes"));
+        self.rt.log.push(format!(
+            "packet dropped after {MAX_PASSES} resubmit and recirculation passes"
+        ));
     }
 
     /// One ingress pass; returns the resubmit data when the packet goes
-    /// around again.
+    /// around again, and queues in `recirculated` what its copies send to
+    /// the recirculation port.
     fn tna_ingress(
         &mut self,
         t: &TnaIr,
         port: u64,
         packet: &[u8],
         resubmit: Option<&[u8]>,
+        recirculated: &mut VecDeque<Vec<u8>>,
         out: &mut Sink<'_>,
     ) -> Option<Vec<u8>> {
         let now_ns = self.rt.now_ns & ((1 << 48) - 1);
@@ -170,10 +191,14 @@ impl V1Switch {
         }
         let bypass = get(&frame, t.bypass_egress) & 1 == 1;
         for (k, &(eport, rid)) in copies.iter().enumerate() {
-            if bypass {
+            if bypass && eport & 0x1ff == RECIRCULATION_PORT {
+                recirculated.push_back(to_egress.clone());
+            } else if bypass {
                 out.push_copy((eport & 0x1ff) as u16, &to_egress);
-            } else {
-                self.tna_egress(t, &mut frame, eport, rid, k == 0, &to_egress, out);
+            } else if let Some(again) =
+                self.tna_egress(t, &mut frame, eport, rid, k == 0, &to_egress, out)
+            {
+                recirculated.push_back(again);
             }
         }
         self.deparsed = to_egress;
@@ -181,7 +206,8 @@ impl V1Switch {
         None
     }
 
-    /// One egress copy: the egress half of `frame` is reset first.
+    /// One egress copy: the egress half of `frame` is reset first. Returns
+    /// what the egress deparser sent to the recirculation port.
     #[allow(clippy::too_many_arguments)]
     fn tna_egress(
         &mut self,
@@ -192,7 +218,7 @@ impl V1Switch {
         first: bool,
         packet: &[u8],
         out: &mut Sink<'_>,
-    ) {
+    ) -> Option<Vec<u8>> {
         if let Some(s) = frame
             .n
             .get_mut(t.egress_n.start as usize..t.egress_n.end as usize)
@@ -219,30 +245,32 @@ impl V1Switch {
             ("pkt_length", packet.len() as u64 & 0xffff),
         ]);
         data.extend_from_slice(packet);
-        let Some(payload_at) = self.tna_parse(frame, &data, t.eg_parser_err) else {
-            return;
-        };
+        let payload_at = self.tna_parse(frame, &data, t.eg_parser_err)?;
         put(frame, t.eg_global_tstamp, now_ns);
         let payload = data.get(payload_at..).unwrap_or(&[]);
         let mut fx = Effects::default();
         self.run_stage(frame, &mut fx, payload, Stage::Egress, 2);
         if let Some(f) = fx.fault.take() {
             self.rt.log.push(format!("packet dropped in egress: {f}"));
-            return;
+            return None;
         }
         if get(frame, t.eg_drop_ctl) & 1 == 1 {
-            return;
+            return None;
         }
         self.run_stage(frame, &mut fx, payload, Stage::Other, 4);
         if let Some(f) = fx.fault.take() {
             self.rt
                 .log
                 .push(format!("packet dropped in the egress deparser: {f}"));
-            return;
+            return None;
         }
         let mut bytes = std::mem::take(&mut self.deparsed);
         bytes.extend_from_slice(payload);
+        if port & 0x1ff == RECIRCULATION_PORT {
+            return Some(bytes);
+        }
         self.deparsed = out.push((port & 0x1ff) as u16, bytes);
+        None
     }
 
     /// Runs the parser (the half `gress` selects) on `data`; sets the
