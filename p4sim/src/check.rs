@@ -191,6 +191,9 @@ enum ExternInst {
     Resubmit,
     /// A TNA `Hash<W>`: its algorithm and W.
     TnaHash(crate::exec::hash::HashAlgorithm, u32),
+    /// An action profile (v1model's `action_profile`, PSA's
+    /// `ActionProfile`), by index into `Compiler::profiles`.
+    ActionProfile(u32),
 }
 
 /// What an expression or name denotes during lowering.
@@ -308,6 +311,8 @@ struct Compiler<'p> {
     arch: &'static str,
     /// TNA registers: cell type `T` and index type `I`.
     tna_registers: HashMap<u32, (Ty, Ty)>,
+    /// Action profiles instantiated so far.
+    profiles: Vec<ProfileIr>,
     /// TNA register actions.
     reg_actions: Vec<tna::RegAction>,
     /// TNA: the hidden slot `Resubmit.emit` sets.
@@ -427,6 +432,7 @@ impl<'p> Compiler<'p> {
             depth: 0,
             arch: "V1Switch",
             tna_registers: HashMap::new(),
+            profiles: Vec::new(),
             reg_actions: Vec::new(),
             tna_resubmit: None,
             resubmit_headers: Vec::new(),

@@ -891,6 +891,18 @@ pub struct TableIr {
     pub direct_counter: Option<u32>,
     /// Attached `direct_meter`.
     pub direct_meter: Option<u32>,
+    /// The action profile whose members the entries' actions come from
+    /// (`implementation`), if any.
+    pub profile: Option<ProfileIr>,
+}
+
+/// An action profile: tables that name the same one share its members.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileIr {
+    /// Fully qualified control-plane name.
+    pub name: String,
+    /// Members it can hold.
+    pub size: u64,
 }
 
 /// A parameter of an action.

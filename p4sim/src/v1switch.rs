@@ -41,6 +41,8 @@ use crate::ir::{ArgValue, Compiled, EntryIr, KeyMatch, MatchKind};
 use crate::v1switch::pre::Pre;
 
 pub mod pre;
+mod profiles;
+pub use profiles::MemberHandle;
 mod psa;
 mod tna;
 
@@ -344,6 +346,29 @@ pub enum RuntimeError {
     /// A packet-replication-engine error.
     #[error(transparent)]
     Pre(#[from] crate::v1switch::pre::PreError),
+    /// An entry or default action given as an action for a table whose
+    /// actions come from action profile members.
+    #[error("table `{0}` has an action profile: its entries name members (table_indirect_add)")]
+    Indirect(String),
+    /// A member given for a table without an action profile.
+    #[error("table `{0}` has no action profile")]
+    NotIndirect(String),
+    /// No such member in the profile.
+    #[error("action profile `{profile}` has no member {member}")]
+    NoSuchMember {
+        /// Profile.
+        profile: String,
+        /// Member handle.
+        member: u32,
+    },
+    /// A member an entry or default action still names.
+    #[error("member {member} of action profile `{profile}` is in use")]
+    MemberInUse {
+        /// Profile.
+        profile: String,
+        /// Member handle.
+        member: u32,
+    },
 }
 
 /// Which engine runs a switch's pipelines.
@@ -382,6 +407,8 @@ pub struct V1Switch {
     replicas: Vec<pre::Replica>,
     /// See [`V1Switch::fill_scratch`].
     scratch_fill: Option<u64>,
+    /// Action profile members.
+    profiles: profiles::Profiles,
 }
 
 /// Field-list values carried to a clone, resubmit or recirculation:
@@ -446,6 +473,7 @@ impl V1Switch {
             saved: Vec::new(),
             replicas: Vec::new(),
             scratch_fill: None,
+            profiles: profiles::Profiles::default(),
         }
     }
 
@@ -1349,6 +1377,9 @@ impl V1Switch {
                 "the entry list",
             ));
         }
+        if self.prog.tables[t].profile.is_some() {
+            return Err(RuntimeError::Indirect(self.prog.tables[t].name.clone()));
+        }
         let e = self.entry_ir(t, &entry)?;
         match self.rt.tables[t].insert(e, false) {
             Ok(h) => Ok(EntryHandle(h)),
@@ -1365,6 +1396,9 @@ impl V1Switch {
         args: &[(String, Bits)],
     ) -> Result<(), RuntimeError> {
         let t = self.table_id(table)?;
+        if self.prog.tables[t].profile.is_some() {
+            return Err(RuntimeError::Indirect(self.prog.tables[t].name.clone()));
+        }
         let pos = self.action_pos(t, action)?;
         if self.prog.tables[t].actions[pos].default_only {
             return Err(RuntimeError::ActionScope(action.to_string()));
@@ -1392,7 +1426,10 @@ impl V1Switch {
         let t = self.table_id(table)?;
         let allow = !self.prog.tables[t].entries_const;
         match self.rt.tables[t].remove(handle.0, allow) {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                self.profiles.entry_removed(t, handle.0);
+                Ok(())
+            }
             Err(e) => Err(self.change_error(t, e)),
         }
     }
@@ -1402,6 +1439,7 @@ impl V1Switch {
         for t in &mut self.rt.tables {
             t.clear_runtime_entries();
         }
+        self.profiles.entries_cleared();
     }
 
     /// Sets a table's default action.
@@ -1412,6 +1450,19 @@ impl V1Switch {
         args: &[(String, Bits)],
     ) -> Result<(), RuntimeError> {
         let t = self.table_id(table)?;
+        if self.prog.tables[t].profile.is_some() {
+            return Err(RuntimeError::Indirect(self.prog.tables[t].name.clone()));
+        }
+        self.set_default_at(t, action, args)
+    }
+
+    /// Sets table `t`'s default action (an action, or a member's).
+    fn set_default_at(
+        &mut self,
+        t: usize,
+        action: &str,
+        args: &[(String, Bits)],
+    ) -> Result<(), RuntimeError> {
         let ti = &self.prog.tables[t];
         if ti.default_const {
             return Err(RuntimeError::Const(ti.name.clone(), "the default action"));

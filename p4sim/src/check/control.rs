@@ -229,7 +229,8 @@ impl<'p> Compiler<'p> {
                     ExternInst::Meter(id)
                 }))
             }
-            "action_profile" | "action_selector" | "Checksum16" => unsupported(
+            "action_profile" => self.profile_instance(i, name),
+            "action_selector" | "Checksum16" => unsupported(
                 i.span,
                 format!("the `{base}` extern is not supported by p4sim"),
             ),
@@ -324,6 +325,20 @@ impl<'p> Compiler<'p> {
         } else {
             ExternInst::Counter(id)
         }))
+    }
+
+    /// An action profile of `size` members (v1model's `action_profile`,
+    /// PSA's `ActionProfile`): a table whose implementation it is takes
+    /// its entries' actions from members the control plane creates.
+    pub(super) fn profile_instance(&mut self, i: &ast::Instantiation, name: String) -> Res<Val> {
+        let [size] = i.args.as_slice() else {
+            return err(i.span, "an action profile takes one argument, its size");
+        };
+        let size = u64::from(self.const_u32(&size.value, "an action profile size")?);
+        self.profiles.push(ProfileIr { name, size });
+        Ok(Val::Extern(ExternInst::ActionProfile(
+            self.profiles.len() as u32 - 1,
+        )))
     }
 
     pub(super) fn enum_member_name(&mut self, e: &ast::Expr) -> Res<String> {

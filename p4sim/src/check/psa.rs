@@ -18,7 +18,6 @@ const UNSUPPORTED: &[&str] = &[
     "Checksum",
     "DirectMeter",
     "Random",
-    "ActionProfile",
     "ActionSelector",
     "Digest",
 ];
@@ -470,6 +469,7 @@ impl<'p> Compiler<'p> {
                 Val::Extern(ExternInst::TnaRegister(r))
             }
             "Counter" | "DirectCounter" => self.counter_instance(i, name, b == "DirectCounter")?,
+            "ActionProfile" => self.profile_instance(i, name)?,
             "InternetChecksum" => {
                 if !i.args.is_empty() {
                     return err(i.span, "InternetChecksum takes no arguments");

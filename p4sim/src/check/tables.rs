@@ -247,6 +247,7 @@ impl<'p> Compiler<'p> {
         let mut size = 1024;
         let mut direct_counter = None;
         let mut direct_meter = None;
+        let mut profile = None;
         for p in &t.properties {
             let ast::TablePropertyKind::Other { name: pn, value } = &p.kind else {
                 continue;
@@ -265,28 +266,27 @@ impl<'p> Compiler<'p> {
                         return err(value.span, "`psa_direct_counter` must name a DirectCounter");
                     }
                 },
-                "psa_implementation" if self.is_psa() => {
-                    return unsupported(
-                        value.span,
-                        "table implementations (action profiles and selectors)",
-                    );
-                }
                 "psa_idle_timeout" if self.is_psa() => {}
                 "meters" => match self.expr(value)? {
                     Val::Extern(ExternInst::DirectMeter(m)) => direct_meter = Some(m),
                     _ => return err(value.span, "`meters` must name a direct_meter"),
                 },
-                "implementation" => {
-                    return unsupported(
-                        value.span,
-                        "table implementations (action profiles and selectors)",
-                    );
+                "implementation" | "psa_implementation"
+                    if (pn.as_str() == "psa_implementation") == self.is_psa() =>
+                {
+                    profile = Some(self.implementation(p, value, &name)?);
                 }
                 "support_timeout" | "psa_direct_counter" | "psa_direct_meter" => {}
                 other => {
                     return unsupported(pn.span, format!("table property `{other}`"));
                 }
             }
+        }
+        if profile.is_some() && !const_entries.is_empty() {
+            return err(
+                t.span,
+                "entries of a table with an action profile come from the control plane (members)",
+            );
         }
         let id = self.tables.len() as u32;
         if let Some(ci) = direct_counter.and_then(|c| self.counters.get_mut(c as usize)) {
@@ -315,8 +315,46 @@ impl<'p> Compiler<'p> {
             size,
             direct_counter,
             direct_meter,
+            profile,
         });
         Ok(id)
+    }
+
+    /// A table's `implementation` (`psa_implementation`): an action
+    /// profile instance, or one constructed in place (named by its
+    /// `@name`, else after the table). Selectors are refused.
+    fn implementation(
+        &mut self,
+        p: &ast::TableProperty,
+        value: &ast::Expr,
+        table: &str,
+    ) -> Res<ProfileIr> {
+        if let ExprKind::Call { callee, args, .. } = &value.kind
+            && let ExprKind::Name(c) = &callee.kind
+            && matches!(c.name.as_str(), "action_profile" | "ActionProfile")
+        {
+            let [size] = args.as_slice() else {
+                return err(value.span, "an action profile takes one argument, its size");
+            };
+            let size = u64::from(self.const_u32(&size.value, "an action profile size")?);
+            let name = p
+                .annotations
+                .iter()
+                .find(|a| a.name.as_str() == "name")
+                .and_then(|a| a.string_argument())
+                .map_or_else(
+                    || table.to_string(),
+                    |n| n.strip_prefix('.').unwrap_or(n).to_string(),
+                );
+            return Ok(ProfileIr { name, size });
+        }
+        match self.expr(value) {
+            Ok(Val::Extern(ExternInst::ActionProfile(k))) => Ok(self.profiles[k as usize].clone()),
+            _ => unsupported(
+                value.span,
+                "table implementations other than an action profile (action selectors)",
+            ),
+        }
     }
 
     pub(super) fn entry_key(&mut self, k: &KeyIr, ks: &ast::Keyset, span: Span) -> Res<KeyMatch> {

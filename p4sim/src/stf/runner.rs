@@ -22,7 +22,7 @@ use crate::exec::bits::{BitType, Bits};
 use crate::front::diagnostic::Diagnostic;
 use crate::ir::{Compiled, MatchKind};
 use crate::stf::{self, Command, CounterIndex, CounterKind, KeyValue, PacketPattern, StfError};
-use crate::v1switch::{EntryHandle, MatchValue, TableEntry, V1Switch};
+use crate::v1switch::{EntryHandle, MatchValue, MemberHandle, TableEntry, V1Switch};
 
 /// Why a test could not run at all.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -120,6 +120,7 @@ pub fn run_stf_on(sw: V1Switch, stf_text: &str) -> Result<(StfReport, V1Switch),
         handles: HashMap::new(),
         implicit_priority: 0,
         time_us: 0,
+        members: HashMap::new(),
     };
     for s in &statements {
         if let Err(e) = r.command(&s.command) {
@@ -141,6 +142,9 @@ struct Runner {
     handles: HashMap<String, (String, EntryHandle)>,
     implicit_priority: i32,
     time_us: u64,
+    /// Action profile members made for `add` and `setdefault`, by profile
+    /// and action call.
+    members: HashMap<(String, String), MemberHandle>,
 }
 
 fn fit(v: &Bits, width: u32) -> Bits {
@@ -199,6 +203,20 @@ impl Runner {
         if hits.len() == 1 { Some(hits[0]) } else { None }
     }
 
+    /// The member of `profile` that runs `call`, created the first time.
+    fn member(&mut self, profile: &str, call: &stf::ActionCall) -> Result<MemberHandle, String> {
+        let key = (profile.to_string(), format!("{call:?}"));
+        if let Some(m) = self.members.get(&key) {
+            return Ok(*m);
+        }
+        let m = self
+            .sw
+            .act_prof_create_member(profile, &call.name, &Self::args(call))
+            .map_err(|e| e.to_string())?;
+        self.members.insert(key, m);
+        Ok(m)
+    }
+
     fn args(call: &stf::ActionCall) -> Vec<(String, Bits)> {
         call.args
             .iter()
@@ -250,9 +268,14 @@ impl Runner {
                     }
                     None => None,
                 };
-                let h = self
-                    .sw
-                    .table_add(
+                // a table with an action profile: the entry names a member
+                // with this action (one member per action and arguments)
+                let h = match self.sw.table_profile(table).map_err(|e| e.to_string())? {
+                    Some(profile) => {
+                        let m = self.member(&profile, action)?;
+                        self.sw.table_indirect_add(table, ms, priority, m)
+                    }
+                    None => self.sw.table_add(
                         table,
                         TableEntry {
                             matches: ms,
@@ -260,17 +283,26 @@ impl Runner {
                             action: action.name.clone(),
                             args: Self::args(action),
                         },
-                    )
-                    .map_err(|e| e.to_string())?;
+                    ),
+                }
+                .map_err(|e| e.to_string())?;
                 if let Some(name) = handle {
                     self.handles.insert(name.clone(), (table.clone(), h));
                 }
                 Ok(())
             }
-            Command::SetDefault { table, action } => self
-                .sw
-                .table_set_default(table, &action.name, &Self::args(action))
-                .map_err(|e| e.to_string()),
+            Command::SetDefault { table, action } => {
+                match self.sw.table_profile(table).map_err(|e| e.to_string())? {
+                    Some(profile) => {
+                        let m = self.member(&profile, action)?;
+                        self.sw.table_indirect_set_default(table, m)
+                    }
+                    None => self
+                        .sw
+                        .table_set_default(table, &action.name, &Self::args(action)),
+                }
+                .map_err(|e| e.to_string())
+            }
             Command::RemoveAll => {
                 self.sw.clear_all_tables();
                 Ok(())

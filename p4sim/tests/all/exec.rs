@@ -816,14 +816,14 @@ struct meta_t { }
     let src = v1(&format!(
         "struct meta_t {{ }}\n{H2}\n\
          control Ing(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {{\n\
-         action_profile(4) prof;\n apply {{ }} }}\n\
+         action_selector(HashAlgorithm.crc16, 4, 8) sel;\n apply {{ }} }}\n\
          control Eg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {{ apply {{ }} }}\n"
     ));
     let d = compile_source("test.p4", &src).unwrap_err();
-    assert_eq!((d.line, d.col), pos(&src, "action_profile(4)"));
+    assert_eq!((d.line, d.col), pos(&src, "action_selector("));
     assert!(
         d.message()
-            .contains("unsupported: the `action_profile` extern"),
+            .contains("unsupported: the `action_selector` extern"),
         "{d}"
     );
 
@@ -1213,4 +1213,103 @@ fn extern_functions_of_other_parameter_types_are_refused() {
             .contains("a parameter of type h_t in an extern function"),
         "{d}"
     );
+}
+
+/// The action profile members behind `conformance/action_profile.p4`'s
+/// tables: entries follow their member, a member in use stays, profiles
+/// hold `size` members and only the tables' actions, and a table with a
+/// profile takes no direct entries.
+#[test]
+fn action_profile_members_drive_their_entries() {
+    use p4sim::v1switch::{MemberHandle, RuntimeError};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/action_profile.p4");
+    let c = compile_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut sw = V1Switch::new(Arc::new(c));
+    let exact = |v| vec![MatchValue::Exact(b(8, v))];
+    let set_out = |v| vec![("v".to_string(), b(16, v))];
+    assert_eq!(
+        sw.table_profile("Ing.first").unwrap().as_deref(),
+        Some("Ing.ap")
+    );
+    // a direct entry is refused
+    let direct = sw.table_add(
+        "Ing.first",
+        TableEntry {
+            matches: exact(1),
+            priority: None,
+            action: "Ing.set_out".into(),
+            args: set_out(1),
+        },
+    );
+    assert!(matches!(direct, Err(RuntimeError::Indirect(t)) if t == "Ing.first"));
+    let m = sw
+        .act_prof_create_member("ap", "Ing.set_out", &set_out(0x10))
+        .unwrap();
+    let h = sw
+        .table_indirect_add("Ing.first", exact(1), None, m)
+        .unwrap();
+    assert_eq!(
+        sw.process(0, &hex("01 09 0000")),
+        vec![out(1, "01 09 0010")]
+    );
+    // the entry follows its member
+    sw.act_prof_modify_member("ap", m, "Ing.set_out", &set_out(0x22))
+        .unwrap();
+    assert_eq!(
+        sw.process(0, &hex("01 09 0000")),
+        vec![out(1, "01 09 0022")]
+    );
+    // in use, then free once the entry is gone
+    assert!(matches!(
+        sw.act_prof_delete_member("ap", m),
+        Err(RuntimeError::MemberInUse { .. })
+    ));
+    sw.table_delete("Ing.first", h).unwrap();
+    sw.act_prof_delete_member("ap", m).unwrap();
+    assert!(matches!(
+        sw.table_indirect_add("Ing.first", exact(1), None, m),
+        Err(RuntimeError::NoSuchMember { .. })
+    ));
+    assert_eq!(
+        sw.process(0, &hex("01 09 0000")),
+        vec![out(1, "01 09 0000")]
+    );
+    // the profile's size, and only its tables' actions
+    let port = |p| vec![("p".to_string(), b(9, p))];
+    sw.act_prof_create_member("port_profile", "Ing.to_port", &port(2))
+        .unwrap();
+    sw.act_prof_create_member("port_profile", "Ing.to_port", &port(3))
+        .unwrap();
+    assert!(matches!(
+        sw.act_prof_create_member("port_profile", "Ing.to_port", &port(4)),
+        Err(RuntimeError::TableFull(p)) if p == "port_profile"
+    ));
+    assert!(matches!(
+        sw.act_prof_create_member("ap", "Ing.nothing", &[]),
+        Err(RuntimeError::Unknown { .. } | RuntimeError::ActionNotInTable { .. })
+    ));
+    assert!(matches!(
+        sw.act_prof_create_member("nowhere", "Ing.to_port", &port(2)),
+        Err(RuntimeError::Unknown {
+            kind: "action profile",
+            ..
+        })
+    ));
+    // a member's default action
+    let d = sw
+        .act_prof_create_member("ap", "Ing.to_port", &port(5))
+        .unwrap();
+    sw.table_indirect_set_default("Ing.second", d).unwrap();
+    assert_eq!(
+        sw.process(0, &hex("07 07 0001")),
+        vec![out(5, "07 07 0001")]
+    );
+    assert!(matches!(
+        sw.act_prof_delete_member("ap", d),
+        Err(RuntimeError::MemberInUse { .. })
+    ));
+    assert!(matches!(
+        sw.table_indirect_add("Ing.second", exact(3), None, MemberHandle(99)),
+        Err(RuntimeError::NoSuchMember { .. })
+    ));
 }
