@@ -153,6 +153,8 @@ pub(super) struct Builder<'a> {
     tna_pipe: Option<String>,
     /// Whether `main` is a PSA `PSA_Switch`.
     psa: bool,
+    /// Whether `main` is a uBPF `ubpf`.
+    ubpf: bool,
     /// For a TNA program: the ingress parser's type name and the name of its
     /// `ingress_intrinsic_metadata_t` parameter (the port metadata key).
     tna_port_metadata: Option<(String, String)>,
@@ -209,6 +211,7 @@ impl<'a> Builder<'a> {
             plans: HashMap::new(),
             tna_pipe: None,
             psa: false,
+            ubpf: false,
             tna_port_metadata: None,
             list_digests: std::cell::Cell::new(0),
             parsers,
@@ -287,12 +290,21 @@ impl<'a> Builder<'a> {
             return self.psa_blocks(main).map(Some);
         }
         if package != "V1Switch" {
-            return Err(unsupported(
-                format!(
-                    "P4Info for package `{package}`: v1model's V1Switch, TNA's Switch and PSA's PSA_Switch are supported"
-                ),
-                main.ty.span,
-            ));
+            // uBPF's `ubpf(parser, pipeline, deparser)`, or a package of
+            // the program's own: its parser and control arguments, in
+            // order (p4c's P4Info then says arch "v1model", its default)
+            self.ubpf = package == "ubpf";
+            let mut controls = Vec::new();
+            for a in &main.args {
+                let name = self.block_type_name(a);
+                if let Some(c) = name.and_then(|n| self.controls.get(n)) {
+                    controls.push(*c);
+                }
+                if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
+                    self.parser_roots.push(*p);
+                }
+            }
+            return Ok(Some((controls, printed_annotations(&main.annotations))));
         }
         let mut slots: Vec<Option<&Argument>> = vec![None; V1SWITCH_PARAMS.len()];
         for (i, arg) in main.args.iter().enumerate() {
@@ -781,6 +793,8 @@ impl<'a> Builder<'a> {
                 "tna"
             } else if self.psa {
                 "psa"
+            } else if self.ubpf {
+                "ubpf"
             } else {
                 "v1model"
             }
@@ -889,7 +903,7 @@ impl<'a> Builder<'a> {
             "DirectCounter" if self.psa => Some(ResourceType::DirectCounter),
             "Meter" if self.psa => Some(ResourceType::Meter),
             "DirectMeter" if self.psa => Some(ResourceType::DirectMeter),
-            "Register" if self.psa => Some(ResourceType::Register),
+            "Register" if self.psa || self.ubpf => Some(ResourceType::Register),
             "ActionProfile" | "ActionSelector" if self.psa => Some(ResourceType::ActionProfile),
             _ => None,
         })

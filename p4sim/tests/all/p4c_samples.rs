@@ -13,9 +13,10 @@
 //! Every program must pass except those listed with the reason in
 //! `tests/p4c_samples/known_failures.txt` (STF) and
 //! `p4info_known_failures.txt`, and each listed program must still fail:
-//! the lists are exact, so a fix shows up as a test to update. Only the
-//! programs that include `v1model.p4` count, as in p4c's BMv2 suite; the
-//! others (PSA's, or a package of their own) are counted apart.
+//! the lists are exact, so a fix shows up as a test to update. The STF
+//! tests count the programs of the architectures p4c's BMv2 suites run
+//! (v1model's and BMv2's PSA); the others are counted apart. The P4Info
+//! test takes every golden.
 //! `ESA_P4C_ONLY=NAME[,NAME...]` runs just those programs (STF samples and
 //! P4Info goldens) and prints each one's outcome.
 
@@ -221,7 +222,7 @@ fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
     goldens.sort();
     let known = known_failures("p4info_known_failures.txt");
     let only = only_programs();
-    let (mut same_ids, mut same_text, mut other, mut failing) = (0, 0, 0, 0);
+    let (mut same_ids, mut same_text, mut failing) = (0, 0, 0);
     let mut problems = Vec::new();
     for golden in &goldens {
         let file = golden
@@ -233,11 +234,10 @@ fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
             continue;
         }
         let p4 = samples.join(&file);
-        let Ok(source) = std::fs::read_to_string(&p4) else {
-            continue;
-        };
-        if !runs_here(&source) {
-            other += 1;
+        // every golden: p4c's P4Info names the blocks of any package (the
+        // architectures it knows beyond those p4sim runs are DPDK's PSA and
+        // uBPF; for the others it says "v1model")
+        if !p4.exists() {
             continue;
         }
         let want = std::fs::read_to_string(golden).unwrap();
@@ -297,7 +297,7 @@ fn p4c_p4info_goldens_have_the_ids_p4sim_gives() {
     }
     eprintln!(
         "p4c P4Info goldens at {}: {same_ids} with p4c's ids ({same_text} byte for byte), \
-         {failing} known failures, {other} of other architectures",
+         {failing} known failures",
         root.display(),
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
