@@ -348,11 +348,17 @@ impl<'p> Compiler<'p> {
                 );
             return Ok(ProfileIr { name, size });
         }
-        match self.expr(value) {
-            Ok(Val::Extern(ExternInst::ActionProfile(k))) => Ok(self.profiles[k as usize].clone()),
-            _ => unsupported(
+        if let ExprKind::Call { callee, .. } = &value.kind
+            && let ExprKind::Name(c) = &callee.kind
+            && matches!(c.name.as_str(), "action_selector" | "ActionSelector")
+        {
+            return unsupported(value.span, "action selectors");
+        }
+        match self.expr(value)? {
+            Val::Extern(ExternInst::ActionProfile(k)) => Ok(self.profiles[k as usize].clone()),
+            _ => err(
                 value.span,
-                "table implementations other than an action profile (action selectors)",
+                "a table's implementation must be an action profile",
             ),
         }
     }
