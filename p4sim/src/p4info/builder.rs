@@ -295,15 +295,7 @@ impl<'a> Builder<'a> {
             // order (p4c's P4Info then says arch "v1model", its default)
             self.ubpf = package == "ubpf";
             let mut controls = Vec::new();
-            for a in &main.args {
-                let name = self.block_type_name(a);
-                if let Some(c) = name.and_then(|n| self.controls.get(n)) {
-                    controls.push(*c);
-                }
-                if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
-                    self.parser_roots.push(*p);
-                }
-            }
+            self.blocks_of(&main.args, &mut controls);
             return Ok(Some((controls, printed_annotations(&main.annotations))));
         }
         let mut slots: Vec<Option<&Argument>> = vec![None; V1SWITCH_PARAMS.len()];
@@ -428,17 +420,23 @@ impl<'a> Builder<'a> {
                     ));
                 }
             };
-            for a in args {
-                let name = self.block_type_name(a);
-                if let Some(c) = name.and_then(|n| self.controls.get(n)) {
-                    controls.push(*c);
-                }
-                if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
-                    self.parser_roots.push(*p);
-                }
-            }
+            self.blocks_of(args, &mut controls);
         }
         Ok((controls, printed_annotations(&main.annotations)))
+    }
+
+    /// The controls a package's arguments instantiate, in order, into
+    /// `controls`; its parsers become parser roots.
+    fn blocks_of(&mut self, args: &'a [Argument], controls: &mut Vec<&'a ControlDecl>) {
+        for a in args {
+            let name = self.block_type_name(a);
+            if let Some(c) = name.and_then(|n| self.controls.get(n)) {
+                controls.push(*c);
+            }
+            if let Some(p) = name.and_then(|n| self.parsers.get(n)) {
+                self.parser_roots.push(*p);
+            }
+        }
     }
 
     /// The name of v1model's table property `v1` (`counters`, `meters`,

@@ -28,7 +28,8 @@
 //!    what the deparser emitted to ingress (`RECIRCULATE`, with
 //!    `recirculate_meta`); else it leaves on `egress_port`.
 //!
-//! At most [`MAX_PASSES`](super::MAX_PASSES) ingress passes per packet.
+//! At most [`MAX_PASSES`](super::MAX_PASSES) ingress passes per packet,
+//! as many E2E clones of clones, and [`MAX_EGRESS_RUNS`] egress runs.
 
 use std::collections::VecDeque;
 
@@ -104,7 +105,13 @@ struct EgressJob {
     cos: u64,
     data: Vec<u8>,
     meta: Carried,
+    /// E2E clones in its ancestry.
+    depth: usize,
 }
+
+/// Most egress runs one received packet may cause (clones of clones and
+/// their replicas included).
+const MAX_EGRESS_RUNS: usize = 1 << 16;
 
 impl V1Switch {
     pub(super) fn psa_process(&mut self, ingress_port: u16, packet: &[u8], out: &mut Sink<'_>) {
@@ -119,6 +126,7 @@ impl V1Switch {
             meta: Carried::default(),
         }]);
         let mut passes = 0;
+        let mut egress_runs = 0;
         while let Some(job) = ingress.pop_front() {
             passes += 1;
             if passes > MAX_PASSES {
@@ -130,6 +138,13 @@ impl V1Switch {
             let mut egress = VecDeque::new();
             self.psa_ingress(t, job, &mut ingress, &mut egress);
             while let Some(copy) = egress.pop_front() {
+                egress_runs += 1;
+                if egress_runs > MAX_EGRESS_RUNS {
+                    self.rt.log.push(format!(
+                        "packet dropped after {MAX_EGRESS_RUNS} egress runs (clones of clones)"
+                    ));
+                    return;
+                }
                 self.psa_egress(t, copy, &mut ingress, &mut egress, out);
             }
         }
@@ -196,6 +211,7 @@ impl V1Switch {
                     cos: 0,
                     data: job.data.clone(),
                     meta: meta.clone(),
+                    depth: 0,
                 });
             }
         }
@@ -219,6 +235,7 @@ impl V1Switch {
                         cos,
                         data: deparsed.clone(),
                         meta: meta.clone(),
+                        depth: 0,
                     });
                 }
             } else {
@@ -229,6 +246,7 @@ impl V1Switch {
                     cos,
                     data: deparsed.clone(),
                     meta,
+                    depth: 0,
                 });
             }
         }
@@ -300,7 +318,11 @@ impl V1Switch {
         }
         let mut bytes = std::mem::take(&mut self.deparsed);
         bytes.extend_from_slice(payload);
-        if get(&frame, t.eg_clone) & 1 == 1 {
+        if get(&frame, t.eg_clone) & 1 == 1 && job.depth >= MAX_PASSES {
+            self.rt.log.push(format!(
+                "E2E clone dropped: more than {MAX_PASSES} clones of clones"
+            ));
+        } else if get(&frame, t.eg_clone) & 1 == 1 {
             let session = get(&frame, t.eg_clone_session) as u32;
             let meta = Carried::take(&frame, &t.clone_e2e_meta);
             for r in self.pre.clone_replicas(session, 0) {
@@ -311,6 +333,7 @@ impl V1Switch {
                     cos: 0,
                     data: bytes.clone(),
                     meta: meta.clone(),
+                    depth: job.depth + 1,
                 });
             }
         }

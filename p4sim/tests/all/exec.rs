@@ -1313,3 +1313,70 @@ fn action_profile_members_drive_their_entries() {
         Err(RuntimeError::NoSuchMember { .. })
     ));
 }
+
+/// PSA: a program whose egress clones every packet (E2E) ends: a clone of
+/// a clone 32 deep is dropped, and a session that doubles each copy stops
+/// at 65,536 egress runs for the one packet.
+#[test]
+fn psa_clones_of_clones_end() {
+    let src = r#"
+#include <core.p4>
+#include <psa.p4>
+header h_t { bit<8> n; }
+struct headers_t { h_t h; }
+struct meta_t { }
+struct empty_t { }
+parser IP(packet_in pkt, out headers_t hdr, inout meta_t meta,
+          in psa_ingress_parser_input_metadata_t istd, in empty_t a, in empty_t b) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control Ig(inout headers_t hdr, inout meta_t meta, in psa_ingress_input_metadata_t istd,
+           inout psa_ingress_output_metadata_t ostd) {
+    apply { send_to_port(ostd, (PortId_t) 1); }
+}
+control ID(packet_out pkt, out empty_t a, out empty_t b, out empty_t c,
+           inout headers_t hdr, in meta_t meta, in psa_ingress_output_metadata_t istd) {
+    apply { pkt.emit(hdr.h); }
+}
+parser EP(packet_in pkt, out headers_t hdr, inout meta_t meta,
+          in psa_egress_parser_input_metadata_t istd, in empty_t a, in empty_t b, in empty_t c) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control Eg(inout headers_t hdr, inout meta_t meta, in psa_egress_input_metadata_t istd,
+           inout psa_egress_output_metadata_t ostd) {
+    apply {
+        hdr.h.n = hdr.h.n + 1;
+        ostd.clone = true;
+        ostd.clone_session_id = (CloneSessionId_t) 5;
+    }
+}
+control ED(packet_out pkt, out empty_t a, out empty_t b, inout headers_t hdr, in meta_t meta,
+           in psa_egress_output_metadata_t istd, in psa_egress_deparser_input_metadata_t edstd) {
+    apply { pkt.emit(hdr.h); }
+}
+IngressPipeline(IP(), Ig(), ID()) ip;
+EgressPipeline(EP(), Eg(), ED()) ep;
+PSA_Switch(ip, PacketReplicationEngine(), ep, BufferingQueueingEngine()) main;
+"#;
+    let mut sw = switch(src);
+    // session 5: one copy to port 2; each copy counts its egress runs
+    sw.pre_mut().mirroring_add(5, 2).unwrap();
+    let outs = sw.process(0, &[0]);
+    assert_eq!(outs.len(), 33);
+    assert_eq!(outs[0], out(1, "01"));
+    for (k, o) in outs.iter().enumerate().skip(1) {
+        assert_eq!(*o, out(2, &format!("{:02x}", k + 1)));
+    }
+    assert!(
+        sw.take_log().iter().any(|l| l.contains("clones of clones")),
+        "the dropped clone is logged"
+    );
+    // session 5 to a group of two ports: the copies double each time
+    sw.pre_mut().mc_mgrp_create(9).unwrap();
+    let node = sw.pre_mut().mc_node_create(0, &[2, 3], &[]).unwrap();
+    sw.pre_mut().mc_node_associate(9, node).unwrap();
+    sw.pre_mut().mirroring_add_mc(5, 9).unwrap();
+    let outs = sw.process(0, &[0]);
+    assert_eq!(outs.len(), 1 << 16);
+    assert!(sw.take_log().iter().any(|l| l.contains("egress runs")));
+}
