@@ -270,20 +270,7 @@ impl V1Switch {
                 w: Vec::new(),
             },
         );
-        if let Some(s) = frame
-            .n
-            .get_mut(t.egress_n.start as usize..t.egress_n.end as usize)
-        {
-            s.fill(0);
-        }
-        for i in t.egress_w.clone() {
-            if let (Some(x), Some(init)) = (
-                frame.w.get_mut(i as usize),
-                self.prog.w_init.get(i as usize),
-            ) {
-                *x = init.clone();
-            }
-        }
+        self.reset_half(&mut frame, &t.egress_n, &t.egress_w);
         let meta_range = match job.path {
             path::CLONE_I2E => &t.clone_i2e_meta,
             path::CLONE_E2E => &t.clone_e2e_meta,

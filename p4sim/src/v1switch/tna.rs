@@ -219,20 +219,7 @@ impl V1Switch {
         packet: &[u8],
         out: &mut Sink<'_>,
     ) -> Option<Vec<u8>> {
-        if let Some(s) = frame
-            .n
-            .get_mut(t.egress_n.start as usize..t.egress_n.end as usize)
-        {
-            s.fill(0);
-        }
-        for i in t.egress_w.clone() {
-            if let (Some(x), Some(init)) = (
-                frame.w.get_mut(i as usize),
-                self.prog.w_init.get(i as usize),
-            ) {
-                *x = init.clone();
-            }
-        }
+        self.reset_half(frame, &t.egress_n, &t.egress_w);
         put(frame, t.gress, 1);
         put(frame, t.resubmit, 0);
         put(frame, self.prog.std_meta.egress_port, port & 0x1ff);
@@ -271,6 +258,27 @@ impl V1Switch {
         }
         self.deparsed = out.push((port & 0x1ff) as u16, bytes);
         None
+    }
+
+    /// Resets the slots of a half (narrow to 0, wide to their initial
+    /// values) for the next copy through it.
+    pub(super) fn reset_half(
+        &self,
+        frame: &mut Frame,
+        n: &std::ops::Range<u32>,
+        w: &std::ops::Range<u32>,
+    ) {
+        if let Some(s) = frame.n.get_mut(n.start as usize..n.end as usize) {
+            s.fill(0);
+        }
+        for i in w.clone() {
+            if let (Some(x), Some(init)) = (
+                frame.w.get_mut(i as usize),
+                self.prog.w_init.get(i as usize),
+            ) {
+                *x = init.clone();
+            }
+        }
     }
 
     /// Runs the parser (the half `gress` selects) on `data`; sets the
