@@ -676,6 +676,16 @@ impl<'p> Compiler<'p> {
         })
     }
 
+    /// The top-level instance named `name` (`P() p;`), if there is one.
+    fn global_instance(&self, name: &str) -> Option<&'p ast::Instantiation> {
+        self.globals.get(name).and_then(|ds| {
+            ds.iter().find_map(|d| match d {
+                Declaration::Instantiation(i) => Some(i),
+                _ => None,
+            })
+        })
+    }
+
     fn block_arg(&mut self, e: &ast::Expr) -> Res<(&'p Declaration, Vec<ast::Argument>, Span)> {
         let (name, args) = match &e.kind {
             ExprKind::Call { callee, args, .. } => match &callee.kind {
@@ -684,13 +694,7 @@ impl<'p> Compiler<'p> {
             },
             ExprKind::Name(p) => {
                 // a top-level instance `P() p;`
-                let inst = self.globals.get(p.name.as_str()).and_then(|ds| {
-                    ds.iter().find_map(|d| match d {
-                        Declaration::Instantiation(i) => Some(i),
-                        _ => None,
-                    })
-                });
-                match inst {
+                match self.global_instance(p.name.as_str()) {
                     Some(i) => match &i.ty.kind {
                         ast::TypeKind::Name(tp) => (tp.name.clone(), i.args.clone()),
                         _ => return err(e.span, "expected a parser or control instance"),

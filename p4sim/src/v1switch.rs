@@ -912,13 +912,7 @@ impl V1Switch {
         out: &mut Sink<'_>,
     ) {
         let sm = &self.prog.std_meta.clone();
-        let mut frame = std::mem::replace(
-            &mut self.frame,
-            Frame {
-                n: Vec::new(),
-                w: Vec::new(),
-            },
-        );
+        let mut frame = std::mem::take(&mut self.frame);
         let Some(payload_at) = self.parse_into(&mut frame, job.port, &job.data, job.instance_type)
         else {
             self.frame = frame;

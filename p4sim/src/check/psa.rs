@@ -36,19 +36,11 @@ impl<'p> Compiler<'p> {
     /// be of package type `pkg`.
     pub(super) fn package_args(&self, e: &ast::Expr, pkg: &str) -> Res<Vec<ast::Argument>> {
         match &e.kind {
-            ExprKind::Name(p) => {
-                let inst = self.globals.get(p.name.as_str()).and_then(|ds| {
-                    ds.iter().find_map(|d| match d {
-                        Declaration::Instantiation(i) => Some(i),
-                        _ => None,
-                    })
-                });
-                match inst {
-                    Some(i) if package_base(&i.ty) == Some(pkg) => Ok(i.args.clone()),
-                    Some(i) => err(i.ty.span, format!("expected a {pkg}")),
-                    None => err(p.name.span, format!("unknown instance `{}`", p.name)),
-                }
-            }
+            ExprKind::Name(p) => match self.global_instance(p.name.as_str()) {
+                Some(i) if package_base(&i.ty) == Some(pkg) => Ok(i.args.clone()),
+                Some(i) => err(i.ty.span, format!("expected a {pkg}")),
+                None => err(p.name.span, format!("unknown instance `{}`", p.name)),
+            },
             ExprKind::Call { callee, args, .. } if matches!(&callee.kind, ExprKind::Name(p) if p.name.as_str() == pkg) => {
                 Ok(args.clone())
             }
@@ -75,11 +67,9 @@ impl<'p> Compiler<'p> {
                     args.is_empty()
                         && matches!(&callee.kind, ExprKind::Name(p) if p.name.as_str() == want)
                 }
-                ExprKind::Name(p) => self.globals.get(p.name.as_str()).is_some_and(|ds| {
-                    ds.iter().any(|d| {
-                        matches!(d, Declaration::Instantiation(i) if package_base(&i.ty) == Some(want))
-                    })
-                }),
+                ExprKind::Name(p) => self
+                    .global_instance(p.name.as_str())
+                    .is_some_and(|i| package_base(&i.ty) == Some(want)),
                 _ => false,
             };
             if !ok {

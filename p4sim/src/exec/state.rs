@@ -114,8 +114,9 @@ impl Runtime {
     }
 }
 
-/// One packet's slots.
-#[derive(Debug, Clone)]
+/// One packet's slots (the default: none, a placeholder while a frame is
+/// taken out of its switch).
+#[derive(Debug, Clone, Default)]
 pub struct Frame {
     /// Narrow slots.
     pub n: Vec<u64>,

@@ -159,13 +159,7 @@ impl V1Switch {
         egress: &mut VecDeque<EgressJob>,
     ) {
         let now = self.rt.now_ns / 1000;
-        let mut frame = std::mem::replace(
-            &mut self.frame,
-            Frame {
-                n: Vec::new(),
-                w: Vec::new(),
-            },
-        );
+        let mut frame = std::mem::take(&mut self.frame);
         frame.clear(&self.prog);
         put(&mut frame, t.gress, 0);
         match job.path {
@@ -263,13 +257,7 @@ impl V1Switch {
         egress: &mut VecDeque<EgressJob>,
         out: &mut Sink<'_>,
     ) {
-        let mut frame = std::mem::replace(
-            &mut self.frame,
-            Frame {
-                n: Vec::new(),
-                w: Vec::new(),
-            },
-        );
+        let mut frame = std::mem::take(&mut self.frame);
         self.reset_half(&mut frame, &t.egress_n, &t.egress_w);
         let meta_range = match job.path {
             path::CLONE_I2E => &t.clone_i2e_meta,

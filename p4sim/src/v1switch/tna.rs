@@ -106,13 +106,7 @@ impl V1Switch {
         }
         data.extend_from_slice(packet);
 
-        let mut frame = std::mem::replace(
-            &mut self.frame,
-            Frame {
-                n: Vec::new(),
-                w: Vec::new(),
-            },
-        );
+        let mut frame = std::mem::take(&mut self.frame);
         frame.clear(&self.prog);
         put(&mut frame, t.gress, 0);
         put(&mut frame, self.prog.std_meta.ingress_port, port);
