@@ -71,10 +71,10 @@ const bit<3> LOP_READ = 4;   // keep, out old
 
 // The owner register's answer: the 4-bit predicate of its two conditions,
 // one-hot: 1 << (cmplo + 2 * cmphi).
-const bit<8> P_NEITHER = 1;
-const bit<8> P_LO = 2;
-const bit<8> P_HI = 4;
-const bit<8> P_BOTH = 8;
+const bit<4> P_NEITHER = 1;
+const bit<4> P_LO = 2;
+const bit<4> P_HI = 4;
+const bit<4> P_BOTH = 8;
 
 // A DATA that a job tree's switch passes on without its slot (D0,
 // docs/protocol.md 9.3, 9.6): a leaf's rack of one worker sends a first
@@ -112,10 +112,19 @@ struct owner_t {
 }
 
 struct ig_meta_t {
-    resubmit_t   resub;       // pass 2: parsed; pass 1: what to resubmit
+    // The pass's resubmit data: pass 2 parses what pass 1 resubmitted; pass 1
+    // starts at INTENT_NONE. Every read of it precedes decide, the one table
+    // that writes it (pass 1: what to resubmit), so it is held once, not
+    // copied into fields of the pass's own (issue 40: ingress PHV).
+    resubmit_t   resub;
     bridge_t     bridge;
     job_entry_t  job;
     bit<1>       checksum_ok;  // Checksum.verify(): 1 when the IPv4 checksum is right
+    // An ESA packet's UDP length is the program's: decided by the parser,
+    // so the UDP header needs no match-action PHV (issue 40: ingress PHV;
+    // the IPv4 total length as well would take more parser match registers
+    // than Tofino has).
+    bit<1>       udp_length_ok;
     bit<1>       job_drop;    // count drop_reason for the job
     bit<3>       drop_reason;
     bit<2>       verdict;     // VERDICT_*: the admission table's answer
@@ -134,25 +143,20 @@ struct ig_meta_t {
     bit<32>      wbit;        // the worker's bit
     bit<32>      full;        // the job's full bitmap
     bit<32>      init;        // pending count after a claim
-    bit<8>       intent;      // pass 2: resub.intent; pass 1: INTENT_NONE
-    bit<8>       flush_new;   // pass 2: resub.is_new
-    bit<16>      flush_flags; // pass 2: resub.flags
-    bit<32>      tomb_value;  // pass 2: the chunk to tombstone
-    bit<8>       t_hit;       // tombstone == chunk
-    bit<8>       w_new;       // the worker's bit was pending (o_pred P_LO: not a duplicate)
+    bit<1>       t_hit;       // tombstone == chunk
+    bit<1>       w_new;       // the worker's bit was pending (o_pred P_LO: not a duplicate)
     bit<32>      p_old;       // the pending set before (slot_owner_copy's answer)
-    bit<8>       o_pred;      // owner predicate
+    bit<4>       o_pred;      // owner predicate
     bit<32>      b_old;       // bitmap before (FLUSH, EVICT)
-    bit<8>       b_pred;      // P_LO: this worker completes / the chunk is complete
+    bit<4>       b_pred;      // P_LO: this worker completes / the chunk is complete
     bit<1>       bit_held;    // PROBE: the worker's bit is in the aggregating slot's bitmap
     bit<32>      bcmp;        // what slot_bitmap compares with
-    bit<8>       ts_pred;     // P_LO: the slot is stale
-    bit<32>      expire;      // now + stale_after
+    bit<4>       ts_pred;     // P_LO: the slot is stale
     bit<1>       higher;      // packet priority > the slot's
-    bit<32>      victim_chunk; // k_old without its priority
     bit<32>      k_old;       // slot key before
     bit<16>      m_old;       // exponent ++ flags before
     bit<16>      m_new;       // exponent ++ overflow of the packet
+    bit<32>      expire;      // now + stale_after
     bit<32>      now;         // ~1.024 us units
     bit<32>      stale_after;
     bit<3>       lane_op;
@@ -163,18 +167,16 @@ struct ig_meta_t {
     bit<1>       count_rx;    // count data_rx (a DATA's first pass)
     bit<8>       worker_diff; // worker - fan_in (negative: in range)
     bit<32>      prio_hi;     // clamped priority << 28
-    bit<16>      m_ovf;       // 0 ++ flags & OVERFLOW
-    bit<16>      m_rovf;      // 0 ++ flags & (RESEND | OVERFLOW)
-    bit<32>      b_or;        // bitmap before | the worker's bit
-    bit<16>      f_d1;        // flags of a D1 RESULT (low byte)
-    bit<16>      f_flush;     // flags of a FLUSH (low byte)
-    bit<16>      f_stale;     // flags of a stale EVICTED (low byte)
+    // The flag bytes below are 8 bits: their 16-bit forms carried a zero
+    // high byte through 8-bit containers (issue 40: ingress PHV).
+    bit<8>       m_ovf;       // flags & OVERFLOW
+    bit<8>       m_rovf;      // flags & (RESEND | OVERFLOW)
     bit<5>       row;         // ROW_* (ROW_NONE: no row counted)
     bit<14>      row_idx;     // job ++ row[1:0]: the index in row[3:2]'s job_rows_N
     bit<1>       evict_route; // EVICTED must look up the victim's job
     bit<9>       from_ps;     // ingress port ^ ps_port: 0 on the PS's port
-    bit<16>      level;       // FLAG_UPPER at a tree's root, else 0 (docs/protocol.md 9.2)
-    bit<16>      m_lvl;       // m_old | level: a slot's flags as the level sends them
+    bit<8>       level;       // FLAG_UPPER at a tree's root, else 0 (docs/protocol.md 9.2)
+    bit<8>       m_lvl;       // m_old's flags | level: a slot's flags as the level sends them
     bit<8>       racks_diff;  // fan_in - racks: negative when a rack falls back (9.6)
     bit<2>       victim_role; // EVICTED: the victim job's tree role
     bit<8>       victim_bit;  // EVICTED: the victim job's uplink bit
@@ -216,6 +218,7 @@ parser EsaIngressParser(packet_in pkt,
         // Metadata defaults, set here so no match-action stage spends an
         // action (and a dependency) on them.
         meta.checksum_ok = 0;
+        meta.udp_length_ok = 0;
         meta.bridge.setValid();
         meta.bridge.ingress_port = ig_intr_md.ingress_port;
         meta.bridge.prune = 1;
@@ -246,9 +249,11 @@ parser EsaIngressParser(packet_in pkt,
         meta.port_ok = 0;
         meta.sender_ok = 1;  // types that name no sender; worker_ports decides the rest
         meta.data_mode = DM_NONE;
-        meta.intent = INTENT_NONE;
-        meta.flush_new = 0;
-        meta.flush_flags = 0;
+        // The pass's resubmit data: pass 2 extracts its own over these.
+        meta.resub.setValid();
+        meta.resub.intent = INTENT_NONE;
+        meta.resub.is_new = 0;
+        meta.resub.flags = 0;
         meta.wbit = 0;
         meta.t_hit = 0;
         meta.w_new = 0;
@@ -267,10 +272,6 @@ parser EsaIngressParser(packet_in pkt,
 
     state parse_resubmit {
         pkt.extract(meta.resub);
-        meta.intent = meta.resub.intent;
-        meta.flush_new = meta.resub.is_new;
-        meta.flush_flags = meta.resub.flags;
-        meta.tomb_value = meta.resub.victim;
         transition parse_ethernet;
     }
 
@@ -300,10 +301,16 @@ parser EsaIngressParser(packet_in pkt,
 
     state parse_udp {
         pkt.extract(hdr.udp);
-        transition select(hdr.udp.dst_port) {
-            ESA_UDP_PORT: parse_esa;
+        transition select(hdr.udp.dst_port, hdr.udp.length) {
+            (ESA_UDP_PORT, ESA_UDP_LEN): parse_esa_udp_length_ok;
+            (ESA_UDP_PORT, _): parse_esa;
             default: accept;
         }
+    }
+
+    state parse_esa_udp_length_ok {
+        meta.udp_length_ok = 1;
+        transition parse_esa;
     }
 
     state parse_esa {
@@ -393,8 +400,8 @@ parser EsaIngressParser(packet_in pkt,
 #define TNA_LANE_APPLY(i) lane_##i##_op.apply();
 
 #define CHECK_ENTRY(w, type, resend, resub, wbit, mode)                          \
-    (w, 32w1 << w, ESA_VERSION, type, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, 1, 0,       \
-     resend, resub): set_data(wbit, mode);
+    (w, 32w1 << w, ESA_VERSION, type, ESA_IPV4_TOTAL_LEN, 1, 1, 0, resend, resub): \
+        set_data(wbit, mode);
 // A resend's first pass has wbit 0: its bitmap access only compares
 // (bitmap_or_cmp ORs nothing in).
 #define WORKER_ENTRY(w)                                                         \
@@ -548,7 +555,7 @@ control EsaIngress(inout headers_t hdr,
             hdr.esa.version: exact;
             hdr.esa.packet_type: exact;
             hdr.ipv4.total_len: exact;
-            hdr.udp.length: exact;
+            meta.udp_length_ok: exact;
             meta.checksum_ok: exact;
             ig_prsr_md.parser_err: exact;
             hdr.esa.flags[0:0]: exact @name("resend");
@@ -594,7 +601,7 @@ control EsaIngress(inout headers_t hdr,
     }
 
     // ---- stage 1 ----------------------------------------------------------
-    action set_level(bit<16> level, bit<2> bypass) {
+    action set_level(bit<8> level, bit<2> bypass) {
         meta.level = level;
         meta.bypass = bypass;
     }
@@ -612,8 +619,8 @@ control EsaIngress(inout headers_t hdr,
         const default_action = NoAction();
         size = 8;
         const entries = {
-            (TREE_ROOT, 1, _): set_level(8w0 ++ FLAG_UPPER, BYPASS_NONE);
-            (TREE_ROOT, 0, _): set_level(8w0 ++ FLAG_UPPER, BYPASS_PS);
+            (TREE_ROOT, 1, _): set_level(FLAG_UPPER, BYPASS_NONE);
+            (TREE_ROOT, 0, _): set_level(FLAG_UPPER, BYPASS_PS);
             (TREE_LEAF, 0, _): set_level(0, BYPASS_PS);
             (TREE_LEAF, 1, 1): set_level(0, BYPASS_UP);
         }
@@ -703,7 +710,7 @@ control EsaIngress(inout headers_t hdr,
         key = {
             meta.job.fan_in: exact;
             meta.job.mode: exact;
-            meta.intent: exact;
+            meta.resub.intent: exact;
             meta.job.tree_role[0:0]: exact @name("leaf");  // TREE_LEAF: the one role with bit 0
         }
         actions = { set_fan_in_info; set_fan_in_claim; @defaultonly NoAction; }
@@ -790,8 +797,8 @@ control EsaIngress(inout headers_t hdr,
 
     // Tombstone: the chunk last evicted or flushed from the slot.
     Register<bit<32>, bit<16>>(ESA_POOL_SLOTS, 0) slot_tombstone;
-    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_check = {
-        void apply(inout bit<32> v, out bit<8> rv) {
+    RegisterAction<bit<32>, bit<16>, bit<1>>(slot_tombstone) tombstone_check = {
+        void apply(inout bit<32> v, out bit<1> rv) {
             if (v == meta.chunk) {
                 rv = 1;
             } else {
@@ -801,7 +808,7 @@ control EsaIngress(inout headers_t hdr,
     };
     RegisterAction<bit<32>, bit<16>, bit<8>>(slot_tombstone) tombstone_write = {
         void apply(inout bit<32> v) {
-            v = meta.tomb_value;
+            v = meta.resub.victim;
         }
     };
     action t_check() {
@@ -825,7 +832,7 @@ control EsaIngress(inout headers_t hdr,
         key = {
             hdr.esa.packet_type: exact;
             meta.data_mode: exact;
-            meta.intent: exact;
+            meta.resub.intent: exact;
             meta.job.mode: exact;
         }
         actions = { t_check; t_write; NoAction; }
@@ -837,7 +844,7 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
-    action set_w_new(bit<8> w) {
+    action set_w_new(bit<1> w) {
         meta.w_new = w;
     }
     // w_new: the worker's bit was in the pending set slot_owner_copy
@@ -882,8 +889,8 @@ control EsaIngress(inout headers_t hdr,
     //     over all its actions.)
     //   _take: pass-2 EVICT: the packet's chunk takes the slot.
     Register<owner_t, bit<16>>(ESA_POOL_SLOTS, {0, 0}) slot_owner;
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_data = {
-        void apply(inout owner_t v, out bit<8> rv) {
+    RegisterAction<owner_t, bit<16>, bit<4>>(slot_owner) slot_owner_data = {
+        void apply(inout owner_t v, out bit<4> rv) {
             rv = this.predicate(v.chunk == meta.chunk, v.pending == 0);
             if (v.chunk == meta.chunk) {
                 v.pending = v.pending & meta.init;
@@ -893,13 +900,13 @@ control EsaIngress(inout headers_t hdr,
             }
         }
     };
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_peek = {
-        void apply(inout owner_t v, out bit<8> rv) {
+    RegisterAction<owner_t, bit<16>, bit<4>>(slot_owner) slot_owner_peek = {
+        void apply(inout owner_t v, out bit<4> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
         }
     };
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_release = {
-        void apply(inout owner_t v, out bit<8> rv) {
+    RegisterAction<owner_t, bit<16>, bit<4>>(slot_owner) slot_owner_release = {
+        void apply(inout owner_t v, out bit<4> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
             if (v.chunk == meta.chunk) {
                 v.chunk = v.chunk & meta.init;
@@ -907,8 +914,8 @@ control EsaIngress(inout headers_t hdr,
             }
         }
     };
-    RegisterAction<owner_t, bit<16>, bit<8>>(slot_owner) slot_owner_take = {
-        void apply(inout owner_t v, out bit<8> rv) {
+    RegisterAction<owner_t, bit<16>, bit<4>>(slot_owner) slot_owner_take = {
+        void apply(inout owner_t v, out bit<4> rv) {
             rv = this.predicate(v.chunk == meta.chunk);
             v.chunk = meta.chunk;
             v.pending = meta.init;
@@ -952,8 +959,8 @@ control EsaIngress(inout headers_t hdr,
     // D1/D3: add the worker; the answer (P_LO) says it completes the chunk.
     // A resend's first pass and a PULL's (wbit 0, bcmp full) only compare:
     // is the chunk complete?
-    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_bitmap) bitmap_or_cmp = {
-        void apply(inout bit<32> v, out bit<8> rv) {
+    RegisterAction<bit<32>, bit<16>, bit<4>>(slot_bitmap) bitmap_or_cmp = {
+        void apply(inout bit<32> v, out bit<4> rv) {
             rv = this.predicate(v == meta.bcmp);
             v = v | meta.wbit;
         }
@@ -1008,8 +1015,8 @@ control EsaIngress(inout headers_t hdr,
         }
     };
     // P_LO: stale (the expiry has passed).
-    RegisterAction<bit<32>, bit<16>, bit<8>>(slot_timestamp) timestamp_stale = {
-        void apply(inout bit<32> v, out bit<8> rv) {
+    RegisterAction<bit<32>, bit<16>, bit<4>>(slot_timestamp) timestamp_stale = {
+        void apply(inout bit<32> v, out bit<4> rv) {
             rv = this.predicate(v < meta.now);
         }
     };
@@ -1021,7 +1028,7 @@ control EsaIngress(inout headers_t hdr,
     RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_or = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
-            v = v | meta.m_ovf;
+            v = v | (bit<16>)meta.m_ovf;
         }
     };
     RegisterAction<bit<16>, bit<16>, bit<16>>(slot_meta) meta_swap = {
@@ -1069,7 +1076,7 @@ control EsaIngress(inout headers_t hdr,
             meta.verdict: exact;                                                \
             meta.worker_diff[7:7]: exact @name("worker_in_range");              \
             hdr.esa.packet_type: ternary;                                       \
-            meta.intent: ternary;                                               \
+            meta.resub.intent: ternary;                                         \
             meta.data_mode: ternary;                                            \
             meta.t_hit: ternary;                                                \
             meta.bypass: ternary;                                               \
@@ -1123,13 +1130,13 @@ control EsaIngress(inout headers_t hdr,
 #define STEP_KEY                                                                \
         key = {                                                                 \
             hdr.esa.packet_type: ternary;                                       \
-            meta.intent[3:0]: ternary @name("intent");                          \
+            meta.resub.intent[3:0]: ternary @name("intent");                    \
             meta.data_mode: ternary;                                            \
             meta.t_hit[0:0]: ternary @name("t_hit");                            \
             meta.p_old: ternary;                                                \
             hdr.esa.worker[4:0]: ternary @name("worker");                       \
             meta.o_pred[3:0]: ternary @name("o_pred");                          \
-            meta.flush_new[0:0]: ternary @name("flush_new");                    \
+            meta.resub.is_new[0:0]: ternary @name("flush_new");                 \
         }
 // ADD: a first copy whose worker's bit is in the pending set the owner's
 // copy answered (PENDING_WORKER: p_old, worker), one entry per worker id:
@@ -1335,7 +1342,7 @@ control EsaIngress(inout headers_t hdr,
         meta.verdict = VERDICT_AGGREGATE;
         meta.count_rx = count_rx;
     }
-#define WELL_FORMED true, 0, 1, ESA_IPV4_TOTAL_LEN, ESA_UDP_LEN, ESA_VERSION
+#define WELL_FORMED true, 0, 1, ESA_IPV4_TOTAL_LEN, 1, ESA_VERSION
 #define ADMIT_TYPE(t)                                                           \
             (WELL_FORMED, t, 0, _, _, _, _, _, _, _, _): a_unknown_job();           \
             (WELL_FORMED, t, _, 0, _, _, _, _, _, _, _): a_unknown_job();           \
@@ -1348,7 +1355,7 @@ control EsaIngress(inout headers_t hdr,
             ig_prsr_md.parser_err: ternary;
             meta.checksum_ok: ternary;
             hdr.ipv4.total_len: ternary;
-            hdr.udp.length: ternary;
+            meta.udp_length_ok: ternary;
             hdr.esa.version: ternary;
             hdr.esa.packet_type: ternary;
             hdr.esa.job: ternary;
@@ -1523,9 +1530,9 @@ control EsaIngress(inout headers_t hdr,
         // Pass 2 of D2 (the partial, plus the packet's value if new), of
         // atp's D5 (the complete sum) and of L1 (the partial).
         hdr.esa.packet_type = TYPE_FLUSH;
-        hdr.esa.flags = meta.f_flush[7:0];
+        hdr.esa.flags = meta.m_lvl | meta.resub.flags[7:0];
         hdr.esa.priority = meta.k_old[31:28];
-        hdr.esa.bitmap = meta.b_or;
+        hdr.esa.bitmap = meta.b_old | meta.wbit;
         hdr.esa.fan_in = meta.job.fan_in;
         hdr.esa.exponent = meta.m_old[15:8];
         meta.bridge.recount = 1;
@@ -1545,13 +1552,13 @@ control EsaIngress(inout headers_t hdr,
         hdr.esa.exponent = meta.m_old[15:8];                                    \
         meta.bridge.recount = 1;
     action d_complete(bit<1> to_ps, bit<1> to_group) {
-        RESULT_FROM_SLOT(meta.f_d1[7:0])
+        RESULT_FROM_SLOT(meta.m_lvl | meta.m_ovf)
         SET_ROW(ROW_COMPLETED)
         meta.to_ps = to_ps;
         meta.to_group = to_group;
     }
     action d_reemit() {
-        RESULT_FROM_SLOT(meta.m_lvl[7:0])
+        RESULT_FROM_SLOT(meta.m_lvl)
         SET_ROW(ROW_REEMITTED)
         meta.to_group = 1;
     }
@@ -1581,13 +1588,13 @@ control EsaIngress(inout headers_t hdr,
     // the slot holds it (HELD, from fan_in_info) until the result comes
     // down (R1).
     action d_send_up_partial() {
-        PARTIAL_UP(meta.f_d1[7:0])
+        PARTIAL_UP(meta.m_lvl | meta.m_ovf)
         hdr.esa.priority = meta.k_old[31:28];
         hdr.esa.exponent = meta.m_old[15:8];
     }
     // D0: a rack of one worker: its first copy is the rack's partial.
     action d_send_up_packet() {
-        PARTIAL_UP(meta.m_ovf[7:0])
+        PARTIAL_UP(meta.m_ovf)
     }
     // D10 / D11 (pass 2): the packet carries the victim's partial.
 #define EVICTED_FROM_SLOT(flags_value)                                          \
@@ -1606,7 +1613,7 @@ control EsaIngress(inout headers_t hdr,
         SET_ROW(ROW_PREEMPTIONS)
     }
     action d_stale_reclaim() {
-        EVICTED_FROM_SLOT(meta.f_stale[7:0])
+        EVICTED_FROM_SLOT(meta.m_old[7:0] | FLAG_STALE)
         SET_ROW(ROW_STALE_RECLAIMS)
     }
     action d_resubmit(bit<8> intent) {
@@ -1614,9 +1621,9 @@ control EsaIngress(inout headers_t hdr,
         // the second pass tombstones.
         meta.resub.setValid();
         meta.resub.intent = intent;
-        meta.resub.is_new = meta.w_new;
+        meta.resub.is_new = 7w0 ++ meta.w_new;
         meta.resub.flags = 0;
-        meta.resub.victim = meta.victim_chunk;
+        meta.resub.victim = meta.k_old & 0x0fffffff;
         ig_dprsr_md.resubmit_type = 1;
     }
     action d_resubmit_flush() {
@@ -1625,8 +1632,8 @@ control EsaIngress(inout headers_t hdr,
         // OVERFLOW.
         meta.resub.setValid();
         meta.resub.intent = INTENT_FLUSH;
-        meta.resub.is_new = meta.w_new;
-        meta.resub.flags = meta.m_rovf;
+        meta.resub.is_new = 7w0 ++ meta.w_new;
+        meta.resub.flags = 8w0 ++ meta.m_rovf;
         meta.resub.victim = meta.chunk;
         ig_dprsr_md.resubmit_type = 1;
     }
@@ -1660,7 +1667,7 @@ control EsaIngress(inout headers_t hdr,
     // D1 at a root that lacks a falling-back rack (9.6): the sum goes to the
     // PS as a part over the job's racks.
     action d_complete_short() {
-        RESULT_FROM_SLOT(meta.f_d1[7:0])
+        RESULT_FROM_SLOT(meta.m_lvl | meta.m_ovf)
         hdr.esa.packet_type = TYPE_FALLBACK;
         hdr.esa.fan_in = meta.job.racks;
         SET_ROW(ROW_COMPLETED)
@@ -1685,7 +1692,7 @@ control EsaIngress(inout headers_t hdr,
     table decide {
         key = {
             hdr.esa.packet_type: ternary;
-            meta.intent: ternary;
+            meta.resub.intent: ternary;
             meta.data_mode: ternary;
             meta.worker_diff[7:7]: ternary @name("worker_in_range");
             meta.t_hit: ternary;
@@ -1867,12 +1874,11 @@ control EsaIngress(inout headers_t hdr,
             meta.now = ig_prsr_md.global_tstamp[47:16];
             // The low byte of slot_meta holds only FLAG_OVERFLOW (==
             // SLOT_OVERFLOW), so it ORs straight into outgoing flags.
-            meta.m_ovf = 8w0 ++ (hdr.esa.flags & FLAG_OVERFLOW);
-            meta.m_rovf = 8w0 ++ (hdr.esa.flags & (FLAG_RESEND | FLAG_OVERFLOW));
+            meta.m_ovf = hdr.esa.flags & FLAG_OVERFLOW;
+            meta.m_rovf = hdr.esa.flags & (FLAG_RESEND | FLAG_OVERFLOW);
             meta.m_new = hdr.esa.exponent ++ (hdr.esa.flags & FLAG_OVERFLOW);
-            hdr.udp.checksum = 0;
             if (hdr.esa.packet_type == TYPE_RESULT) {
-                meta.intent = INTENT_RESULT;
+                meta.resub.intent = INTENT_RESULT;
             }
             job_ids.apply();
             jobs.apply();
@@ -1909,7 +1915,7 @@ control EsaIngress(inout headers_t hdr,
             tombstone_step.apply();
         }
         meta.expire = meta.now + meta.stale_after;
-        if (meta.intent == INTENT_FLUSH && meta.flush_new == 0) {
+        if (meta.resub.intent == INTENT_FLUSH && meta.resub.is_new == 0) {
             // D2's second pass for a worker whose bit was no longer
             // pending in pass 1: its contribution is not added, nor its bit.
             meta.wbit = 0;
@@ -1955,15 +1961,10 @@ control EsaIngress(inout headers_t hdr,
         // ---- beside the lanes: what the row needs, one operation per
         // field per step (Tofino actions are single-stage) ----------------
         if (meta.verdict == VERDICT_AGGREGATE) {
-            meta.b_or = meta.b_old | meta.wbit;
-            meta.victim_chunk = meta.k_old & 0x0fffffff;
             // What a root builds from a slot carries UPPER (9.2).
-            meta.m_lvl = meta.m_old | meta.level;
+            meta.m_lvl = meta.m_old[7:0] | meta.level;
         }
         if (meta.verdict == VERDICT_AGGREGATE) {
-            meta.f_d1 = meta.m_lvl | meta.m_ovf;
-            meta.f_flush = meta.m_lvl | meta.flush_flags;
-            meta.f_stale = meta.m_old | (8w0 ++ FLAG_STALE);
             priority_order.apply();
         }
         if (meta.b_old != 0) {
@@ -2144,6 +2145,9 @@ control EsaEgress(inout headers_t hdr,
             eg_dprsr_md.drop_ctl = 1;
         }
         if (hdr.esa.isValid()) {
+            // (here, not in ingress: the UDP header needs no match-action
+            // PHV there)
+            hdr.udp.checksum = 0;
             egress_host.apply();
             if (meta.bridge.recount == 1) {
                 // count = popcount(bitmap): a lookup per byte, then two adds.

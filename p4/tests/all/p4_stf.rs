@@ -13,7 +13,9 @@
 
 use esa_core::job::{JobEntry, Mode, TreeRole};
 use esa_core::pool::{Pool, PoolConfig};
-use esa_core::wire::{EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType};
+use esa_core::wire::{
+    EsaRepr, Flags, FrameRepr, Ipv4Addr, Key, MacAddr, PacketType, internet_checksum,
+};
 use esa_p4::tables::{TableEntry, WorkerPortKey};
 use esa_p4::{Arch, Defines, counters, text};
 use std::fmt::Write as _;
@@ -597,6 +599,19 @@ fn scenarios(arch: Arch) -> Vec<(String, String)> {
     let mut f = frame.clone();
     f[24] ^= 1;
     b.packet("bad IPv4 checksum", 1, f);
+    // Whole frames whose length fields say less (the P4 programs check
+    // them against the lanes'; the TNA one in its parser).
+    let mut f = frame.clone();
+    let udp_len = u16::from_be_bytes([f[38], f[39]]) - 4;
+    f[38..40].copy_from_slice(&udp_len.to_be_bytes());
+    b.packet("UDP length 4 short", 1, f);
+    let mut f = frame.clone();
+    let total_len = u16::from_be_bytes([f[16], f[17]]) - 4;
+    f[16..18].copy_from_slice(&total_len.to_be_bytes());
+    f[24..26].fill(0);
+    let sum = internet_checksum(&f[14..34]);
+    f[24..26].copy_from_slice(&sum.to_be_bytes());
+    b.packet("IPv4 total length 4 short, checksum right", 1, f);
     let mut f = frame.clone();
     f[42] = 0x21;
     b.packet("ESA version 2", 1, f);
