@@ -166,7 +166,6 @@ struct ig_meta_t {
     bit<1>       to_ps;       // a RESULT from the slot goes to the PS (atp)
     bit<1>       count_rx;    // count data_rx (a DATA's first pass)
     bit<8>       worker_diff; // worker - fan_in (negative: in range)
-    bit<32>      prio_hi;     // clamped priority << 28
     // The flag bytes below are 8 bits: their 16-bit forms carried a zero
     // high byte through 8-bit containers (issue 40: ingress PHV).
     bit<8>       m_ovf;       // flags & OVERFLOW
@@ -335,7 +334,7 @@ parser EsaIngressParser(packet_in pkt,
     M(h * 16 + 14) M(h * 16 + 15)
 #define CLAMP(n) (((n) >> 4) > ((n) & 15) ? (bit<4>)((n) & 15) : (bit<4>)((n) >> 4))
 #define HIGHER_ENTRY(n) ((n) >> 4, (n) & 15): set_higher(((n) >> 4) > ((n) & 15) ? 1w1 : 1w0);
-#define CLAMP_ENTRY(n) ((n) >> 4, (n) & 15): clamp_to(CLAMP(n), (bit<32>)CLAMP(n) << 28);
+#define CLAMP_ENTRY(n) ((n) >> 4, (n) & 15): clamp_to(CLAMP(n));
 
 // One value lane: a register of ESA_POOL_SLOTS int32 sums, its four
 // RegisterActions, and one table that picks one by meta.lane_op (LOP_*) —
@@ -752,9 +751,8 @@ control EsaIngress(inout headers_t hdr,
         }
     }
 
-    action clamp_to(bit<4> priority, bit<32> prio_hi) {
+    action clamp_to(bit<4> priority) {
         hdr.esa.priority = priority;
-        meta.prio_hi = prio_hi;
     }
     // priority = min(priority, max_priority), by lookup.
     table priority_clamp {
@@ -763,7 +761,7 @@ control EsaIngress(inout headers_t hdr,
             meta.job.max_priority: exact;
         }
         actions = { clamp_to; }
-        const default_action = clamp_to(0, 0);
+        const default_action = clamp_to(0);
         size = 256;
         const entries = {
             BYTES16(CLAMP_ENTRY, 0)
@@ -1927,7 +1925,9 @@ control EsaIngress(inout headers_t hdr,
         }
 
         // ---- stage 2: the owner -----------------------------------------
-        meta.key = meta.chunk | meta.prio_hi;
+        // The key: the priority (clamped in stage 1) ++ job ++ seq, the
+        // header's own 32 bits.
+        meta.key = hdr.esa.priority ++ hdr.esa.job ++ hdr.esa.seq;
         if (hdr.esa.packet_type == TYPE_RESULT) {
             meta.wbit = meta.full;   // R1 sets the bitmap to full
         } else if (hdr.esa.packet_type == TYPE_PROBE) {
