@@ -212,9 +212,12 @@ def test_digits_train_through_esa_as_with_gloo(stack, tmp_path):
 
 
 def test_two_jobs_on_a_pool_that_holds_one(make_stack, tmp_path):
-    # 64 slots; each job keeps up to 64 chunks in flight.
+    # 64 slots; each job keeps up to 64 chunks in flight. The jobs must
+    # overlap: an epoch takes about a quarter of a second here, and the two
+    # torchruns start seconds apart on a loaded machine (with 4 epochs each
+    # one CI run trained them one after the other), so each trains for 40.
     stack = make_stack(pool_slots=64, ports=16)
-    common = ["--epochs", "4", "--seed", "5", "--controller", stack.controller, "--switch", stack.switch]
+    common = ["--epochs", "40", "--seed", "5", "--controller", stack.controller, "--switch", stack.switch]
     env = dict(os.environ)
     procs = []
     for name, prio in (("low", 1), ("high", 12)):
